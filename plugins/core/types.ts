@@ -1,0 +1,172 @@
+/**
+ * Public types of the auth core. Declaration merging into Fastify happens here and only here.
+ */
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
+import type { User, UserData } from './user.js'
+import type { Logger } from './logger.js'
+
+/** JWT payload (claims layout version 2: registered claims, `aud` as an array, numeric dates). */
+export interface Claims {
+  aud: string[]
+  exp: number
+  nbf: number
+  iat: number
+  jti: string
+  iss: string
+  user?: UserData
+  /** Token kind: session tokens cannot stand in for handshake or confirmation tokens and vice versa. */
+  purpose: TokenPurpose
+  /** Session-only cookie flag (`session=1`). */
+  sess?: boolean
+  /** Original login time (seconds); refresh stops `cookieDuration` after it. */
+  auth_time?: number
+  /** Anything a claims updater adds travels in the token. */
+  [extra: string]: unknown
+}
+
+export type TokenPurpose = 'session' | 'handshake' | 'confirm'
+
+/** What a caller supplies to create a session: everything else is filled by the token service. */
+export interface ClaimsInput {
+  user?: UserData
+  aud?: string | string[]
+  sess?: boolean
+  [extra: string]: unknown
+}
+
+export type MaybePromise<T> = T | Promise<T>
+
+/** Returns the signing secret for an audience (`''` when the token has none). */
+export type SecretFunc = (aud: string) => MaybePromise<string>
+export interface SecretReader { get(aud: string): MaybePromise<string> }
+
+export type ValidatorFunc = (token: string, claims: Claims) => MaybePromise<boolean>
+export interface Validator { validate(token: string, claims: Claims): MaybePromise<boolean> }
+
+export type ClaimsUpdFunc = (claims: Claims) => MaybePromise<Claims>
+export interface ClaimsUpdater { update(claims: Claims): MaybePromise<Claims> }
+
+export type UserUpdFunc = (user: User) => MaybePromise<User>
+export interface UserUpdater { update(user: User): MaybePromise<User> }
+
+/** Result of a basic-auth checker: `ok` and, when ok, the user placed in `request.user`. */
+export interface BasicAuthResult { ok: boolean; user?: UserData }
+export type BasicAuthChecker = (user: string, passwd: string) => MaybePromise<BasicAuthResult>
+
+/** Credential checker of a direct provider. `passwd` may be any prepared hash. */
+export type CredChecker = (user: string, passwd: string) => MaybePromise<boolean>
+
+/** Cache of refreshed claims keyed by the expired token, so concurrent requests refresh once. */
+export interface RefreshCache {
+  get(key: string): Claims | undefined
+  set(key: string, claims: Claims): void
+}
+
+/**
+ * A login method. Every provider (direct, verified, OAuth2, Apple, Telegram, self-implemented) is one of
+ * these; `fastify.auth.addCustomHandler` mounts it at `{authPrefix}/<name>/{login,callback,logout}`
+ * (GET and POST each). Handlers may throw `AuthError` for 4xx JSON answers.
+ */
+export interface AuthProvider {
+  readonly name: string
+  login(request: FastifyRequest, reply: FastifyReply): unknown
+  callback(request: FastifyRequest, reply: FastifyReply): unknown
+  logout(request: FastifyRequest, reply: FastifyReply): unknown
+}
+
+/** Avatar proxy as the core sees it (implemented by the avatar plugin). */
+export interface AvatarSaver {
+  /**
+   * Stores the user's avatar from a picture link or from bytes; falls back to an identicon; returns the full
+   * public link `{url}{avatarPrefix}/<id>.image`, or undefined when nothing could be stored.
+   */
+  save(userId: string, source: { url?: string | undefined; bytes?: Uint8Array | undefined }): Promise<string | undefined>
+}
+
+/** What a provider hands to `fastify.auth.completeLogin` once it knows who the user is. */
+export interface LoginResult {
+  user: UserData
+  /** `site`/`aud` of the login. */
+  aud?: string | undefined
+  /** Where to send the browser afterwards (checked against the allowed origins). */
+  from?: string | undefined
+  /** Session-only cookies. */
+  sessionOnly?: boolean | undefined
+  /** The provider's picture link or bytes, handed to the avatar proxy. */
+  avatar?: { url?: string | undefined; bytes?: Uint8Array | undefined } | undefined
+}
+
+export type { Logger }
+export type AuthHook = preHandlerAsyncHookHandler
+
+/** Token service: the one place where tokens are signed, verified, set on replies and read from requests. */
+export interface TokenService {
+  /**
+   * Creates a session token. Fills `iss`, `iat`, `nbf`, `exp`, `jti` and `auth_time`, rejects audiences
+   * outside `audiences` (HttpError 403), runs the claims updater.
+   */
+  create(input: ClaimsInput): Promise<{ token: string; claims: Claims }>
+  /** Verifies a session token (HS256 only, purpose `session`). Throws HttpError 401 on any failure. */
+  parse(token: string, opts?: { allowExpired?: boolean }): Promise<Claims>
+  /** Creates a session token and sets the JWT and XSRF cookies on the reply. */
+  set(reply: FastifyReply, input: ClaimsInput): Promise<{ token: string; claims: Claims }>
+  /**
+   * Reads the session from query `token`, header `X-JWT` or cookie `JWT` (in that order); checks XSRF for
+   * cookie sessions, the audience allow-list and the validator; refreshes an expired token within
+   * `cookieDuration`. Returns null when the request carries no token; throws HttpError 401 when it is bad.
+   */
+  get(request: FastifyRequest, reply: FastifyReply): Promise<{ token: string; claims: Claims } | null>
+  /** Clears the JWT and XSRF cookies (logout). */
+  reset(reply: FastifyReply): void
+  /** Signs a short-lived token of another purpose (OAuth2 handshake, confirmation). */
+  signPurpose(purpose: Exclude<TokenPurpose, 'session'>, payload: Record<string, unknown>, ttlMs: number, aud?: string): Promise<string>
+  /** Verifies a token of that purpose (signature, expiry, purpose). Throws HttpError 401 (or 400 when malformed). */
+  verifyPurpose(purpose: Exclude<TokenPurpose, 'session'>, token: string): Promise<Claims>
+}
+
+/** `fastify.auth`: everything the root plugin exposes. */
+export interface GatehouseAuth {
+  /** Options after defaults and validation. */
+  readonly options: import('./options.js').ResolvedOptions
+  readonly logger: Logger
+  readonly tokens: TokenService
+  /** The Fastify instance the plugin was registered on (for lifecycle hooks of background services). */
+  readonly instance: import('fastify').FastifyInstance
+  /** Avatar proxy, set by the avatar plugin. */
+  avatar: AvatarSaver | null
+
+  /** preHandler: user required (401 otherwise). */
+  readonly authenticate: AuthHook
+  /** preHandler: admin user required (401 without a user, 403 for a non-admin). */
+  readonly admin: AuthHook
+  /** preHandler: user holding one of the roles required (401 / 403). */
+  rbac(roles: readonly string[]): AuthHook
+  /** preHandler: attaches the user when present, never rejects. */
+  readonly trace: AuthHook
+  /** preHandler: replaces `request.user` through the updater (default: the `userUpdater` option). */
+  updateUser(updater?: UserUpdater | UserUpdFunc): AuthHook
+
+  /** The user of the request, or null. Never throws. */
+  getUser(request: FastifyRequest): User | null
+  /** The user of the request; throws HttpError 401 when there is none. */
+  mustGetUser(request: FastifyRequest): User
+
+  /** Names of every mounted provider, in registration order. */
+  providerNames(): string[]
+  /** Mounts a provider at `{authPrefix}/<name>/{login,callback,logout}`. Names must be unique. */
+  addCustomHandler(provider: AuthProvider): void
+  /** Direct (credential-checker) login. */
+  addDirectProvider(name: string, checker: CredChecker): void
+  /**
+   * Finishes any login: avatar through the proxy, session cookies, then a redirect to `from` when it is
+   * allowed, else the user as JSON.
+   */
+  completeLogin(request: FastifyRequest, reply: FastifyReply, result: LoginResult): Promise<FastifyReply>
+  /** `from` when it points at the origin of `url` or an allowed host; otherwise undefined. */
+  safeRedirect(from: string | undefined): string | undefined
+}
+
+declare module 'fastify' {
+  interface FastifyInstance { auth: GatehouseAuth }
+  interface FastifyRequest { user: User | null }
+}

@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto'
+
+/** The user as it travels in JSON and in the token's `user` claim. */
+export interface UserData {
+  name: string
+  /** `<provider>_<sha1 hex of the provider's user id>` */
+  id: string
+  /** Full link to the proxied avatar. */
+  picture?: string
+  /** Hash of the user's IP, filled by a claims updater. */
+  ip?: string
+  email?: string
+  attrs?: Record<string, unknown>
+  role?: string
+}
+
+/** `<provider>_<sha1 hex>`: the provider's own id never leaves the server in the clear. */
+export function userId (provider: string, providerUserId: string): string {
+  return `${provider}_${createHash('sha1').update(providerUserId).digest('hex')}`
+}
+
+const ADMIN_ATTR = 'admin'
+
+/**
+ * The user placed in `request.user`. Plain data plus typed attribute accessors; serializes to `UserData`.
+ */
+export class User implements UserData {
+  name: string
+  id: string
+  picture?: string
+  ip?: string
+  email?: string
+  attrs?: Record<string, unknown>
+  role?: string
+
+  constructor (data: UserData) {
+    this.name = data.name
+    this.id = data.id
+    if (data.picture !== undefined) this.picture = data.picture
+    if (data.ip !== undefined) this.ip = data.ip
+    if (data.email !== undefined) this.email = data.email
+    if (data.attrs !== undefined) this.attrs = { ...data.attrs }
+    if (data.role !== undefined) this.role = data.role
+  }
+
+  /** String attribute, `''` when absent or not a string. */
+  strAttr (key: string): string {
+    const v = this.attrs?.[key]
+    return typeof v === 'string' ? v : ''
+  }
+
+  /** Boolean attribute, `false` when absent or not a boolean. */
+  boolAttr (key: string): boolean {
+    return this.attrs?.[key] === true
+  }
+
+  /** String-list attribute, `[]` when absent or not a list of strings. */
+  listAttr (key: string): string[] {
+    const v = this.attrs?.[key]
+    return Array.isArray(v) && v.every((x) => typeof x === 'string') ? [...v] : []
+  }
+
+  setStrAttr (key: string, value: string): this { return this.setAttr(key, value) }
+  setBoolAttr (key: string, value: boolean): this { return this.setAttr(key, value) }
+  setListAttr (key: string, value: string[]): this { return this.setAttr(key, [...value]) }
+
+  isAdmin (): boolean { return this.boolAttr(ADMIN_ATTR) }
+  setAdmin (value: boolean): this { return this.setBoolAttr(ADMIN_ATTR, value) }
+
+  hasRole (roles: readonly string[]): boolean {
+    return this.role !== undefined && this.role !== '' && roles.includes(this.role)
+  }
+
+  toJSON (): UserData {
+    const out: UserData = { name: this.name, id: this.id }
+    if (this.picture !== undefined) out.picture = this.picture
+    if (this.ip !== undefined) out.ip = this.ip
+    if (this.email !== undefined) out.email = this.email
+    if (this.attrs !== undefined) out.attrs = { ...this.attrs }
+    if (this.role !== undefined) out.role = this.role
+    return out
+  }
+
+  private setAttr (key: string, value: unknown): this {
+    this.attrs = { ...this.attrs, [key]: value }
+    return this
+  }
+}
