@@ -1,0 +1,8 @@
+import type { UserResolver } from '../plugins/core/session.js'
+import { HttpError } from '../plugins/shared/errors.js'
+import { guardedHook, requireUser } from './authenticate.js'
+
+/** preHandler: an admin user is required (401 without a user, 403 for anyone else). */
+export function adminHook (resolve: UserResolver) {
+  return guardedHook(resolve, (user) => requireUser(user) ?? (user!.isAdmin() ? null : new HttpError(403, 'forbidden', 'admin only')))
+}

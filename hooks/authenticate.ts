@@ -1,0 +1,33 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { UserResolver } from '../plugins/core/session.js'
+import type { User } from '../plugins/core/user.js'
+import { HttpError, sendError } from '../plugins/shared/errors.js'
+
+/** Outcome of a guard: the user to attach, or the error to answer with. */
+export type Guard = (user: User | null) => HttpError | null
+
+/**
+ * Builds a preHandler that resolves the user, applies `guard`, and either attaches the user or answers
+ * `{error, details}`. authenticate, admin and rbac are this with different guards.
+ */
+export function guardedHook (resolve: UserResolver, guard: Guard) {
+  return async function gatehouseGuard (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    let user: User | null
+    try {
+      user = await resolve(request, reply)
+    } catch (err) {
+      if (err instanceof HttpError) { sendError(reply.header('cache-control', 'no-store'), err.statusCode, err.message, err.details); return }
+      throw err
+    }
+    const denied = guard(user)
+    if (denied !== null) { sendError(reply.header('cache-control', 'no-store'), denied.statusCode, denied.message, denied.details); return }
+    request.user = user
+  }
+}
+
+export const requireUser: Guard = (user) => user === null ? new HttpError(401, 'unauthorized', 'not logged in') : null
+
+/** preHandler: a signed-in user is required. */
+export function authenticateHook (resolve: UserResolver) {
+  return guardedHook(resolve, requireUser)
+}

@@ -1,0 +1,15 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { UserResolver } from '../plugins/core/session.js'
+import { HttpError } from '../plugins/shared/errors.js'
+
+/** preHandler: attaches the user when the request carries a valid session; never rejects. */
+export function traceHook (resolve: UserResolver) {
+  return async function gatehouseTrace (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    try {
+      request.user = await resolve(request, reply)
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err
+      request.user = null
+    }
+  }
+}

@@ -1,0 +1,19 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { UserUpdFunc } from '../plugins/core/types.js'
+import { User } from '../plugins/core/user.js'
+import { traceHook } from './trace.js'
+import type { UserResolver } from '../plugins/core/session.js'
+
+/**
+ * preHandler: replaces `request.user` through the updater on every request. Resolves the user itself when
+ * no earlier hook did; a request without a user passes through untouched.
+ */
+export function updateUserHook (resolve: UserResolver, updater: UserUpdFunc) {
+  const trace = traceHook(resolve)
+  return async function gatehouseUpdateUser (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (request.user === null) await trace(request, reply)
+    if (request.user === null) return
+    const updated = await updater(request.user)
+    request.user = updated instanceof User ? updated : new User(updated)
+  }
+}

@@ -1,0 +1,40 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { HttpError } from '../shared/errors.js'
+import { safeEqual } from '../shared/compare.js'
+import { hasBasicScheme, parseBasicAuth } from './basic-auth.js'
+import type { ResolvedOptions } from './options.js'
+import type { TokenService } from './types.js'
+import { User } from './user.js'
+
+/** Reads the user of a request from basic auth (when enabled) or a session token. */
+export type UserResolver = (request: FastifyRequest, reply: FastifyReply) => Promise<User | null>
+
+const ADMIN: User = new User({ name: 'admin', id: 'admin', attrs: { admin: true } })
+
+export function createUserResolver (o: ResolvedOptions, tokens: TokenService): UserResolver {
+  const basicEnabled = o.basicAuthChecker !== undefined || o.adminPasswd !== undefined
+
+  async function fromBasic (header: string | undefined): Promise<User> {
+    const creds = parseBasicAuth(header)
+    if (creds === null) throw new HttpError(401, 'unauthorized', 'malformed basic authorization header')
+    if (o.basicAuthChecker !== undefined) {
+      const res = await o.basicAuthChecker(creds.user, creds.passwd)
+      if (res?.ok !== true) throw new HttpError(401, 'unauthorized', 'basic auth credentials rejected')
+      return new User(res.user ?? { name: creds.user, id: creds.user })
+    }
+    // Both comparisons always run, so timing does not tell a wrong user from a wrong password.
+    const userOk = safeEqual(creds.user, 'admin')
+    const passOk = safeEqual(creds.passwd, o.adminPasswd!)
+    if (!userOk || !passOk) throw new HttpError(401, 'unauthorized', 'basic auth credentials rejected')
+    return new User(ADMIN.toJSON())
+  }
+
+  return async (request, reply) => {
+    const authz = request.headers.authorization
+    if (basicEnabled && hasBasicScheme(authz)) return await fromBasic(authz)
+    const session = await tokens.get(request, reply)
+    if (session === null) return null
+    if (session.claims.user === undefined || session.claims.user === null) throw new HttpError(401, 'unauthorized', 'token carries no user')
+    return new User(session.claims.user)
+  }
+}

@@ -1,0 +1,140 @@
+import t from 'tap'
+import { authPlugin } from '../../plugins/auth.js'
+import { client, listen } from '../helpers/client.js'
+
+const users: Record<string, string> = { alice: 'alice-secret', bob: 'bob-secret' }
+
+const { app, base } = await listen(async (app) => {
+  await app.register(authPlugin, {
+    secret: () => 'test-secret-0123456789',
+    url: 'http://127.0.0.1',
+    providers: [{ kind: 'direct', name: 'local', checker: (u, p) => users[u] === p }]
+  })
+  app.auth.addDirectProvider('other', (u, p) => u === 'zed' && p === 'zed-pw')
+  app.get('/private', { preHandler: app.auth.authenticate }, async (req) => ({ name: req.user!.name }))
+})
+t.teardown(() => app.close())
+
+t.test('/list names every provider in registration order', async (t) => {
+  const r = await client(base).fetch('/auth/list')
+  t.equal(r.status, 200)
+  t.same(await r.json(), ['local', 'other'])
+  t.equal(r.headers.get('cache-control'), 'no-store')
+})
+
+t.test('POST form login sets JWT and XSRF cookies and returns the user', async (t) => {
+  const c = client(base)
+  const r = await c.fetch('/auth/local/login', { method: 'POST', form: { user: 'alice', passwd: 'alice-secret' } })
+  t.equal(r.status, 200)
+  t.equal(r.headers.get('cache-control'), 'no-store')
+  const body = await r.json()
+  t.equal(body.name, 'alice')
+  t.match(body.id, /^local_[0-9a-f]{40}$/)
+  const jwt = c.jar.cookies.get('JWT')!
+  const xsrf = c.jar.cookies.get('XSRF-TOKEN')!
+  t.ok(jwt.attrs.httponly, 'JWT cookie is HttpOnly')
+  t.equal(jwt.attrs.samesite, 'Lax')
+  t.notOk(jwt.attrs.secure, 'not Secure on an http url')
+  t.equal(jwt.attrs['max-age'], String(31 * 86400))
+  t.notOk(xsrf.attrs.httponly, 'XSRF cookie readable by scripts')
+  t.equal(xsrf.attrs['max-age'], String(31 * 86400))
+})
+
+t.test('POST JSON login and GET query login both work', async (t) => {
+  const c1 = client(base)
+  const r1 = await c1.fetch('/auth/local/login', { method: 'POST', json: { user: 'bob', passwd: 'bob-secret', aud: 'site1' } })
+  t.equal(r1.status, 200)
+  t.equal((await r1.json()).name, 'bob')
+  const c2 = client(base)
+  const r2 = await c2.fetch('/auth/other/login?user=zed&passwd=zed-pw')
+  t.equal(r2.status, 200)
+  t.ok(c2.jar.get('JWT'))
+})
+
+t.test('session=1 makes both cookies session-only', async (t) => {
+  const c = client(base)
+  const r = await c.fetch('/auth/local/login?session=1', { method: 'POST', form: { user: 'alice', passwd: 'alice-secret' } })
+  t.equal(r.status, 200)
+  for (const name of ['JWT', 'XSRF-TOKEN']) {
+    const ck = c.jar.cookies.get(name)!
+    t.notOk(ck.attrs['max-age'], `${name} has no Max-Age`)
+    t.notOk(ck.attrs.expires, `${name} has no Expires`)
+  }
+  // and the session still works
+  const u = await c.fetch('/auth/user', { headers: { 'x-xsrf-token': c.jar.get('XSRF-TOKEN')! } })
+  t.equal(u.status, 200)
+})
+
+t.test('/user and /status signed in and out; logout clears the session', async (t) => {
+  const c = client(base)
+  let r = await c.fetch('/auth/user')
+  t.equal(r.status, 401)
+  t.same(await r.json(), { error: 'unauthorized', details: 'not logged in' })
+  r = await c.fetch('/auth/status')
+  t.same(await r.json(), { status: 'not logged in' })
+
+  await c.fetch('/auth/local/login', { method: 'POST', form: { user: 'alice', passwd: 'alice-secret' } })
+  const xsrf = { 'x-xsrf-token': c.jar.get('XSRF-TOKEN')! }
+  r = await c.fetch('/auth/user', { headers: xsrf })
+  t.equal(r.status, 200)
+  t.equal((await r.json()).name, 'alice')
+  r = await c.fetch('/auth/status', { headers: xsrf })
+  t.same(await r.json(), { status: 'logged in', user: 'alice' })
+  r = await c.fetch('/private', { headers: xsrf })
+  t.same(await r.json(), { name: 'alice' })
+
+  r = await c.fetch('/auth/logout')
+  t.equal(r.status, 200)
+  t.equal(c.jar.get('JWT'), undefined, 'JWT cookie cleared')
+  t.equal(c.jar.get('XSRF-TOKEN'), undefined, 'XSRF cookie cleared')
+  r = await c.fetch('/auth/status', { headers: xsrf })
+  t.same(await r.json(), { status: 'not logged in' })
+})
+
+t.test('provider logout clears the session too', async (t) => {
+  const c = client(base)
+  await c.fetch('/auth/local/login', { method: 'POST', form: { user: 'alice', passwd: 'alice-secret' } })
+  const r = await c.fetch('/auth/local/logout')
+  t.equal(r.status, 200)
+  t.equal(c.jar.get('JWT'), undefined)
+})
+
+t.test('bad inputs: 4xx JSON, no cookie set', async (t) => {
+  const cases: Array<[string, RequestInit & { json?: unknown; form?: Record<string, string> }, number]> = [
+    ['/auth/local/login', { method: 'POST', form: { user: 'alice', passwd: 'wrong' } }, 403],
+    ['/auth/local/login', { method: 'POST', form: { user: 'alice' } }, 400],
+    ['/auth/local/login', { method: 'POST', form: { passwd: 'x' } }, 400],
+    ['/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 42 } }, 400],
+    ['/auth/local/login', { method: 'POST', json: ['alice'] }, 400],
+    ['/auth/local/login', { method: 'POST', body: '{"user":', headers: { 'content-type': 'application/json' } }, 400],
+    ['/auth/local/login', { method: 'POST', body: 'x', headers: { 'content-type': 'text/plain' } }, 400],
+    ['/auth/local/login', { method: 'POST', body: '<x/>', headers: { 'content-type': 'application/xml' } }, 415],
+    ['/auth/local/login', { method: 'POST', json: { user: 'a'.repeat(300), passwd: 'x' } }, 400],
+    ['/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 'x'.repeat(70 * 1024) } }, 413],
+    ['/auth/local/login?user=alice', {}, 400],
+    ['/auth/local/login?user=alice&passwd=alice-secret&aud=a&aud=b', {}, 400],
+    ['/auth/nobody/login', {}, 404],
+    ['/auth/local/callback', {}, 404],
+    ['/auth/no/such/route', {}, 404]
+  ]
+  for (const [path, init, status] of cases) {
+    const c = client(base)
+    const r = await c.fetch(path, init)
+    t.equal(r.status, status, `${init.method ?? 'GET'} ${path} → ${status}`)
+    t.match(r.headers.get('content-type'), /application\/json/)
+    const body = await r.json()
+    t.type(body.error, 'string', 'error field present')
+    t.equal(c.jar.get('JWT'), undefined, 'no session cookie')
+  }
+})
+
+t.test('a throwing checker is a 503 JSON, not a crash', async (t) => {
+  const { app: app2, base: base2 } = await listen(async (a) => {
+    await a.register(authPlugin, { secret: () => 's3cret-s3cret', url: 'http://127.0.0.1' })
+    a.auth.addDirectProvider('boom', () => { throw new Error('db down') })
+  })
+  t.teardown(() => app2.close())
+  const r = await client(base2).fetch('/auth/boom/login', { method: 'POST', json: { user: 'a', passwd: 'b' } })
+  t.equal(r.status, 503)
+  t.same(await r.json(), { error: 'unavailable', details: 'credential check failed' })
+})
