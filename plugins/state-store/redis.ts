@@ -1,0 +1,117 @@
+import { Redis, type RedisOptions } from 'ioredis'
+import { checkEntry, StateStoreError, type StateStore } from './types.js'
+
+/** Options of the Redis store. */
+export interface RedisStateStoreOptions {
+  /** Prefix of every key, so one Redis database can serve several applications. Default `gatehouse:`. */
+  keyPrefix?: string
+  /**
+   * Longest wait for one command, in ms, before it fails with 503 (only for clients the store creates).
+   * Default 2000.
+   */
+  commandTimeoutMs?: number
+  /** Called once per outage with the connection error (connection errors are not thrown, they are events). */
+  onError?: (err: Error) => void
+}
+
+// GET and DEL in one step on the server. A script rather than GETDEL so that Redis before 6.2 works too.
+const TAKE_SCRIPT = "local v = redis.call('GET', KEYS[1]); if v then redis.call('DEL', KEYS[1]) end; return v"
+
+/**
+ * Redis-backed store for several instances behind one URL. Every operation is a single atomic server-side
+ * command (SET NX PX, SET PX, GET, a GET+DEL script, DEL), so a one-time token is consumed exactly once
+ * across instances.
+ *
+ * Given an address (`redis://host:port/db`), the store creates and owns its client, tuned to fail fast while
+ * Redis is down (one retry, a command timeout) and to reconnect in the background; `close()` quits it.
+ * Given an ioredis client, the store uses it as configured and leaves closing it to the caller.
+ */
+export class RedisStateStore implements StateStore {
+  readonly client: Redis
+  private readonly prefix: string
+  private readonly ownsClient: boolean
+  private down = false
+  private readonly onErrorEvent: (err: Error) => void
+  private readonly onReadyEvent: () => void
+
+  constructor (clientOrUrl: Redis | string, opts: RedisStateStoreOptions = {}) {
+    this.prefix = opts.keyPrefix ?? 'gatehouse:'
+    if (typeof this.prefix !== 'string') throw new TypeError('RedisStateStore: keyPrefix must be a string')
+    if (typeof clientOrUrl === 'string') {
+      const timeout = opts.commandTimeoutMs ?? 2000
+      if (!Number.isFinite(timeout) || timeout <= 0) throw new TypeError('RedisStateStore: commandTimeoutMs must be a positive number')
+      const options: RedisOptions = {
+        maxRetriesPerRequest: 1,
+        commandTimeout: timeout,
+        connectTimeout: timeout,
+        // Keep reconnecting (up to every 2 s) so the store recovers by itself when Redis returns.
+        retryStrategy: (times) => Math.min(times * 100, 2000)
+      }
+      let client: Redis
+      try { client = new Redis(clientOrUrl, options) } catch (err) {
+        throw new TypeError(`RedisStateStore: bad Redis address: ${(err as Error).message}`)
+      }
+      this.client = client
+      this.ownsClient = true
+    } else if (clientOrUrl !== null && typeof clientOrUrl === 'object' && typeof (clientOrUrl as Redis).eval === 'function') {
+      this.client = clientOrUrl
+      this.ownsClient = false
+    } else {
+      throw new TypeError('RedisStateStore: expected an ioredis client or a redis:// address')
+    }
+    const report = opts.onError ?? (() => {})
+    // Without an 'error' listener ioredis prints every failed reconnect; report the first of each outage only.
+    this.onErrorEvent = (err) => {
+      if (!this.down) report(err)
+      this.down = true
+    }
+    this.onReadyEvent = () => { this.down = false }
+    this.client.on('error', this.onErrorEvent)
+    this.client.on('ready', this.onReadyEvent)
+  }
+
+  async setIfAbsent (key: string, value: string, ttlMs: number): Promise<boolean> {
+    checkEntry(key, ttlMs)
+    const r = await this.run(() => this.client.set(this.prefix + key, value, 'PX', Math.ceil(ttlMs), 'NX'))
+    return r === 'OK'
+  }
+
+  async set (key: string, value: string, ttlMs: number): Promise<void> {
+    checkEntry(key, ttlMs)
+    await this.run(() => this.client.set(this.prefix + key, value, 'PX', Math.ceil(ttlMs)))
+  }
+
+  async get (key: string): Promise<string | undefined> {
+    const r = await this.run(() => this.client.get(this.prefix + key))
+    return r ?? undefined
+  }
+
+  async take (key: string): Promise<string | undefined> {
+    const r = await this.run(() => this.client.eval(TAKE_SCRIPT, 1, this.prefix + key))
+    return typeof r === 'string' ? r : undefined
+  }
+
+  async delete (key: string): Promise<boolean> {
+    const n = await this.run(() => this.client.del(this.prefix + key))
+    return n > 0
+  }
+
+  async close (): Promise<void> {
+    this.client.off('error', this.onErrorEvent)
+    this.client.off('ready', this.onReadyEvent)
+    if (!this.ownsClient) return
+    // quit() waits for a reply that never comes while Redis is down; disconnect() does not.
+    if (this.client.status === 'ready') {
+      try { await this.client.quit(); return } catch { /* fall through */ }
+    }
+    this.client.disconnect()
+  }
+
+  private async run<T> (op: () => Promise<T>): Promise<T> {
+    try {
+      return await op()
+    } catch (err) {
+      throw new StateStoreError(`redis: ${(err as Error).message}`, { cause: err })
+    }
+  }
+}

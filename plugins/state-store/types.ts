@@ -1,0 +1,36 @@
+import { HttpError } from '../shared/errors.js'
+
+/**
+ * Short-lived shared state: used confirmation tokens, pending Telegram logins. Values are strings (callers
+ * serialize). Every method rejects with `StateStoreError` when the backend cannot answer, so that providers
+ * answer 503 instead of guessing: a store that is down must never make a one-time token reusable.
+ */
+export interface StateStore {
+  /** Stores `value` under `key` for `ttlMs` unless the key exists. Resolves true when this call stored it. */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>
+  /** Stores `value` under `key` for `ttlMs`, replacing any earlier value. */
+  set(key: string, value: string, ttlMs: number): Promise<void>
+  /** The live value of `key`, or undefined. */
+  get(key: string): Promise<string | undefined>
+  /** Atomically reads and deletes `key`: of concurrent callers, at most one gets the value. */
+  take(key: string): Promise<string | undefined>
+  /** Deletes `key`; resolves true when it existed. */
+  delete(key: string): Promise<boolean>
+  /** Releases connections and timers the store owns. */
+  close(): Promise<void>
+}
+
+/** The backend failed (down, timed out, full). Maps to 503 `{error, details}` through HttpError. */
+export class StateStoreError extends HttpError {
+  constructor (details: string, options?: { cause?: unknown }) {
+    super(503, 'state store unavailable', details)
+    this.name = 'StateStoreError'
+    if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause
+  }
+}
+
+/** Checks the arguments every store shares, so both fail the same way on programming errors. */
+export function checkEntry (key: string, ttlMs: number): void {
+  if (typeof key !== 'string' || key === '') throw new TypeError('state store key must be a non-empty string')
+  if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new TypeError('state store ttlMs must be a positive number')
+}
