@@ -1,0 +1,114 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
+import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { assertAvatarId, isAvatarId, type AvatarStore } from './types.js'
+
+/**
+ * One PNG file per avatar under `root/<2 hex of sha1(id)>/<id>.png` (`file:///path` or a plain path).
+ * The hash prefix spreads avatars over 256 directories, so no directory grows huge.
+ * Writes go to a temporary file in the same directory and are renamed into place: a reader sees the old
+ * or the new file, never half of one.
+ */
+export class FileStore implements AvatarStore {
+  readonly root: string
+
+  constructor (root: string) {
+    if (typeof root !== 'string' || root === '') throw new TypeError('file store: a directory path is required')
+    this.root = resolve(root)
+    mkdirSync(this.root, { recursive: true })
+  }
+
+  async put (id: string, bytes: Uint8Array): Promise<string> {
+    assertAvatarId(id)
+    const path = this.pathOf(id)
+    // Same bytes as stored (the same picture at the next login): keep the file, so the ETag stays valid.
+    const current = await readOrNull(path)
+    if (current !== null && Buffer.compare(current, bytes) === 0) return (await this.id(id)) as string
+    const dir = join(path, '..')
+    await mkdir(dir, { recursive: true })
+    const tmp = join(dir, `.${id}.${randomBytes(6).toString('hex')}.tmp`)
+    const fh = await open(tmp, 'wx', 0o644)
+    try {
+      await fh.writeFile(bytes)
+      await fh.datasync()
+    } finally {
+      await fh.close()
+    }
+    try {
+      await rename(tmp, path)
+    } catch (err) {
+      await unlink(tmp).catch(() => {})
+      throw err
+    }
+    const contentId = await this.id(id)
+    if (contentId === null) throw new Error(`file store: ${path} vanished right after it was written`)
+    return contentId
+  }
+
+  async get (id: string): Promise<Uint8Array | null> {
+    if (!isAvatarId(id)) return null
+    return readOrNull(this.pathOf(id))
+  }
+
+  /**
+   * Content id from the file's inode, size and modification time: every put renames a new file into place
+   * (a new inode), so the id changes whenever the bytes do, without reading or hashing them per request.
+   */
+  async id (id: string): Promise<string | null> {
+    if (!isAvatarId(id)) return null
+    try {
+      const s = await stat(this.pathOf(id), { bigint: true })
+      return `${s.ino.toString(36)}-${s.size.toString(36)}-${s.mtimeNs.toString(36)}`
+    } catch (err) {
+      if (isNotFound(err)) return null
+      throw err
+    }
+  }
+
+  async remove (id: string): Promise<void> {
+    assertAvatarId(id)
+    try {
+      await unlink(this.pathOf(id))
+    } catch (err) {
+      if (!isNotFound(err)) throw err
+    }
+  }
+
+  async list (): Promise<string[]> {
+    const ids: string[] = []
+    for (const dir of await readdir(this.root, { withFileTypes: true })) {
+      if (!dir.isDirectory() || !/^[0-9a-f]{2}$/.test(dir.name)) continue
+      for (const name of await readdir(join(this.root, dir.name))) {
+        if (!name.endsWith('.png')) continue
+        const id = name.slice(0, -4)
+        if (isAvatarId(id) && hashPrefix(id) === dir.name) ids.push(id)
+      }
+    }
+    return ids
+  }
+
+  close (): void {}
+
+  /** Only called with a valid id, so the result always lies inside `root`. */
+  private pathOf (id: string): string {
+    return join(this.root, hashPrefix(id), `${id}.png`)
+  }
+}
+
+function hashPrefix (id: string): string {
+  return createHash('sha1').update(id).digest('hex').slice(0, 2)
+}
+
+async function readOrNull (path: string): Promise<Buffer | null> {
+  try {
+    return await readFile(path)
+  } catch (err) {
+    if (isNotFound(err)) return null
+    throw err
+  }
+}
+
+function isNotFound (err: unknown): boolean {
+  return (err as NodeJS.ErrnoException)?.code === 'ENOENT'
+}

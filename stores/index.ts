@@ -1,0 +1,79 @@
+import { fileURLToPath } from 'node:url'
+import { FileStore } from './file.js'
+import { GridFsStore } from './gridfs.js'
+import { LmdbStore } from './lmdb.js'
+import { MemoryStore } from './memory.js'
+import { isAvatarStore, type AvatarStore } from './types.js'
+
+export { FileStore } from './file.js'
+export { GridFsStore, type GridFsLocation } from './gridfs.js'
+export { LmdbStore } from './lmdb.js'
+export { MemoryStore } from './memory.js'
+export { AVATAR_ID_RE, isAvatarId, isAvatarStore, contentIdOf, type AvatarStore } from './types.js'
+
+/**
+ * Opens the store an address names, or returns a store object unchanged:
+ * - `memory://` (also `undefined`): in-memory;
+ * - `file:///abs/path`, `file://./rel/path` or a plain path: one file per avatar;
+ * - `bolt:///abs/file.db` or `bolt://./rel/file.db`: one lmdb file;
+ * - `mongodb://` / `mongodb+srv://…?ava_db=&ava_coll=`: MongoDB GridFS;
+ * - any object with put/get/id/remove/list/close.
+ * Throws a TypeError naming the problem for anything else.
+ */
+export function newStore (address?: string | AvatarStore): AvatarStore {
+  if (address === undefined) return new MemoryStore()
+  if (typeof address !== 'string') {
+    if (isAvatarStore(address)) return address
+    throw new TypeError('avatar store must be an address string or an object with put, get, id, remove, list and close')
+  }
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(address)?.[1]?.toLowerCase()
+  switch (scheme) {
+    case undefined:
+      if (address.trim() === '') throw new TypeError('avatar store address is empty')
+      return new FileStore(address)
+    case 'memory':
+    case 'mem':
+      return new MemoryStore()
+    case 'file':
+      return new FileStore(pathOf(address))
+    case 'bolt':
+    case 'lmdb':
+      return new LmdbStore(pathOf(address))
+    case 'mongodb':
+    case 'mongodb+srv':
+      return GridFsStore.fromAddress(address)
+    default:
+      throw new TypeError(`avatar store address scheme "${scheme}:" is not supported (use memory://, file://, bolt://, mongodb:// or a path)`)
+  }
+}
+
+/** `scheme:///abs` is an absolute path (URL rules, %-escapes decoded); `scheme://rel` keeps the rest as is. */
+function pathOf (address: string): string {
+  const rest = address.slice(address.indexOf('://') + 3)
+  if (rest.startsWith('/')) return fileURLToPath('file://' + rest)
+  if (rest === '') throw new TypeError(`avatar store address "${address}" has no path`)
+  return rest
+}
+
+/**
+ * Copies every avatar from one store to another (addresses are opened and closed here; store objects are
+ * left open). Returns the number copied; ids that vanish while copying are skipped.
+ */
+export async function migrateAvatars (from: string | AvatarStore, to: string | AvatarStore): Promise<number> {
+  const source = newStore(from)
+  let target: AvatarStore | undefined
+  try {
+    target = newStore(to)
+    let copied = 0
+    for (const id of await source.list()) {
+      const bytes = await source.get(id)
+      if (bytes === null) continue
+      await target.put(id, bytes)
+      copied++
+    }
+    return copied
+  } finally {
+    if (typeof to === 'string' && target !== undefined) await target.close()
+    if (typeof from === 'string') await source.close()
+  }
+}

@@ -1,0 +1,69 @@
+import t from 'tap'
+import { createHash } from 'node:crypto'
+import { readdirSync, readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { FileStore, newStore } from '../../stores/index.js'
+import { storeSuite } from './store-suite.js'
+
+const base = t.testdir({})
+let n = 0
+
+storeSuite(t, {
+  fresh: () => {
+    const dir = join(base, `suite-${n++}`)
+    return () => new FileStore(dir)
+  },
+  persistent: true
+})
+
+t.test('one file per avatar, nested by a hash prefix, no temporary files left', async (t) => {
+  const root = join(base, 'layout')
+  const store = new FileStore(root)
+  await store.put('abc', Buffer.from('png bytes'))
+  await store.put('abc', Buffer.from('newer bytes'))
+  const prefix = createHash('sha1').update('abc').digest('hex').slice(0, 2)
+  t.same(readdirSync(root), [prefix])
+  t.same(readdirSync(join(root, prefix)), ['abc.png'], 'no temporary file survives the rename')
+  t.equal(readFileSync(join(root, prefix, 'abc.png'), 'utf8'), 'newer bytes')
+})
+
+t.test('list ignores files that are not avatars of this layout', async (t) => {
+  const root = join(base, 'foreign')
+  const store = new FileStore(root)
+  await store.put('real', Buffer.from('x'))
+  writeFileSync(join(root, 'stray.png'), 'x')
+  mkdirSync(join(root, 'zz'))
+  writeFileSync(join(root, 'zz', 'wrongdir.png'), 'x')
+  const prefix = createHash('sha1').update('real').digest('hex').slice(0, 2)
+  writeFileSync(join(root, prefix, '.real.0000.tmp'), 'x')
+  t.same(await store.list(), ['real'])
+})
+
+t.test('nothing outside the root is read through a crafted id', async (t) => {
+  const root = join(base, 'jail')
+  const store = new FileStore(join(root, 'avatars'))
+  writeFileSync(join(root, 'secret.png'), 'secret')
+  for (const id of ['../secret', '..%2Fsecret', '../../jail/secret', '/etc/passwd']) {
+    t.equal(await store.get(id), null, id)
+  }
+})
+
+t.test('addresses: plain path, file:///absolute, file://relative', async (t) => {
+  const abs = join(base, 'by-url')
+  const a = newStore(pathToFileURL(abs).href)
+  t.type(a, FileStore)
+  t.equal((a as FileStore).root, abs)
+  const b = newStore(join(base, 'plain'))
+  t.equal((b as FileStore).root, join(base, 'plain'))
+  const rel = relative(process.cwd(), join(base, 'relative'))
+  const c = newStore(`file://./${rel}`)
+  t.equal((c as FileStore).root, join(base, 'relative'))
+  t.ok(existsSync(join(base, 'relative')), 'the directory is created on open')
+})
+
+t.test('a root that cannot be a directory fails at open with the OS error', async (t) => {
+  const file = join(base, 'not-a-dir')
+  writeFileSync(file, 'x')
+  t.throws(() => new FileStore(file), { code: 'EEXIST' })
+})
