@@ -1,0 +1,109 @@
+import t from 'tap'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { listen } from '../helpers/client.js'
+import { compileRewrite, rewrite, rewriteUrl, type RewriteRules } from '../../plugins/toolkit/rewrite.js'
+
+const rules: RewriteRules = [
+  { from: '^/old/(\\d+)/(\\w+)$', to: '/new/$2/$1' },
+  { from: '^/user/(?<name>[a-z]+)$', to: '/profile?who=$<name>' },
+  { from: /^\/braces\/(\w+)\/(\w+)$/, to: '/new/${2}0/${1}' },
+  { from: '^/loop/(.*)$', to: '/loop2/$1' },
+  { from: '^/loop2/(.*)$', to: '/never/$1' },
+  { from: '^/escape/(.*)$', to: '/files/../../$1/' },
+  { from: '^/price$', to: '/new/$$9/x' }
+]
+
+function routes (app: FastifyInstance): void {
+  app.get('/new/:a/:b', async (req) => ({ params: req.params, url: req.url, originalUrl: req.originalUrl }))
+  app.get('/profile', async (req) => ({ query: req.query }))
+  app.get('/loop2/*', async () => ({ served: 'loop2' }))
+  app.get('/never/*', async () => ({ served: 'never' }))
+  app.get('/etc/', async () => ({ served: 'etc' }))
+  app.post('/new/:a/:b', async (req) => ({ body: req.body }))
+}
+
+for (const form of ['plugin', 'rewriteUrl'] as const) {
+  t.test(`rewrite via ${form}`, async (t) => {
+    const { app, base } = form === 'plugin'
+      ? await listen(async (a) => { await a.register(rewrite, { rules }); routes(a) })
+      : await listen((a) => routes(a), { rewriteUrl: rewriteUrl(rules) })
+    t.teardown(() => app.close())
+
+    let r = await fetch(`${base}/old/42/abc`)
+    t.equal(r.status, 200)
+    t.same(await r.json(), { params: { a: 'abc', b: '42' }, url: '/new/abc/42', originalUrl: '/old/42/abc' })
+
+    r = await fetch(`${base}/user/alice?x=1`)
+    t.same(await r.json(), { query: { who: 'alice', x: '1' } }, 'named group; target query first, original query kept')
+
+    r = await fetch(`${base}/braces/p/q`)
+    t.same((await r.json() as { params: unknown }).params, { a: 'q0', b: 'p' }, '${n} references')
+
+    r = await fetch(`${base}/loop/z`)
+    t.same(await r.json(), { served: 'loop2' }, 'one rewrite per request')
+
+    r = await fetch(`${base}/escape/etc`)
+    t.same(await r.json(), { served: 'etc' }, 'dot segments resolved, trailing slash kept')
+
+    r = await fetch(`${base}/price`)
+    t.same((await r.json() as { params: unknown }).params, { a: '$9', b: 'x' }, '$$ is a literal dollar')
+
+    r = await fetch(`${base}/old/42/abc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"k":1}' })
+    t.same(await r.json(), { body: { k: 1 } }, 'body reaches the rewritten route')
+
+    r = await fetch(`${base}/new/x/y?q=1`)
+    t.same(await r.json(), { params: { a: 'x', b: 'y' }, url: '/new/x/y?q=1', originalUrl: '/new/x/y?q=1' }, 'unmatched untouched')
+
+    r = await fetch(`${base}/nothing`)
+    t.equal(r.status, 404)
+  })
+}
+
+t.test('plugin and constructor option together still rewrite once; later plugin rules come after', async (t) => {
+  const { app, base } = await listen(async (a) => {
+    await a.register(rewrite, { rules: { '^/a$': '/b' } })
+    await a.register(rewrite, { rules: { '^/a$': '/c', '^/b$': '/c' } })
+    a.get('/b', async () => 'b')
+    a.get('/c', async () => 'c')
+    a.get('/d', async () => 'd')
+  }, { rewriteUrl: rewriteUrl({ '^/b$': '/d' }) })
+  t.teardown(() => app.close())
+  t.equal(await (await fetch(`${base}/a`)).text(), 'b')
+  t.equal(await (await fetch(`${base}/b`)).text(), 'c', 'second plugin rule applies; constructor rule skipped')
+})
+
+t.test('bad rules fail at startup with a clear error', async (t) => {
+  const bad: Array<[unknown, RegExp]> = [
+    [[{ from: '^/(unclosed', to: '/x' }], /rewrite rule 0 .*not a valid regular expression/],
+    [[{ from: '*/x', to: '/x' }], /not a valid regular expression/],
+    [[{ from: '^/(a)$', to: '/x/$2' }], /refers to group 2, but the pattern has 1/],
+    [[{ from: '^/(a)$', to: '/x/$<nope>' }], /unknown named group "nope"/],
+    [[{ from: '^/(a)$', to: '/x/$' }], /bad reference .* \$\$ for a literal/],
+    [[{ from: '^/(a)$', to: '' }], /"to" must be a non-empty string/],
+    [[{ from: '', to: '/x' }], /"from" must be/],
+    [[{ from: 5, to: '/x' }], /"from" must be/],
+    [[], /at least one rule/],
+    [null, /option "rules"/],
+    ['^/a', /option "rules"/]
+  ]
+  for (const [r, re] of bad) {
+    t.throws(() => compileRewrite(r as RewriteRules), re, JSON.stringify(r))
+    const app = Fastify()
+    app.register(rewrite, { rules: r as RewriteRules })
+    await t.rejects(app.ready(), re, 'plugin refuses to start')
+    await app.close()
+  }
+  const app = Fastify()
+  app.register(rewrite, {} as never)
+  await t.rejects(app.ready(), /option "rules" is required/)
+  await app.close()
+})
+
+t.test('compileRewrite maps targets', async (t) => {
+  const r = compileRewrite([{ from: '^/(.*)$', to: '$1' }, { from: 'x', to: '/y' }])
+  t.equal(r('/abc?d=1'), '/abc?d=1', 'leading slash added')
+  t.equal(r('/a//b/./c'), '/a/b/c')
+  t.equal(compileRewrite({ '^/$': '/home' })('/'), '/home')
+  t.equal(compileRewrite({ '^/z$': '/home' })('/'), undefined)
+  t.equal(compileRewrite({ '^/(.*)$': '/x/$0' })('/q'), '/x/q', '$0 is the whole match')
+})
