@@ -1,0 +1,52 @@
+/**
+ * The `dev` provider's fake OAuth2 server: any user name signs in. Development only, hence the fixed,
+ * well-known client credentials. Listens on loopback, port 8084 by default.
+ */
+import { startAuthServer, type ClientCredentials } from './server.js'
+import { listenHost, resolveClient, resolveCommon, resolvePort, type CommonServerOptions } from './options.js'
+import { providerOptionsFor, type LocalProviderOptions } from './provider-options.js'
+
+/** Default port of the dev server (the seed's). */
+export const DEV_SERVER_PORT = 8084
+/** The dev server's client credentials unless others are given. Public by design: dev only. */
+export const DEV_CLIENT: Readonly<ClientCredentials> = Object.freeze({ cid: 'dev', csecret: 'dev-secret' })
+
+/** Options of `startDevServer`. */
+export interface DevServerOptions extends CommonServerOptions {
+  /** Port; 0 picks a free one. Default 8084. */
+  port?: number
+  /** Address to listen on. Default `127.0.0.1`. */
+  host?: string
+  /** Client credentials. Default `DEV_CLIENT`. */
+  client?: ClientCredentials
+}
+
+/** A running OAuth2 server and what a client needs to use it. */
+export interface RunningOAuth2Server {
+  /** Base URL with the bound port, e.g. `http://127.0.0.1:8084`. */
+  url: string
+  /** Options for `addCustomProvider(name, providerOptions.client, providerOptions)`. */
+  providerOptions: LocalProviderOptions
+  /** Stops listening; resolves once the port is free. Safe to call twice. */
+  close(): Promise<void>
+}
+
+/** Starts the dev server; resolves once it listens. The login page is on unless `withLoginPage: false`. */
+export async function startDevServer (opts: DevServerOptions = {}): Promise<RunningOAuth2Server> {
+  const host = listenHost('startDevServer.host', opts.host ?? '127.0.0.1')
+  const client = opts.client === undefined ? { ...DEV_CLIENT } : resolveClient('startDevServer.client', opts.client)
+  const server = await startAuthServer({
+    ...resolveCommon('startDevServer', opts, true),
+    label: 'dev-oauth2',
+    host,
+    port: resolvePort('startDevServer.port', opts.port ?? DEV_SERVER_PORT),
+    publicHost: publicHostOf(host),
+    client
+  })
+  return { url: server.url, close: server.close, providerOptions: providerOptionsFor(server.url, client, 'dev') }
+}
+
+/** Wildcard listen addresses are reached through loopback. */
+export function publicHostOf (host: string): string {
+  return host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host
+}

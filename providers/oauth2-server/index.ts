@@ -1,0 +1,13 @@
+/** Public API of the local OAuth2 authorization servers (dev server and embeddable local server). */
+export { startDevServer, DEV_CLIENT, DEV_SERVER_PORT } from './dev-server.js'
+export type { DevServerOptions, RunningOAuth2Server } from './dev-server.js'
+export { startLocalOAuth2Server } from './local-server.js'
+export type { LocalOAuth2ServerOptions } from './local-server.js'
+export { localUserMapper, providerOptionsFor, LOCAL_SCOPES } from './provider-options.js'
+export type { LocalProviderOptions } from './provider-options.js'
+export { serverEndpoints, AUTHORIZE_PATH, TOKEN_PATH, USERINFO_PATH } from './server.js'
+export type { ClientCredentials, EmailFn } from './server.js'
+export type { LocalUserInfo } from './token.js'
+export { escapeHtml, USER_FIELD, DENY_FIELD } from './login-page.js'
+export type { LoginPageContext, LoginPageHandler } from './login-page.js'
+export type { CommonServerOptions } from './options.js'

@@ -1,0 +1,168 @@
+/**
+ * The one OAuth2 authorization server behind the `dev` server and the embeddable local server: a real
+ * Fastify app on loopback speaking the authorization-code grant (RFC 6749 §4.1) with PKCE S256
+ * (RFC 7636), a Bearer-token userinfo endpoint (RFC 6750) and a picture per user.
+ *
+ * Endpoints (GitHub's paths, plus the short names most OAuth2 servers use):
+ *   GET  /login/oauth/authorize | /authorize     authorization request → login page or auto-login
+ *   POST /login/oauth/authorize | /authorize     login form submit → redirect with code and state
+ *   POST /login/oauth/access_token | /token      code → access token
+ *   GET  /user | /userinfo                       `{ id, name, picture, email? }`
+ *   GET  /picture/<sha1>.png                     the user's picture
+ */
+import Fastify, { type FastifyInstance } from 'fastify'
+import formbody from '@fastify/formbody'
+import cookie from '@fastify/cookie'
+import type { AddressInfo } from 'node:net'
+import type { Logger } from '../../plugins/core/logger.js'
+import { OAuthError, sendOAuthError } from './protocol.js'
+import { registerAuthorizeRoutes } from './authorize.js'
+import { registerTokenRoutes } from './token.js'
+import { isPictureFile, renderPicture } from './picture.js'
+import { SecretStore } from './secret-store.js'
+import type { LoginPageHandler } from './login-page.js'
+
+/** Client credentials, named as `addCustomProvider` takes them. */
+export interface ClientCredentials { cid: string; csecret: string }
+
+/** Returns the e-mail of a user name, or undefined for none. */
+export type EmailFn = (userName: string) => string | undefined | Promise<string | undefined>
+
+/** Paths of the server's endpoints, relative to its base URL. */
+export const AUTHORIZE_PATH = '/login/oauth/authorize'
+export const TOKEN_PATH = '/login/oauth/access_token'
+export const USERINFO_PATH = '/user'
+
+/** Endpoint URLs of a server at `baseUrl` (no trailing slash). */
+export function serverEndpoints (baseUrl: string): { authURL: string; tokenURL: string; infoURL: string } {
+  const base = baseUrl.replace(/\/+$/, '')
+  return { authURL: base + AUTHORIZE_PATH, tokenURL: base + TOKEN_PATH, infoURL: base + USERINFO_PATH }
+}
+
+/** Configuration of the core, after each flavour has validated its options and applied its defaults. */
+export interface AuthServerConfig {
+  /** Label in log lines, e.g. `dev-oauth2`. */
+  label: string
+  /** Address to listen on and port (0: any free port). */
+  host: string
+  port: number
+  /** Host name in the returned URL (e.g. `localhost` while listening on 127.0.0.1). */
+  publicHost: string
+  /** The one client this server knows. */
+  client: ClientCredentials
+  /** Redirect URIs the client may use; empty accepts any http(s) URI (the token request must repeat it). */
+  redirectUris: string[]
+  withLoginPage: boolean
+  loginPageHandler: LoginPageHandler | undefined
+  /** The user signed in without a page when `withLoginPage` is false. */
+  autoLoginUser: string
+  emailFn: EmailFn | undefined
+  logger: Logger
+  /** Lifetimes: pending login (form shown, not yet submitted), authorization code, access token. */
+  loginTtlMs: number
+  codeTtlMs: number
+  tokenTtlMs: number
+}
+
+/** A pending authorization request: everything the code will carry once a user is known. */
+export interface AuthorizationRequest {
+  redirectUri: string
+  /** Whether redirect_uri was in the request; then the token request must repeat it (RFC 6749 §4.1.3). */
+  redirectUriGiven: boolean
+  scopes: string[]
+  state: string | undefined
+  codeChallenge: string | undefined
+  nonce: string | undefined
+  /** Browser binding of the login form (cookie value); the form only works in the browser it was shown in. */
+  browser: string
+}
+
+export interface CodeRecord extends AuthorizationRequest {
+  userName: string
+  /** Set at the first presentation: a second one is a replay and revokes the token issued. */
+  spent: boolean
+  accessToken: string | undefined
+}
+
+export interface TokenRecord { userName: string; scopes: string[] }
+
+/** What the route modules share. */
+export interface ServerContext {
+  config: AuthServerConfig
+  /** Base URL once listening. */
+  url: string
+  /** Name of the browser-binding cookie: per port, since cookies do not tell ports apart. */
+  browserCookie: string
+  logins: SecretStore<AuthorizationRequest>
+  codes: SecretStore<CodeRecord>
+  tokens: SecretStore<TokenRecord>
+}
+
+/** A running server. */
+export interface RunningAuthServer {
+  /** Base URL with the real bound port, no trailing slash. */
+  url: string
+  close(): Promise<void>
+}
+
+/** Builds the app, listens, and resolves once it accepts connections. */
+export async function startAuthServer (config: AuthServerConfig): Promise<RunningAuthServer> {
+  const ctx: ServerContext = {
+    config,
+    url: '',
+    browserCookie: '',
+    logins: new SecretStore(config.loginTtlMs),
+    codes: new SecretStore(config.codeTtlMs),
+    tokens: new SecretStore(config.tokenTtlMs)
+  }
+  const app = buildApp(ctx)
+  await app.listen({ host: config.host, port: config.port })
+  const port = (app.server.address() as AddressInfo).port
+  ctx.url = `http://${config.publicHost.includes(':') ? `[${config.publicHost}]` : config.publicHost}:${port}`
+  ctx.browserCookie = `gh_oauth2_browser_${port}`
+  config.logger.logf('[%s] OAuth2 server listening on %s', config.label, ctx.url)
+  let closing: Promise<void> | undefined
+  return {
+    url: ctx.url,
+    close: async () => {
+      closing ??= app.close().then(() => { config.logger.logf('[%s] OAuth2 server on %s stopped', config.label, ctx.url) })
+      await closing
+    }
+  }
+}
+
+function buildApp (ctx: ServerContext): FastifyInstance {
+  // Small bodies only: a token request is a few hundred bytes.
+  const app = Fastify({ logger: false, bodyLimit: 16 * 1024 })
+  void app.register(formbody)
+  void app.register(cookie)
+
+  app.addHook('onSend', async (_request, reply) => {
+    // Codes, tokens and user data must never be cached (RFC 6749 §5.1), nor leak through Referer.
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
+    reply.header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer')
+  })
+
+  app.setErrorHandler((err: unknown, _request, reply) => {
+    if (err instanceof OAuthError) return sendOAuthError(reply, err)
+    const status = (err as { statusCode?: unknown }).statusCode
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      // Fastify's own refusals: unparsable JSON, unsupported content type, body too large.
+      return sendOAuthError(reply, new OAuthError(status, 'invalid_request', (err as Error).message))
+    }
+    ctx.config.logger.logf('[%s] internal error: %v', ctx.config.label, err)
+    return sendOAuthError(reply, new OAuthError(500, 'server_error', 'internal error'))
+  })
+  app.setNotFoundHandler((request, reply) => sendOAuthError(reply, new OAuthError(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`)))
+
+  app.get('/', async () => ({ issuer: ctx.url, ...serverEndpoints(ctx.url) }))
+  registerAuthorizeRoutes(app, ctx)
+  registerTokenRoutes(app, ctx)
+
+  app.get<{ Params: { file: string } }>('/picture/:file', async (request, reply) => {
+    if (!isPictureFile(request.params.file)) throw new OAuthError(404, 'not_found', 'no such picture')
+    // The picture is a pure function of its name: cache it freely.
+    return reply.type('image/png').header('cache-control', 'public, max-age=86400').send(await renderPicture(request.params.file))
+  })
+  return app
+}
