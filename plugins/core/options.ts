@@ -63,8 +63,8 @@ export interface AuthOptions {
   jwtHeaderKey?: string
   /** Query parameter carrying the JWT. Default `token`. */
   jwtQueryParam?: string
-  /** SameSite attribute of the session cookies. Default `Lax`. */
-  sameSite?: 'Strict' | 'Lax' | 'None'
+  /** SameSite attribute of the session cookies (any letter case). Default `Lax`. */
+  sameSite?: 'Strict' | 'Lax' | 'None' | 'strict' | 'lax' | 'none'
   /** Secure attribute of the session cookies. Default: true when `url` is https. */
   secureCookies?: boolean
   /** Hosts `from` may redirect to besides the origin of `url`. Default none. */
@@ -134,10 +134,10 @@ export function resolveOptions (opts: AuthOptions): ResolvedOptions {
   const secret = adapt<SecretFunc>('secret', o.secret, 'get', true)!
   const tokenDurationMs = duration('tokenDuration', o.tokenDuration, 15 * 60_000)
   const cookieDurationMs = duration('cookieDuration', o.cookieDuration, 31 * 86_400_000)
-  const sameSite = o.sameSite ?? 'Lax'
-  if (!['Strict', 'Lax', 'None'].includes(sameSite)) throw new OptionsError('sameSite', 'must be "Strict", "Lax" or "None"')
+  const sameSite = (o.sameSite ?? 'Lax').toString().toLowerCase()
+  if (!['strict', 'lax', 'none'].includes(sameSite)) throw new OptionsError('sameSite', 'must be "Strict", "Lax" or "None"')
   const secureCookies = optional('secureCookies', o.secureCookies, 'boolean') ?? url.protocol === 'https:'
-  if (sameSite === 'None' && !secureCookies) throw new OptionsError('sameSite', '"None" requires secure cookies (an https url or secureCookies: true)')
+  if (sameSite === 'none' && !secureCookies) throw new OptionsError('sameSite', '"None" requires secure cookies (an https url or secureCookies: true)')
   const xsrf = o.xsrf ?? {}
   if (typeof xsrf !== 'object') throw new OptionsError('xsrf', 'must be an object')
   const ignore = xsrf.ignoreMethods ?? []
@@ -177,7 +177,7 @@ export function resolveOptions (opts: AuthOptions): ResolvedOptions {
     jwtCookieName: optional('jwtCookieName', o.jwtCookieName, 'string') ?? 'JWT',
     jwtHeaderKey: (optional('jwtHeaderKey', o.jwtHeaderKey, 'string') ?? 'X-JWT').toLowerCase(),
     jwtQueryParam: optional('jwtQueryParam', o.jwtQueryParam, 'string') ?? 'token',
-    sameSite: sameSite.toLowerCase() as 'strict' | 'lax' | 'none',
+    sameSite: sameSite as 'strict' | 'lax' | 'none',
     secureCookies,
     allowedRedirectHosts: stringList('allowedRedirectHosts', o.allowedRedirectHosts).map((h) => h.toLowerCase()),
     logger,

@@ -33,7 +33,7 @@ export function createTokenService (o: ResolvedOptions): TokenService {
   const tokenSeconds = Math.max(1, Math.round(o.tokenDurationMs / 1000))
   const cookieSeconds = Math.max(1, Math.round(o.cookieDurationMs / 1000))
 
-  // Purposes other than session get a derived key, so even a bug in the purpose check could not let one
+  // fast-jwt keeps a given iat (noTimestamp would drop it). Purposes other than session get a derived key, so even a bug in the purpose check could not let one
   // kind of token pass as another.
   async function secretFor (aud: string, purpose: TokenPurpose): Promise<string> {
     const s = o.secret(aud)
@@ -45,7 +45,7 @@ export function createTokenService (o: ResolvedOptions): TokenService {
   function signerFor (secret: string): Sign {
     let s = signers.get(secret)
     if (s === undefined) {
-      s = createSigner({ key: secret, algorithm: ALG, noTimestamp: true }) as Sign
+      s = createSigner({ key: secret, algorithm: ALG }) as Sign
       signers.set(secret, s)
     }
     return s
