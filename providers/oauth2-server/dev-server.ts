@@ -43,7 +43,7 @@ export async function startDevServer (opts: DevServerOptions = {}): Promise<Runn
     publicHost: publicHostOf(host),
     client
   })
-  return { url: server.url, close: server.close, providerOptions: providerOptionsFor(server.url, client, 'dev') }
+  return { url: server.url, close: server.close, providerOptions: providerOptionsFor(server.url, client) }
 }
 
 /** Wildcard listen addresses are reached through loopback. */

@@ -17,8 +17,6 @@ export interface LocalOAuth2ServerOptions extends CommonServerOptions {
   withLoginPage?: boolean
   /** Client credentials. Default: generated per start. */
   client?: ClientCredentials
-  /** Provider name the yielded `mapUser` builds user ids with. Default `custom`. */
-  providerName?: string
   /** Address to listen on. Default: from `url` (`localhost` → 127.0.0.1). */
   host?: string
 }
@@ -31,10 +29,6 @@ export async function startLocalOAuth2Server (opts: LocalOAuth2ServerOptions): P
   const client = opts.client === undefined
     ? { cid: `local-${randomBytes(6).toString('hex')}`, csecret: randomBytes(32).toString('base64url') }
     : resolveClient('startLocalOAuth2Server.client', opts.client)
-  const providerName = opts.providerName ?? 'custom'
-  if (typeof providerName !== 'string' || !/^[A-Za-z0-9_-]+$/.test(providerName)) {
-    throw new OptionsError('startLocalOAuth2Server.providerName', 'must be a provider name of letters, digits, _ and -')
-  }
   const server = await startAuthServer({
     ...resolveCommon('startLocalOAuth2Server', opts, false),
     label: 'local-oauth2',
@@ -43,7 +37,7 @@ export async function startLocalOAuth2Server (opts: LocalOAuth2ServerOptions): P
     publicHost: publicHostOf(url.hostname.replace(/^\[(.*)\]$/, '$1')),
     client
   })
-  return { url: server.url, close: server.close, providerOptions: providerOptionsFor(server.url, client, providerName) }
+  return { url: server.url, close: server.close, providerOptions: providerOptionsFor(server.url, client) }
 }
 
 function parseServerUrl (value: unknown): URL {

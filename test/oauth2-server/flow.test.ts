@@ -9,7 +9,6 @@ import sharp from 'sharp'
 import {
   DEV_CLIENT, escapeHtml, startDevServer, startLocalOAuth2Server, type RunningOAuth2Server
 } from '../../providers/oauth2-server/index.js'
-import { userId } from '../../plugins/core/user.js'
 import { funcLogger } from '../../plugins/core/logger.js'
 import { client, type Client } from '../helpers/client.js'
 
@@ -171,7 +170,7 @@ t.test('dev server: an existing query of the redirect_uri is kept', async (t) =>
   t.ok(back.searchParams.get('code'))
 })
 
-t.test('local server: yields provider options whose mapUser builds the user id; flow without a login page', async (t) => {
+t.test('local server: yields provider options whose mapUser reads the userinfo; flow without a login page', async (t) => {
   const local = await startLocalOAuth2Server({ url: 'http://localhost:0', emailFn: async (n) => `${n}@corp.test` })
   t.teardown(local.close)
   t.match(local.url, /^http:\/\/localhost:\d+$/)
@@ -195,14 +194,14 @@ t.test('local server: yields provider options whose mapUser builds the user id; 
   const { access_token: at } = await tok.json() as { access_token: string }
   const raw = await (await fetch(p.infoURL, { headers: { authorization: `Bearer ${at}` } })).text()
   const data = JSON.parse(raw) as unknown
-  t.same(p.mapUser(data, raw), { id: userId('custom', 'dev_user'), name: 'dev_user', picture: `${local.url}/picture/${createHash('sha1').update('dev_user').digest('hex')}.png`, email: 'dev_user@corp.test' })
+  t.same(p.mapUser(data, raw), { id: 'dev_user', name: 'dev_user', picture: `${local.url}/picture/${createHash('sha1').update('dev_user').digest('hex')}.png`, email: 'dev_user@corp.test' })
   t.throws(() => p.mapUser({ name: 'x' }), /string id and name/)
   t.throws(() => p.mapUser(null), /string id and name/)
 })
 
-t.test('local server: given client, provider name, auto-login user and registered redirect URI', async (t) => {
+t.test('local server: given client, auto-login user and registered redirect URI', async (t) => {
   const local = await startLocalOAuth2Server({
-    url: 'http://127.0.0.1:0', client: { cid: 'app', csecret: 's3cret' }, providerName: 'corp', autoLoginUser: 'robot', redirectUris: [CALLBACK]
+    url: 'http://127.0.0.1:0', client: { cid: 'app', csecret: 's3cret' }, autoLoginUser: 'robot', redirectUris: [CALLBACK]
   })
   t.teardown(local.close)
   t.same(local.providerOptions.client, { cid: 'app', csecret: 's3cret' })
@@ -216,7 +215,7 @@ t.test('local server: given client, provider name, auto-login user and registere
   t.equal(tok.status, 200)
   const { access_token: at } = await tok.json() as { access_token: string }
   const data = await (await fetch(`${local.url}/user`, { headers: { authorization: `Bearer ${at}` } })).json()
-  t.equal(local.providerOptions.mapUser(data).id, userId('corp', 'robot'))
+  t.equal(local.providerOptions.mapUser(data).id, 'robot')
 })
 
 t.test('local server: a custom loginPageHandler renders the page; its form posts back and signs in', async (t) => {
