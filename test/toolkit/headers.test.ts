@@ -45,7 +45,7 @@ t.test('bad entries fail at startup', async (t) => {
     t.throws(() => parseHeaderPairs(pairs as string[]), re)
     const app = Fastify()
     app.register(headers, { headers: pairs as string[] })
-    await t.rejects(app.ready(), re)
+    await t.rejects(async () => { await app.ready() }, re)
     await app.close()
   }
 })

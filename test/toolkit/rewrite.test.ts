@@ -90,12 +90,12 @@ t.test('bad rules fail at startup with a clear error', async (t) => {
     t.throws(() => compileRewrite(r as RewriteRules), re, JSON.stringify(r))
     const app = Fastify()
     app.register(rewrite, { rules: r as RewriteRules })
-    await t.rejects(app.ready(), re, 'plugin refuses to start')
+    await t.rejects(async () => { await app.ready() }, re, 'plugin refuses to start')
     await app.close()
   }
   const app = Fastify()
   app.register(rewrite, {} as never)
-  await t.rejects(app.ready(), /option "rules" is required/)
+  await t.rejects(async () => { await app.ready() }, /option "rules" is required/)
   await app.close()
 })
 
