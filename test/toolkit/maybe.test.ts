@@ -1,0 +1,69 @@
+import t from 'tap'
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
+import { listen } from '../helpers/client.js'
+import { maybe, maybePlugin, reject, rejectPlugin } from '../../plugins/toolkit/maybe.js'
+import { headersHook } from '../../plugins/toolkit/headers.js'
+
+t.test('maybe and reject', async (t) => {
+  const seen: string[] = []
+  const callbackHook = (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => { seen.push(req.url); done() }
+  const failing = (_req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => { done(Object.assign(new Error('nope'), { statusCode: 409 })) }
+  const { app, base } = await listen(async (app) => {
+    app.get('/m', { onRequest: maybe((req) => req.headers['x-tag'] === 'on', headersHook(['X-Tagged:1'])) }, async () => 'm')
+    app.get('/async-pred', { preHandler: maybe(async (req) => (req.query as { q?: string }).q === '1', callbackHook) }, async () => 'a')
+    app.get('/cb-error', { onRequest: maybe(() => true, failing) }, async () => 'never')
+    app.get('/r', { onRequest: reject((req) => req.headers['x-bad'] !== undefined, 451, 'unavailable for legal reasons') }, async () => 'r')
+    await app.register(async (scope) => {
+      await scope.register(rejectPlugin, { when: (req) => req.url.includes('secret'), status: 403, message: 'forbidden path' })
+      await scope.register(rejectPlugin, { when: (req) => (req.body as { kill?: boolean } | undefined)?.kill === true, status: 422, message: 'no kill', stage: 'preHandler' })
+      await scope.register(maybePlugin, { when: (req) => req.method === 'POST', hook: headersHook(['X-Post:yes']) })
+      scope.get('/scoped/:p', async () => 'fine')
+      scope.post('/scoped/body', async () => 'posted')
+    })
+  })
+  t.teardown(() => app.close())
+
+  let r = await fetch(`${base}/m`, { headers: { 'x-tag': 'on' } })
+  t.equal(r.headers.get('x-tagged'), '1')
+  r = await fetch(`${base}/m`)
+  t.equal(r.headers.get('x-tagged'), null, 'skipped when the predicate is false')
+  t.equal(await r.text(), 'm')
+
+  await fetch(`${base}/async-pred?q=1`)
+  await fetch(`${base}/async-pred?q=2`)
+  t.same(seen, ['/async-pred?q=1'], 'async predicate; callback-style hook runs')
+
+  r = await fetch(`${base}/cb-error`)
+  t.equal(r.status, 409, 'callback hook error propagates')
+
+  r = await fetch(`${base}/r`, { headers: { 'x-bad': '1' } })
+  t.equal(r.status, 451)
+  t.match(r.headers.get('content-type'), /application\/json/)
+  t.same(await r.json(), { error: 'unavailable for legal reasons' })
+  r = await fetch(`${base}/r`)
+  t.equal(await r.text(), 'r')
+
+  r = await fetch(`${base}/scoped/secret`)
+  t.equal(r.status, 403)
+  t.same(await r.json(), { error: 'forbidden path' })
+  r = await fetch(`${base}/scoped/open`)
+  t.equal(await r.text(), 'fine')
+  t.equal(r.headers.get('x-post'), null)
+  r = await fetch(`${base}/scoped/body`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"kill":true}' })
+  t.equal(r.status, 422, 'preHandler stage sees the body')
+  r = await fetch(`${base}/scoped/body`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"kill":false}' })
+  t.equal(await r.text(), 'posted')
+  t.equal(r.headers.get('x-post'), 'yes', 'maybePlugin')
+})
+
+t.test('bad arguments fail at setup', async (t) => {
+  t.throws(() => maybe('x' as never, async () => {}), /option "maybe predicate" must be a function/)
+  t.throws(() => maybe(() => true, null as never), /option "maybe hook" must be a function/)
+  t.throws(() => reject(() => true, 99, 'x'), /option "reject status"/)
+  t.throws(() => reject(() => true, 404.5, 'x'), /option "reject status"/)
+  t.throws(() => reject(() => true, 404, ''), /option "reject message"/)
+  const app = Fastify()
+  app.register(rejectPlugin, { when: () => true, status: 400, message: 'm', stage: 'onSend' as never })
+  await t.rejects(async () => { await app.ready() }, /option "stage"/)
+  await app.close()
+})
