@@ -134,6 +134,8 @@ export async function startAuthServer (config: AuthServerConfig): Promise<Runnin
 function buildApp (ctx: ServerContext): FastifyInstance {
   // Small bodies only: a token request is a few hundred bytes.
   const app = Fastify({ logger: false, bodyLimit: 16 * 1024 })
+  // Forms and JSON only: anything else (text/plain included, which Fastify parses by default) is a 415.
+  app.removeContentTypeParser('text/plain')
   void app.register(formbody)
   void app.register(cookie)
 
