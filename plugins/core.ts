@@ -79,10 +79,11 @@ async function completeLogin (auth: GatehouseAuth, request: FastifyRequest, repl
     // Without an avatar proxy a provider's picture link would point the browser at a third party; drop it.
     delete user.picture
   }
-  await auth.tokens.set(reply, { user, aud: result.aud, sess: result.sessionOnly === true })
+  const { claims } = await auth.tokens.set(reply, { user, aud: result.aud, sess: result.sessionOnly === true })
   const to = auth.safeRedirect(result.from)
   if (to !== undefined) return reply.redirect(to, 302)
-  return reply.send(new User(user))
+  // The claims updater may have shaped the user (role, attrs): answer with what the session carries.
+  return reply.send(new User(claims.user ?? user))
 }
 
 function adaptUpdater (u: UserUpdater | UserUpdFunc): UserUpdFunc {

@@ -1,11 +1,15 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { timingSafeEqual } from 'node:crypto'
 
 /**
- * Constant-time string comparison. Both sides are hashed first so that neither the content nor the
- * length of the secret leaks through timing.
+ * Constant-time string comparison: time depends only on the length of `b` (the expected value), never on
+ * where the first difference is. A length mismatch still does a full comparison so that it costs the same.
  */
 export function safeEqual (a: string, b: string): boolean {
-  const ha = createHash('sha256').update(a, 'utf8').digest()
-  const hb = createHash('sha256').update(b, 'utf8').digest()
-  return timingSafeEqual(ha, hb) && a.length === b.length
+  const ab = Buffer.from(a, 'utf8')
+  const bb = Buffer.from(b, 'utf8')
+  if (ab.length !== bb.length) {
+    timingSafeEqual(bb, bb)
+    return false
+  }
+  return timingSafeEqual(ab, bb)
 }

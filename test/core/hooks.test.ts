@@ -43,6 +43,11 @@ t.test('admin allows admins, 403 for others, 401 without a user', async (t) => {
   t.equal((await get(client(base), '/admin')).status, 401)
 })
 
+t.test('the login answer carries the user as the claims updater shaped it', async (t) => {
+  const r = await client(base).fetch('/auth/local/login', { method: 'POST', form: { user: 'alice', passwd: 'x' } })
+  t.equal((await r.json()).role, 'editor')
+})
+
 t.test('rbac allows listed roles, 403 for others', async (t) => {
   const r = await get(await login('alice'), '/editor')
   t.same(await r.json(), { name: 'alice', role: 'editor' })
