@@ -1,0 +1,153 @@
+/**
+ * Verified (confirmation-token) login. `GET /<name>/login?user=&address=&aud=&from=` mails a short-lived,
+ * purpose-bound confirmation token; `GET /<name>/login?token=&sess=1|0` exchanges it, once, for a session.
+ * Sending stores nothing (the token is self-contained), so a failed send loses no state; the one-time
+ * check records the token's jti in the state store until the token would have expired anyway.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { HttpError } from '../../plugins/shared/errors.js'
+import type { AuthProvider, Claims, GatehouseAuth } from '../../plugins/core/types.js'
+import { userId } from '../../plugins/core/user.js'
+import { parseDuration, type Duration } from '../../plugins/core/duration.js'
+import { resolveStateStore, type StateStoreOption } from '../../plugins/state-store/resolve.js'
+import type { StateStore } from '../../plugins/state-store/types.js'
+import { SendError, toSender, type Sender, type SenderFunc } from './sender.js'
+import { checkTemplate, defaultEscape, renderTemplate, type TemplateEscape } from './template.js'
+
+export interface VerifyOptions {
+  /** Lifetime of a confirmation token: ms or `'30m'`. Default 30 minutes. */
+  tokenTtl?: Duration
+  /**
+   * Where used tokens are remembered: a StateStore or a `redis://` address. Share one between instances
+   * behind one URL. Default: the root option `stateStore`, else an in-memory store.
+   */
+  stateStore?: StateStoreOption
+  /** How values are escaped in the template. Default `html` when the template contains a tag, else `none`. */
+  escape?: TemplateEscape
+}
+
+const MAX_USER = 128
+const MAX_ADDRESS = 254
+const MAX_AUD = 256
+// Control characters (line breaks included) have no place in a name or address that ends up in a message.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/
+const USED_KEY = 'verify:used:'
+// Used-token records outlive the token a little, covering clock differences between instances.
+const USED_MARGIN_MS = 60_000
+
+/** Mounts a verified provider on `auth` (via `addCustomHandler`). Throws TypeError on bad arguments. */
+export function addVerifProvider (auth: GatehouseAuth, name: string, template: string, sender: Sender | SenderFunc, opts: VerifyOptions = {}): void {
+  auth.addCustomHandler(verifProvider(auth, name, template, sender, opts))
+}
+
+/** The provider object itself, for hosts that mount it differently. */
+export function verifProvider (auth: GatehouseAuth, name: string, template: string, sender: Sender | SenderFunc, opts: VerifyOptions = {}): AuthProvider {
+  checkTemplate(template, name)
+  const send = toSender(sender, `the sender of verified provider "${name}"`)
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`fastify-gatehouse: options of verified provider "${name}" must be an object`)
+  const parsedTtl = opts.tokenTtl === undefined ? 30 * 60_000 : parseDuration(opts.tokenTtl)
+  if (parsedTtl === undefined) throw new TypeError(`fastify-gatehouse: option "tokenTtl" of verified provider "${name}" must be a positive duration`)
+  const ttlMs: number = parsedTtl
+  const escape = opts.escape ?? defaultEscape(template)
+  if (escape !== 'html' && escape !== 'none') throw new TypeError(`fastify-gatehouse: option "escape" of verified provider "${name}" must be "html" or "none"`)
+  // Resolved now: a store created here registers its onClose hook, which Fastify allows only before start.
+  const store: StateStore = resolveStateStore(auth, opts.stateStore)
+
+  async function sendConfirmation (query: Record<string, unknown>, reply: FastifyReply): Promise<unknown> {
+    const user = text(query, 'user', MAX_USER, true)!
+    const address = text(query, 'address', MAX_ADDRESS, true)!
+    const aud = text(query, 'aud', MAX_AUD, false) ?? text(query, 'site', MAX_AUD, false)
+    checkAudience(auth, aud)
+    const fromRaw = text(query, 'from', 2048, false)
+    const from = auth.safeRedirect(fromRaw)
+    const payload: Record<string, unknown> = { prov: name, user, address }
+    if (from !== undefined) payload.from = from
+    const token = await auth.tokens.signPurpose('confirm', payload, ttlMs, aud)
+    const message = renderTemplate(template, { Address: address, User: user, Token: token, Site: aud ?? '' }, escape)
+    try {
+      await send.send(address, message)
+    } catch (err) {
+      throw sendFailure(auth, name, err)
+    }
+    auth.logger.logf('[INFO] verified provider %s: confirmation sent for user %s', name, user)
+    return reply.send({ status: 'sent', user, address })
+  }
+
+  async function confirm (request: FastifyRequest, reply: FastifyReply, query: Record<string, unknown>): Promise<unknown> {
+    const token = query.token
+    if (typeof token !== 'string' || token.length > 4096 || !JWT_SHAPE.test(token)) throw new HttpError(400, 'bad request', 'malformed confirmation token')
+    const claims = await auth.tokens.verifyPurpose('confirm', token)
+    const { user, address, from } = confirmFields(claims, name)
+    const key = USED_KEY + claims.jti
+    const keepMs = Math.max(1, claims.exp * 1000 - Date.now()) + USED_MARGIN_MS
+    if (!(await store.setIfAbsent(key, '1', keepMs))) throw new HttpError(401, 'unauthorized', 'confirmation token already used')
+    try {
+      return await auth.completeLogin(request, reply, {
+        user: { name: user, id: userId(name, address) },
+        aud: claims.aud[0],
+        from,
+        sessionOnly: query.sess === '1'
+      })
+    } catch (err) {
+      // No session was issued: give the token back rather than burn it on our own failure.
+      await store.delete(key).catch(() => {})
+      throw err
+    }
+  }
+
+  return {
+    name,
+    async login (request, reply) {
+      const query = (request.query ?? {}) as Record<string, unknown>
+      if (query.token !== undefined) return await confirm(request, reply, query)
+      return await sendConfirmation(query, reply)
+    },
+    callback () { throw new HttpError(404, 'not found', 'verified providers have no callback') },
+    logout (_request, reply) {
+      auth.tokens.reset(reply)
+      return { status: 'logged out' }
+    }
+  }
+}
+
+function text (query: Record<string, unknown>, key: string, max: number, required: boolean): string | undefined {
+  const v = query[key]
+  if (v === undefined || v === '') {
+    if (required) throw new HttpError(400, 'bad request', `${key} is required`)
+    return undefined
+  }
+  if (typeof v !== 'string') throw new HttpError(400, 'bad request', `${key} must be given once`)
+  if (v.length > max) throw new HttpError(400, 'bad request', `${key} is too long (at most ${max} characters)`)
+  if (CONTROL.test(v) || v.trim() === '') throw new HttpError(400, 'bad request', `${key} contains control characters or only spaces`)
+  return v
+}
+
+// Checked before anything is sent: the session would be refused at login anyway.
+function checkAudience (auth: GatehouseAuth, aud: string | undefined): void {
+  const allowed = auth.options.audiences
+  if (allowed.length === 0) return
+  if (aud === undefined) throw new HttpError(403, 'forbidden', 'an audience (site) is required')
+  if (!allowed.includes(aud)) throw new HttpError(403, 'forbidden', `audience "${aud}" is not allowed`)
+}
+
+function confirmFields (claims: Claims, name: string): { user: string; address: string; from: string | undefined } {
+  const { prov, user, address, from } = claims
+  // A token of another verified provider (same secret) must not sign in here.
+  if (prov !== name) throw new HttpError(401, 'unauthorized', 'confirmation token of another provider')
+  if (typeof user !== 'string' || typeof address !== 'string') throw new HttpError(401, 'unauthorized', 'malformed confirmation token')
+  return { user, address, from: typeof from === 'string' ? from : undefined }
+}
+
+function sendFailure (auth: GatehouseAuth, name: string, err: unknown): HttpError {
+  if (err instanceof HttpError) return err
+  if (err instanceof SendError) {
+    auth.logger.logf('[WARN] verified provider %s: send failed (%s): %s', name, err.kind, err.message)
+    if (err.kind === 'rejected') return new HttpError(400, 'address rejected', err.message)
+    if (err.kind === 'unavailable') return new HttpError(503, 'sender unavailable', err.message)
+    return new HttpError(502, 'sender failed', err.message)
+  }
+  // An arbitrary error from a host's sender may carry internals: log it, answer generically.
+  auth.logger.logf('[WARN] verified provider %s: send failed: %s', name, err instanceof Error ? err.message : String(err))
+  return new HttpError(502, 'sender failed', 'the confirmation message could not be sent')
+}

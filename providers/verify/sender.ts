@@ -1,0 +1,40 @@
+/**
+ * How a verified provider delivers its confirmation message. Any object with `send(address, text)` will do;
+ * `senderFunc` adapts a plain function. Senders report failures with `SendError` so the provider can tell
+ * the user's mistake (a refused address: 400) from the upstream's trouble (502/503).
+ */
+import type { MaybePromise } from '../../plugins/core/types.js'
+
+export interface Sender { send(address: string, text: string): MaybePromise<void> }
+export type SenderFunc = (address: string, text: string) => MaybePromise<void>
+
+/**
+ * - `rejected`: the address is not acceptable (malformed, or refused by the upstream) → 400
+ * - `unavailable`: the upstream cannot be reached or timed out → 503
+ * - `failed`: the upstream answered with an error (authentication, TLS, protocol) → 502
+ */
+export type SendErrorKind = 'rejected' | 'unavailable' | 'failed'
+
+/** A delivery failure whose message is safe to show to the client (no secrets, no stack). */
+export class SendError extends Error {
+  readonly kind: SendErrorKind
+  constructor (kind: SendErrorKind, message: string, options?: { cause?: unknown }) {
+    super(message)
+    this.name = 'SendError'
+    this.kind = kind
+    if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause
+  }
+}
+
+/** Adapts a function to the `Sender` interface. */
+export function senderFunc (fn: SenderFunc): Sender {
+  if (typeof fn !== 'function') throw new TypeError('senderFunc: expected a function (address, text)')
+  return { send: (address, text) => fn(address, text) }
+}
+
+/** A `Sender` from either form; throws TypeError naming what is wrong. */
+export function toSender (value: Sender | SenderFunc, what = 'sender'): Sender {
+  if (typeof value === 'function') return senderFunc(value)
+  if (value !== null && typeof value === 'object' && typeof value.send === 'function') return value
+  throw new TypeError(`fastify-gatehouse: ${what} must be a function (address, text) or an object with send(address, text)`)
+}

@@ -1,0 +1,128 @@
+/**
+ * SMTP sender over nodemailer, with the seed's mail-sender parameters. TypeScript names (seed name):
+ * host (Host), port (Port), username (SMTPUserName), password (SMTPPassword), startTLS (StartTLS),
+ * insecureSkipVerify (InsecureSkipVerify), from (From), subject (Subject), contentType (ContentType),
+ * charset (Charset). `tls` (implicit TLS, port 465) and `timeoutMs` go beyond the seed.
+ */
+import { createTransport } from 'nodemailer'
+import { parseDuration, type Duration } from '../../plugins/core/duration.js'
+import { SendError, type Sender } from './sender.js'
+
+export interface SmtpSenderOptions {
+  /** SMTP server host name or address. Required. (Host) */
+  host: string
+  /** SMTP server port. Default 465 with `tls`, else 25. (Port) */
+  port?: number
+  /** User for SMTP AUTH; no authentication when unset. (SMTPUserName) */
+  username?: string
+  /** Password for SMTP AUTH. (SMTPPassword) */
+  password?: string
+  /** Require a STARTTLS upgrade before authenticating and sending; fail when the server offers none. (StartTLS) */
+  startTLS?: boolean
+  /** Connect with TLS from the first byte (usually port 465). Default false. */
+  tls?: boolean
+  /** Accept any server certificate. For tests and self-signed servers only. Default false. (InsecureSkipVerify) */
+  insecureSkipVerify?: boolean
+  /** Sender address, e.g. `"Site" <no-reply@example.com>`. Required. (From) */
+  from: string
+  /** Subject line. Default `Confirmation`. (Subject) */
+  subject?: string
+  /** MIME type of the body: `text/plain` or `text/html`. Default `text/plain`. (ContentType) */
+  contentType?: string
+  /** Body charset: `utf-8`, `us-ascii` or `iso-8859-1`. Default `utf-8`. (Charset) */
+  charset?: string
+  /** Connect, greeting and idle-socket timeout: ms or `'10s'`. Default 10 s. */
+  timeout?: Duration
+}
+
+// Node can encode these natively; anything else would be sent mislabelled.
+const CHARSETS: Record<string, BufferEncoding> = { 'utf-8': 'utf8', utf8: 'utf8', 'us-ascii': 'ascii', ascii: 'ascii', 'iso-8859-1': 'latin1', latin1: 'latin1' }
+// One mailbox, no display name, no list: the address comes from the browser and must not fan out.
+const SINGLE_ADDRESS = /^[^\s@<>()[\]\\,;:"]{1,64}@[^\s@<>()[\]\\,;:"]{1,253}$/
+// nodemailer's codes for "could not talk to the server", and the socket codes it wraps (as originalCode).
+// Anything else, TLS certificate errors included, is the server or the configuration failing: 502.
+const UNAVAILABLE = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS'])
+const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE'])
+
+type SmtpError = Error & { code?: string; originalCode?: string; command?: string; responseCode?: number }
+
+const bad = (name: string, why: string): TypeError => new TypeError(`SmtpSender: option "${name}" ${why}`)
+
+export class SmtpSender implements Sender {
+  private readonly transport: ReturnType<typeof createTransport>
+  private readonly from: string
+  private readonly subject: string
+  private readonly contentType: string
+  private readonly encoding: BufferEncoding
+  private readonly charset: string
+  private readonly where: string
+
+  constructor (opts: SmtpSenderOptions) {
+    if (opts === null || typeof opts !== 'object') throw new TypeError('SmtpSender: options must be an object')
+    if (typeof opts.host !== 'string' || opts.host === '') throw bad('host', 'is required')
+    const tls = bool('tls', opts.tls)
+    const port = opts.port ?? (tls ? 465 : 25)
+    if (!Number.isInteger(port) || port < 1 || port > 65535) throw bad('port', 'must be an integer 1..65535')
+    if (typeof opts.from !== 'string' || opts.from === '' || /[\r\n]/.test(opts.from)) throw bad('from', 'is required (one line)')
+    if (opts.subject !== undefined && (typeof opts.subject !== 'string' || /[\r\n]/.test(opts.subject))) throw bad('subject', 'must be one line of text')
+    if (opts.username !== undefined && typeof opts.username !== 'string') throw bad('username', 'must be a string')
+    if (opts.password !== undefined && typeof opts.password !== 'string') throw bad('password', 'must be a string')
+    this.contentType = (opts.contentType ?? 'text/plain').toLowerCase()
+    if (!['text/plain', 'text/html'].includes(this.contentType)) throw bad('contentType', 'must be "text/plain" or "text/html"')
+    this.charset = (opts.charset ?? 'utf-8').toLowerCase()
+    const encoding = CHARSETS[this.charset]
+    if (encoding === undefined) throw bad('charset', `must be one of ${Object.keys(CHARSETS).join(', ')}`)
+    this.encoding = encoding
+    const timeout = opts.timeout === undefined ? 10_000 : parseDuration(opts.timeout)
+    if (timeout === undefined) throw bad('timeout', 'must be a positive duration')
+    this.from = opts.from
+    this.subject = opts.subject ?? 'Confirmation'
+    this.where = `${opts.host}:${port}`
+    this.transport = createTransport({
+      host: opts.host,
+      port,
+      secure: tls,
+      requireTLS: bool('startTLS', opts.startTLS),
+      tls: { rejectUnauthorized: !bool('insecureSkipVerify', opts.insecureSkipVerify) },
+      auth: opts.username !== undefined && opts.username !== '' ? { user: opts.username, pass: opts.password ?? '' } : undefined,
+      connectionTimeout: timeout,
+      greetingTimeout: timeout,
+      socketTimeout: timeout
+    })
+  }
+
+  async send (address: string, text: string): Promise<void> {
+    if (typeof address !== 'string' || address.length > 254 || !SINGLE_ADDRESS.test(address)) {
+      throw new SendError('rejected', 'not a single mail address')
+    }
+    try {
+      await this.transport.sendMail({
+        from: this.from,
+        to: address,
+        subject: this.subject,
+        // One alternative is sent as the whole body, with exactly our content type and charset.
+        alternatives: [{ contentType: `${this.contentType}; charset=${this.charset}`, content: Buffer.from(text, this.encoding) }]
+      })
+    } catch (err) {
+      throw this.classify(err as SmtpError)
+    }
+  }
+
+  /** Closes idle connections. */
+  close (): void { this.transport.close() }
+
+  // Messages from nodemailer name the SMTP reply (e.g. "550 no such user") but never the credentials.
+  private classify (err: SmtpError): SendError {
+    const msg = `SMTP ${this.where}: ${err.message}`
+    if (err.code === 'EENVELOPE' && err.command === 'RCPT TO') return new SendError('rejected', `recipient refused by the mail server: ${err.message}`, { cause: err })
+    const unreachable = err.originalCode !== undefined ? NETWORK.has(err.originalCode) : err.code !== undefined && UNAVAILABLE.has(err.code)
+    if (unreachable) return new SendError('unavailable', msg, { cause: err })
+    return new SendError('failed', msg, { cause: err })
+  }
+}
+
+function bool (name: string, v: unknown): boolean {
+  if (v === undefined) return false
+  if (typeof v !== 'boolean') throw bad(name, 'must be a boolean')
+  return v
+}

@@ -1,0 +1,37 @@
+/**
+ * Confirmation-message templates. Only the four placeholders of the seed are recognised, in one pass:
+ * a value that itself contains `{{.Token}}` is inserted as those characters, never evaluated, so a user name
+ * cannot pull the token (or anything else) into a message sent to someone else.
+ */
+
+export interface TemplateValues {
+  Address: string
+  User: string
+  Token: string
+  Site: string
+}
+
+/** `html` escapes `& < > " '` in values; `none` inserts them unchanged (plain-text messages). */
+export type TemplateEscape = 'html' | 'none'
+
+const PLACEHOLDER = /\{\{\s*\.(Address|User|Token|Site)\s*\}\}/g
+const HTML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+
+/** A template is taken for HTML when it contains a tag, so a user name cannot add markup to a mail. */
+export function defaultEscape (template: string): TemplateEscape {
+  return /<[A-Za-z!/]/.test(template) ? 'html' : 'none'
+}
+
+/** Checks a template at registration: it must be a string carrying the token. */
+export function checkTemplate (template: unknown, provider: string): string {
+  if (typeof template !== 'string' || template === '') throw new TypeError(`fastify-gatehouse: verified provider "${provider}" needs a message template`)
+  if (!/\{\{\s*\.Token\s*\}\}/.test(template)) throw new TypeError(`fastify-gatehouse: the template of verified provider "${provider}" must contain {{.Token}}`)
+  return template
+}
+
+export function renderTemplate (template: string, values: TemplateValues, escape: TemplateEscape = defaultEscape(template)): string {
+  return template.replace(PLACEHOLDER, (_m, key: keyof TemplateValues) => {
+    const v = values[key]
+    return escape === 'html' ? v.replace(/[&<>"']/g, (c) => HTML_ENTITIES[c]!) : v
+  })
+}
