@@ -1,0 +1,110 @@
+/**
+ * Start-up options of the dev and local OAuth2 servers: clear errors naming the option, a busy port, and
+ * misbehaving user functions (e-mail, login page) that must not crash the server.
+ */
+import t from 'tap'
+import { createHash } from 'node:crypto'
+import { startDevServer, startLocalOAuth2Server, DEV_CLIENT, DEV_SERVER_PORT, type LocalOAuth2ServerOptions } from '../../providers/oauth2-server/index.js'
+import { OptionsError } from '../../plugins/core/options.js'
+import { funcLogger } from '../../plugins/core/logger.js'
+
+t.test('bad options are refused before anything listens, naming the option', async (t) => {
+  const bad: Array<[string, unknown, RegExp]> = [
+    ['no options', undefined, /startLocalOAuth2Server/],
+    ['no url', {}, /"startLocalOAuth2Server\.url" is required/],
+    ['bad url', { url: 'not a url' }, /"startLocalOAuth2Server\.url" is not a valid URL/],
+    ['https url', { url: 'https://localhost:0' }, /must be http/],
+    ['url with path', { url: 'http://localhost:0/oauth' }, /origin without path/],
+    ['handler without page', { url: 'http://127.0.0.1:0', loginPageHandler: () => '' }, /"startLocalOAuth2Server\.loginPageHandler" is only used with withLoginPage: true/],
+    ['handler not a function', { url: 'http://127.0.0.1:0', withLoginPage: true, loginPageHandler: 'x' }, /loginPageHandler" must be a function/],
+    ['withLoginPage not boolean', { url: 'http://127.0.0.1:0', withLoginPage: 'yes' }, /withLoginPage" must be a boolean/],
+    ['emailFn not a function', { url: 'http://127.0.0.1:0', emailFn: 'a@b' }, /emailFn" must be a function/],
+    ['logger without logf', { url: 'http://127.0.0.1:0', logger: {} }, /logger" must have a logf/],
+    ['empty auto-login user', { url: 'http://127.0.0.1:0', autoLoginUser: ' ' }, /autoLoginUser" must be a non-empty string/],
+    ['redirect URI with fragment', { url: 'http://127.0.0.1:0', redirectUris: ['http://x/cb#f'] }, /redirectUris" must be a list/],
+    ['client without secret', { url: 'http://127.0.0.1:0', client: { cid: 'a' } }, /"startLocalOAuth2Server\.client" must be \{ cid, csecret \}/],
+    ['zero code lifetime', { url: 'http://127.0.0.1:0', codeTtlMs: 0 }, /codeTtlMs" must be a positive number/],
+    ['negative token lifetime', { url: 'http://127.0.0.1:0', tokenTtlMs: -1 }, /tokenTtlMs" must be a positive number/]
+  ]
+  for (const [name, opts, message] of bad) {
+    await t.rejects(startLocalOAuth2Server(opts as LocalOAuth2ServerOptions), message, name)
+    await t.rejects(startLocalOAuth2Server(opts as LocalOAuth2ServerOptions), OptionsError, `${name}: an OptionsError`)
+  }
+  await t.rejects(startDevServer({ port: 70000 }), /"startDevServer\.port" must be an integer port/)
+  await t.rejects(startDevServer({ port: 1.5 }), /startDevServer\.port/)
+  await t.rejects(startDevServer({ host: '' }), /"startDevServer\.host" must be a non-empty/)
+  await t.rejects(startDevServer({ client: { cid: '', csecret: 'x' } }), /"startDevServer\.client"/)
+})
+
+t.test('dev server defaults: port 8084, the well-known dev client, login page on', async (t) => {
+  t.equal(DEV_SERVER_PORT, 8084)
+  t.same(DEV_CLIENT, { cid: 'dev', csecret: 'dev-secret' })
+  t.ok(Object.isFrozen(DEV_CLIENT))
+  const dev = await startDevServer({ port: 0 })
+  t.teardown(dev.close)
+  t.same(dev.providerOptions.client, DEV_CLIENT)
+  const page = await fetch(`${dev.url}/login/oauth/authorize?response_type=code&client_id=dev&redirect_uri=http://127.0.0.1:1/cb`)
+  t.equal(page.status, 200)
+  t.match(page.headers.get('content-type'), /^text\/html/)
+})
+
+t.test('a busy port makes the start reject; the first server keeps working', async (t) => {
+  const first = await startDevServer({ port: 0 })
+  t.teardown(first.close)
+  const port = Number(new URL(first.url).port)
+  await t.rejects(startDevServer({ port }), { code: 'EADDRINUSE' })
+  await t.rejects(startLocalOAuth2Server({ url: `http://127.0.0.1:${port}` }), { code: 'EADDRINUSE' })
+  t.equal((await fetch(`${first.url}/`)).status, 200)
+})
+
+t.test('a localhost url listens on 127.0.0.1 and reports localhost', async (t) => {
+  const local = await startLocalOAuth2Server({ url: 'http://localhost:0' })
+  t.teardown(local.close)
+  const port = new URL(local.url).port
+  t.equal(local.url, `http://localhost:${port}`)
+  t.equal((await fetch(`http://127.0.0.1:${port}/`)).status, 200)
+})
+
+t.test('a failing emailFn costs the e-mail, not the login; it is logged', async (t) => {
+  const lines: string[] = []
+  const local = await startLocalOAuth2Server({
+    url: 'http://127.0.0.1:0', client: { cid: 'a', csecret: 'b' }, logger: funcLogger((l) => lines.push(l)),
+    emailFn: () => { throw new Error('directory down') }
+  })
+  t.teardown(local.close)
+  const res = await fetch(`${local.url}/login/oauth/authorize?response_type=code&client_id=a&redirect_uri=http://127.0.0.1:1/cb`, { redirect: 'manual' })
+  const code = new URL(res.headers.get('location')!).searchParams.get('code')!
+  const tok = await fetch(`${local.url}/login/oauth/access_token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:1/cb', client_id: 'a', client_secret: 'b' })
+  })
+  const { access_token: at } = await tok.json() as { access_token: string }
+  const info = await fetch(`${local.url}/user`, { headers: { authorization: `Bearer ${at}` } })
+  t.equal(info.status, 200)
+  t.same(await info.json(), { id: 'dev_user', name: 'dev_user', picture: `${local.url}/picture/${createHash('sha1').update('dev_user').digest('hex')}.png` })
+  t.ok(lines.some((l) => l.includes('emailFn failed for user dev_user: directory down')))
+  t.notOk(lines.some((l) => l.includes(at) || l.includes(code) || l.includes('"b"')), 'no token, code or secret in the logs')
+})
+
+t.test('a loginPageHandler that neither replies nor returns HTML gets a logged 500, not a hang', async (t) => {
+  const lines: string[] = []
+  const local = await startLocalOAuth2Server({
+    url: 'http://127.0.0.1:0', withLoginPage: true, loginPageHandler: () => undefined, logger: funcLogger((l) => lines.push(l))
+  })
+  t.teardown(local.close)
+  const res = await fetch(`${local.url}/login/oauth/authorize?response_type=code&client_id=${local.providerOptions.client.cid}&redirect_uri=http://127.0.0.1:1/cb`)
+  t.equal(res.status, 500)
+  t.same(await res.json(), { error: 'server_error', error_description: 'internal error', details: 'internal error' })
+  t.ok(lines.some((l) => l.includes('loginPageHandler neither sent a reply nor returned HTML')))
+})
+
+t.test('an async loginPageHandler returning HTML is served', async (t) => {
+  const local = await startLocalOAuth2Server({
+    url: 'http://127.0.0.1:0', withLoginPage: true, loginPageHandler: async (_req, _reply, page) => `<p>${page.scopes.join(',')}</p>`
+  })
+  t.teardown(local.close)
+  const res = await fetch(`${local.url}/login/oauth/authorize?response_type=code&client_id=${local.providerOptions.client.cid}&redirect_uri=http://127.0.0.1:1/cb&scope=a%20b%20a`)
+  t.equal(res.status, 200)
+  t.equal(await res.text(), '<p>a,b</p>', 'scopes de-duplicated')
+})
