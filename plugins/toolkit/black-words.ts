@@ -1,0 +1,81 @@
+/**
+ * blackWords: 403 `{error, details}` when the request body contains one of the listed words, in any letter
+ * case. The plugin scans the raw bytes as they arrive (`preParsing`), keeping the tail of the previous chunk
+ * so that a word split across chunks (or a multi-byte character split across chunks) is still found. It
+ * matches the text as sent: a word hidden by an encoding (percent-escapes, JSON `\u` escapes) is not decoded.
+ */
+import { StringDecoder } from 'node:string_decoder'
+import fp from 'fastify-plugin'
+import type { FastifyPluginCallback } from 'fastify'
+import { OptionsError } from '../core/options.js'
+import { sendError } from '../shared/errors.js'
+import { guardBody, type BodyRejection } from './size-limit.js'
+import type { ToolkitHook } from './hook.js'
+
+export interface BlackWordsOptions {
+  /** Words that get a body refused (case-insensitive substrings). Required, non-empty. */
+  words: string[]
+  /** Largest body scanned, bytes; larger bodies get 413. Default: the route's `bodyLimit` (1 MiB). */
+  limit?: number
+}
+
+const REJECTION: BodyRejection = { status: 403, error: 'forbidden', details: 'request body contains a blocked word' }
+
+function compileWords (words: unknown): string[] {
+  if (!Array.isArray(words) || words.length === 0 || words.some((w) => typeof w !== 'string' || w.trim() === '')) {
+    throw new OptionsError('words', 'must be a non-empty array of non-empty strings')
+  }
+  return (words as string[]).map((w) => w.toLowerCase())
+}
+
+/** A scanner for one body: feed chunks, true once a word was seen. */
+export function wordScanner (words: string[]): (chunk: Buffer) => boolean {
+  const decoder = new StringDecoder('utf8')
+  const keep = Math.max(...words.map((w) => w.length)) - 1
+  let tail = ''
+  return (chunk) => {
+    const text = tail + decoder.write(chunk).toLowerCase()
+    if (words.some((w) => text.includes(w))) return true
+    tail = keep > 0 ? text.slice(-keep) : ''
+    return false
+  }
+}
+
+/** True when the (parsed) body contains a word: strings and Buffers as they are, anything else as JSON. */
+export function containsBlackWord (body: unknown, words: string[]): boolean {
+  if (body === undefined || body === null) return false
+  let text: string
+  if (typeof body === 'string') text = body
+  else if (Buffer.isBuffer(body)) text = body.toString('utf8')
+  else { try { text = JSON.stringify(body) ?? '' } catch { return false } }
+  const lower = text.toLowerCase()
+  return words.some((w) => lower.includes(w))
+}
+
+/** Route-level form on the parsed body: `preHandler: blackWordsHook(['spam'])`. */
+export function blackWordsHook (words: string[]): ToolkitHook {
+  const list = compileWords(words)
+  return async function blackWordsHook (request, reply) {
+    if (containsBlackWord(request.body, list)) {
+      sendError(reply, REJECTION.status, REJECTION.error, REJECTION.details)
+      await reply
+    }
+  }
+}
+
+/** fastify-plugin: the filter applies to every route of the context it is registered in. */
+const blackWordsPluginImpl: FastifyPluginCallback<BlackWordsOptions> = (fastify, opts, done) => {
+  const list = compileWords(opts?.words)
+  const limit = opts.limit ?? fastify.initialConfig.bodyLimit ?? 1024 * 1024
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new OptionsError('limit', 'must be a positive integer (bytes)')
+  fastify.addHook('preParsing', guardBody({
+    limit,
+    inspect: () => {
+      const seen = wordScanner(list)
+      return (chunk) => (seen(chunk) ? REJECTION : undefined)
+    }
+  }))
+  done()
+}
+
+export const blackWordsPlugin = fp(blackWordsPluginImpl, { name: 'gatehouse-black-words', fastify: '5.x' })

@@ -1,0 +1,152 @@
+/**
+ * logger: one line per request, fields in order: method, URL (query values of secrets masked), client
+ * address (maskable), status, response body size, handling time, then when known: user, subject,
+ * `X-Request-ID`, request body (opt-in, truncated). Written through the package's `Logger` (`logf`).
+ *
+ * Safety: values of the query parameters password, passwd, secret, token, credentials and the configured
+ * JWT query name are replaced by `********`, and the same keys are masked in captured JSON and form bodies.
+ * Every control character (CR, LF, …) in any field is escaped, so no request can forge a log line.
+ */
+import fp from 'fastify-plugin'
+import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify'
+import { pinoLogger, type Logger } from '../core/logger.js'
+import { OptionsError } from '../core/options.js'
+
+export interface RequestLoggerOptions {
+  /** Where lines go: a `Logger` (`{ logf }`) or a function receiving each line. Default: Fastify's logger. */
+  logger?: Logger | ((line: string) => void)
+  /** Maps the client address before logging (e.g. drop the last octet, or hash it). */
+  maskIp?: (ip: string) => string
+  /** User shown in the line; default `name/id` of `request.user` when present. */
+  userInfo?: (request: FastifyRequest) => string | undefined
+  /** A free-form subject for the line (e.g. the tenant). */
+  subject?: (request: FastifyRequest) => string | undefined
+  /** Capture the request body. Default false. */
+  withBody?: boolean
+  /** Characters of the body kept when captured. Default 1024. */
+  maxBodySize?: number
+  /** The JWT query parameter name to mask besides the built-in ones. Default `token`. */
+  jwtQueryName?: string
+  /** More query/body keys to mask (case-insensitive). */
+  maskKeys?: string[]
+}
+
+const BUILTIN_SECRET_KEYS = ['password', 'passwd', 'secret', 'token', 'credentials']
+const MASK = '********'
+
+/** Replaces the values of secret keys in a URL's query; the rest of the URL is kept as sent (encoded). */
+export function sanitizeUrl (url: string, secretKeys: ReadonlySet<string>): string {
+  const q = url.indexOf('?')
+  if (q < 0) return url
+  const masked = url.slice(q + 1).split('&').map((pair) => {
+    const eq = pair.indexOf('=')
+    if (eq < 0) return pair
+    return secretKeys.has(decodeKey(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=${MASK}` : pair
+  })
+  return `${url.slice(0, q)}?${masked.join('&')}`
+}
+
+/** Escapes control characters so that a field can never start a new line or move the cursor. */
+export function escapeControl (s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /[\x00-\x1f\x7f]/.test(s) ? s.replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`) : s
+}
+
+function decodeKey (key: string): string {
+  try { return decodeURIComponent(key.replace(/\+/g, ' ')).toLowerCase() } catch { return key.toLowerCase() }
+}
+
+function defaultUserInfo (request: FastifyRequest): string | undefined {
+  const user = (request as { user?: { name?: unknown; id?: unknown } | null }).user
+  if (user === null || user === undefined || typeof user !== 'object') return undefined
+  return `${String(user.name ?? '')}/${String(user.id ?? '')}`
+}
+
+function bodyText (body: unknown, secretKeys: ReadonlySet<string>): string | undefined {
+  if (body === undefined || body === null) return undefined
+  if (typeof body === 'string') return body.includes('=') ? sanitizeUrl(`?${body}`, secretKeys).slice(1) : body
+  if (Buffer.isBuffer(body)) return body.toString('utf8')
+  try {
+    return JSON.stringify(body, (k, v: unknown) => (k !== '' && secretKeys.has(k.toLowerCase()) ? MASK : v))
+  } catch { return '[unserializable body]' }
+}
+
+interface Compiled {
+  write: (line: string) => void
+  maskIp: (ip: string) => string
+  userInfo: (request: FastifyRequest) => string | undefined
+  subject: ((request: FastifyRequest) => string | undefined) | undefined
+  withBody: boolean
+  maxBody: number
+  secretKeys: ReadonlySet<string>
+}
+
+function compile (opts: RequestLoggerOptions, fallback: Logger): Compiled {
+  if (opts === null || typeof opts !== 'object') throw new OptionsError('logger', 'options must be an object')
+  const fnOpt = (name: string, v: unknown): void => {
+    if (v !== undefined && typeof v !== 'function') throw new OptionsError(name, 'must be a function')
+  }
+  fnOpt('maskIp', opts.maskIp)
+  fnOpt('userInfo', opts.userInfo)
+  fnOpt('subject', opts.subject)
+  const maxBody = opts.maxBodySize ?? 1024
+  if (!Number.isInteger(maxBody) || maxBody < 1) throw new OptionsError('maxBodySize', 'must be a positive integer')
+  const jwtName = opts.jwtQueryName ?? 'token'
+  if (typeof jwtName !== 'string' || jwtName === '') throw new OptionsError('jwtQueryName', 'must be a non-empty string')
+  const extra = opts.maskKeys ?? []
+  if (!Array.isArray(extra) || extra.some((k) => typeof k !== 'string')) throw new OptionsError('maskKeys', 'must be an array of strings')
+  const sink = opts.logger ?? fallback
+  let write: (line: string) => void
+  if (typeof sink === 'function') write = sink
+  else if (sink !== null && typeof sink === 'object' && typeof sink.logf === 'function') write = (line) => sink.logf('%s', line)
+  else throw new OptionsError('logger', 'must be a Logger ({ logf }) or a function')
+  return {
+    write,
+    maskIp: opts.maskIp ?? ((ip) => ip),
+    userInfo: opts.userInfo ?? defaultUserInfo,
+    subject: opts.subject,
+    withBody: opts.withBody === true,
+    maxBody,
+    secretKeys: new Set([...BUILTIN_SECRET_KEYS, jwtName, ...extra].map((k) => k.toLowerCase()))
+  }
+}
+
+/** Formats the record of a finished request. */
+function formatLine (c: Compiled, request: FastifyRequest, reply: FastifyReply): string {
+  const size = reply.getHeader('content-length')
+  const ip = request.realIp || request.ip || ''
+  let line = `${request.method} - ${escapeControl(sanitizeUrl(request.url, c.secretKeys))} - ${escapeControl(c.maskIp(ip))}` +
+    ` - ${reply.statusCode} (${size === undefined ? '-' : String(size)}) - ${formatDuration(reply.elapsedTime)}`
+  const user = c.userInfo(request)
+  if (user !== undefined && user !== '') line += ` - ${escapeControl(user)}`
+  const subject = c.subject?.(request)
+  if (subject !== undefined && subject !== '') line += ` - ${escapeControl(subject)}`
+  const rid = request.headers['x-request-id']
+  if (typeof rid === 'string' && rid !== '') line += ` - ${escapeControl(rid.slice(0, 128))}`
+  if (c.withBody) {
+    const body = bodyText(request.body, c.secretKeys)
+    if (body !== undefined && body !== '') {
+      line += ` - ${escapeControl(body.length > c.maxBody ? `${body.slice(0, c.maxBody)}...` : body)}`
+    }
+  }
+  return line
+}
+
+function formatDuration (ms: number): string {
+  return ms < 1 ? `${Math.round(ms * 1000)}µs` : ms < 1000 ? `${ms.toFixed(2)}ms` : `${(ms / 1000).toFixed(2)}s`
+}
+
+/**
+ * fastify-plugin: requests of every route of the context it is registered in are logged (404s included
+ * when registered at the root). One `onResponse` hook; the time is Fastify's `reply.elapsedTime`.
+ */
+const requestLoggerPluginImpl: FastifyPluginCallback<RequestLoggerOptions> = (fastify, opts, done) => {
+  const c = compile(opts, pinoLogger(fastify.log))
+  fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, next: () => void) => {
+    try { c.write(formatLine(c, request, reply)) } catch (err) { request.log.error({ err }, 'request logger failed') }
+    next()
+  })
+  done()
+}
+
+export const requestLoggerPlugin = fp(requestLoggerPluginImpl, { name: 'gatehouse-request-logger', fastify: '5.x' })

@@ -1,0 +1,123 @@
+/**
+ * metrics: expvar-style variables as JSON at GET `/metrics`: `cmdline` (process argv), `memstats` (memory
+ * and heap figures), `eventloop` (event-loop delay, ms) and every variable published with
+ * `publish(name, fn)`. The same snapshot is the profiler's `/vars`.
+ */
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
+import { getHeapStatistics } from 'node:v8'
+import fp from 'fastify-plugin'
+import type { FastifyPluginAsync } from 'fastify'
+import { OptionsError } from '../core/options.js'
+import { onlyFromHook } from './only-from.js'
+
+/** A published variable: its current value, computed when the variables are served. */
+export type VarFunc = () => unknown
+
+const RESERVED = new Set(['cmdline', 'memstats', 'eventloop'])
+
+/** A set of published variables. Names are unique, as in expvar; publishing a name twice is an error. */
+export class VarRegistry {
+  private readonly vars = new Map<string, VarFunc>()
+
+  publish (name: string, fn: VarFunc): void {
+    if (typeof name !== 'string' || name === '' || RESERVED.has(name)) throw new Error(`metrics: invalid variable name ${JSON.stringify(name)}`)
+    if (typeof fn !== 'function') throw new Error(`metrics: variable ${name} needs a function`)
+    if (this.vars.has(name)) throw new Error(`metrics: variable ${name} is already published`)
+    this.vars.set(name, fn)
+  }
+
+  unpublish (name: string): boolean { return this.vars.delete(name) }
+
+  /** Current values; a variable whose function throws shows `{error}` instead of failing the answer. */
+  async values (): Promise<Record<string, unknown>> {
+    const out: Record<string, unknown> = {}
+    for (const [name, fn] of this.vars) {
+      try { out[name] = await fn() } catch (err) { out[name] = { error: err instanceof Error ? err.message : String(err) } }
+    }
+    return out
+  }
+}
+
+/** The process-wide registry (expvar's model). */
+export const defaultVars = new VarRegistry()
+
+/** Publishes a variable in the process-wide registry. */
+export function publish (name: string, fn: VarFunc): void { defaultVars.publish(name, fn) }
+
+// One event-loop delay histogram for the process, started by the first plugin and stopped by the last.
+let loopDelay: IntervalHistogram | null = null
+let loopUsers = 0
+
+/** Starts (or shares) the event-loop delay monitor; returns its release function. */
+export function acquireLoopMonitor (): () => void {
+  if (loopUsers++ === 0) {
+    loopDelay = monitorEventLoopDelay({ resolution: 20 })
+    loopDelay.enable()
+  }
+  let released = false
+  return () => {
+    if (released) return
+    released = true
+    if (--loopUsers === 0 && loopDelay !== null) { loopDelay.disable(); loopDelay = null }
+  }
+}
+
+function loopStats (): Record<string, number> | null {
+  if (loopDelay === null || loopDelay.count === 0) return null
+  const ms = (ns: number): number => Math.round(ns / 1e4) / 100
+  return { min_ms: ms(loopDelay.min), max_ms: ms(loopDelay.max), mean_ms: ms(loopDelay.mean), p50_ms: ms(loopDelay.percentile(50)), p99_ms: ms(loopDelay.percentile(99)) }
+}
+
+/** The whole variable set as served. */
+export async function expvarSnapshot (registry: VarRegistry = defaultVars): Promise<Record<string, unknown>> {
+  const mem = process.memoryUsage()
+  const heap = getHeapStatistics()
+  return {
+    cmdline: process.argv,
+    memstats: {
+      rss: mem.rss,
+      heap_total: mem.heapTotal,
+      heap_used: mem.heapUsed,
+      external: mem.external,
+      array_buffers: mem.arrayBuffers,
+      heap_size_limit: heap.heap_size_limit,
+      total_available_size: heap.total_available_size,
+      uptime_sec: Math.round(process.uptime())
+    },
+    eventloop: loopStats(),
+    ...(await registry.values())
+  }
+}
+
+export interface MetricsOptions {
+  /** Path of the endpoint. Default `/metrics`. */
+  path?: string
+  /** Allow-list of client addresses (see onlyFrom); default: anyone. */
+  allow?: string[]
+  /** Proxies whose forwarding headers the allow-list believes (see onlyFrom). */
+  trustedProxies?: string[]
+  /** Registry to serve; default the process-wide one (`publish`). */
+  registry?: VarRegistry
+}
+
+/**
+ * Encapsulated (fastify-plugin with `encapsulate: true`): the allow-list hook guards only this plugin's
+ * route, and the register `prefix` applies.
+ */
+const metricsPluginImpl: FastifyPluginAsync<MetricsOptions> = async (fastify, opts) => {
+  const path = opts.path ?? '/metrics'
+  if (typeof path !== 'string' || !path.startsWith('/')) throw new OptionsError('path', 'must be a path starting with "/"')
+  const registry = opts.registry ?? defaultVars
+  if (!(registry instanceof VarRegistry)) throw new OptionsError('registry', 'must be a VarRegistry')
+  if (opts.allow !== undefined) {
+    fastify.addHook('onRequest', onlyFromHook(opts.allow, opts.trustedProxies === undefined ? {} : { trustedProxies: opts.trustedProxies }))
+  }
+  const release = acquireLoopMonitor()
+  fastify.addHook('onClose', async () => { release() })
+  fastify.get(path, async (_request, reply) => {
+    reply.header('cache-control', 'no-store').type('application/json; charset=utf-8')
+    return await expvarSnapshot(registry)
+  })
+}
+
+export const metricsPlugin = fp(metricsPluginImpl, { name: 'gatehouse-metrics', fastify: '5.x', encapsulate: true })

@@ -1,0 +1,99 @@
+/**
+ * onlyFrom: only clients whose address is on an allow-list (full addresses, prefixes such as `192.168.`, or
+ * CIDRs, IPv4 and IPv6) get through; everybody else gets 403 `{error, details}`.
+ *
+ * Which address is the client's: the socket peer, unless the peer is a trusted proxy (default: loopback,
+ * i.e. a reverse proxy on the same host). Behind a trusted proxy, `X-Forwarded-For` is read from the right,
+ * skipping trusted proxies, so an address a client prepended itself is never the one checked; without
+ * `X-Forwarded-For`, `X-Real-IP` is used. An unparsable address where the client should be is refused.
+ */
+import fp from 'fastify-plugin'
+import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify'
+import { compileIpMatcher, parseIp } from '../shared/ip.js'
+import { sendError } from '../shared/errors.js'
+import { OptionsError } from '../core/options.js'
+import { socketIp } from './real-ip.js'
+import type { ToolkitHook } from './hook.js'
+
+export interface OnlyFromOptions {
+  /** Allowed clients: addresses, prefixes (`10.0.`) or CIDRs (`10.0.0.0/8`, `2001:db8::/32`). Required. */
+  allow: string[]
+  /**
+   * Peers whose `X-Forwarded-For` / `X-Real-IP` are believed. Default `['127.0.0.1', '::1']`; `[]` checks
+   * the socket peer only.
+   */
+  trustedProxies?: string[]
+}
+
+/** Returns the client address the allow-list is checked against, or null when it cannot be known. */
+export type ClientAddressFn = (request: FastifyRequest) => string | null
+
+const DEFAULT_TRUSTED = ['127.0.0.1', '::1']
+
+/** Builds the client-address rule of onlyFrom (shared with the metrics and profiler allow-lists). */
+export function allowListClientAddress (trustedProxies: unknown = DEFAULT_TRUSTED): ClientAddressFn {
+  const trusted = compileList('trustedProxies', trustedProxies, true)
+  return (request) => {
+    const peer = socketIp(request)
+    if (!trusted(peer)) return peer
+    const xff = request.headers['x-forwarded-for']
+    if (typeof xff === 'string' && xff.trim() !== '') {
+      const hops = xff.split(',')
+      for (let i = hops.length - 1; i >= 0; i--) {
+        const hop = (hops[i] as string).trim()
+        if (parseIp(hop) === null) return null
+        if (!trusted(hop) || i === 0) return hop
+      }
+    }
+    const xri = request.headers['x-real-ip']
+    if (typeof xri === 'string' && xri !== '') return parseIp(xri) === null ? null : xri.trim()
+    return peer
+  }
+}
+
+/** Compiles the options into a predicate on requests. */
+export function onlyFromCheck (opts: OnlyFromOptions): (request: FastifyRequest) => boolean {
+  if (opts === null || typeof opts !== 'object') throw new OptionsError('onlyFrom', 'options must be an object')
+  const allowed = compileList('allow', opts.allow, false)
+  const client = allowListClientAddress(opts.trustedProxies ?? DEFAULT_TRUSTED)
+  return (request) => {
+    const ip = client(request)
+    return ip !== null && allowed(ip)
+  }
+}
+
+function deny (reply: FastifyReply): FastifyReply {
+  return sendError(reply, 403, 'forbidden', 'source address is not allowed')
+}
+
+/** Route-level form: `onRequest: onlyFromHook(['10.0.0.0/8'])`. */
+export function onlyFromHook (allow: string[], opts: Omit<OnlyFromOptions, 'allow'> = {}): ToolkitHook {
+  const check = onlyFromCheck({ ...opts, allow })
+  return async function onlyFromHook (request, reply) {
+    // Waiting for the reply keeps later hooks and the handler from running while async onSend hooks finish.
+    if (!check(request)) await deny(reply)
+  }
+}
+
+/**
+ * fastify-plugin: the allow-list guards every route of the context it is registered in (and its
+ * children); register it inside a scoped plugin to guard only part of an application.
+ */
+const onlyFromPluginImpl: FastifyPluginCallback<OnlyFromOptions> = (fastify, opts, done) => {
+  const check = onlyFromCheck(opts)
+  fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: () => void) => {
+    if (check(request)) next()
+    else deny(reply)
+  })
+  done()
+}
+
+export const onlyFromPlugin = fp(onlyFromPluginImpl, { name: 'gatehouse-only-from', fastify: '5.x' })
+
+function compileList (name: string, list: unknown, emptyOk: boolean): (ip: string) => boolean {
+  if (!Array.isArray(list) || list.some((e) => typeof e !== 'string')) {
+    throw new OptionsError(name, 'must be an array of addresses, prefixes or CIDRs')
+  }
+  if (!emptyOk && list.length === 0) throw new OptionsError(name, 'must list at least one address')
+  try { return compileIpMatcher(list as string[]) } catch (err) { throw new OptionsError(name, (err as Error).message) }
+}

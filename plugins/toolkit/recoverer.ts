@@ -1,0 +1,63 @@
+/**
+ * recoverer: a handler that throws (or rejects) is logged with its stack and answered 500
+ * `{error: "internal server error"}` when the response has not started yet. The error's message never
+ * reaches the client. Errors that carry a 4xx `statusCode` (validation, body parsing, `HttpError`) are
+ * client errors, not crashes: they keep their status with `{error, details?}` and are not logged as crashes.
+ */
+import fp from 'fastify-plugin'
+import type { FastifyError, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify'
+import { funcLogger, type Logger } from '../core/logger.js'
+import { OptionsError } from '../core/options.js'
+import { sendError } from '../shared/errors.js'
+
+export interface RecovererOptions {
+  /** Where crashes are logged (with the stack). Default: Fastify's logger at error level. */
+  logger?: Logger
+}
+
+type ErrorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void
+
+/** The error handler itself, for `fastify.setErrorHandler(recovererErrorHandler(logger))`. */
+export function recovererErrorHandler (logger: Logger): ErrorHandler {
+  if (logger === null || typeof logger !== 'object' || typeof logger.logf !== 'function') {
+    throw new OptionsError('logger', 'must be a Logger ({ logf })')
+  }
+  return (error, request, reply) => {
+    const status = clientStatus(error)
+    if (status !== undefined) {
+      if (!reply.sent) sendError(reply, status, clientMessage(error, status), detailsOf(error))
+      return
+    }
+    const stack = error instanceof Error ? (error.stack ?? error.message) : String(error)
+    // %s with the stack keeps the whole backtrace; the core logger escapes line breaks into one record.
+    logger.logf('[ERROR] request panic %s %s: %s', request.method, request.url.split('?')[0], stack)
+    if (reply.sent || reply.raw.headersSent) return
+    sendError(reply, 500, 'internal server error')
+  }
+}
+
+function clientStatus (error: unknown): number | undefined {
+  const s = (error as { statusCode?: unknown } | null)?.statusCode
+  return typeof s === 'number' && s >= 400 && s < 500 ? s : undefined
+}
+
+function clientMessage (error: unknown, status: number): string {
+  const msg = (error as { message?: unknown }).message
+  return typeof msg === 'string' && msg !== '' ? msg : `request failed with status ${status}`
+}
+
+function detailsOf (error: unknown): string | undefined {
+  const d = (error as { details?: unknown }).details
+  return typeof d === 'string' ? d : undefined
+}
+
+/**
+ * fastify-plugin: the error handler is set on the context it is registered in (errors of its routes and of
+ * its children without their own handler), which is where a recoverer is expected to act.
+ */
+const recovererPluginImpl: FastifyPluginCallback<RecovererOptions> = (fastify, opts, done) => {
+  fastify.setErrorHandler(recovererErrorHandler(opts.logger ?? funcLogger((line) => fastify.log.error(line))))
+  done()
+}
+
+export const recovererPlugin = fp(recovererPluginImpl, { name: 'gatehouse-recoverer', fastify: '5.x' })

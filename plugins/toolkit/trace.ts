@@ -1,0 +1,54 @@
+/**
+ * trace: every request carries an id. An incoming `X-Request-ID` is kept when it is a sane token, otherwise a
+ * random UUID is made; the id is set on the response header and on the request (`requestId(request)`).
+ */
+import { randomUUID } from 'node:crypto'
+import fp from 'fastify-plugin'
+import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify'
+import type { ToolkitHook } from './hook.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** `X-Request-ID` of this request, set by the trace plugin or hook (`''` before). */
+    requestId: string
+  }
+}
+
+export const REQUEST_ID_HEADER = 'X-Request-ID'
+
+// A client-supplied id ends up in logs and response headers: only visible ASCII, bounded length.
+const SANE_ID = /^[\x21-\x7e]{1,128}$/
+
+/** Assigns the id to the request and the response; returns it. */
+export function assignRequestId (request: FastifyRequest, reply: FastifyReply): string {
+  const incoming = request.headers['x-request-id']
+  const id = typeof incoming === 'string' && SANE_ID.test(incoming) ? incoming : randomUUID()
+  request.requestId = id
+  reply.header(REQUEST_ID_HEADER, id)
+  return id
+}
+
+/** The request's id, `''` when neither the plugin nor the hook ran. */
+export function requestId (request: FastifyRequest): string {
+  return request.requestId ?? ''
+}
+
+/** Route-level form: `onRequest: traceHook`. */
+export const traceHook: ToolkitHook = async function traceHook (request, reply) {
+  assignRequestId(request, reply)
+}
+
+/**
+ * fastify-plugin, so the hook covers every route of the context it is registered in: ids matter for every
+ * request below that point, including 404s.
+ */
+const tracePluginImpl: FastifyPluginCallback = (fastify, _opts, done) => {
+  if (!fastify.hasRequestDecorator('requestId')) fastify.decorateRequest('requestId', '')
+  fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: () => void) => {
+    assignRequestId(request, reply)
+    next()
+  })
+  done()
+}
+
+export const tracePlugin = fp(tracePluginImpl, { name: 'gatehouse-trace', fastify: '5.x' })
