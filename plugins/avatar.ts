@@ -1,0 +1,48 @@
+/**
+ * The avatar proxy plugin (`gatehouse-avatar`): fetches a provider's picture at login, re-encodes it as PNG
+ * (identicon when there is none), stores it, and serves it from `GET {prefix}/<avatar_id>.image`.
+ * Needs the auth core (`gatehouse-core`); the root plugin registers it. Sets `fastify.auth.avatar`.
+ */
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { newStore } from '../stores/index.js'
+import { OptionsError } from './core/options.js'
+import { checkUrl, resolveAvatarOptions, type AvatarOptions } from './avatar/options.js'
+import { AvatarProxy } from './avatar/proxy.js'
+import { registerAvatarRoute } from './avatar/serve.js'
+
+export type { AvatarOptions, AvatarFetchOptions } from './avatar/options.js'
+export { AvatarProxy, avatarIdOf } from './avatar/proxy.js'
+export { identiconPng } from './avatar/identicon.js'
+
+async function gatehouseAvatar (fastify: FastifyInstance, opts: AvatarOptions): Promise<void> {
+  const o = resolveAvatarOptions(opts)
+  const auth = fastify.auth
+  if (auth.avatar !== null) throw new OptionsError('avatar', 'the avatar plugin is already registered on this instance')
+  const url = o.url ?? checkUrl(auth.options?.url)
+  let store
+  try {
+    store = newStore(o.store)
+  } catch (err) {
+    throw new OptionsError('avatar.store', `cannot be opened: ${(err as Error).message}`)
+  }
+  const logger = auth.logger
+  fastify.addHook('onClose', async () => {
+    try {
+      await store.close()
+    } catch (err) {
+      logger.logf('[WARN] avatar: closing the store failed: %s', (err as Error)?.message ?? String(err))
+    }
+  })
+  const proxy = new AvatarProxy(store, { base: url + o.prefix, resizeLimit: o.resizeLimit, maxPixels: o.maxPixels, fetch: o.fetch }, logger)
+  auth.avatar = proxy
+  registerAvatarRoute(fastify, { prefix: o.prefix, store, maxAge: o.maxAge, logger })
+}
+
+/** The avatar plugin. Register after the auth core (the root plugin does this from its own options). */
+export const avatarPlugin = fp(gatehouseAvatar, {
+  name: 'gatehouse-avatar',
+  fastify: '5.x',
+  dependencies: ['gatehouse-core']
+})
+export default avatarPlugin

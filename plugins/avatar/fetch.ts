@@ -1,0 +1,158 @@
+/**
+ * Fetches a provider's picture without letting the link reach inside the network or exhaust the server:
+ * http(s) only, DNS resolved here and every address checked before connecting, the connection pinned to the
+ * checked address (no second lookup that a rebinding DNS server could answer differently), size, connect
+ * and total time limits, and a bounded number of redirects, each checked like the first link.
+ */
+import { lookup as dnsLookup } from 'node:dns/promises'
+import http, { type IncomingMessage } from 'node:http'
+import https from 'node:https'
+import { isIP } from 'node:net'
+import type { LookupFunction } from 'node:net'
+import { isPublicIp } from '../shared/ip.js'
+
+export interface FetchLimits {
+  /** Largest body accepted, in bytes. */
+  maxBytes: number
+  /** Time allowed to open the TCP connection of each hop, in ms. */
+  connectTimeoutMs: number
+  /** Time allowed for the whole fetch (every hop, headers and body), in ms. */
+  timeoutMs: number
+  /** Redirects followed before giving up. */
+  maxRedirects: number
+  /** Non-public addresses that may be fetched anyway: all (true), none (false), or those matching a predicate. */
+  allowPrivate: boolean | ((ip: string) => boolean)
+  /** When set, only these hosts (exact, or `.example.com` for any subdomain) may be fetched. */
+  allowedHosts: readonly string[] | undefined
+}
+
+/** Why a picture was not fetched; `reason` is short and safe to log (no query strings, no tokens). */
+export class PictureFetchError extends Error {
+  constructor (readonly reason: string) {
+    super(reason)
+    this.name = 'PictureFetchError'
+  }
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308])
+
+export async function fetchPicture (link: string, limits: FetchLimits): Promise<Buffer> {
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(new PictureFetchError(`no complete answer within ${limits.timeoutMs} ms`)), limits.timeoutMs)
+  try {
+    let url = parseLink(link)
+    for (let hop = 0; ; hop++) {
+      const address = await abortable(checkedAddress(url, limits), controller.signal)
+      const res = await request(url, address, limits, controller.signal)
+      if (REDIRECTS.has(res.statusCode ?? 0)) {
+        res.destroy()
+        if (hop >= limits.maxRedirects) throw new PictureFetchError(`more than ${limits.maxRedirects} redirects`)
+        const location = res.headers.location
+        if (location === undefined || location === '') throw new PictureFetchError(`redirect ${res.statusCode} without a Location`)
+        url = parseLink(location, url)
+        continue
+      }
+      if (res.statusCode !== 200) {
+        res.destroy()
+        throw new PictureFetchError(`status ${res.statusCode} from ${url.host}`)
+      }
+      return await readBody(res, limits.maxBytes, controller.signal)
+    }
+  } catch (err) {
+    // An abort surfaces as the request's AbortError; report the reason it was aborted for.
+    if (controller.signal.aborted && controller.signal.reason instanceof PictureFetchError) throw controller.signal.reason
+    if (err instanceof PictureFetchError) throw err
+    throw new PictureFetchError(`fetch failed: ${(err as NodeJS.ErrnoException)?.code ?? (err as Error)?.message ?? String(err)}`)
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+function parseLink (link: string, base?: URL): URL {
+  let url: URL
+  try { url = new URL(link, base) } catch { throw new PictureFetchError('not a valid URL') }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new PictureFetchError(`scheme ${url.protocol} refused (http and https only)`)
+  if (url.username !== '' || url.password !== '') throw new PictureFetchError('credentials in the URL refused')
+  return url
+}
+
+/** Resolves the host and returns the one address to connect to, after checking all of them. */
+async function checkedAddress (url: URL, limits: FetchLimits): Promise<{ address: string; family: 4 | 6 }> {
+  // URL keeps IPv6 literals in brackets; a trailing dot is the same host.
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase()
+  if (limits.allowedHosts !== undefined && !hostAllowed(host, limits.allowedHosts)) throw new PictureFetchError(`host ${host} is not in allowedHosts`)
+  const literal = isIP(host)
+  const found = literal !== 0
+    ? [{ address: host, family: literal }]
+    : await dnsLookup(host, { all: true, verbatim: true }).catch((err: NodeJS.ErrnoException) => {
+      throw new PictureFetchError(`cannot resolve ${host}: ${err.code ?? err.message}`)
+    })
+  if (found.length === 0) throw new PictureFetchError(`cannot resolve ${host}`)
+  if (limits.allowPrivate !== true) {
+    const allowed = typeof limits.allowPrivate === 'function' ? limits.allowPrivate : () => false
+    // All, not just the first: a host that also resolves inside would be a way in on another attempt.
+    const inside = found.find((a) => !isPublicIp(a.address) && !allowed(a.address))
+    if (inside !== undefined) throw new PictureFetchError(`${host} resolves to non-public address ${inside.address}`)
+  }
+  const first = found[0]!
+  return { address: first.address, family: first.family === 6 ? 6 : 4 }
+}
+
+function hostAllowed (host: string, allowed: readonly string[]): boolean {
+  return allowed.some((a) => a.startsWith('.') ? host.endsWith(a) || host === a.slice(1) : host === a)
+}
+
+function request (url: URL, target: { address: string; family: 4 | 6 }, limits: FetchLimits, signal: AbortSignal): Promise<IncomingMessage> {
+  // Node asks this instead of DNS: the socket goes to the address that was checked, nowhere else.
+  const pinned = ((_host: string, opts: { all?: boolean }, cb: (...a: unknown[]) => void) => {
+    if (opts?.all === true) cb(null, [target])
+    else cb(null, target.address, target.family)
+  }) as unknown as LookupFunction
+  const get = url.protocol === 'https:' ? https.get : http.get
+  return new Promise((resolve, reject) => {
+    const req = get(url, {
+      lookup: pinned,
+      signal,
+      agent: false,
+      headers: { accept: 'image/png,image/jpeg,image/gif,image/webp,image/avif;q=0.9', 'user-agent': 'fastify-gatehouse-avatar' }
+    }, resolve)
+    req.once('error', reject)
+    req.once('socket', (socket) => {
+      if (!socket.connecting) return
+      const t = setTimeout(() => req.destroy(new PictureFetchError(`no connection to ${url.host} within ${limits.connectTimeoutMs} ms`)), limits.connectTimeoutMs)
+      socket.once('connect', () => clearTimeout(t))
+      socket.once('close', () => clearTimeout(t))
+    })
+  })
+}
+
+async function readBody (res: IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<Buffer> {
+  const declared = Number(res.headers['content-length'])
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    res.destroy()
+    throw new PictureFetchError(`body of ${declared} bytes exceeds the ${maxBytes}-byte limit`)
+  }
+  const chunks: Buffer[] = []
+  let size = 0
+  try {
+    for await (const chunk of res) {
+      size += (chunk as Buffer).length
+      if (size > maxBytes) throw new PictureFetchError(`body exceeds the ${maxBytes}-byte limit`)
+      chunks.push(chunk as Buffer)
+    }
+  } finally {
+    res.destroy()
+  }
+  if (signal.aborted) throw signal.reason
+  return Buffer.concat(chunks)
+}
+
+/** DNS lookups cannot be cancelled; stop waiting for one when the total time is up. */
+function abortable<T> (p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
+}

@@ -1,0 +1,59 @@
+/**
+ * `GET {prefix}/<avatar_id>.image`. Only ids of the one valid shape reach the store (anything with `..`, `/`,
+ * escapes, NUL or too long is a 404 before any lookup). Responses are PNG with headers that stop a browser
+ * from treating them as anything else: `nosniff` and a CSP that sandboxes the document even if opened directly.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AVATAR_ID_RE, type AvatarStore } from '../../stores/index.js'
+import type { Logger } from '../core/logger.js'
+import { sendError } from '../shared/errors.js'
+
+const FILE_RE = new RegExp(`^(${AVATAR_ID_RE.source.slice(1, -1)})\\.image$`)
+
+export interface ServeConfig {
+  prefix: string
+  store: AvatarStore
+  maxAge: number
+  logger: Logger
+}
+
+export function registerAvatarRoute (fastify: FastifyInstance, cfg: ServeConfig): void {
+  const cacheControl = `public, max-age=${cfg.maxAge}`
+  fastify.get<{ Params: { file: string } }>(`${cfg.prefix}/:file`, async (request: FastifyRequest<{ Params: { file: string } }>, reply: FastifyReply) => {
+    const id = FILE_RE.exec(request.params.file)?.[1]
+    if (id === undefined) return sendError(reply, 404, 'avatar not found')
+    let contentId: string | null
+    let bytes: Uint8Array | null = null
+    try {
+      // The content id first: a client revalidating gets its 304 without the image being read.
+      contentId = await cfg.store.id(id)
+      if (contentId !== null && !matches(request.headers['if-none-match'], contentId)) bytes = await cfg.store.get(id)
+    } catch (err) {
+      cfg.logger.logf('[WARN] avatar: store failed serving %s: %s', id, (err as Error)?.message ?? String(err))
+      return sendError(reply, 503, 'avatar store unavailable')
+    }
+    if (contentId === null) return sendError(reply, 404, 'avatar not found')
+    reply.header('etag', `"${contentId}"`)
+      .header('cache-control', cacheControl)
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "default-src 'none'; sandbox")
+    if (bytes === null) {
+      // Either a match (304), or removed between id() and get() (404).
+      if (matches(request.headers['if-none-match'], contentId)) return reply.code(304).send()
+      reply.removeHeader('etag')
+      return sendError(reply, 404, 'avatar not found')
+    }
+    const body = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    return reply.type('image/png').header('content-length', body.length).send(body)
+  })
+}
+
+/** If-None-Match against our (strong) ETag; weak comparison as RFC 9110 prescribes for this header. */
+function matches (header: string | undefined, contentId: string): boolean {
+  if (header === undefined) return false
+  const tag = `"${contentId}"`
+  return header.split(',').some((t) => {
+    const v = t.trim()
+    return v === '*' || v === tag || v === `W/${tag}`
+  })
+}
