@@ -1,0 +1,117 @@
+/**
+ * Password hashes for the basic-auth family and the `hash` CLI: bcrypt (bcryptjs, pure JS) and raw Argon2id
+ * (argon2). Passwords are NFC-normalized first, as RFC 7617 asks for with `charset="UTF-8"`, so the same
+ * visible password typed on different systems hashes the same.
+ */
+import bcrypt from 'bcryptjs'
+import argon2 from 'argon2'
+import { randomBytes } from 'node:crypto'
+import { OptionsError } from '../core/options.js'
+import { safeEqual } from '../shared/compare.js'
+
+/**
+ * Argon2id cost. The defaults are the seed's (time 1, 64 MiB, 4 lanes, 32-byte key, the parameters of Go's
+ * `argon2.IDKey` as used there), so hashes made by the original service verify here and vice versa.
+ */
+export interface Argon2Params {
+  /** Passes over memory. Default 1. */
+  timeCost?: number
+  /** Memory in KiB. Default 65536 (64 MiB). */
+  memoryCost?: number
+  /** Lanes. Default 4. */
+  parallelism?: number
+}
+
+const ARGON2_DEFAULTS = { timeCost: 1, memoryCost: 64 * 1024, parallelism: 4 }
+const ARGON2_KEY_BYTES = 32
+const SALT_BYTES = 16
+const BCRYPT_MAX_BYTES = 72
+const BCRYPT_HASH = /^\$2[aby]\$(0[4-9]|[12]\d|3[01])\$[./A-Za-z0-9]{53}$/
+
+/** NFC form of a credential (RFC 7617 §2.1 with charset UTF-8). */
+export function normalizeCredential (s: string): string {
+  return s.normalize('NFC')
+}
+
+/** bcrypt hash of the password (cost 4..31, default 10). Rejects passwords bcrypt would silently truncate. */
+export async function bcryptHash (passwd: string, cost = 10): Promise<string> {
+  checkPassword(passwd)
+  if (Buffer.byteLength(normalizeCredential(passwd)) > BCRYPT_MAX_BYTES) {
+    throw new OptionsError('passwd', `is longer than bcrypt's ${BCRYPT_MAX_BYTES} bytes`)
+  }
+  if (!Number.isInteger(cost) || cost < 4 || cost > 31) throw new OptionsError('cost', 'must be an integer from 4 to 31')
+  return bcrypt.hash(normalizeCredential(passwd), cost)
+}
+
+/** Throws an OptionsError unless `hash` is a bcrypt hash (`$2a$`, `$2b$` or `$2y$`). */
+export function checkBcryptHash (hash: unknown, option = 'bcryptHash'): asserts hash is string {
+  if (typeof hash !== 'string' || !BCRYPT_HASH.test(hash)) throw new OptionsError(option, 'is not a bcrypt hash ($2a$/$2b$/$2y$)')
+}
+
+/** True when the password matches the bcrypt hash; false for passwords bcrypt would truncate. */
+export async function bcryptVerify (passwd: string, hash: string): Promise<boolean> {
+  const p = normalizeCredential(passwd)
+  if (Buffer.byteLength(p) > BCRYPT_MAX_BYTES) return false
+  return bcrypt.compare(p, hash)
+}
+
+/** Argon2id hash of the password with a fresh 16-byte salt; both base64 (standard alphabet, padded). */
+export async function argon2Hash (passwd: string, params: Argon2Params = {}): Promise<{ hash: string; salt: string }> {
+  checkPassword(passwd)
+  checkArgon2Params(params)
+  const salt = randomBytes(SALT_BYTES)
+  const key = await argon2Raw(passwd, salt, ARGON2_KEY_BYTES, params)
+  return { hash: key.toString('base64'), salt: salt.toString('base64') }
+}
+
+/** A decoded Argon2id hash and salt, validated once at setup. */
+export interface Argon2Secret { hash: Buffer; salt: Buffer; params: Argon2Params }
+
+/** Decodes and validates a base64 hash and salt; throws an OptionsError naming the bad one. */
+export function decodeArgon2Secret (b64hash: unknown, b64salt: unknown, params: Argon2Params = {}): Argon2Secret {
+  const hash = decodeBase64Strict(b64hash)
+  if (hash === null || hash.length < 4) throw new OptionsError('argon2Hash', 'must be the base64 of an Argon2id hash (at least 4 bytes)')
+  const salt = decodeBase64Strict(b64salt)
+  if (salt === null || salt.length < 8) throw new OptionsError('argon2Salt', 'must be the base64 of a salt of at least 8 bytes')
+  checkArgon2Params(params)
+  return { hash, salt, params }
+}
+
+/** True when the password hashes to the stored Argon2id hash (compared in constant time). */
+export async function argon2Verify (passwd: string, secret: Argon2Secret): Promise<boolean> {
+  const key = await argon2Raw(passwd, secret.salt, secret.hash.length, secret.params)
+  return safeEqual(key.toString('base64'), secret.hash.toString('base64'))
+}
+
+/** Base64 (standard alphabet, padding required) or null: `Buffer.from` alone accepts any garbage. */
+export function decodeBase64Strict (s: unknown): Buffer | null {
+  if (typeof s !== 'string' || s.length === 0 || s.length % 4 !== 0) return null
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(s)) return null
+  return Buffer.from(s, 'base64')
+}
+
+async function argon2Raw (passwd: string, salt: Buffer, hashLength: number, params: Argon2Params): Promise<Buffer> {
+  return argon2.hash(normalizeCredential(passwd), {
+    type: argon2.argon2id,
+    raw: true,
+    salt,
+    hashLength,
+    timeCost: params.timeCost ?? ARGON2_DEFAULTS.timeCost,
+    memoryCost: params.memoryCost ?? ARGON2_DEFAULTS.memoryCost,
+    parallelism: params.parallelism ?? ARGON2_DEFAULTS.parallelism
+  })
+}
+
+function checkArgon2Params (p: Argon2Params): void {
+  if (p === null || typeof p !== 'object') throw new OptionsError('argon2Params', 'must be an object')
+  const int = (v: unknown, min: number, name: string): void => {
+    if (v !== undefined && (!Number.isInteger(v) || (v as number) < min)) throw new OptionsError(`argon2Params.${name}`, `must be an integer >= ${min}`)
+  }
+  int(p.timeCost, 1, 'timeCost')
+  int(p.memoryCost, 8, 'memoryCost')
+  int(p.parallelism, 1, 'parallelism')
+}
+
+function checkPassword (passwd: unknown): asserts passwd is string {
+  if (typeof passwd !== 'string' || passwd === '') throw new OptionsError('passwd', 'must be a non-empty string')
+}

@@ -1,0 +1,173 @@
+import t from 'tap'
+import Fastify from 'fastify'
+import { listen } from '../helpers/client.js'
+import {
+  basicAuth, basicAuthPlugin, parseBasicCredentials, withArgon2Hash, withBcryptHash, withPrompt, withUserPasswd
+} from '../../plugins/toolkit/basic-auth.js'
+import { argon2Hash, bcryptHash } from '../../plugins/toolkit/password-hash.js'
+
+const b64 = (s: string | Buffer): string => Buffer.from(s).toString('base64')
+const basic = (user: string, passwd: string): string => `Basic ${b64(`${user}:${passwd}`)}`
+const UNI_USER = 'jürgen'
+const UNI_PASS = 'pässwörd✓:with:colons'
+
+t.test('basic auth variants over HTTP', async (t) => {
+  const bcrypt = await bcryptHash('bcrypt-secret', 4)
+  const argon = await argon2Hash('argon-secret')
+  const checked: string[] = []
+  const { app, base } = await listen(async (app) => {
+    const show = async (req: { basicAuthorized?: boolean, user?: unknown }): Promise<unknown> => ({ authorized: req.basicAuthorized ?? null, user: req.user ?? null })
+    app.get('/fixed', { onRequest: withUserPasswd('admin', 'admin-secret') }, show)
+    app.get('/uni', { onRequest: withUserPasswd(UNI_USER, UNI_PASS) }, show)
+    app.get('/prompt', { onRequest: withPrompt('admin', 'admin-secret', 'Gate house') }, show)
+    app.get('/bcrypt', { preHandler: withBcryptHash('admin', bcrypt) }, show)
+    app.get('/argon', { onRequest: withArgon2Hash('admin', argon.hash, argon.salt) }, show)
+    app.get('/checker', {
+      onRequest: basicAuth(async (user, passwd, req) => {
+        checked.push(`${user}:${passwd}:${req.method}`)
+        return user === 'bob' && passwd === 'pw' ? { ok: true, user: { name: 'bob', id: 'basic_bob' } } : false
+      })
+    }, show)
+  })
+  t.teardown(() => app.close())
+  const get = (path: string, authorization?: string): Promise<Response> =>
+    fetch(base + path, { headers: authorization === undefined ? {} : { authorization } })
+
+  let r = await get('/fixed')
+  t.equal(r.status, 401)
+  t.equal(r.headers.get('www-authenticate'), null, 'no prompt for the plain variant')
+  t.same(await r.json(), { error: 'unauthorized', details: 'basic auth credentials required' })
+
+  r = await get('/fixed', basic('admin', 'admin-secret'))
+  t.equal(r.status, 200)
+  t.same(await r.json(), { authorized: true, user: null })
+  r = await get('/fixed', `bAsIc   ${b64('admin:admin-secret')}`)
+  t.equal(r.status, 200, 'scheme is case-insensitive, extra spaces allowed')
+
+  for (const [user, pass] of [['admin', 'wrong'], ['root', 'admin-secret'], ['admin', 'admin-secret '], ['admin', '']]) {
+    r = await get('/fixed', basic(user!, pass!))
+    t.equal(r.status, 403, `${user}:${pass} refused`)
+    t.same(await r.json(), { error: 'forbidden', details: 'invalid credentials' })
+  }
+  r = await get('/fixed', basic('', 'admin-secret'))
+  t.equal(r.status, 403, 'empty user refused')
+
+  const malformed: Array<[string, RegExp]> = [
+    ['Basic !!!!', /not valid base64/],
+    [`Basic ${b64('admin:admin-secre').replace(/=+$/, '')}`, /not valid base64/], // padding missing
+    ['Basic YWRt aW4=', /not valid base64/],
+    ['Basic ', /not valid base64/],
+    ['Basic', /not valid base64/],
+    [`Basic ${b64('admin-no-colon')}`, /no colon/],
+    [`Basic ${b64(Buffer.from([0xff, 0xfe, 0x3a, 0x61]))}`, /not valid UTF-8/]
+  ]
+  for (const [header, re] of malformed) {
+    r = await get('/fixed', header)
+    t.equal(r.status, 401, `malformed: ${JSON.stringify(header)}`)
+    t.match((await r.json() as { details: string }).details, re)
+  }
+  for (const header of ['Bearer abc', 'Basicx YWJj', 'Digest username="a"']) {
+    r = await get('/fixed', header)
+    t.equal(r.status, 401, `other scheme: ${header}`)
+    t.equal((await r.json() as { details: string }).details, 'basic auth credentials required')
+  }
+
+  r = await get('/uni', basic(UNI_USER, UNI_PASS))
+  t.equal(r.status, 200, 'unicode credentials (UTF-8) and colons in the password')
+  r = await get('/uni', basic(UNI_USER.normalize('NFD'), UNI_PASS.normalize('NFD')))
+  t.equal(r.status, 200, 'decomposed form of the same characters is the same credential')
+  r = await get('/uni', `Basic ${Buffer.from(`${UNI_USER}:${UNI_PASS}`, 'latin1').toString('base64')}`)
+  t.equal(r.status, 401, 'latin1 bytes are not UTF-8')
+
+  r = await get('/prompt')
+  t.equal(r.status, 401)
+  t.equal(r.headers.get('www-authenticate'), 'Basic realm="Gate house", charset="UTF-8"')
+  r = await get('/prompt', basic('admin', 'nope'))
+  t.equal(r.status, 403)
+  r = await get('/prompt', basic('admin', 'admin-secret'))
+  t.equal(r.status, 200)
+
+  r = await get('/bcrypt', basic('admin', 'bcrypt-secret'))
+  t.equal(r.status, 200, 'bcrypt')
+  r = await get('/bcrypt', basic('admin', 'bcrypt-secreT'))
+  t.equal(r.status, 403)
+  r = await get('/bcrypt', basic('admin', 'bcrypt-secret' + 'x'.repeat(80)))
+  t.equal(r.status, 403, 'over-long password is not truncated into a match')
+  r = await get('/bcrypt', basic('other', 'bcrypt-secret'))
+  t.equal(r.status, 403)
+
+  r = await get('/argon', basic('admin', 'argon-secret'))
+  t.equal(r.status, 200, 'argon2id')
+  r = await get('/argon', basic('admin', 'argon-secreT'))
+  t.equal(r.status, 403)
+  r = await get('/argon')
+  t.equal(r.status, 401)
+
+  r = await get('/checker', basic('bob', 'pw'))
+  t.same(await r.json(), { authorized: true, user: { name: 'bob', id: 'basic_bob' } }, 'checker user lands in request.user')
+  r = await get('/checker', basic('bob', 'nope'))
+  t.equal(r.status, 403)
+  r = await get('/checker', basic('', 'pw'))
+  t.equal(r.status, 403)
+  t.same(checked, ['bob:pw:GET', 'bob:nope:GET'], 'checker never sees an empty user')
+})
+
+t.test('plugin form is scoped and validates its options', async (t) => {
+  const { app, base } = await listen(async (app) => {
+    await app.register(async (scope) => {
+      await scope.register(basicAuthPlugin, { user: 'admin', passwd: 'pw', realm: 'admin area' })
+      scope.get('/inside', async (req) => ({ authorized: req.basicAuthorized }))
+    })
+    app.get('/outside', async (req) => ({ authorized: req.basicAuthorized ?? null }))
+  })
+  t.teardown(() => app.close())
+  let r = await fetch(`${base}/inside`)
+  t.equal(r.status, 401)
+  t.equal(r.headers.get('www-authenticate'), 'Basic realm="admin area", charset="UTF-8"')
+  r = await fetch(`${base}/inside`, { headers: { authorization: basic('admin', 'pw') } })
+  t.same(await r.json(), { authorized: true })
+  r = await fetch(`${base}/outside`)
+  t.same(await r.json(), { authorized: null })
+
+  const bad: Array<[object, RegExp]> = [
+    [{}, /exactly one of/],
+    [{ user: 'a', passwd: 'b', bcryptHash: '$2b$04$' + 'a'.repeat(53) }, /exactly one of/],
+    [{ user: '', passwd: 'b' }, /option "user"/],
+    [{ user: 'a:b', passwd: 'b' }, /option "user"/],
+    [{ user: 'a', passwd: '' }, /option "passwd"/],
+    [{ user: 'a', bcryptHash: 'plain' }, /option "bcryptHash" is not a bcrypt hash/],
+    [{ user: 'a', argon2Hash: 'not base64!', argon2Salt: b64('saltsalt') }, /option "argon2Hash"/],
+    [{ user: 'a', argon2Hash: b64('hashhashhash'), argon2Salt: b64('short') }, /option "argon2Salt"/],
+    [{ user: 'a', argon2Hash: b64('hashhashhash'), argon2Salt: b64('saltsalt'), argon2Params: { memoryCost: 1 } }, /argon2Params.memoryCost/],
+    [{ checker: 'yes' }, /option "checker" must be a function/],
+    [{ user: 'a', passwd: 'b', realm: 'say "hi"' }, /option "realm"/],
+    [{ user: 'a', passwd: 'b', stage: 'onSend' }, /option "stage"/]
+  ]
+  for (const [opts, re] of bad) {
+    const a = Fastify()
+    a.register(basicAuthPlugin, opts)
+    await t.rejects(async () => { await a.ready() }, re, JSON.stringify(opts))
+    await a.close()
+  }
+  t.throws(() => basicAuth(null as never), /option "checker"/)
+  t.throws(() => withPrompt('a', 'b', ''), /option "realm"/)
+})
+
+t.test('hash generators', async (t) => {
+  await t.rejects(bcryptHash(''), /option "passwd"/)
+  await t.rejects(bcryptHash('x'.repeat(73)), /longer than bcrypt's 72 bytes/)
+  await t.rejects(bcryptHash('ok', 3), /option "cost"/)
+  t.match(await bcryptHash('ok', 4), /^\$2b\$04\$/)
+  const a = await argon2Hash('pw', { memoryCost: 1024 })
+  t.equal(Buffer.from(a.hash, 'base64').length, 32)
+  t.equal(Buffer.from(a.salt, 'base64').length, 16)
+  const b = await argon2Hash('pw', { memoryCost: 1024 })
+  t.not(a.salt, b.salt, 'fresh salt each time')
+  await t.rejects(argon2Hash(''), /option "passwd"/)
+})
+
+t.test('parseBasicCredentials', async (t) => {
+  t.same(parseBasicCredentials(undefined), { status: 'missing' })
+  t.same(parseBasicCredentials(`Basic ${b64('u:')}`), { status: 'ok', user: 'u', passwd: '' })
+  t.same(parseBasicCredentials(`Basic ${b64(':p')}`), { status: 'ok', user: '', passwd: 'p' })
+})
