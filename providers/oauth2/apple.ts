@@ -1,0 +1,129 @@
+/**
+ * Sign in with Apple on the OAuth2 engine.
+ *
+ * - The client secret is an ES256 JWT signed with the developer's private key (header `kid` = keyId; claims
+ *   iss = teamId, sub = clientId, aud = https://appleid.apple.com), made fresh for each code exchange.
+ * - With a scope requested, Apple answers by `form_post`: the callback is a cross-site POST of a form
+ *   (`code`, `state`, and at first sign-up only `user`, a JSON with the name).
+ * - Apple has no userinfo endpoint: the user id is the verified ID token's `sub` (nonce, iss, aud, exp checked
+ *   against Apple's JWKS); the name comes from `user` at first sign-up only, `noname_…` afterwards.
+ */
+import { readFile } from 'node:fs/promises'
+import type { KeyObject, webcrypto } from 'node:crypto'
+import { importPKCS8, SignJWT } from 'jose'
+import type { AuthProvider, GatehouseAuth } from '../../plugins/core/types.js'
+import { addOAuth2Engine, type MapUserFn } from './engine.js'
+import { idAt, text } from './fields.js'
+import type { StateStoreOption } from '../../plugins/state-store/resolve.js'
+
+/** A private key: PKCS#8 PEM text (Apple's `.p8` file) or an imported key. */
+export type ApplePrivateKey = string | webcrypto.CryptoKey | KeyObject
+/** Loads the private key; called once, at registration. */
+export type AppleKeyLoader = () => Promise<ApplePrivateKey>
+
+/** Apple sign-in configuration. */
+export interface AppleConfig {
+  /** Services ID (web) or App ID used for sign-in; the ID token's `aud`. */
+  clientId: string
+  /** Developer team id: `iss` of the client secret. */
+  teamId: string
+  /** Id of the private key: `kid` of the client secret. */
+  keyId: string
+  /** `form_post` (default; required by Apple when scopes are requested) or `query` (no scopes). */
+  responseMode?: 'form_post' | 'query'
+  /** Scopes. Default `['name']` (email is not needed to sign in). */
+  scopes?: string[]
+  /** Authorization endpoint. Default `https://appleid.apple.com/auth/authorize`. */
+  authURL?: string
+  /** Token endpoint. Default `https://appleid.apple.com/auth/token`. */
+  tokenURL?: string
+  /** Apple's JWKS. Default `https://appleid.apple.com/auth/keys`. */
+  jwksURL?: string
+  /** Expected ID-token `iss`, also the client secret's `aud`. Default `https://appleid.apple.com`. */
+  issuer?: string
+  /** Deadline of each call to Apple, ms. Default 10 000. */
+  timeoutMs?: number
+  /** Lifetime of the login handshake, ms. Default 10 minutes. */
+  handshakeTtlMs?: number
+  /** Where used login states are remembered (StateStore or `redis://` address). Default: root `stateStore`, else memory. */
+  stateStore?: StateStoreOption
+}
+
+const APPLE = 'https://appleid.apple.com'
+/** Lifetime of one client secret; it is made per exchange, so a few minutes is plenty (Apple allows 6 months). */
+const CLIENT_SECRET_TTL = '5m'
+
+/** The built-in key loader: reads a PKCS#8 PEM file (Apple's `AuthKey_<keyId>.p8`). */
+export function appleKeyFromFile (path: string): AppleKeyLoader {
+  return async () => readFile(path, 'utf8')
+}
+
+/**
+ * Registers Apple sign-in at `{authPrefix}/apple/…`. Loads the key now; rejects with a clear error when the
+ * loader fails or the key is not an ES256 (P-256) private key.
+ */
+export async function addAppleProvider (auth: GatehouseAuth, config: AppleConfig, keyLoader: AppleKeyLoader): Promise<AuthProvider> {
+  const fail = (why: string): never => { throw new Error(`fastify-gatehouse: apple provider: ${why}`) }
+  if (config === null || typeof config !== 'object') fail('config {clientId, teamId, keyId} is required')
+  for (const k of ['clientId', 'teamId', 'keyId'] as const) if (typeof config[k] !== 'string' || config[k] === '') fail(`config.${k} is required`)
+  if (typeof keyLoader !== 'function') fail('a private key loader is required (e.g. appleKeyFromFile(path))')
+  const responseMode = config.responseMode ?? 'form_post'
+  if (responseMode !== 'form_post' && responseMode !== 'query') fail('config.responseMode must be "form_post" or "query"')
+  const scopes = config.scopes ?? ['name']
+  if (responseMode === 'query' && scopes.length > 0) fail('Apple requires responseMode "form_post" when scopes are requested')
+
+  let loaded: ApplePrivateKey
+  try {
+    loaded = await keyLoader()
+  } catch (err) {
+    return fail(`the private key could not be loaded: ${(err as Error)?.message ?? String(err)}`)
+  }
+  let key: webcrypto.CryptoKey | KeyObject
+  try {
+    key = typeof loaded === 'string' ? await importPKCS8(loaded, 'ES256') : loaded
+  } catch (err) {
+    return fail(`the private key is not a PKCS#8 P-256 key: ${(err as Error).message}`)
+  }
+  const issuer = config.issuer ?? APPLE
+  const makeSecret = (): Promise<string> => new SignJWT({})
+    .setProtectedHeader({ alg: 'ES256', kid: config.keyId })
+    .setIssuer(config.teamId)
+    .setSubject(config.clientId)
+    .setAudience(issuer)
+    .setIssuedAt()
+    .setExpirationTime(CLIENT_SECRET_TTL)
+    .sign(key)
+  // Sign once now, so a key of the wrong type fails registration, not the first login.
+  try { await makeSecret() } catch (err) { fail(`the private key cannot sign ES256: ${(err as Error).message}`) }
+
+  return addOAuth2Engine(auth, {
+    name: 'apple',
+    cid: config.clientId,
+    csecret: makeSecret,
+    authURL: config.authURL ?? `${APPLE}/auth/authorize`,
+    tokenURL: config.tokenURL ?? `${APPLE}/auth/token`,
+    scopes,
+    pkce: false, // not documented by Apple
+    tokenAuth: 'post',
+    responseMode,
+    oidc: { issuer, jwksURL: config.jwksURL ?? `${APPLE}/auth/keys` },
+    mapUser: mapAppleUser,
+    timeoutMs: config.timeoutMs,
+    handshakeTtlMs: config.handshakeTtlMs,
+    stateStore: config.stateStore
+  })
+}
+
+/** `sub` from the verified ID token; the name from the first sign-up's `user` form field when present. */
+const mapAppleUser: MapUserFn = (claims, _raw, ctx) => ({ id: idAt(claims, 'sub'), name: nameFromUserField(ctx.form?.user) })
+
+function nameFromUserField (field: string | undefined): string | undefined {
+  if (field === undefined) return undefined
+  try {
+    const v = JSON.parse(field) as { name?: { firstName?: unknown; lastName?: unknown } }
+    const parts = [text(v?.name?.firstName), text(v?.name?.lastName)].filter((p) => p !== undefined)
+    return parts.length > 0 ? parts.join(' ') : undefined
+  } catch {
+    return undefined // the field is unsigned browser input; a broken one only costs the display name
+  }
+}

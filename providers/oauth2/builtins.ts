@@ -1,0 +1,207 @@
+/**
+ * The nine built-in OAuth2 providers: each is data (endpoints as its provider documents them, minimal scopes,
+ * whether it takes PKCE, how the client authenticates) plus a mapping from its documented user document to a
+ * user. Everything runs on the one engine. Every endpoint is overridable (tests, self-hosted variants such as
+ * GitHub Enterprise, other API versions).
+ */
+import type { AuthProvider, GatehouseAuth } from '../../plugins/core/types.js'
+import { addOAuth2Engine, type MapUserFn, type OAuth2ProviderConfig, type OidcSettings } from './engine.js'
+import { idAt, objectAt, text } from './fields.js'
+import type { StateStoreOption } from '../../plugins/state-store/resolve.js'
+
+/** Endpoint and behaviour overrides of a built-in provider. */
+export interface OAuth2Overrides {
+  /** Authorization endpoint. */
+  authURL?: string
+  /** Token endpoint. */
+  tokenURL?: string
+  /** Userinfo endpoint. */
+  infoURL?: string
+  /** JWKS of an OIDC provider (google, microsoft). */
+  jwksURL?: string
+  /** Expected ID-token issuer of an OIDC provider; `{tenantid}` is replaced by the token's `tid`. */
+  issuer?: string | string[]
+  /** Replaces the minimal scopes. */
+  scopes?: string[]
+  /** Deadline of each call to the provider, ms. Default 10 000. */
+  timeoutMs?: number
+  /** Lifetime of the login handshake, ms. Default 10 minutes. */
+  handshakeTtlMs?: number
+  /** Where used login states are remembered (StateStore or `redis://` address). Default: root `stateStore`, else memory. */
+  stateStore?: StateStoreOption
+}
+
+type BuiltinSpec = Omit<OAuth2ProviderConfig, 'name' | 'cid' | 'csecret' | 'timeoutMs' | 'handshakeTtlMs'>
+
+const github: BuiltinSpec = {
+  authURL: 'https://github.com/login/oauth/authorize',
+  tokenURL: 'https://github.com/login/oauth/access_token',
+  infoURL: 'https://api.github.com/user',
+  scopes: [], // public profile needs no scope
+  pkce: true,
+  tokenAuth: 'post',
+  mapUser: (d) => ({ id: idAt(d, 'id'), name: text(d.name) ?? text(d.login), picture: text(d.avatar_url) })
+}
+
+const google: BuiltinSpec = {
+  authURL: 'https://accounts.google.com/o/oauth2/v2/auth',
+  tokenURL: 'https://oauth2.googleapis.com/token',
+  infoURL: 'https://openidconnect.googleapis.com/v1/userinfo',
+  scopes: ['openid', 'profile'],
+  pkce: true,
+  tokenAuth: 'post',
+  oidc: { issuer: ['https://accounts.google.com', 'accounts.google.com'], jwksURL: 'https://www.googleapis.com/oauth2/v3/certs' },
+  mapUser: (d) => ({ id: idAt(d, 'sub'), name: text(d.name) ?? text(d.given_name), picture: text(d.picture) })
+}
+
+const facebook: BuiltinSpec = {
+  authURL: 'https://www.facebook.com/v21.0/dialog/oauth',
+  tokenURL: 'https://graph.facebook.com/v21.0/oauth/access_token',
+  infoURL: 'https://graph.facebook.com/v21.0/me?fields=id,name,picture',
+  scopes: ['public_profile'],
+  pkce: true,
+  tokenAuth: 'post',
+  mapUser: (d) => {
+    // `picture` is `{data: {url, is_silhouette}}`; the grey silhouette is left to the identicon fallback.
+    const pic = d.picture === undefined ? undefined : objectAt(objectAt(d, 'picture'), 'data')
+    return { id: idAt(d, 'id'), name: text(d.name), picture: pic !== undefined && pic.is_silhouette !== true ? text(pic.url) : undefined }
+  }
+}
+
+const microsoft: BuiltinSpec = {
+  authURL: 'https://login.microsoftonline.com/common/oauth2/v2.0/authorize',
+  tokenURL: 'https://login.microsoftonline.com/common/oauth2/v2.0/token',
+  infoURL: 'https://graph.microsoft.com/oidc/userinfo',
+  scopes: ['openid', 'profile'],
+  pkce: true,
+  tokenAuth: 'post',
+  oidc: { issuer: 'https://login.microsoftonline.com/{tenantid}/v2.0', jwksURL: 'https://login.microsoftonline.com/common/discovery/v2.0/keys' },
+  // Its `picture` link needs the access token, so the avatar proxy could not fetch it: identicon instead.
+  mapUser: (d) => ({ id: idAt(d, 'sub'), name: text(d.name) ?? [text(d.given_name), text(d.family_name)].filter(Boolean).join(' ') })
+}
+
+const yandex: BuiltinSpec = {
+  authURL: 'https://oauth.yandex.com/authorize',
+  tokenURL: 'https://oauth.yandex.com/token',
+  infoURL: 'https://login.yandex.ru/info?format=json',
+  infoAuthScheme: 'OAuth',
+  scopes: ['login:info', 'login:avatar'],
+  pkce: true,
+  tokenAuth: 'post',
+  mapUser: (d) => {
+    const avatar = d.is_avatar_empty === true ? undefined : text(d.default_avatar_id)
+    return {
+      id: idAt(d, 'id'),
+      name: text(d.display_name) ?? text(d.real_name) ?? text(d.login),
+      picture: avatar === undefined ? undefined : `https://avatars.yandex.net/get-yapic/${encodeURIComponent(avatar)}/islands-200`
+    }
+  }
+}
+
+const battlenet: BuiltinSpec = {
+  authURL: 'https://oauth.battle.net/authorize',
+  tokenURL: 'https://oauth.battle.net/token',
+  infoURL: 'https://oauth.battle.net/userinfo',
+  scopes: [], // userinfo (id, battletag) needs no scope; Battle.net has no avatar
+  pkce: false,
+  tokenAuth: 'basic',
+  mapUser: (d) => ({ id: idAt(d, d.id !== undefined ? 'id' : 'sub'), name: text(d.battletag) })
+}
+
+const patreon: BuiltinSpec = {
+  authURL: 'https://www.patreon.com/oauth2/authorize',
+  tokenURL: 'https://www.patreon.com/api/oauth2/token',
+  infoURL: 'https://www.patreon.com/api/oauth2/v2/identity?fields%5Buser%5D=full_name,image_url',
+  scopes: ['identity'],
+  pkce: false,
+  tokenAuth: 'post',
+  mapUser: (d) => {
+    // JSON:API document: `{data: {id, type: "user", attributes: {full_name, image_url}}}`.
+    const data = objectAt(d, 'data')
+    const attrs = data.attributes === undefined ? {} : objectAt(data, 'attributes')
+    return { id: idAt(data, 'id'), name: text(attrs.full_name), picture: text(attrs.image_url) }
+  }
+}
+
+const discord: BuiltinSpec = {
+  authURL: 'https://discord.com/oauth2/authorize',
+  tokenURL: 'https://discord.com/api/oauth2/token',
+  infoURL: 'https://discord.com/api/users/@me',
+  scopes: ['identify'],
+  pkce: false,
+  tokenAuth: 'post',
+  mapUser: (d) => {
+    const id = idAt(d, 'id')
+    const hash = text(d.avatar)
+    return {
+      id,
+      name: text(d.global_name) ?? text(d.username),
+      picture: hash === undefined ? undefined : `https://cdn.discordapp.com/avatars/${encodeURIComponent(id)}/${encodeURIComponent(hash)}.png`
+    }
+  }
+}
+
+const twitter: BuiltinSpec = {
+  authURL: 'https://x.com/i/oauth2/authorize',
+  tokenURL: 'https://api.x.com/2/oauth2/token',
+  infoURL: 'https://api.x.com/2/users/me?user.fields=profile_image_url',
+  scopes: ['users.read', 'tweet.read'], // users.read requires tweet.read
+  pkce: true, // required by X
+  tokenAuth: 'basic', // X's confidential clients authenticate with HTTP Basic
+  mapUser: (d) => {
+    const data = objectAt(d, 'data')
+    return { id: idAt(data, 'id'), name: text(data.name) ?? text(data.username), picture: text(data.profile_image_url) }
+  }
+}
+
+const BUILTINS: Record<string, BuiltinSpec> = { github, google, facebook, microsoft, yandex, battlenet, patreon, discord, twitter }
+
+/** Names of the built-in OAuth2 providers registered by `addOAuth2Provider`. */
+export const OAUTH2_BUILTIN_NAMES: readonly string[] = Object.freeze(Object.keys(BUILTINS))
+
+/**
+ * Every name a custom provider may not take: the OAuth2 built-ins, the other built-in login methods of
+ * SPEC §3 (apple, telegram) and the dev provider.
+ */
+export const RESERVED_PROVIDER_NAMES: readonly string[] = Object.freeze([...OAUTH2_BUILTIN_NAMES, 'apple', 'telegram', 'dev'])
+
+/**
+ * Registers a built-in OAuth2 provider under its own name (`{authPrefix}/<name>/login|callback|logout`).
+ * Throws for an unknown name, a missing client id/secret or a bad override.
+ */
+export function addOAuth2Provider (auth: GatehouseAuth, name: string, cid: string, csecret: string, overrides: OAuth2Overrides = {}): AuthProvider {
+  const spec = Object.hasOwn(BUILTINS, name) ? BUILTINS[name] : undefined
+  if (spec === undefined) {
+    throw new Error(`fastify-gatehouse: unknown OAuth2 provider "${String(name)}"; built-ins are ${OAUTH2_BUILTIN_NAMES.join(', ')} (use addCustomProvider for others)`)
+  }
+  if (typeof csecret !== 'string' || csecret === '') throw new Error(`fastify-gatehouse: OAuth2 provider "${name}": client secret is required`)
+  return addOAuth2Engine(auth, builtinConfig(name, spec, cid, csecret, overrides))
+}
+
+function builtinConfig (name: string, spec: BuiltinSpec, cid: string, csecret: string, o: OAuth2Overrides): OAuth2ProviderConfig {
+  if (o === null || typeof o !== 'object') throw new Error(`fastify-gatehouse: OAuth2 provider "${name}": overrides must be an object`)
+  const known = ['authURL', 'tokenURL', 'infoURL', 'jwksURL', 'issuer', 'scopes', 'timeoutMs', 'handshakeTtlMs', 'stateStore']
+  for (const k of Object.keys(o)) if (!known.includes(k)) throw new Error(`fastify-gatehouse: OAuth2 provider "${name}": unknown override "${k}"`)
+  if ((o.jwksURL !== undefined || o.issuer !== undefined) && spec.oidc === undefined) {
+    throw new Error(`fastify-gatehouse: OAuth2 provider "${name}": jwksURL/issuer apply only to OpenID Connect providers (google, microsoft)`)
+  }
+  const oidc: OidcSettings | undefined = spec.oidc === undefined
+    ? undefined
+    : { issuer: o.issuer ?? spec.oidc.issuer, jwksURL: o.jwksURL ?? spec.oidc.jwksURL }
+  return {
+    ...spec,
+    name,
+    cid,
+    csecret,
+    authURL: o.authURL ?? spec.authURL,
+    tokenURL: o.tokenURL ?? spec.tokenURL,
+    infoURL: o.infoURL ?? spec.infoURL,
+    scopes: o.scopes ?? spec.scopes,
+    oidc,
+    timeoutMs: o.timeoutMs,
+    handshakeTtlMs: o.handshakeTtlMs,
+    stateStore: o.stateStore
+  }
+}
+
+export type { MapUserFn }

@@ -1,0 +1,334 @@
+/**
+ * The one OAuth2 engine every OAuth2 provider (built-in, custom, OIDC, Apple, dev) is configured on.
+ *
+ * Why our own thin layer over `fetch` and not @fastify/oauth2: that plugin registers its own start route and
+ * cookies (shared names, no Path) outside our provider interface, turns a state mismatch into a plain Error
+ * (a 500), has no OIDC nonce or ID-token verification, no `form_post` callback (Apple), and no per-call deadline
+ * we control. The protocol part we need is small (one redirect, one form POST, one GET), so owning it keeps
+ * every failure a clear JSON error and every security check in one readable place.
+ *
+ * Routes (mounted by the core's `addCustomHandler` at `{authPrefix}/<name>/…`):
+ * - `login?site=&from=&session=`: handshake cookie + redirect to the provider (state, PKCE S256, nonce).
+ * - `callback`: state check, code exchange, ID-token verification (OIDC), userinfo, mapping, session.
+ * - `logout`: clears the session cookies.
+ */
+import { createHash } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { JWTPayload } from 'jose'
+import type { AuthProvider, GatehouseAuth } from '../../plugins/core/types.js'
+import { userId, type UserData } from '../../plugins/core/user.js'
+import { HttpError } from '../../plugins/shared/errors.js'
+import { callProvider, DEFAULT_TIMEOUT_MS, excerpt, jsonObject, type UpstreamAnswer } from './upstream.js'
+import {
+  clearHandshake, DEFAULT_HANDSHAKE_TTL_MS, handshakeCookie, randomToken, setHandshake, takeHandshake, type Handshake
+} from './handshake.js'
+import { resolveStateStore, type StateStoreOption } from '../../plugins/state-store/resolve.js'
+import type { StateStore } from '../../plugins/state-store/types.js'
+import { idTokenVerifier, type OidcSettings } from './idtoken.js'
+
+export type { OidcSettings }
+
+/** What a mapping function returns. `id` is the provider's own user id; the engine hashes it (SPEC §2). */
+export interface MappedUser {
+  id: string | number
+  /** Display name; `noname_<8 hex>` when empty. */
+  name?: string | undefined
+  /** The provider's picture link, handed to the avatar proxy. */
+  picture?: string | undefined
+  email?: string | undefined
+  attrs?: Record<string, unknown> | undefined
+  role?: string | undefined
+}
+
+/** Everything a mapping function may look at besides the userinfo document. */
+export interface MapContext {
+  provider: string
+  /** Verified ID-token claims (OIDC providers only). */
+  idToken?: JWTPayload | undefined
+  /** Fields of a `form_post` callback (Apple's `user`). */
+  form?: Record<string, string> | undefined
+  /** The token endpoint's answer (its access token included: do not log it). */
+  tokenResponse: Record<string, unknown>
+}
+
+/**
+ * Converts the userinfo document (parsed JSON object and raw bytes) into a user. For OIDC providers without a
+ * userinfo URL, `data` is the verified ID-token claims. Throwing means "malformed userinfo" (502).
+ */
+export type MapUserFn = (data: Record<string, unknown>, raw: Buffer, ctx: MapContext) => MappedUser | Promise<MappedUser>
+
+/** Full configuration of one OAuth2 provider on the engine. */
+export interface OAuth2ProviderConfig {
+  /** Route name: `{authPrefix}/<name>/…`; letters, digits, `_` and `-`. */
+  name: string
+  /** Client id. */
+  cid: string
+  /** Client secret, or a function making one per exchange (Apple's signed JWT). */
+  csecret: string | (() => Promise<string>)
+  /** Authorization endpoint. */
+  authURL: string
+  /** Token endpoint. */
+  tokenURL: string
+  /** Userinfo endpoint; optional for OIDC providers (the ID token's claims are used instead). */
+  infoURL?: string | undefined
+  /** Authorization scheme of the userinfo request. Default `Bearer` (Yandex documents `OAuth`). */
+  infoAuthScheme?: string | undefined
+  /** Minimal scopes, joined by a space. */
+  scopes: string[]
+  /** Send PKCE S256 (every provider that documents it, and custom ones by default). */
+  pkce: boolean
+  /** How the client authenticates at the token endpoint: HTTP Basic (RFC 6749 §2.3.1) or form fields. */
+  tokenAuth: 'basic' | 'post'
+  /** Extra authorization-request parameters. */
+  authParams?: Record<string, string> | undefined
+  /** `form_post`: the callback arrives as a POSTed form (Apple). Default `query`. */
+  responseMode?: 'query' | 'form_post' | undefined
+  /** OIDC: nonce + ID-token verification. */
+  oidc?: OidcSettings | undefined
+  mapUser: MapUserFn
+  /** Deadline of each call to the provider, ms. Default 10 s. */
+  timeoutMs?: number | undefined
+  /** Lifetime of the login handshake, ms. Default 10 min. */
+  handshakeTtlMs?: number | undefined
+  /**
+   * Where used `state` values are remembered: a StateStore or a `redis://` address (share one between
+   * instances behind one URL). Default: the root option `stateStore`, else the app's in-memory store.
+   */
+  stateStore?: StateStoreOption | undefined
+}
+
+const NAME_RE = /^[A-Za-z0-9_-]{1,64}$/
+
+/** Builds the provider and mounts it through the core. Throws at registration on a bad configuration. */
+export function addOAuth2Engine (auth: GatehouseAuth, cfg: OAuth2ProviderConfig): AuthProvider {
+  const provider = createOAuth2Provider(auth, cfg)
+  auth.addCustomHandler(provider)
+  return provider
+}
+
+/** Builds the provider (not mounted). Validates the configuration, naming the bad field. */
+export function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2ProviderConfig): AuthProvider {
+  validateConfig(cfg)
+  const name = cfg.name
+  const timeoutMs = cfg.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  const ttlMs = cfg.handshakeTtlMs ?? DEFAULT_HANDSHAKE_TTL_MS
+  const formPost = cfg.responseMode === 'form_post'
+  const cookie = handshakeCookie(auth, name, formPost)
+  const redirectURI = `${auth.options.url}${auth.options.authPrefix}/${name}/callback`
+  // Resolved now, while the app is still booting: the store registers its own onClose hook.
+  const usedStates: StateStore = resolveStateStore(auth, cfg.stateStore)
+  const verifyIdToken = cfg.oidc === undefined ? undefined : idTokenVerifier(cfg.oidc, cfg.cid, timeoutMs)
+
+  async function login (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const q = (request.query ?? {}) as Record<string, unknown>
+    const from = param(q, 'from', 2048)
+    const site = param(q, 'site', 256)
+    const session = param(q, 'session', 8)
+    const hs: Handshake = { p: name, st: randomToken() }
+    if (cfg.pkce) hs.cv = randomToken()
+    if (cfg.oidc !== undefined) hs.n = randomToken()
+    // A `from` that may not be followed is dropped here already, so it never travels through the provider.
+    const safeFrom = from === undefined ? undefined : auth.safeRedirect(from)
+    if (safeFrom !== undefined) hs.from = safeFrom
+    if (site !== undefined && site !== '') hs.site = site
+    if (session === '1' || session === 'true') hs.sess = true
+    await setHandshake(auth, reply, cookie, hs, ttlMs)
+
+    const target = new URL(cfg.authURL)
+    const sp = target.searchParams
+    sp.set('response_type', 'code')
+    sp.set('client_id', cfg.cid)
+    sp.set('redirect_uri', redirectURI)
+    if (cfg.scopes.length > 0) sp.set('scope', cfg.scopes.join(' '))
+    sp.set('state', hs.st)
+    if (hs.cv !== undefined) {
+      sp.set('code_challenge', createHash('sha256').update(hs.cv).digest('base64url'))
+      sp.set('code_challenge_method', 'S256')
+    }
+    if (hs.n !== undefined) sp.set('nonce', hs.n)
+    if (formPost) sp.set('response_mode', 'form_post')
+    for (const [k, v] of Object.entries(cfg.authParams ?? {})) sp.set(k, v)
+    return reply.code(302).header('location', target.href).send()
+  }
+
+  async function callback (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    // Every callback, good or bad, ends the handshake in this browser.
+    clearHandshake(auth, reply, cookie)
+    const params = callbackParams(request, formPost)
+    const error = param(params, 'error', 256)
+    if (error !== undefined) {
+      if (error === 'access_denied') throw new HttpError(403, 'access denied', 'the user declined the login at the provider')
+      throw new HttpError(400, 'provider refused the login', excerpt(error))
+    }
+    const hs = await takeHandshake(auth, request, cookie, name, param(params, 'state', 512), usedStates)
+    const code = param(params, 'code', 4096)
+    if (code === undefined || code === '') throw new HttpError(400, 'missing code', 'the provider did not return an authorization code')
+
+    const tokenResponse = await exchangeCode(code, hs.cv)
+    const accessToken = tokenResponse.access_token as string
+    let idToken: JWTPayload | undefined
+    if (verifyIdToken !== undefined) {
+      if (typeof tokenResponse.id_token !== 'string') throw new HttpError(502, 'token endpoint answered garbage', 'no id_token from an OpenID Connect provider')
+      idToken = await verifyIdToken(tokenResponse.id_token, hs.n)
+    }
+
+    let data: Record<string, unknown>
+    let raw: Buffer
+    if (cfg.infoURL !== undefined) {
+      ({ data, raw } = await fetchUserinfo(accessToken))
+      // OIDC Core §5.3.2: userinfo must be about the ID token's subject.
+      if (idToken !== undefined && data.sub !== undefined && data.sub !== idToken.sub) {
+        throw new HttpError(502, 'userinfo malformed', 'userinfo subject differs from the id token subject')
+      }
+    } else {
+      data = { ...(idToken ?? {}) }
+      raw = Buffer.from(JSON.stringify(data))
+    }
+    const form = formPost ? stringFields(request.body) : undefined
+    let mapped: MappedUser
+    try {
+      mapped = await cfg.mapUser(data, raw, { provider: name, idToken, form, tokenResponse })
+    } catch (err) {
+      throw new HttpError(502, 'userinfo malformed', excerpt((err as Error).message ?? err))
+    }
+    const user = toUserData(name, mapped)
+    return auth.completeLogin(request, reply, {
+      user,
+      aud: hs.site,
+      from: hs.from,
+      sessionOnly: hs.sess === true,
+      avatar: typeof mapped.picture === 'string' && mapped.picture !== '' ? { url: mapped.picture } : undefined
+    })
+  }
+
+  async function logout (_request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    auth.tokens.reset(reply)
+    return reply.send({ status: 'logged out' })
+  }
+
+  async function exchangeCode (code: string, verifier: string | undefined): Promise<Record<string, unknown>> {
+    const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectURI })
+    if (verifier !== undefined) form.set('code_verifier', verifier)
+    const secret = typeof cfg.csecret === 'function' ? await cfg.csecret() : cfg.csecret
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }
+    if (cfg.tokenAuth === 'basic') {
+      headers.authorization = `Basic ${Buffer.from(`${formEncode(cfg.cid)}:${formEncode(secret)}`).toString('base64')}`
+    } else {
+      form.set('client_id', cfg.cid)
+      form.set('client_secret', secret)
+    }
+    const ans = await callProvider(cfg.tokenURL, { method: 'POST', headers, body: form.toString() }, 'token endpoint', timeoutMs)
+    if (ans.status >= 500) throw new HttpError(502, 'token endpoint failed', `status ${ans.status}`)
+    const body = tokenBody(ans)
+    if (body === undefined) throw new HttpError(502, 'token endpoint answered garbage', `status ${ans.status}, ${excerpt(ans.contentType, 60) || 'no content type'}`)
+    if (typeof body.error === 'string') {
+      // An expired, reused or forged code is the caller's problem; anything else (bad client) is ours.
+      if (body.error === 'invalid_grant' || body.error === 'bad_verification_code') throw new HttpError(400, 'authorization code rejected', excerpt(body.error))
+      throw new HttpError(502, 'token endpoint refused the exchange', excerpt(body.error))
+    }
+    if (ans.status < 200 || ans.status > 299) throw new HttpError(502, 'token endpoint failed', `status ${ans.status}`)
+    if (typeof body.access_token !== 'string' || body.access_token === '') throw new HttpError(502, 'token endpoint answered garbage', 'no access_token')
+    return body
+  }
+
+  async function fetchUserinfo (accessToken: string): Promise<{ data: Record<string, unknown>; raw: Buffer }> {
+    const ans = await callProvider(cfg.infoURL!, {
+      method: 'GET',
+      headers: { authorization: `${cfg.infoAuthScheme ?? 'Bearer'} ${accessToken}`, accept: 'application/json' }
+    }, 'userinfo endpoint', timeoutMs)
+    if (ans.status < 200 || ans.status > 299) throw new HttpError(502, 'userinfo request failed', `status ${ans.status}`)
+    const data = jsonObject(ans.body)
+    if (data === undefined) throw new HttpError(502, 'userinfo malformed', 'not a JSON object')
+    return { data, raw: ans.body }
+  }
+
+  return { name, login, callback, logout }
+}
+
+/** Token answers are JSON; GitHub answers form-encoded when a client forgets `Accept`, so take both. */
+function tokenBody (ans: UpstreamAnswer): Record<string, unknown> | undefined {
+  if (ans.contentType.includes('application/x-www-form-urlencoded')) {
+    const out = Object.fromEntries(new URLSearchParams(ans.body.toString('utf8')))
+    return Object.keys(out).length > 0 ? out : undefined
+  }
+  return jsonObject(ans.body)
+}
+
+/** The callback parameters: the query, or the POSTed form for `form_post` (and only there). */
+function callbackParams (request: FastifyRequest, formPost: boolean): Record<string, unknown> {
+  const src = formPost ? (request.method === 'POST' ? request.body : undefined) : request.query
+  return src !== null && typeof src === 'object' ? src as Record<string, unknown> : {}
+}
+
+/** A single string parameter; repeated or oversized ones are a 400. */
+function param (params: Record<string, unknown>, key: string, maxLen: number): string | undefined {
+  const v = params[key]
+  if (v === undefined) return undefined
+  if (typeof v !== 'string') throw new HttpError(400, `malformed parameter ${key}`, 'expected a single value')
+  if (v.length > maxLen) throw new HttpError(400, `malformed parameter ${key}`, `longer than ${maxLen} characters`)
+  return v
+}
+
+function stringFields (body: unknown): Record<string, string> {
+  const out: Record<string, string> = {}
+  if (body === null || typeof body !== 'object') return out
+  for (const [k, v] of Object.entries(body)) if (typeof v === 'string') out[k] = v
+  return out
+}
+
+/** RFC 6749 §2.3.1: client id and secret are form-encoded before Basic encoding. */
+function formEncode (s: string): string {
+  return encodeURIComponent(s).replace(/%20/g, '+')
+}
+
+/** The session's user: hashed id (SPEC §2), a name that is never empty, optional extras of the right type. */
+export function toUserData (provider: string, mapped: MappedUser): UserData {
+  const raw = mapped?.id
+  const rawId = typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : raw
+  if (typeof rawId !== 'string' || rawId === '') throw new HttpError(502, 'userinfo malformed', 'no user id')
+  const id = userId(provider, rawId)
+  const name = typeof mapped.name === 'string' && mapped.name.trim() !== ''
+    ? mapped.name.trim().slice(0, 256)
+    : `noname_${id.slice(provider.length + 1, provider.length + 9)}`
+  const user: UserData = { id, name }
+  if (typeof mapped.email === 'string' && mapped.email !== '') user.email = mapped.email
+  if (mapped.attrs !== null && typeof mapped.attrs === 'object') user.attrs = { ...mapped.attrs }
+  if (typeof mapped.role === 'string' && mapped.role !== '') user.role = mapped.role
+  return user
+}
+
+function validateConfig (cfg: OAuth2ProviderConfig): void {
+  const bad = (field: string, why: string): never => {
+    throw new Error(`fastify-gatehouse: OAuth2 provider "${String(cfg?.name)}": ${field} ${why}`)
+  }
+  if (typeof cfg.name !== 'string' || !NAME_RE.test(cfg.name)) bad('name', 'must be 1-64 letters, digits, "_" or "-"')
+  if (typeof cfg.cid !== 'string' || cfg.cid === '') bad('client id', 'is required')
+  if (typeof cfg.csecret !== 'function' && typeof cfg.csecret !== 'string') bad('client secret', 'must be a string')
+  for (const field of ['authURL', 'tokenURL', 'infoURL'] as const) {
+    const v = cfg[field]
+    if (v === undefined && field === 'infoURL') continue
+    if (!isHttpUrl(v)) bad(field, `must be an http(s) URL, got ${JSON.stringify(v)}`)
+  }
+  if (cfg.infoURL === undefined && cfg.oidc === undefined) bad('infoURL', 'is required unless the provider is OpenID Connect')
+  if (cfg.oidc !== undefined) {
+    if (!isHttpUrl(cfg.oidc.jwksURL)) bad('jwksURL', 'must be an http(s) URL')
+    const issuers = Array.isArray(cfg.oidc.issuer) ? cfg.oidc.issuer : [cfg.oidc.issuer]
+    if (issuers.length === 0 || !issuers.every((i) => typeof i === 'string' && i !== '')) bad('issuer', 'must be a non-empty string')
+  }
+  if (!Array.isArray(cfg.scopes) || !cfg.scopes.every((s) => typeof s === 'string')) bad('scopes', 'must be a list of strings')
+  if (typeof cfg.mapUser !== 'function') bad('mapUser', 'must be a function')
+  for (const field of ['timeoutMs', 'handshakeTtlMs'] as const) {
+    const v = cfg[field]
+    if (v !== undefined && (!Number.isInteger(v) || v <= 0)) bad(field, 'must be a positive integer (ms)')
+  }
+}
+
+function isHttpUrl (v: unknown): boolean {
+  if (typeof v !== 'string') return false
+  try {
+    const u = new URL(v)
+    return u.protocol === 'https:' || u.protocol === 'http:'
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The login handshake: what the browser carries between `/login` and `/callback`.
+ *
+ * `/login` signs `{state, PKCE verifier, nonce, from, site, session}` as a short-lived token of purpose
+ * `handshake` (it can never pass for a session token) and sets it in an HttpOnly cookie whose Path is the
+ * provider's own routes, so it is sent only back to this provider's callback. The `state` parameter must equal
+ * the one inside the cookie (binding the callback to the browser that started the login), and each state is
+ * accepted once (remembered in the state store, shared between instances when it is Redis): a replayed
+ * callback fails even when the attacker kept the cookie.
+ */
+import { randomBytes } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type {} from '@fastify/cookie'
+import type { GatehouseAuth } from '../../plugins/core/types.js'
+import { HttpError } from '../../plugins/shared/errors.js'
+import { safeEqual } from '../../plugins/shared/compare.js'
+import type { StateStore } from '../../plugins/state-store/types.js'
+
+/** Default lifetime of a handshake: time the user may spend on the provider's pages. */
+export const DEFAULT_HANDSHAKE_TTL_MS = 10 * 60_000
+
+export interface Handshake {
+  /** Provider name: a handshake of one provider is refused by another. */
+  p: string
+  /** Value sent as `state`. */
+  st: string
+  /** PKCE code verifier, when the provider takes PKCE. */
+  cv?: string
+  /** OIDC nonce, when the provider is OIDC. */
+  n?: string
+  from?: string
+  site?: string
+  sess?: boolean
+}
+
+/** 32 random bytes, base64url: for state, nonce and a PKCE verifier (43 chars, within RFC 7636's 43..128). */
+export function randomToken (): string {
+  return randomBytes(32).toString('base64url')
+}
+
+export interface HandshakeCookie {
+  name: string
+  path: string
+  /**
+   * `lax` for redirect callbacks. A `form_post` callback (Apple) is a cross-site POST, which carries no Lax
+   * cookie, so there it is `none` (browsers take that only with Secure). Without Secure (plain-http
+   * development) the attribute is left out, which Chromium treats as Lax but still sends on a top-level POST
+   * within two minutes of the cookie being set.
+   */
+  sameSite: 'lax' | 'none' | undefined
+}
+
+/** Cookie name and path of a provider's handshake. */
+export function handshakeCookie (auth: GatehouseAuth, provider: string, formPost: boolean): HandshakeCookie {
+  return {
+    name: `gatehouse-oauth2-${provider}`,
+    path: `${auth.options.authPrefix}/${provider}`,
+    sameSite: !formPost ? 'lax' : auth.options.secureCookies ? 'none' : undefined
+  }
+}
+
+export async function setHandshake (auth: GatehouseAuth, reply: FastifyReply, cookie: HandshakeCookie, hs: Handshake, ttlMs: number): Promise<void> {
+  const token = await auth.tokens.signPurpose('handshake', { ...hs }, ttlMs)
+  reply.setCookie(cookie.name, token, {
+    path: cookie.path,
+    httpOnly: true,
+    secure: auth.options.secureCookies,
+    sameSite: cookie.sameSite,
+    maxAge: Math.ceil(ttlMs / 1000)
+  })
+}
+
+/** Removes the cookie: every callback, good or bad, ends the handshake. */
+export function clearHandshake (auth: GatehouseAuth, reply: FastifyReply, cookie: HandshakeCookie): void {
+  reply.clearCookie(cookie.name, { path: cookie.path, httpOnly: true, secure: auth.options.secureCookies, sameSite: cookie.sameSite })
+}
+
+/**
+ * Checks the callback's `state` against the browser's handshake cookie and consumes it.
+ * Missing pieces → 400; a handshake that is expired, forged, of another provider, not matching or reused → 403.
+ */
+export async function takeHandshake (
+  auth: GatehouseAuth, request: FastifyRequest, cookie: HandshakeCookie, provider: string, state: string | undefined, used: StateStore
+): Promise<Handshake> {
+  if (state === undefined || state === '') throw new HttpError(400, 'missing state', 'the provider did not return the state parameter')
+  const token = request.cookies?.[cookie.name]
+  if (token === undefined || token === '') throw new HttpError(400, 'no login in progress', 'the login handshake cookie is missing; start again at /login')
+  let claims: Record<string, unknown>
+  try {
+    claims = await auth.tokens.verifyPurpose('handshake', token)
+  } catch {
+    throw new HttpError(403, 'login handshake expired or invalid', 'start again at /login')
+  }
+  if (claims.p !== provider || typeof claims.st !== 'string') throw new HttpError(403, 'login handshake expired or invalid', 'the handshake belongs to another provider')
+  if (!safeEqual(state, claims.st)) throw new HttpError(403, 'state mismatch', 'the callback does not belong to the login this browser started')
+  // Remembered until the handshake would have expired anyway; after that the signature check refuses it.
+  const ttlMs = Math.max(1000, (typeof claims.exp === 'number' ? claims.exp * 1000 : Date.now() + DEFAULT_HANDSHAKE_TTL_MS) - Date.now())
+  if (!await used.setIfAbsent(`oauth2-state:${provider}:${claims.st}`, '1', ttlMs)) throw new HttpError(403, 'state already used', 'this login callback was already processed')
+  return claims as unknown as Handshake
+}

@@ -1,0 +1,13 @@
+/** Public API of the OAuth2 client side: the engine, the built-ins, Apple, custom, OIDC and dev providers. */
+export { addOAuth2Engine, createOAuth2Provider, toUserData } from './engine.js'
+export type { OAuth2ProviderConfig, MappedUser, MapContext, MapUserFn, OidcSettings } from './engine.js'
+export { addOAuth2Provider, OAUTH2_BUILTIN_NAMES, RESERVED_PROVIDER_NAMES } from './builtins.js'
+export type { OAuth2Overrides } from './builtins.js'
+export { addCustomProvider } from './custom.js'
+export type { CustomClient, CustomProviderOptions } from './custom.js'
+export { addOidcProvider, discoverOidc, mapStandardClaims } from './oidc.js'
+export type { OidcProviderOptions } from './oidc.js'
+export { addAppleProvider, appleKeyFromFile } from './apple.js'
+export type { AppleConfig, AppleKeyLoader, ApplePrivateKey } from './apple.js'
+export { addDevProvider } from './dev.js'
+export type { DevProvider, DevProviderOptions } from './dev.js'

@@ -1,0 +1,98 @@
+/**
+ * Generic OpenID Connect provider configured from the issuer's discovery document
+ * (`{issuer}/.well-known/openid-configuration`, OpenID Connect Discovery 1.0): endpoints, JWKS, client
+ * authentication method and PKCE support come from the server, so only issuer, client id and secret are needed.
+ */
+import type { AuthProvider, GatehouseAuth } from '../../plugins/core/types.js'
+import { HttpError } from '../../plugins/shared/errors.js'
+import type { MapUserFn } from './engine.js'
+import { addCustomProvider, type CustomClient, type CustomProviderOptions } from './custom.js'
+import { idAt, text } from './fields.js'
+import type { StateStoreOption } from '../../plugins/state-store/resolve.js'
+import { callProvider, DEFAULT_TIMEOUT_MS, jsonObject } from './upstream.js'
+
+/** Options of `addOidcProvider`. */
+export interface OidcProviderOptions {
+  /** Issuer URL; its discovery document must name exactly this issuer. */
+  issuer: string
+  /** Scopes. Default `openid profile`. */
+  scopes?: string[]
+  /** Mapping from userinfo (or ID-token claims). Default: `sub`, `name`/`preferred_username`/`nickname`, `picture`. */
+  mapUser?: MapUserFn
+  /** Extra authorization-request parameters. */
+  authParams?: Record<string, string>
+  /** Deadline of each call to the provider (discovery included), ms. Default 10 000. */
+  timeoutMs?: number
+  /** Lifetime of the login handshake, ms. Default 10 minutes. */
+  handshakeTtlMs?: number
+  /** Where used login states are remembered (StateStore or `redis://` address). Default: root `stateStore`, else memory. */
+  stateStore?: StateStoreOption
+}
+
+/** Standard OIDC claims to a user. */
+export const mapStandardClaims: MapUserFn = (d) => ({
+  id: idAt(d, 'sub'),
+  name: text(d.name) ?? text(d.preferred_username) ?? text(d.nickname),
+  picture: text(d.picture),
+  email: d.email_verified === true ? text(d.email) : undefined
+})
+
+/**
+ * Reads the issuer's discovery document and returns custom-provider options for it.
+ * Rejects with a clear error when the document is unreachable, malformed, or names another issuer.
+ */
+export async function discoverOidc (issuer: string, opts: Omit<OidcProviderOptions, 'issuer'> = {}): Promise<CustomProviderOptions> {
+  const fail = (why: string): never => { throw new Error(`fastify-gatehouse: OIDC discovery for ${issuer} failed: ${why}`) }
+  let url: URL
+  try { url = new URL(issuer.replace(/\/+$/, '') + '/.well-known/openid-configuration') } catch { return fail('issuer is not a URL') }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail('issuer must be an http(s) URL')
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  let doc: Record<string, unknown> | undefined
+  try {
+    const ans = await callProvider(url.href, { headers: { accept: 'application/json' } }, 'discovery endpoint', timeoutMs)
+    if (ans.status !== 200) fail(`status ${ans.status}`)
+    doc = jsonObject(ans.body)
+  } catch (err) {
+    fail(err instanceof HttpError ? `${err.message} (${err.details ?? ''})` : (err as Error).message)
+  }
+  if (doc === undefined) return fail('the document is not JSON')
+  // Discovery §4.3: the document must be about exactly the issuer asked for (a mix-up defence).
+  if (doc.issuer !== issuer) fail(`the document names issuer ${JSON.stringify(doc.issuer)}`)
+  const str = (key: string, required: boolean): string | undefined => {
+    const v = doc![key]
+    if (typeof v === 'string' && v !== '') return v
+    if (required) fail(`"${key}" is missing`)
+    return undefined
+  }
+  const methods = Array.isArray(doc.token_endpoint_auth_methods_supported) ? doc.token_endpoint_auth_methods_supported : ['client_secret_basic']
+  let tokenAuth: 'basic' | 'post'
+  if (methods.includes('client_secret_basic')) tokenAuth = 'basic'
+  else if (methods.includes('client_secret_post')) tokenAuth = 'post'
+  else return fail('the server takes neither client_secret_basic nor client_secret_post')
+  const challenge = doc.code_challenge_methods_supported
+  const infoURL = str('userinfo_endpoint', false)
+  const out: CustomProviderOptions = {
+    endpoint: { authURL: str('authorization_endpoint', true)!, tokenURL: str('token_endpoint', true)! },
+    mapUser: opts.mapUser ?? mapStandardClaims,
+    scopes: opts.scopes ?? ['openid', 'profile'],
+    oidc: { issuer, jwksURL: str('jwks_uri', true)! },
+    // Absent means "not advertised", not "refused": PKCE is then still sent (servers ignore unknown parameters).
+    pkce: !Array.isArray(challenge) || challenge.includes('S256'),
+    tokenAuth,
+    timeoutMs
+  }
+  if (infoURL !== undefined) out.infoURL = infoURL
+  if (opts.authParams !== undefined) out.authParams = opts.authParams
+  if (opts.handshakeTtlMs !== undefined) out.handshakeTtlMs = opts.handshakeTtlMs
+  if (opts.stateStore !== undefined) out.stateStore = opts.stateStore
+  return out
+}
+
+/** Discovers the issuer and registers it as a custom provider. Await it before the server starts. */
+export async function addOidcProvider (auth: GatehouseAuth, name: string, client: CustomClient, opts: OidcProviderOptions): Promise<AuthProvider> {
+  if (opts === null || typeof opts !== 'object' || typeof opts.issuer !== 'string') {
+    throw new Error(`fastify-gatehouse: OIDC provider "${String(name)}": issuer is required`)
+  }
+  const { issuer, ...rest } = opts
+  return addCustomProvider(auth, name, client, await discoverOidc(issuer, rest))
+}

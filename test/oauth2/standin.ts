@@ -1,0 +1,204 @@
+/**
+ * A local stand-in for an internet OAuth2/OIDC provider (the only kind of peer that cannot run here): it speaks
+ * the documented authorization-code protocol strictly enough to catch client mistakes (client authentication
+ * method, exact redirect_uri, one-time codes, PKCE S256, userinfo auth scheme), serves the user document shaped
+ * as the provider documents it, and signs ID tokens with a key published on its JWKS. `faults` switches on one
+ * misbehaviour at a time for the bad-input tests.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import Fastify, { type FastifyInstance } from 'fastify'
+import formbody from '@fastify/formbody'
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose'
+import { safeEqual } from '../../plugins/shared/compare.js'
+
+export interface StandinProfile {
+  clientId: string
+  clientSecret: string
+  /** How the client must authenticate at the token endpoint. */
+  tokenAuth: 'basic' | 'post'
+  /** Checks the presented client secret instead of comparing it (Apple's ES256 JWT). */
+  verifyClientSecret?: (secret: string) => Promise<void>
+  /** Authorization scheme the userinfo endpoint requires. Default `Bearer`. */
+  infoAuthScheme?: string
+  /** Require PKCE S256 at authorize and check the verifier at the token endpoint. */
+  pkce: boolean
+  /** Issue a signed ID token carrying the nonce. */
+  oidc?: boolean
+  /** Claims of the ID token besides iss/aud/exp/iat/nonce (must include `sub`). */
+  idClaims?: Record<string, unknown>
+  /** `iss` of ID tokens. Default the stand-in's own URL (changeable later through `Standin.issuer`). */
+  issuer?: string
+  /** The userinfo answer, as documented by the provider. Omit for providers without userinfo (Apple). */
+  userinfo?: unknown
+  /** Answer the authorization with an auto-submitting POST form (Apple's response_mode=form_post). */
+  formPost?: boolean
+  /** Extra form field of a form_post answer (Apple's `user` at first sign-up). */
+  formUser?: string
+}
+
+export interface Faults {
+  authorize?: 'deny'
+  token?: '500' | 'garbage' | 'hang' | 'no-id-token' | 'no-access-token'
+  info?: 'malformed' | '500' | 'other-sub'
+  idToken?: 'badsig' | 'wrong-aud' | 'wrong-iss' | 'expired' | 'no-nonce' | 'wrong-nonce'
+  jwks?: '500'
+}
+
+interface CodeRecord { redirectUri: string; challenge?: string; nonce?: string; used: boolean }
+
+export interface Standin {
+  url: string
+  /** `iss` of the ID tokens it signs (default its URL). */
+  issuer: string
+  /** Every authorization request's parameters, in order. */
+  authorizeRequests: URLSearchParams[]
+  /** Every token request: its form and whether Basic auth was used. */
+  tokenRequests: Array<{ form: Record<string, string>; basic: boolean }>
+  /** Every userinfo request's Authorization header. */
+  infoAuth: string[]
+  faults: Faults
+  close(): Promise<void>
+}
+
+export async function startStandin (profile: StandinProfile): Promise<Standin> {
+  // Keys only for OIDC stand-ins: RSA generation is the slowest part of starting one.
+  const keys = profile.oidc === true ? await signingKeys() : undefined
+  const codes = new Map<string, CodeRecord>()
+  const tokens = new Map<string, CodeRecord>()
+  const app: FastifyInstance = Fastify({ forceCloseConnections: true })
+  await app.register(formbody)
+  const self: Standin = {
+    url: '',
+    issuer: '',
+    authorizeRequests: [],
+    tokenRequests: [],
+    infoAuth: [],
+    faults: {},
+    close: async () => { await app.close() }
+  }
+
+  app.get('/authorize', async (request, reply) => {
+    const q = new URLSearchParams(request.query as Record<string, string>)
+    self.authorizeRequests.push(q)
+    const redirectUri = q.get('redirect_uri')
+    if (q.get('response_type') !== 'code' || q.get('client_id') !== profile.clientId || redirectUri === null) {
+      return reply.code(400).send({ error: 'invalid_request' })
+    }
+    const rec: CodeRecord = { redirectUri, used: false }
+    if (profile.pkce) {
+      if (q.get('code_challenge_method') !== 'S256' || (q.get('code_challenge') ?? '').length < 43) return reply.code(400).send({ error: 'invalid_request', error_description: 'PKCE S256 required' })
+      rec.challenge = q.get('code_challenge')!
+    }
+    if (q.get('nonce') !== null) rec.nonce = q.get('nonce')!
+    const answer: Record<string, string> = { state: q.get('state') ?? '' }
+    if (self.faults.authorize === 'deny') {
+      answer.error = 'access_denied'
+    } else {
+      const code = randomBytes(16).toString('hex')
+      codes.set(code, rec)
+      answer.code = code
+      if (profile.formUser !== undefined) answer.user = profile.formUser
+    }
+    if (profile.formPost === true) {
+      if (q.get('response_mode') !== 'form_post') return reply.code(400).send({ error: 'invalid_request', error_description: 'response_mode=form_post required' })
+      const inputs = Object.entries(answer).map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeAttr(v)}">`).join('')
+      return reply.type('text/html').send(`<html><body onload="document.forms[0].submit()"><form method="post" action="${escapeAttr(redirectUri)}">${inputs}</form></body></html>`)
+    }
+    const to = new URL(redirectUri)
+    for (const [k, v] of Object.entries(answer)) to.searchParams.set(k, v)
+    return reply.redirect(to.href, 302)
+  })
+
+  app.post('/token', async (request, reply) => {
+    const form = { ...(request.body as Record<string, string>) }
+    const header = request.headers.authorization ?? ''
+    const basic = header.startsWith('Basic ')
+    self.tokenRequests.push({ form, basic })
+    let cid: string | undefined
+    let secret: string | undefined
+    if (profile.tokenAuth === 'basic') {
+      if (!basic || form.client_secret !== undefined) return reply.code(401).send({ error: 'invalid_client' })
+      const [id, sec] = Buffer.from(header.slice(6), 'base64').toString('utf8').split(':')
+      cid = decodeURIComponent(id ?? ''); secret = decodeURIComponent(sec ?? '')
+    } else {
+      if (basic) return reply.code(401).send({ error: 'invalid_client' })
+      cid = form.client_id; secret = form.client_secret
+    }
+    if (cid !== profile.clientId || secret === undefined) return reply.code(401).send({ error: 'invalid_client' })
+    if (profile.verifyClientSecret !== undefined) {
+      try { await profile.verifyClientSecret(secret) } catch { return reply.code(401).send({ error: 'invalid_client' }) }
+    } else if (!safeEqual(secret, profile.clientSecret)) {
+      return reply.code(401).send({ error: 'invalid_client' })
+    }
+    const rec = codes.get(form.code ?? '')
+    if (form.grant_type !== 'authorization_code' || rec === undefined || rec.used || form.redirect_uri !== rec.redirectUri) {
+      return reply.code(400).send({ error: 'invalid_grant' })
+    }
+    rec.used = true
+    if (rec.challenge !== undefined) {
+      const expected = createHash('sha256').update(form.code_verifier ?? '').digest('base64url')
+      if (!safeEqual(expected, rec.challenge)) return reply.code(400).send({ error: 'invalid_grant', error_description: 'PKCE verification failed' })
+    }
+    switch (self.faults.token) {
+      case '500': return reply.code(500).type('text/plain').send('internal error')
+      case 'garbage': return reply.code(200).type('text/html').send('<html>502 Bad Gateway</html>')
+      case 'hang': return await new Promise(() => {})
+      case 'no-access-token': return { token_type: 'bearer' }
+    }
+    const accessToken = randomBytes(20).toString('hex')
+    tokens.set(accessToken, rec)
+    const body: Record<string, unknown> = { access_token: accessToken, token_type: 'bearer', expires_in: 3600 }
+    if (profile.oidc === true && self.faults.token !== 'no-id-token') body.id_token = await idToken(rec)
+    return body
+  })
+
+  async function idToken (rec: CodeRecord): Promise<string> {
+    const f = self.faults.idToken
+    const claims: Record<string, unknown> = { ...profile.idClaims }
+    if (rec.nonce !== undefined && f !== 'no-nonce') claims.nonce = f === 'wrong-nonce' ? 'not-the-nonce' : rec.nonce
+    const now = Math.floor(Date.now() / 1000)
+    return await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'RS256', kid: keys!.kid })
+      .setIssuer(f === 'wrong-iss' ? 'https://evil.example' : self.issuer)
+      .setAudience(f === 'wrong-aud' ? 'someone-else' : profile.clientId)
+      .setIssuedAt(f === 'expired' ? now - 7200 : now)
+      .setExpirationTime(f === 'expired' ? now - 3600 : now + 300)
+      .sign(f === 'badsig' ? keys!.other : keys!.privateKey)
+  }
+
+  app.get('/userinfo', async (request, reply) => {
+    const header = request.headers.authorization ?? ''
+    self.infoAuth.push(header)
+    const scheme = profile.infoAuthScheme ?? 'Bearer'
+    const token = header.startsWith(`${scheme} `) ? header.slice(scheme.length + 1) : ''
+    if (!tokens.has(token)) return reply.code(401).send({ error: 'invalid_token' })
+    switch (self.faults.info) {
+      case 'malformed': return reply.code(200).type('application/json').send('{"id": 12, "name": ')
+      case '500': return reply.code(500).send({ error: 'server_error' })
+      case 'other-sub': return { ...(profile.userinfo as object), sub: 'somebody-else' }
+    }
+    return profile.userinfo
+  })
+
+  app.get('/jwks', async (_request, reply) => {
+    if (self.faults.jwks === '500') return reply.code(500).send('no')
+    return { keys: keys === undefined ? [] : [keys.jwk] }
+  })
+
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  self.url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+  self.issuer = profile.issuer ?? self.url
+  return self
+}
+
+/** The signing key, its public JWK, and another key with the same `kid` (for bad-signature tokens). */
+async function signingKeys (): Promise<{ privateKey: CryptoKey; other: CryptoKey; kid: string; jwk: JWK }> {
+  const { privateKey, publicKey } = await generateKeyPair('RS256')
+  const other = await generateKeyPair('RS256')
+  const kid = randomBytes(6).toString('hex')
+  return { privateKey, other: other.privateKey, kid, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' } }
+}
+
+function escapeAttr (s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+}
