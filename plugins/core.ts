@@ -18,6 +18,7 @@ import { adminHook } from '../hooks/admin.js'
 import { rbacHook } from '../hooks/rbac.js'
 import { traceHook } from '../hooks/trace.js'
 import { updateUserHook } from '../hooks/update-user.js'
+import { xsrfHook } from '../hooks/xsrf.js'
 import { directProvider } from '../providers/direct.js'
 
 const PROVIDER_NAME = /^[A-Za-z0-9_-]{1,64}$/
@@ -38,6 +39,7 @@ async function gatehouseCore (fastify: FastifyInstance, opts: AuthOptions): Prom
     admin: adminHook(resolve),
     rbac: (roles) => rbacHook(resolve, roles),
     trace: traceHook(resolve),
+    xsrf: xsrfHook(o),
     updateUser (updater?: UserUpdater | UserUpdFunc) {
       const fn = updater === undefined ? o.userUpdater : adaptUpdater(updater)
       if (fn === undefined) throw new TypeError('fastify-gatehouse: updateUser() needs an updater or the userUpdater option')

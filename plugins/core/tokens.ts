@@ -9,7 +9,7 @@ import { createDecoder, createSigner, createVerifier, TokenError } from 'fast-jw
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { CookieSerializeOptions } from '@fastify/cookie'
 import { HttpError } from '../shared/errors.js'
-import { safeEqual } from '../shared/compare.js'
+import { makeXsrfCheck } from '../../hooks/xsrf.js'
 import type { ResolvedOptions } from './options.js'
 import { MemoryRefreshCache } from './refresh-cache.js'
 import type { Claims, ClaimsInput, TokenPurpose, TokenService } from './types.js'
@@ -30,6 +30,7 @@ export function createTokenService (o: ResolvedOptions): TokenService {
   const verifiers = new BoundedMap<string, Verify>(64)
   const refreshCache = o.refreshCache ?? new MemoryRefreshCache()
   const inflight = new Map<string, Promise<Claims>>()
+  const checkXsrf = makeXsrfCheck(o)
   const tokenSeconds = Math.max(1, Math.round(o.tokenDurationMs / 1000))
   const cookieSeconds = Math.max(1, Math.round(o.cookieDurationMs / 1000))
 
@@ -138,15 +139,6 @@ export function createTokenService (o: ResolvedOptions): TokenService {
     return null
   }
 
-  /** Double-submit check bound to the session: header, cookie and the token's jti must all agree. */
-  function checkXsrf (request: FastifyRequest, claims: Claims): void {
-    if (o.xsrf.disable || o.xsrf.ignoreMethods.has(request.method)) return
-    const header = request.headers[o.xsrf.headerKey]
-    const cookie = request.cookies?.[o.xsrf.cookieName]
-    if (typeof header !== 'string' || header === '' || typeof cookie !== 'string') throw unauthorized('missing XSRF header or cookie')
-    if (!safeEqual(header, cookie) || !safeEqual(header, claims.jti)) throw unauthorized('XSRF token mismatch')
-  }
-
   async function refresh (token: string, claims: Claims): Promise<Claims> {
     const cached = refreshCache.get(token)
     if (cached !== undefined) return cached
@@ -179,7 +171,7 @@ export function createTokenService (o: ResolvedOptions): TokenService {
       const found = readToken(request)
       if (found === null) return null
       let claims = await verify(found.token, 'session')
-      if (found.source === 'cookie') checkXsrf(request, claims)
+      if (found.source === 'cookie') checkXsrf(request, claims.jti)
       if (o.audiences.length > 0 && !claims.aud.some((a) => o.audiences.includes(a))) throw unauthorized('audience not allowed')
       let token = found.token
       const now = nowSeconds()

@@ -143,6 +143,8 @@ export interface GatehouseAuth {
   rbac(roles: readonly string[]): AuthHook
   /** preHandler: attaches the user when present, never rejects. */
   readonly trace: AuthHook
+  /** preHandler for session-less routes: XSRF header must equal the XSRF cookie (403 otherwise). */
+  readonly xsrf: AuthHook
   /** preHandler: replaces `request.user` through the updater (default: the `userUpdater` option). */
   updateUser(updater?: UserUpdater | UserUpdFunc): AuthHook
 

@@ -22,6 +22,7 @@ const { app, base } = await listen(async (app) => {
   app.get('/editor', { preHandler: auth.rbac(['editor', 'owner']) }, async (req) => ({ name: req.user!.name, role: req.user!.role }))
   app.get('/trace', { preHandler: auth.trace }, async (req) => ({ user: auth.getUser(req)?.name ?? null }))
   app.get('/must', { preHandler: auth.trace }, async (req) => ({ name: auth.mustGetUser(req).name }))
+  app.post('/form', { preHandler: auth.xsrf }, async () => ({ ok: true }))
   app.get('/updated', { preHandler: auth.updateUser() }, async (req) => ({ seen: req.user?.strAttr('seen') ?? null }))
   app.get('/updated2', { preHandler: [auth.authenticate, auth.updateUser({ update: (u) => u.setBoolAttr('vip', true) })] }, async (req) => ({ vip: req.user!.boolAttr('vip') }))
   app.setErrorHandler((err: { statusCode?: number; message: string }, _req, reply) => reply.code(err.statusCode ?? 500).send({ error: err.message }))
@@ -76,6 +77,12 @@ t.test('updateUser replaces the user on every request', async (t) => {
   t.same(await (await get(c, '/updated')).json(), { seen: 'yes' })
   t.same(await (await get(client(base), '/updated')).json(), { seen: null }, 'no user: passes through')
   t.same(await (await get(c, '/updated2')).json(), { vip: true })
+})
+
+t.test('xsrf hook: header must equal cookie on session-less routes', async (t) => {
+  t.equal((await client(base).fetch('/form', { method: 'POST' })).status, 403)
+  t.equal((await client(base).fetch('/form', { method: 'POST', headers: { cookie: 'XSRF-TOKEN=abc', 'x-xsrf-token': 'abd' } })).status, 403)
+  t.equal((await client(base).fetch('/form', { method: 'POST', headers: { cookie: 'XSRF-TOKEN=abc', 'x-xsrf-token': 'abc' } })).status, 200)
 })
 
 t.test('User attribute helpers', async (t) => {

@@ -1,0 +1,37 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { safeEqual } from '../plugins/shared/compare.js'
+import { HttpError, sendError } from '../plugins/shared/errors.js'
+import type { ResolvedOptions } from '../plugins/core/options.js'
+
+/**
+ * The XSRF rule of cookie sessions (double submit, bound to the session): the header named `xsrf.headerKey`
+ * must equal the cookie `xsrf.cookieName`, and both must equal the session's `jti`. Binding to the `jti`
+ * means a cookie pair planted by a sibling subdomain does not pass. Throws HttpError 401.
+ */
+export function makeXsrfCheck (o: ResolvedOptions): (request: FastifyRequest, jti: string) => void {
+  return (request, jti) => {
+    if (o.xsrf.disable || o.xsrf.ignoreMethods.has(request.method)) return
+    const header = request.headers[o.xsrf.headerKey]
+    const cookie = request.cookies?.[o.xsrf.cookieName]
+    if (typeof header !== 'string' || header === '' || typeof cookie !== 'string') throw new HttpError(401, 'unauthorized', 'missing XSRF header or cookie')
+    // Both comparisons always run.
+    const headerOk = safeEqual(header, jti)
+    const cookieOk = safeEqual(cookie, jti)
+    if (!headerOk || !cookieOk) throw new HttpError(401, 'unauthorized', 'XSRF token mismatch')
+  }
+}
+
+/**
+ * preHandler for routes that take no session but must not be triggered cross-site (e.g. a form that starts a
+ * login): requires the XSRF header to equal the XSRF cookie.
+ */
+export function xsrfHook (o: ResolvedOptions) {
+  return async function gatehouseXsrf (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (o.xsrf.disable || o.xsrf.ignoreMethods.has(request.method)) return
+    const header = request.headers[o.xsrf.headerKey]
+    const cookie = request.cookies?.[o.xsrf.cookieName]
+    if (typeof header !== 'string' || header === '' || typeof cookie !== 'string' || !safeEqual(header, cookie)) {
+      sendError(reply, 403, 'forbidden', 'missing or mismatched XSRF header')
+    }
+  }
+}
