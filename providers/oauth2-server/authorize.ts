@@ -118,7 +118,9 @@ async function showLoginPage (
   const status = error === undefined ? 200 : 400
   const handler = ctx.config.loginPageHandler
   const html = handler === undefined ? defaultLoginPage(page) : await handler(request, reply, page)
-  if (reply.sent) return reply
+  // A handler that sent the reply returns it, as any async Fastify handler must (its send may still be
+  // running its onSend hooks, so `reply.sent` alone cannot tell).
+  if (html === reply || reply.sent) return reply
   if (typeof html !== 'string') {
     ctx.config.logger.logf('[%s] loginPageHandler neither sent a reply nor returned HTML', ctx.config.label)
     throw new Error('loginPageHandler neither sent a reply nor returned HTML')

@@ -23,9 +23,10 @@ export interface LoginPageContext {
 }
 
 /**
- * Renders the login page of a local OAuth2 server. It must send the reply itself, or return the page's
- * HTML as a string, which is then sent as `text/html` (with status 400 when `page.error` is set).
- * Everything taken from the context must be HTML-escaped (`escapeHtml`).
+ * Renders the login page of a local OAuth2 server. Either return the page's HTML as a string (sent as
+ * `text/html`, status 400 when `page.error` is set), or send the reply and return it, as in any async
+ * Fastify handler. The form must POST `hidden` and the user-name field to `action`. Everything taken
+ * from the context must be HTML-escaped (`escapeHtml`).
  */
 export type LoginPageHandler = (request: FastifyRequest, reply: FastifyReply, page: LoginPageContext) => unknown
 
