@@ -1,0 +1,295 @@
+/**
+ * The OAuth2 engine's security checks and failure answers, over real HTTP against local stand-ins: the
+ * handshake cookie, one-time browser-bound state, PKCE, provider errors, token endpoint and userinfo
+ * failures (timeouts included), ID-token verification, `from` redirects, session-only cookies, logout.
+ * Every bad input must answer a 4xx (or a 502/504 for a broken provider) JSON error and create no session.
+ */
+import t from 'tap'
+import FakeTimers from '@sinonjs/fake-timers'
+import { userId } from '../../plugins/core/user.js'
+import { addOAuth2Provider } from '../../providers/oauth2/index.js'
+import { startStandin } from './standin.js'
+import { APP_URL, currentUser, startApp, type TestApp } from './app.js'
+import type { Browser } from './browser.js'
+
+const gh = await startStandin({ clientId: 'gh-cid', clientSecret: 'gh-secret', tokenAuth: 'post', pkce: true, userinfo: { id: 42, login: 'mona', name: 'Mona Lisa', avatar_url: 'https://avatars.example/42' } })
+t.teardown(gh.close)
+const goo = await startStandin({
+  clientId: 'g-cid', clientSecret: 'g-secret', tokenAuth: 'post', pkce: true, oidc: true,
+  idClaims: { sub: 'g-7' }, userinfo: { sub: 'g-7', name: 'Gee', picture: 'https://pics.example/g7' }
+})
+t.teardown(goo.close)
+
+const TIMEOUT_MS = 400
+const appOpts = { allowedRedirectHosts: ['partner.example'] }
+const testApp: TestApp = await startApp((auth) => {
+  addOAuth2Provider(auth, 'github', 'gh-cid', 'gh-secret', { authURL: `${gh.url}/authorize`, tokenURL: `${gh.url}/token`, infoURL: `${gh.url}/userinfo`, timeoutMs: TIMEOUT_MS })
+  addOAuth2Provider(auth, 'google', 'g-cid', 'g-secret', { authURL: `${goo.url}/authorize`, tokenURL: `${goo.url}/token`, infoURL: `${goo.url}/userinfo`, jwksURL: `${goo.url}/jwks`, issuer: goo.url, timeoutMs: TIMEOUT_MS })
+}, appOpts)
+t.teardown(testApp.close)
+
+/** Runs login and the provider's authorize step; returns the callback URL the provider sends the browser to. */
+async function beginLogin (browser: Browser, provider: string, query = ''): Promise<URL> {
+  const login = await browser.request(`${APP_URL}/auth/${provider}/login${query}`)
+  if (login.status !== 302) throw new Error(`login answered ${login.status}`)
+  const authz = await browser.request(login.headers.get('location')!)
+  if (authz.status !== 302) throw new Error(`authorize answered ${authz.status}: ${await authz.text()}`)
+  return new URL(authz.headers.get('location')!)
+}
+
+/** Asserts a JSON error answer and that no session exists in this browser. */
+async function assertRefused (t: Tap.Test, res: Response, status: number, error: string | RegExp, details?: RegExp): Promise<void> {
+  t.equal(res.status, status, `status ${status}`)
+  t.match(res.headers.get('content-type'), /^application\/json/)
+  t.equal(res.headers.get('cache-control'), 'no-store')
+  const body = await res.json() as Record<string, unknown>
+  t.match(body, details === undefined ? { error } : { error, details })
+  t.equal(res.headers.getSetCookie().filter((c) => c.startsWith('JWT=') && !/JWT=;/.test(c)).length, 0, 'no session cookie set')
+}
+
+async function assertNoSession (t: Tap.Test, browser: Browser): Promise<void> {
+  t.equal(browser.cookieFor(`${APP_URL}/`, 'JWT'), undefined, 'browser holds no session')
+  t.equal((await currentUser(browser)).status, 401, '/auth/user: not logged in')
+}
+
+t.test('login: handshake cookie and authorization request', async (t) => {
+  const browser = testApp.browser()
+  const res = await browser.request(`${APP_URL}/auth/github/login?from=/home&site=s1`)
+  t.equal(res.status, 302)
+  t.equal(res.headers.get('cache-control'), 'no-store')
+  const to = new URL(res.headers.get('location')!)
+  t.equal(to.origin + to.pathname, `${gh.url}/authorize`)
+  t.equal(to.searchParams.get('response_type'), 'code')
+  t.equal(to.searchParams.get('redirect_uri'), `${APP_URL}/auth/github/callback`)
+  t.match(to.searchParams.get('state'), /^[A-Za-z0-9_-]{43}$/, '256-bit random state')
+  t.match(to.searchParams.get('code_challenge'), /^[A-Za-z0-9_-]{43}$/)
+  t.equal(to.searchParams.get('code_challenge_method'), 'S256')
+  const attrs = browser.cookieAttrs('gatehouse-oauth2-github')!
+  t.ok(attrs, 'per-provider handshake cookie')
+  t.equal(attrs.path, '/auth/github', 'sent only to this provider\'s routes')
+  t.equal(attrs.httponly, true)
+  t.equal(attrs.samesite, 'Lax')
+  t.notOk(attrs.secure, 'not Secure on an http url')
+  t.equal(attrs['max-age'], '600')
+  t.notOk(browser.cookieFor(`${APP_URL}/auth/google/callback`, 'gatehouse-oauth2-github'), 'not sent to another provider')
+  const again = await testApp.browser().request(`${APP_URL}/auth/github/login`)
+  t.not(new URL(again.headers.get('location')!).searchParams.get('state'), to.searchParams.get('state'), 'fresh state per login')
+})
+
+t.test('login: Secure handshake cookie on an https url', async (t) => {
+  const app = await startApp((auth) => {
+    addOAuth2Provider(auth, 'github', 'gh-cid', 'gh-secret', { authURL: `${gh.url}/authorize`, tokenURL: `${gh.url}/token`, infoURL: `${gh.url}/userinfo` })
+  }, { url: 'https://secure.test' })
+  t.teardown(app.close)
+  const browser = app.browser()
+  const res = await browser.request('https://secure.test/auth/github/login')
+  t.equal(new URL(res.headers.get('location')!).searchParams.get('redirect_uri'), 'https://secure.test/auth/github/callback')
+  t.equal(browser.cookieAttrs('gatehouse-oauth2-github')?.secure, true)
+})
+
+t.test('login: repeated or oversized parameters are a 400', async (t) => {
+  await assertRefused(t, await testApp.browser().request(`${APP_URL}/auth/github/login?from=/a&from=/b`), 400, 'malformed parameter from')
+  await assertRefused(t, await testApp.browser().request(`${APP_URL}/auth/github/login?site=${'x'.repeat(300)}`), 400, 'malformed parameter site')
+})
+
+t.test('state: missing, wrong, without the cookie, forged, of another provider', async (t) => {
+  let browser = testApp.browser()
+  let cb = await beginLogin(browser, 'github')
+  cb.searchParams.delete('state')
+  await assertRefused(t, await browser.request(cb.href), 400, 'missing state')
+  await assertNoSession(t, browser)
+
+  browser = testApp.browser()
+  cb = await beginLogin(browser, 'github')
+  cb.searchParams.set('state', 'A'.repeat(43))
+  await assertRefused(t, await browser.request(cb.href), 403, 'state mismatch')
+  t.equal(browser.cookieFor(cb.href, 'gatehouse-oauth2-github'), undefined, 'a failed callback ends the handshake')
+  await assertNoSession(t, browser)
+
+  // Login CSRF: the attacker's own callback URL opened in the victim's browser (which has no handshake).
+  cb = await beginLogin(testApp.browser(), 'github')
+  const victim = testApp.browser()
+  await assertRefused(t, await victim.request(cb.href), 400, 'no login in progress')
+  await assertNoSession(t, victim)
+
+  cb = await beginLogin(testApp.browser(), 'github')
+  const forged = await fetch(testApp.browser().hosts.get('app.test') + cb.pathname + cb.search, { headers: { cookie: 'gatehouse-oauth2-github=eyJhbGciOiJub25lIn0.eyJwIjoiZ2l0aHViIn0.' } })
+  await assertRefused(t, forged, 403, 'login handshake expired or invalid')
+
+  // A google handshake presented to the github callback (sent by hand: its Path keeps browsers from it).
+  const gb = testApp.browser()
+  await beginLogin(gb, 'google')
+  const googleHs = gb.cookieFor(`${APP_URL}/auth/google/callback`, 'gatehouse-oauth2-google')!
+  const state = JSON.parse(Buffer.from(googleHs.split('.')[1]!, 'base64url').toString()).st as string
+  const cross = await fetch(`${testApp.browser().hosts.get('app.test')}/auth/github/callback?code=x&state=${state}`, { headers: { cookie: `gatehouse-oauth2-github=${googleHs}` } })
+  await assertRefused(t, cross, 403, 'login handshake expired or invalid', /another provider/)
+})
+
+t.test('state: reused (callback replayed with the same cookie) is refused', async (t) => {
+  const browser = testApp.browser()
+  const cb = await beginLogin(browser, 'github')
+  const hs = browser.cookieFor(cb.href, 'gatehouse-oauth2-github')!
+  const first = await browser.request(cb.href)
+  t.equal(first.status, 200, 'first use signs in')
+  const replay = await fetch(testApp.browser().hosts.get('app.test') + cb.pathname + cb.search, { headers: { cookie: `gatehouse-oauth2-github=${hs}` } })
+  await assertRefused(t, replay, 403, 'state already used')
+})
+
+t.test('state: expired handshake', async (t) => {
+  const clock = FakeTimers.install({ toFake: ['Date'] })
+  t.teardown(() => clock.uninstall())
+  const browser = testApp.browser()
+  const cb = await beginLogin(browser, 'github')
+  const hs = browser.cookieFor(cb.href, 'gatehouse-oauth2-github')!
+  clock.tick(11 * 60_000)
+  await assertRefused(t, await browser.request(cb.href), 400, 'no login in progress', /missing/)
+  const late = await fetch(testApp.browser().hosts.get('app.test') + cb.pathname + cb.search, { headers: { cookie: `gatehouse-oauth2-github=${hs}` } })
+  await assertRefused(t, late, 403, 'login handshake expired or invalid')
+  await assertNoSession(t, browser)
+})
+
+t.test('provider errors: access_denied, other errors, missing code, unknown provider', async (t) => {
+  gh.faults.authorize = 'deny'
+  t.teardown(() => { gh.faults = {} })
+  let browser = testApp.browser()
+  const nav = await browser.navigate(`${APP_URL}/auth/github/login`)
+  t.equal(nav.res.status, 403)
+  t.same(JSON.parse(nav.body), { error: 'access denied', details: 'the user declined the login at the provider' })
+  await assertNoSession(t, browser)
+  gh.faults = {}
+
+  browser = testApp.browser()
+  let cb = await beginLogin(browser, 'github')
+  cb.searchParams.delete('code')
+  cb.searchParams.set('error', 'temporarily_unavailable')
+  await assertRefused(t, await browser.request(cb.href), 400, 'provider refused the login', /temporarily_unavailable/)
+
+  browser = testApp.browser()
+  cb = await beginLogin(browser, 'github')
+  cb.searchParams.delete('code')
+  await assertRefused(t, await browser.request(cb.href), 400, 'missing code')
+  await assertNoSession(t, browser)
+
+  await assertRefused(t, await testApp.browser().request(`${APP_URL}/auth/myspace/callback?code=x&state=y`), 404, 'not found', /unknown provider "myspace"/)
+})
+
+t.test('token endpoint: 500, garbage, no access token, rejected code, no answer', async (t) => {
+  t.teardown(() => { gh.faults = {} })
+  for (const [fault, status, error] of [
+    ['500', 502, 'token endpoint failed'],
+    ['garbage', 502, 'token endpoint answered garbage'],
+    ['no-access-token', 502, 'token endpoint answered garbage']
+  ] as const) {
+    gh.faults = { token: fault }
+    const browser = testApp.browser()
+    const nav = await browser.navigate(`${APP_URL}/auth/github/login`)
+    t.equal(nav.res.status, status, fault)
+    t.match(JSON.parse(nav.body), { error })
+    await assertNoSession(t, browser)
+  }
+  gh.faults = {}
+
+  // A code already spent at the provider: its invalid_grant is the caller's problem (400).
+  const browser = testApp.browser()
+  const spent = await beginLogin(browser, 'github')
+  t.equal((await browser.request(spent.href)).status, 200)
+  const b2 = testApp.browser()
+  const cb2 = await beginLogin(b2, 'github')
+  cb2.searchParams.set('code', spent.searchParams.get('code')!)
+  await assertRefused(t, await b2.request(cb2.href), 400, 'authorization code rejected', /invalid_grant/)
+
+  gh.faults = { token: 'hang' }
+  const b3 = testApp.browser()
+  const started = Date.now()
+  const nav = await b3.navigate(`${APP_URL}/auth/github/login`)
+  const took = Date.now() - started
+  t.equal(nav.res.status, 504)
+  t.same(JSON.parse(nav.body), { error: 'token endpoint did not answer in time', details: `no answer within ${TIMEOUT_MS} ms` })
+  t.ok(took >= TIMEOUT_MS && took < TIMEOUT_MS + 1500, `answered after the deadline, not a hang (${took} ms)`)
+  await assertNoSession(t, b3)
+})
+
+t.test('userinfo: malformed and failing', async (t) => {
+  t.teardown(() => { gh.faults = {} })
+  for (const [fault, error] of [['malformed', 'userinfo malformed'], ['500', 'userinfo request failed']] as const) {
+    gh.faults = { info: fault }
+    const browser = testApp.browser()
+    const nav = await browser.navigate(`${APP_URL}/auth/github/login`)
+    t.equal(nav.res.status, 502, fault)
+    t.match(JSON.parse(nav.body), { error })
+    await assertNoSession(t, browser)
+  }
+})
+
+t.test('OIDC: a good ID token signs in; every bad one is refused', async (t) => {
+  t.teardown(() => { goo.faults = {} })
+  const ok = await testApp.browser().navigate(`${APP_URL}/auth/google/login`)
+  t.equal(ok.res.status, 200)
+  t.equal(JSON.parse(ok.body).id, userId('google', 'g-7'))
+  t.ok(goo.authorizeRequests.at(-1)!.get('nonce'), 'nonce sent')
+
+  const cases = [
+    [{ idToken: 'badsig' }, 401, 'id token rejected', /bad signature/],
+    [{ idToken: 'wrong-aud' }, 401, 'id token rejected', /aud/],
+    [{ idToken: 'wrong-iss' }, 401, 'id token rejected', /issuer/],
+    [{ idToken: 'expired' }, 401, 'id token rejected', /expired/],
+    [{ idToken: 'no-nonce' }, 401, 'id token rejected', /no nonce/],
+    [{ idToken: 'wrong-nonce' }, 401, 'id token rejected', /nonce mismatch/],
+    [{ token: 'no-id-token' }, 502, 'token endpoint answered garbage', /id_token/],
+    [{ info: 'other-sub' }, 502, 'userinfo malformed', /subject/]
+  ] as const
+  for (const [faults, status, error, details] of cases) {
+    goo.faults = { ...faults }
+    const browser = testApp.browser()
+    const nav = await browser.navigate(`${APP_URL}/auth/google/login`)
+    t.equal(nav.res.status, status, JSON.stringify(faults))
+    t.match(JSON.parse(nav.body), { error, details })
+    await assertNoSession(t, browser)
+  }
+})
+
+t.test('OIDC: unreachable keys are a 502', async (t) => {
+  const s = await startStandin({ clientId: 'k-cid', clientSecret: 'k-secret', tokenAuth: 'post', pkce: true, oidc: true, idClaims: { sub: 'k1' }, userinfo: { sub: 'k1', name: 'K' } })
+  t.teardown(s.close)
+  s.faults = { jwks: '500' }
+  const app = await startApp((auth) => {
+    addOAuth2Provider(auth, 'google', 'k-cid', 'k-secret', { authURL: `${s.url}/authorize`, tokenURL: `${s.url}/token`, infoURL: `${s.url}/userinfo`, jwksURL: `${s.url}/jwks`, issuer: s.url })
+  })
+  t.teardown(app.close)
+  const nav = await app.browser().navigate(`${APP_URL}/auth/google/login`)
+  t.equal(nav.res.status, 502)
+  t.match(JSON.parse(nav.body), { error: 'provider keys unusable' })
+})
+
+t.test('from: followed only to our origin or an allowed host', async (t) => {
+  let nav = await testApp.browser().navigate(`${APP_URL}/auth/github/login?from=${encodeURIComponent('/dashboard?tab=1')}`)
+  const fromCallback = nav.hops.find((h) => h.url.includes('/auth/github/callback'))!
+  t.equal(fromCallback.status, 302)
+  t.equal(fromCallback.location, `${APP_URL}/dashboard?tab=1`, 'own path followed')
+  t.equal(nav.url, `${APP_URL}/dashboard?tab=1`, 'the browser arrived there')
+  nav = await testApp.browser().navigate(`${APP_URL}/auth/github/login?from=${encodeURIComponent('https://partner.example/back')}`)
+  t.equal(nav.hops.at(-1)!.location, 'https://partner.example/back', 'allowed host followed')
+
+  for (const from of ['https://evil.example', '//evil.example', '/\\evil.example', 'javascript:alert(1)', 'https://partner.example.evil.example/']) {
+    const browser = testApp.browser()
+    nav = await browser.navigate(`${APP_URL}/auth/github/login?from=${encodeURIComponent(from)}`)
+    t.equal(nav.res.status, 200, `${from}: login completes with the user JSON`)
+    t.equal(JSON.parse(nav.body).name, 'Mona Lisa')
+    t.notOk(nav.hops.some((h) => h.location !== undefined && /evil|javascript/i.test(h.location)), `${from}: never redirected there`)
+    t.notOk(nav.hops.some((h) => h.location !== undefined && /evil/.test(new URL(h.location, APP_URL).searchParams.toString())), `${from}: not carried through the provider`)
+    t.equal((await currentUser(browser)).status, 200, 'still signed in')
+  }
+})
+
+t.test('session=1 makes session-only cookies; logout clears the session', async (t) => {
+  const browser = testApp.browser()
+  const nav = await browser.navigate(`${APP_URL}/auth/github/login?session=1`)
+  t.equal(nav.res.status, 200)
+  const jwtLine = nav.res.headers.getSetCookie().find((c) => c.startsWith('JWT='))!
+  t.notMatch(jwtLine, /Max-Age|Expires/i, 'no lifetime: a session cookie')
+  t.equal((await currentUser(browser)).status, 200)
+  const out = await browser.request(`${APP_URL}/auth/github/logout`)
+  t.equal(out.status, 200)
+  t.same(await out.json(), { status: 'logged out' })
+  await assertNoSession(t, browser)
+})
