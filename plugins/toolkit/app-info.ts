@@ -3,7 +3,7 @@
  * environment variable `MHOST` is set, `M-Host` (the machine or container that answered).
  */
 import fp from 'fastify-plugin'
-import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { OptionsError } from '../core/options.js'
 import type { ToolkitHook } from './hook.js'
 
@@ -41,13 +41,12 @@ export function appInfoHook (opts: AppInfoOptions): ToolkitHook {
 }
 
 /** fastify-plugin: the headers belong on every response of the context it is registered in. */
-const appInfoPluginImpl: FastifyPluginCallback<AppInfoOptions> = (fastify, opts, done) => {
+const appInfoPluginImpl: FastifyPluginAsync<AppInfoOptions> = async (fastify, opts) => {
   const pairs = appInfoHeaders(opts)
   fastify.addHook('onRequest', (_request: FastifyRequest, reply: FastifyReply, next: () => void) => {
     for (let i = 0; i < pairs.length; i++) reply.header((pairs[i] as [string, string])[0], (pairs[i] as [string, string])[1])
     next()
   })
-  done()
 }
 
 export const appInfoPlugin = fp(appInfoPluginImpl, { name: 'gatehouse-app-info', fastify: '5.x' })

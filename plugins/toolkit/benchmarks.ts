@@ -4,7 +4,7 @@
  * belongs to an older lap of the ring, add); a query walks at most 900 buckets.
  */
 import fp from 'fastify-plugin'
-import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { OptionsError } from '../core/options.js'
 
 /** Statistics of one window; times in microseconds. */
@@ -111,7 +111,7 @@ declare module 'fastify' {
  * `fastify.benchmarks` should be visible there. Time is Fastify's own `reply.elapsedTime` (from the start of
  * the request), read in `onResponse`, so nothing is stored per request.
  */
-const benchmarksPluginImpl: FastifyPluginCallback<BenchmarksOptions> = (fastify, opts, done) => {
+const benchmarksPluginImpl: FastifyPluginAsync<BenchmarksOptions> = async (fastify, opts) => {
   const bench = opts.benchmarks ?? new Benchmarks()
   if (!(bench instanceof Benchmarks)) throw new OptionsError('benchmarks', 'must be a Benchmarks instance')
   if (opts.path !== undefined && (typeof opts.path !== 'string' || !opts.path.startsWith('/'))) {
@@ -128,7 +128,6 @@ const benchmarksPluginImpl: FastifyPluginCallback<BenchmarksOptions> = (fastify,
       return bench.report()
     })
   }
-  done()
 }
 
 export const benchmarksPlugin = fp(benchmarksPluginImpl, { name: 'gatehouse-benchmarks', fastify: '5.x' })

@@ -6,7 +6,7 @@
  */
 import { StringDecoder } from 'node:string_decoder'
 import fp from 'fastify-plugin'
-import type { FastifyPluginCallback } from 'fastify'
+import type { FastifyPluginAsync } from 'fastify'
 import { OptionsError } from '../core/options.js'
 import { sendError } from '../shared/errors.js'
 import { guardBody, type BodyRejection } from './size-limit.js'
@@ -64,7 +64,7 @@ export function blackWordsHook (words: string[]): ToolkitHook {
 }
 
 /** fastify-plugin: the filter applies to every route of the context it is registered in. */
-const blackWordsPluginImpl: FastifyPluginCallback<BlackWordsOptions> = (fastify, opts, done) => {
+const blackWordsPluginImpl: FastifyPluginAsync<BlackWordsOptions> = async (fastify, opts) => {
   const list = compileWords(opts?.words)
   const limit = opts.limit ?? fastify.initialConfig.bodyLimit ?? 1024 * 1024
   if (!Number.isSafeInteger(limit) || limit < 1) throw new OptionsError('limit', 'must be a positive integer (bytes)')
@@ -75,7 +75,6 @@ const blackWordsPluginImpl: FastifyPluginCallback<BlackWordsOptions> = (fastify,
       return (chunk) => (seen(chunk) ? REJECTION : undefined)
     }
   }))
-  done()
 }
 
 export const blackWordsPlugin = fp(blackWordsPluginImpl, { name: 'gatehouse-black-words', fastify: '5.x' })

@@ -6,7 +6,7 @@
  * `Link: <…>; rel="deprecation"` to documentation and a `Sunset` date (RFC 8594).
  */
 import fp from 'fastify-plugin'
-import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { OptionsError } from '../core/options.js'
 import type { ToolkitHook } from './hook.js'
 
@@ -50,13 +50,12 @@ export function deprecationHook (opts: DeprecationOptions = {}): ToolkitHook {
  * fastify-plugin: it marks the context it is registered in, so register it inside the scope (a plugin or a
  * prefix) that holds the deprecated routes, or use `deprecationHook` on single routes.
  */
-const deprecationPluginImpl: FastifyPluginCallback<DeprecationOptions> = (fastify, opts, done) => {
+const deprecationPluginImpl: FastifyPluginAsync<DeprecationOptions> = async (fastify, opts) => {
   const pairs = deprecationHeaders(opts)
   fastify.addHook('onRequest', (_request: FastifyRequest, reply: FastifyReply, next: () => void) => {
     setAll(reply, pairs)
     next()
   })
-  done()
 }
 
 export const deprecationPlugin = fp(deprecationPluginImpl, { name: 'gatehouse-deprecation', fastify: '5.x' })

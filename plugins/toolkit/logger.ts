@@ -8,7 +8,7 @@
  * Every control character (CR, LF, …) in any field is escaped, so no request can forge a log line.
  */
 import fp from 'fastify-plugin'
-import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { pinoLogger, type Logger } from '../core/logger.js'
 import { OptionsError } from '../core/options.js'
 
@@ -140,13 +140,12 @@ function formatDuration (ms: number): string {
  * fastify-plugin: requests of every route of the context it is registered in are logged (404s included
  * when registered at the root). One `onResponse` hook; the time is Fastify's `reply.elapsedTime`.
  */
-const requestLoggerPluginImpl: FastifyPluginCallback<RequestLoggerOptions> = (fastify, opts, done) => {
+const requestLoggerPluginImpl: FastifyPluginAsync<RequestLoggerOptions> = async (fastify, opts) => {
   const c = compile(opts, pinoLogger(fastify.log))
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, next: () => void) => {
     try { c.write(formatLine(c, request, reply)) } catch (err) { request.log.error({ err }, 'request logger failed') }
     next()
   })
-  done()
 }
 
 export const requestLoggerPlugin = fp(requestLoggerPluginImpl, { name: 'gatehouse-request-logger', fastify: '5.x' })

@@ -8,7 +8,7 @@
  * `X-Forwarded-For`, `X-Real-IP` is used. An unparsable address where the client should be is refused.
  */
 import fp from 'fastify-plugin'
-import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { compileIpMatcher, parseIp } from '../shared/ip.js'
 import { sendError } from '../shared/errors.js'
 import { OptionsError } from '../core/options.js'
@@ -79,13 +79,12 @@ export function onlyFromHook (allow: string[], opts: Omit<OnlyFromOptions, 'allo
  * fastify-plugin: the allow-list guards every route of the context it is registered in (and its
  * children); register it inside a scoped plugin to guard only part of an application.
  */
-const onlyFromPluginImpl: FastifyPluginCallback<OnlyFromOptions> = (fastify, opts, done) => {
+const onlyFromPluginImpl: FastifyPluginAsync<OnlyFromOptions> = async (fastify, opts) => {
   const check = onlyFromCheck(opts)
   fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: () => void) => {
     if (check(request)) next()
     else deny(reply)
   })
-  done()
 }
 
 export const onlyFromPlugin = fp(onlyFromPluginImpl, { name: 'gatehouse-only-from', fastify: '5.x' })

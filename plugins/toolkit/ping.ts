@@ -4,7 +4,7 @@
  * route has to exist for `/any/depth/ping`.
  */
 import fp from 'fastify-plugin'
-import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { ToolkitHook } from './hook.js'
 
 /** True for GET/HEAD requests whose path (query excluded) is `/ping` or ends in `/ping`. */
@@ -30,13 +30,12 @@ export const pingHook: ToolkitHook = async function pingHook (request, reply) {
  * fastify-plugin, so the hook sits in the context it is registered in and sees all of its paths, routed or
  * not. Register it at the root for `/ping` anywhere.
  */
-const pingPluginImpl: FastifyPluginCallback = (fastify, _opts, done) => {
+const pingPluginImpl: FastifyPluginAsync = async (fastify, _opts) => {
   fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: () => void) => {
     // Not calling next() after answering: the request lifecycle ends with the reply.
     if (isPing(request)) pong(reply)
     else next()
   })
-  done()
 }
 
 export const pingPlugin = fp(pingPluginImpl, { name: 'gatehouse-ping', fastify: '5.x' })

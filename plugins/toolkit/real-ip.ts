@@ -7,7 +7,7 @@
  * the TCP peer is one of those addresses; without it they are always read (the seed's behaviour).
  */
 import fp from 'fastify-plugin'
-import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { compileIpMatcher, formatIp, isPublicIp, parseIp, type ParsedIp } from '../shared/ip.js'
 import { OptionsError } from '../core/options.js'
 import type { ToolkitHook } from './hook.js'
@@ -67,7 +67,7 @@ export function realIpHook (opts: RealIpOptions = {}): ToolkitHook {
  * Registered with fastify-plugin, so the hook covers every route of the context it is registered in (and
  * its children): the address is a property of the request, wanted everywhere below that point.
  */
-const realIpPluginImpl: FastifyPluginCallback<RealIpOptions> = (fastify, opts, done) => {
+const realIpPluginImpl: FastifyPluginAsync<RealIpOptions> = async (fastify, opts) => {
   const resolve = realIpResolver(opts)
   if (!fastify.hasRequestDecorator('realIp')) fastify.decorateRequest('realIp', '')
   // Callback form: no promise per request on the hot path.
@@ -75,7 +75,6 @@ const realIpPluginImpl: FastifyPluginCallback<RealIpOptions> = (fastify, opts, d
     request.realIp = resolve(request)
     next()
   })
-  done()
 }
 
 export const realIpPlugin = fp(realIpPluginImpl, { name: 'gatehouse-real-ip', fastify: '5.x' })

@@ -5,7 +5,7 @@
  * client errors, not crashes: they keep their status with `{error, details?}` and are not logged as crashes.
  */
 import fp from 'fastify-plugin'
-import type { FastifyError, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { funcLogger, type Logger } from '../core/logger.js'
 import { OptionsError } from '../core/options.js'
 import { sendError } from '../shared/errors.js'
@@ -55,9 +55,8 @@ function detailsOf (error: unknown): string | undefined {
  * fastify-plugin: the error handler is set on the context it is registered in (errors of its routes and of
  * its children without their own handler), which is where a recoverer is expected to act.
  */
-const recovererPluginImpl: FastifyPluginCallback<RecovererOptions> = (fastify, opts, done) => {
+const recovererPluginImpl: FastifyPluginAsync<RecovererOptions> = async (fastify, opts) => {
   fastify.setErrorHandler(recovererErrorHandler(opts.logger ?? funcLogger((line) => fastify.log.error(line))))
-  done()
 }
 
 export const recovererPlugin = fp(recovererPluginImpl, { name: 'gatehouse-recoverer', fastify: '5.x' })

@@ -9,7 +9,7 @@
  */
 import { Readable } from 'node:stream'
 import fp from 'fastify-plugin'
-import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { OptionsError } from '../core/options.js'
 import { sendError } from '../shared/errors.js'
 
@@ -109,9 +109,8 @@ export function sizeLimitHook (limit: number): PreParsingHook {
 }
 
 /** fastify-plugin: the limit applies to every route of the context it is registered in. */
-const sizeLimitPluginImpl: FastifyPluginCallback<SizeLimitOptions> = (fastify, opts, done) => {
+const sizeLimitPluginImpl: FastifyPluginAsync<SizeLimitOptions> = async (fastify, opts) => {
   fastify.addHook('preParsing', sizeLimitHook(opts?.limit))
-  done()
 }
 
 export const sizeLimitPlugin = fp(sizeLimitPluginImpl, { name: 'gatehouse-size-limit', fastify: '5.x' })

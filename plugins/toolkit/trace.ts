@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import fp from 'fastify-plugin'
-import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { ToolkitHook } from './hook.js'
 
 declare module 'fastify' {
@@ -42,13 +42,12 @@ export const traceHook: ToolkitHook = async function traceHook (request, reply) 
  * fastify-plugin, so the hook covers every route of the context it is registered in: ids matter for every
  * request below that point, including 404s.
  */
-const tracePluginImpl: FastifyPluginCallback = (fastify, _opts, done) => {
+const tracePluginImpl: FastifyPluginAsync = async (fastify, _opts) => {
   if (!fastify.hasRequestDecorator('requestId')) fastify.decorateRequest('requestId', '')
   fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: () => void) => {
     assignRequestId(request, reply)
     next()
   })
-  done()
 }
 
 export const tracePlugin = fp(tracePluginImpl, { name: 'gatehouse-trace', fastify: '5.x' })
