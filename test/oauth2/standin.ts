@@ -32,7 +32,7 @@ export interface StandinProfile {
   userinfo?: unknown
   /** Answer the authorization with an auto-submitting POST form (Apple's response_mode=form_post). */
   formPost?: boolean
-  /** Extra form field of a form_post answer (Apple's `user` at first sign-up). */
+  /** Extra form field of a form_post answer (Apple's `user` at first sign-up); read per request. */
   formUser?: string
 }
 
