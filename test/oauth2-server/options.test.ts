@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto'
 import { startDevServer, startLocalOAuth2Server, DEV_CLIENT, DEV_SERVER_PORT, type LocalOAuth2ServerOptions } from '../../providers/oauth2-server/index.js'
 import { OptionsError } from '../../plugins/core/options.js'
 import { funcLogger } from '../../plugins/core/logger.js'
+import { publicHostOf } from '../../providers/oauth2-server/dev-server.js'
 
 t.test('bad options are refused before anything listens, naming the option', async (t) => {
   const bad: Array<[string, unknown, RegExp]> = [
@@ -107,4 +108,24 @@ t.test('an async loginPageHandler returning HTML is served', async (t) => {
   const res = await fetch(`${local.url}/login/oauth/authorize?response_type=code&client_id=${local.providerOptions.client.cid}&redirect_uri=http://127.0.0.1:1/cb&scope=a%20b%20a`)
   t.equal(res.status, 200)
   t.equal(await res.text(), '<p>a,b</p>', 'scopes de-duplicated')
+})
+
+t.test('IPv6 loopback: the url brackets the address', async (t) => {
+  let server
+  try {
+    server = await startDevServer({ port: 0, host: '::1' })
+  } catch (err) {
+    t.skip(`no IPv6 loopback on this machine: ${(err as Error).message}`)
+    return
+  }
+  t.teardown(server.close)
+  t.match(server.url, /^http:\/\/\[::1\]:\d+$/)
+  t.equal((await fetch(`${server.url}/`)).status, 200)
+  t.equal(server.providerOptions.infoURL, `${server.url}/user`)
+})
+
+t.test('wildcard listen addresses are reached through loopback', async (t) => {
+  t.equal(publicHostOf('0.0.0.0'), '127.0.0.1')
+  t.equal(publicHostOf('::'), '::1')
+  t.equal(publicHostOf('127.0.0.1'), '127.0.0.1')
 })
