@@ -22,6 +22,13 @@ async function addEntry (auth: GatehouseAuth, entry: ProviderEntry): Promise<voi
   switch (entry?.kind) {
     case 'direct': return auth.addDirectProvider(entry.name, entry.checker)
     case 'handler': return auth.addCustomHandler(entry.handler)
+    case 'oauth2': return auth.addProvider(entry.name, entry.cid, entry.csecret, entry.overrides)
+    case 'dev': return auth.addDevProvider(entry.port, entry.options)
+    case 'custom': return auth.addCustomProvider(entry.name, entry.client, entry.options)
+    case 'oidc': return await auth.addOidcProvider(entry.name, entry.client, entry.options)
+    case 'apple': return await auth.addAppleProvider(entry.config, entry.keyLoader)
+    case 'verify': return auth.addVerifProvider(entry.name, entry.template, entry.sender, entry.options)
+    case 'telegram': return auth.addTelegramProvider(entry.options)
     default: throw new OptionsError('providers', `has an entry of unknown kind ${JSON.stringify((entry as { kind?: unknown })?.kind)}`)
   }
 }

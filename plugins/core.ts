@@ -20,6 +20,7 @@ import { traceHook } from '../hooks/trace.js'
 import { updateUserHook } from '../hooks/update-user.js'
 import { xsrfHook } from '../hooks/xsrf.js'
 import { directProvider } from '../providers/direct.js'
+import { providerMethods, type ProviderMethods } from './core/add-providers.js'
 
 const PROVIDER_NAME = /^[A-Za-z0-9_-]{1,64}$/
 
@@ -29,7 +30,7 @@ async function gatehouseCore (fastify: FastifyInstance, opts: AuthOptions): Prom
   const resolve = createUserResolver(o, tokens)
   const providers = new Map<string, AuthProvider>()
 
-  const auth: GatehouseAuth = {
+  const auth = {
     options: o,
     logger: o.logger,
     tokens,
@@ -64,7 +65,8 @@ async function gatehouseCore (fastify: FastifyInstance, opts: AuthOptions): Prom
     addDirectProvider (name, checker) { auth.addCustomHandler(directProvider(auth, name, checker)) },
     completeLogin: (request, reply, result) => completeLogin(auth, request, reply, result),
     safeRedirect: makeRedirectPolicy(o.url, o.origin, o.allowedRedirectHosts)
-  }
+  } as Omit<GatehouseAuth, keyof ProviderMethods> as GatehouseAuth
+  Object.assign(auth, providerMethods(auth))
 
   fastify.decorate('auth', auth)
   fastify.decorateRequest('user', null)

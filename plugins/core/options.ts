@@ -5,6 +5,13 @@ import type {
 import type { Logger } from './logger.js'
 import { noopLogger } from './logger.js'
 import { parseDuration, type Duration } from './duration.js'
+import type {
+  AppleConfig, AppleKeyLoader, CustomClient, CustomProviderOptions, DevProviderOptions, OAuth2Overrides, OidcProviderOptions
+} from '../../providers/oauth2/index.js'
+import type { Sender, SenderFunc, VerifyOptions } from '../../providers/verify/index.js'
+import type { TelegramOptions } from '../../providers/telegram/index.js'
+import type { StateStoreOption } from '../state-store/resolve.js'
+import type { AvatarFetchOptions } from '../avatar/options.js'
 
 /** XSRF settings. */
 export interface XsrfOptions {
@@ -18,10 +25,17 @@ export interface XsrfOptions {
   cookieName?: string
 }
 
-/** A provider given in the options object instead of an `add*` call. */
+/** A provider given in the options object instead of an `add*` call; each kind mirrors one `add*` method. */
 export type ProviderEntry =
   | { kind: 'direct'; name: string; checker: CredChecker }
   | { kind: 'handler'; handler: AuthProvider }
+  | { kind: 'oauth2'; name: string; cid: string; csecret: string; overrides?: OAuth2Overrides }
+  | { kind: 'dev'; port?: number; options?: DevProviderOptions }
+  | { kind: 'custom'; name: string; client: CustomClient; options: CustomProviderOptions }
+  | { kind: 'oidc'; name: string; client: CustomClient; options: OidcProviderOptions }
+  | { kind: 'apple'; config: AppleConfig; keyLoader: AppleKeyLoader }
+  | { kind: 'verify'; name: string; template: string; sender: Sender | SenderFunc; options?: VerifyOptions }
+  | { kind: 'telegram'; options: TelegramOptions }
 
 /** Options of the root plugin (`fastify.register(authPlugin, opts)`). */
 export interface AuthOptions {
@@ -43,6 +57,13 @@ export interface AuthOptions {
   avatarStore?: unknown
   /** Resize avatars to at most this many pixels per side at store time; 0 disables. Default 0. */
   avatarResizeLimit?: number
+  /** Limits on fetching providers' pictures (size, time, redirects, pixels, private targets). */
+  avatarFetch?: AvatarFetchOptions
+  /**
+   * Where one-time tokens, used OAuth2 states and pending Telegram logins live: a store object or a
+   * `redis://` address. Share one between instances behind one URL. Default in-memory.
+   */
+  stateStore?: StateStoreOption
   /** Called on every authenticated request; false rejects. */
   validator?: Validator | ValidatorFunc
   /** Called when a token is created or refreshed; returns the claims to sign. */
@@ -89,6 +110,8 @@ export interface ResolvedOptions {
   avatarPrefix: string
   avatarStore: unknown
   avatarResizeLimit: number
+  avatarFetch: AvatarFetchOptions | undefined
+  stateStore: StateStoreOption | undefined
   validator: ValidatorFunc | undefined
   claimsUpdater: ClaimsUpdFunc | undefined
   userUpdater: UserUpdFunc | undefined
@@ -117,7 +140,7 @@ export class OptionsError extends Error {
 
 const KNOWN = new Set([
   'secret', 'url', 'tokenDuration', 'cookieDuration', 'issuer', 'authPrefix', 'avatarPrefix', 'avatarStore',
-  'avatarResizeLimit', 'validator', 'claimsUpdater', 'userUpdater', 'audiences', 'adminPasswd', 'basicAuthChecker',
+  'avatarResizeLimit', 'avatarFetch', 'stateStore', 'validator', 'claimsUpdater', 'userUpdater', 'audiences', 'adminPasswd', 'basicAuthChecker',
   'xsrf', 'jwtCookieName', 'jwtHeaderKey', 'jwtQueryParam', 'sameSite', 'secureCookies', 'allowedRedirectHosts',
   'logger', 'refreshCache', 'providers'
 ])
@@ -162,6 +185,8 @@ export function resolveOptions (opts: AuthOptions): ResolvedOptions {
     avatarPrefix: prefix('avatarPrefix', o.avatarPrefix, '/avatar'),
     avatarStore: o.avatarStore,
     avatarResizeLimit: resizeLimit,
+    avatarFetch: o.avatarFetch,
+    stateStore: o.stateStore,
     validator: adapt('validator', o.validator, 'validate'),
     claimsUpdater: adapt('claimsUpdater', o.claimsUpdater, 'update'),
     userUpdater: adapt('userUpdater', o.userUpdater, 'update'),

@@ -4,6 +4,7 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
 import type { User, UserData } from './user.js'
 import type { Logger } from './logger.js'
+import type { ProviderMethods } from './add-providers.js'
 
 /** JWT payload (claims layout version 2: registered claims, `aud` as an array, numeric dates). */
 export interface Claims {
@@ -125,7 +126,7 @@ export interface TokenService {
 }
 
 /** `fastify.auth`: everything the root plugin exposes. */
-export interface GatehouseAuth {
+export interface GatehouseAuth extends ProviderMethods {
   /** Options after defaults and validation. */
   readonly options: import('./options.js').ResolvedOptions
   readonly logger: Logger
