@@ -1,96 +1,152 @@
 /**
- * The demo (`npm start`): every part of fastify-gatehouse wired into one Fastify server. SPEC §8.
- * `buildDemo(env)` builds it without listening, so the browser tests can start it on a free port.
+ * The demo (`npm start`): every part of fastify-gatehouse in one Fastify server (SPEC §8).
+ * `buildDemo(env, io)` starts it and returns the real URLs, so tests can run it on free ports (`PORT=0`,
+ * `DEV_AUTH_PORT=0`, `CUSTOM_AUTH_PORT=0`); `runDemo` adds the one-line start-up errors; `main` the signals.
  */
-import { randomBytes } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { dirname, join } from 'node:path'
-import { existsSync } from 'node:fs'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { authPlugin, safeEqual, type AuthOptions, type ProviderEntry } from '../index.js'
+import { authPlugin, funcLogger, type AuthOptions } from '../index.js'
+import { avatarPlugin } from '../plugins/avatar.js'
+import { OAUTH2_BUILTIN_NAMES } from '../providers/oauth2/builtins.js'
+import { DemoError, readConfig, type DemoEnv } from './config.js'
+import { bindServer, boundPort, closeServer, findCode, portError } from './listen.js'
+import { addDemoProviders, addDemoRoles, checkLocalUser, type DemoServices } from './providers.js'
+import { registerApi, registerLoginFailureRedirect, registerPage } from './routes.js'
+import { answersCheck, registerMonitoring, registerToolkit } from './toolkit.js'
 
-export interface DemoEnv { [key: string]: string | undefined }
+export type { DemoEnv } from './config.js'
 
-/** Demo users of the direct provider `local`: password, role, admin flag. */
-const USERS: Record<string, { passwd: string; role?: string; admin?: boolean }> = {
-  alice: { passwd: 'alice-secret', role: 'editor' },
-  admin: { passwd: 'admin-secret', admin: true }
+/** Where the demo writes: `out` for information (requests, emails), `err` for warnings and errors. */
+export interface DemoIO { out: (line: string) => void; err: (line: string) => void }
+
+export const consoleIO: DemoIO = { out: (line) => console.log(line), err: (line) => console.error(line) }
+
+export interface Demo {
+  app: FastifyInstance
+  /** Public URL of the page (`AUTH_URL`, or `http://localhost:<port>`). */
+  url: string
+  /** The port the demo listens on (on 127.0.0.1). */
+  port: number
+  /** Base URL of the dev provider's fake OAuth2 server. */
+  devUrl: string
+  /** Base URL of the local OAuth2 server behind `custom`. */
+  customUrl: string
+  /** Names of the enabled providers, in registration order. */
+  providers: string[]
+  warnings: string[]
+  /** Stops everything the demo started. Safe to call twice. */
+  close(): Promise<void>
 }
 
-export interface Demo { app: FastifyInstance; enabled: string[]; warnings: string[] }
-
-export async function buildDemo (env: DemoEnv = process.env): Promise<Demo> {
-  const warnings: string[] = []
-  const port = Number(env.PORT ?? 8080)
-  const url = env.AUTH_URL ?? `http://localhost:${port}`
-  let secret = env.AUTH_SECRET
-  if (secret === undefined || secret === '') {
-    secret = randomBytes(32).toString('base64url')
-    warnings.push('AUTH_SECRET is not set: using a random secret, sessions end when the demo restarts')
-  }
-  const fixedSecret = secret
-
-  const app = Fastify({ logger: env.DEMO_QUIET === '1' ? false : { level: 'info' } })
-  const providers: ProviderEntry[] = [
-    { kind: 'direct', name: 'local', checker: (user, passwd) => USERS[user] !== undefined && safeEqual(USERS[user].passwd, passwd) }
-  ]
-  const opts: AuthOptions = {
-    secret: () => fixedSecret,
-    url,
-    providers,
-    // Roles and the admin flag come from the demo's user table; a real app would read its own database.
-    claimsUpdater: (claims) => {
-      const name = claims.user?.name ?? ''
-      const entry = claims.user?.id.startsWith('local_') === true ? USERS[name] : undefined
-      if (claims.user !== undefined && entry !== undefined) {
-        claims.user = { ...claims.user, ...(entry.role !== undefined ? { role: entry.role } : {}), ...(entry.admin === true ? { attrs: { ...claims.user.attrs, admin: true } } : {}) }
-      }
-      return claims
+/** Builds and starts the demo; rejects (after stopping whatever had started) when it cannot. */
+export async function buildDemo (env: DemoEnv = process.env, io: DemoIO = consoleIO): Promise<Demo> {
+  const cfg = readConfig(env, OAUTH2_BUILTIN_NAMES)
+  const warn = (line: string): void => { cfg.warnings.push(line) }
+  // Bound first, so the public URL of a demo on port 0 is known before any plugin needs it.
+  const server = await bindServer(cfg.port, 'PORT')
+  const port = boundPort(server)
+  const url = cfg.url ?? `http://localhost:${port}`
+  let ready = false
+  const app = Fastify({
+    logger: false,
+    serverFactory: (handler) => server.on('request', (req, res) => {
+      if (ready) return handler(req, res)
+      res.writeHead(503, { 'content-type': 'text/plain' }).end('starting')
+    })
+  })
+  let services: DemoServices | undefined
+  const close = once(async () => {
+    await app.close().catch((err: unknown) => io.err(`demo: closing: ${(err as Error).message}`))
+    for (const stop of services?.stops ?? []) await stop()
+    await closeServer(server)
+  })
+  try {
+    services = await assemble(app, cfg, url, io, warn)
+    try {
+      await app.ready()
+    } catch (err) {
+      // The dev provider starts its fake server when the app becomes ready.
+      throw findCode(err) === 'EADDRINUSE' ? portError(err, cfg.devPort, 'DEV_AUTH_PORT') : err
     }
+  } catch (err) {
+    await close()
+    throw err
   }
-  if (env.ADMIN_PASSWD !== undefined && env.ADMIN_PASSWD !== '') opts.adminPasswd = env.ADMIN_PASSWD
-  await app.register(authPlugin, opts)
-
-  const { auth } = app
-  app.get('/api/open', async () => ({ message: 'open to everyone' }))
-  app.get('/api/private', { preHandler: auth.authenticate }, async (req) => ({ message: `hello ${req.user!.name}`, user: req.user }))
-  app.get('/api/admin', { preHandler: auth.admin }, async (req) => ({ message: `admin area, welcome ${req.user!.name}` }))
-  app.get('/api/editor', { preHandler: auth.rbac(['editor']) }, async (req) => ({ message: `editor area, welcome ${req.user!.name}` }))
-
-  const publicDir = findPublicDir()
-  app.get('/', async (_req, reply) => reply.type('text/html; charset=utf-8').send(await readFile(join(publicDir, 'index.html'))))
-  app.get('/app.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(await readFile(join(publicDir, 'app.js'))))
-  app.get('/style.css', async (_req, reply) => reply.type('text/css; charset=utf-8').send(await readFile(join(publicDir, 'style.css'))))
-
-  return { app, enabled: auth.providerNames(), warnings }
+  ready = true
+  return {
+    app,
+    url,
+    port,
+    devUrl: services.dev.server!.url,
+    customUrl: services.customUrl,
+    providers: app.auth.providerNames(),
+    warnings: cfg.warnings,
+    close
+  }
 }
 
-/** The page lives in example/public, beside the sources; the compiled server runs from dist/example. */
-function findPublicDir (): string {
-  const here = dirname(fileURLToPath(import.meta.url))
-  for (const candidate of [join(here, 'public'), join(here, '..', '..', 'example', 'public')]) {
-    if (existsSync(join(candidate, 'index.html'))) return candidate
+async function assemble (app: FastifyInstance, cfg: ReturnType<typeof readConfig>, url: string, io: DemoIO, warn: (line: string) => void): Promise<DemoServices> {
+  const logger = funcLogger((line) => io.out(`auth: ${line}`))
+  // Before the toolkit: its gzip must see the failure answers after they became redirects.
+  registerLoginFailureRedirect(app, '/auth')
+  await registerToolkit(app, io.out)
+  const opts: AuthOptions = {
+    secret: () => cfg.secret,
+    url,
+    logger,
+    providers: [{ kind: 'direct', name: 'local', checker: checkLocalUser }],
+    claimsUpdater: addDemoRoles
   }
-  throw new Error('demo: example/public not found')
+  if (cfg.adminPasswd !== undefined) opts.adminPasswd = cfg.adminPasswd
+  await app.register(authPlugin, opts)
+  // The demo's own OAuth2 servers are on loopback, so their pictures are fetched from there (and only there).
+  await app.register(avatarPlugin, { store: cfg.avatarStore, fetch: { allowPrivate: ['127.0.0.0/8', '::1'] } })
+  const services = await addDemoProviders(app, { cfg, url, logger, out: io.out, warn })
+  await registerMonitoring(app, [
+    answersCheck('dev-oauth2-server', () => services.dev.server?.url),
+    answersCheck('local-oauth2-server', () => services.customUrl)
+  ])
+  registerApi(app)
+  registerPage(app)
+  return services
+}
+
+function once (fn: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined
+  return () => (done ??= fn())
+}
+
+/** Starts the demo and prints where to open it; a start-up failure is one line on `io.err` and no demo. */
+export async function runDemo (env: DemoEnv = process.env, io: DemoIO = consoleIO): Promise<Demo | undefined> {
+  let demo: Demo
+  try {
+    demo = await buildDemo(env, io)
+  } catch (err) {
+    const known = err instanceof DemoError || (err as Error)?.name === 'OptionsError'
+    const text = known ? (err as Error).message : `cannot start: ${(err as Error)?.message ?? String(err)}`
+    io.err(`demo: ${text.replace(/\s*\n\s*/g, ' ')}`)
+    return undefined
+  }
+  for (const w of demo.warnings) io.err(`demo: warning: ${w}`)
+  io.out(`demo: open ${demo.url}/`)
+  io.out(`demo: providers on: ${demo.providers.join(', ')}`)
+  io.out(`demo: dev OAuth2 server ${demo.devUrl}, local OAuth2 server (custom) ${demo.customUrl}`)
+  io.out('demo: users alice/alice-secret (editor), admin/admin-secret (admin); Ctrl-C stops everything')
+  return demo
 }
 
 async function main (): Promise<void> {
-  const port = Number(process.env.PORT ?? 8080)
-  const demo = await buildDemo()
-  for (const w of demo.warnings) console.warn(`demo: warning: ${w}`)
-  try {
-    await demo.app.listen({ port, host: 'localhost' })
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code
-    console.error(code === 'EADDRINUSE' ? `demo: port ${port} is already in use (set PORT to another port)` : `demo: cannot start: ${(err as Error).message}`)
-    await demo.app.close()
-    process.exit(1)
+  const demo = await runDemo()
+  if (demo === undefined) process.exit(1)
+  let stopping = false
+  const stop = (signal: string): void => {
+    if (stopping) process.exit(1) // a second Ctrl-C does not wait
+    stopping = true
+    console.log(`demo: ${signal}, stopping`)
+    demo.close().then(() => process.exit(0), (err: unknown) => { console.error(`demo: ${(err as Error).message}`); process.exit(1) })
   }
-  console.log(`demo: open ${process.env.AUTH_URL ?? `http://localhost:${port}`}/  — providers: ${demo.enabled.join(', ')}`)
-  const stop = (): void => { demo.app.close().then(() => process.exit(0), () => process.exit(1)) }
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) await main()

@@ -1,0 +1,99 @@
+/**
+ * Every login method of the demo (SPEC §8): `local` (direct), `dev` (fake OAuth2 server), `email` (verified),
+ * `custom` (through a local OAuth2 server), and, when configured, `oidc`, the built-ins, Apple and Telegram.
+ * Background services started here are stopped through `stops`, whether the demo closes or fails to start.
+ */
+import type { FastifyInstance } from 'fastify'
+import { safeEqual, type CredChecker, type ClaimsUpdFunc } from '../index.js'
+import type { Logger } from '../plugins/core/logger.js'
+import { addDevProvider, type DevProvider } from '../providers/oauth2/dev.js'
+import { addCustomProvider } from '../providers/oauth2/custom.js'
+import { addOidcProvider } from '../providers/oauth2/oidc.js'
+import { addOAuth2Provider } from '../providers/oauth2/builtins.js'
+import { addAppleProvider, appleKeyFromFile } from '../providers/oauth2/apple.js'
+import { startLocalOAuth2Server } from '../providers/oauth2-server/local-server.js'
+import { addVerifProvider } from '../providers/verify/provider.js'
+import { SmtpSender } from '../providers/verify/smtp.js'
+import type { Sender } from '../providers/verify/sender.js'
+import { DemoError, type DemoConfig } from './config.js'
+import { portError } from './listen.js'
+
+/** Users of the direct provider `local`: password, role, admin flag. */
+const USERS: Record<string, { passwd: string; role?: string; admin?: boolean }> = {
+  alice: { passwd: 'alice-secret', role: 'editor' },
+  admin: { passwd: 'admin-secret', admin: true }
+}
+
+export const checkLocalUser: CredChecker = (user, passwd) => Object.hasOwn(USERS, user) && safeEqual(USERS[user]!.passwd, passwd)
+
+/** Roles and the admin flag of `local` users; a real application would read its own user database here. */
+export const addDemoRoles: ClaimsUpdFunc = (claims) => {
+  const u = claims.user
+  const entry = u !== undefined && u.id.startsWith('local_') && Object.hasOwn(USERS, u.name) ? USERS[u.name] : undefined
+  if (u === undefined || entry === undefined) return claims
+  claims.user = { ...u, ...(entry.role !== undefined ? { role: entry.role } : {}), ...(entry.admin === true ? { attrs: { ...u.attrs, admin: true } } : {}) }
+  return claims
+}
+
+export interface DemoServices {
+  /** The dev provider; its fake server's URL is known once the app is ready. */
+  dev: DevProvider
+  /** URL of the local OAuth2 server behind `custom`. */
+  customUrl: string
+  /** Stops what was started outside Fastify's lifecycle (safe to call twice). */
+  stops: Array<() => Promise<void>>
+}
+
+export interface ProviderContext {
+  cfg: DemoConfig
+  /** The public URL of the demo. */
+  url: string
+  logger: Logger
+  /** Where the console email sender writes confirmation messages. */
+  out: (line: string) => void
+  warn: (line: string) => void
+}
+
+/** Registers every provider except `local` (which comes in the root options). Call before the app is ready. */
+export async function addDemoProviders (app: FastifyInstance, ctx: ProviderContext): Promise<DemoServices> {
+  const { auth } = app
+  const { cfg } = ctx
+  const stops: Array<() => Promise<void>> = []
+
+  // dev: any user name signs in on the fake server's page; the server follows the app's lifecycle.
+  const dev = addDevProvider(auth, cfg.devPort, { logger: ctx.logger, emailFn: (name) => `${name}@dev.example` })
+
+  addVerifProvider(auth, 'email', emailTemplate(ctx.url), emailSender(ctx))
+
+  // custom: the embeddable local OAuth2 server, with its login page, registered as any third-party server.
+  const local = await startLocalOAuth2Server({ url: `http://localhost:${cfg.customPort}`, withLoginPage: true, logger: ctx.logger })
+    .catch((err: unknown) => { throw portError(err, cfg.customPort, 'CUSTOM_AUTH_PORT') })
+  stops.push(local.close)
+  addCustomProvider(auth, 'custom', local.providerOptions.client, local.providerOptions)
+
+  if (cfg.oidc !== undefined) {
+    try {
+      await addOidcProvider(auth, 'oidc', { cid: cfg.oidc.cid, csecret: cfg.oidc.csecret }, { issuer: cfg.oidc.issuer })
+    } catch (err) {
+      ctx.warn(`provider oidc is off: ${(err as Error).message}`)
+    }
+  }
+  for (const b of cfg.builtins) addOAuth2Provider(auth, b.name, b.cid, b.csecret)
+  if (cfg.apple !== undefined) {
+    const { keyFile, ...config } = cfg.apple
+    await addAppleProvider(auth, config, appleKeyFromFile(keyFile)).catch((err: unknown) => { throw new DemoError((err as Error).message) })
+  }
+  return { dev, customUrl: local.url, stops }
+}
+
+function emailTemplate (url: string): string {
+  return `Hello {{.User}}, confirm your sign-in to the gatehouse demo: ${url}/auth/email/login?token={{.Token}}\n` +
+    'Or paste this token into the page: {{.Token}}'
+}
+
+/** Over SMTP when configured; otherwise the message is printed, as a development mail catcher would. */
+function emailSender (ctx: ProviderContext): Sender {
+  const smtp = ctx.cfg.smtp
+  if (smtp !== undefined) return new SmtpSender({ ...smtp, subject: 'Your gatehouse demo sign-in' })
+  return { send (address, text) { ctx.out(`email to ${address}: ${text.replace(/\n/g, ' | ')}`) } }
+}

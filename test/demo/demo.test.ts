@@ -1,0 +1,179 @@
+/**
+ * The demo server over real HTTP: defaults, routes, toolkit headers, providers, the email sender's output,
+ * login failures sent back to the page, and one-line start-up errors.
+ */
+import t from 'tap'
+import { gunzipSync } from 'node:zlib'
+import { get, type IncomingHttpHeaders } from 'node:http'
+import { readConfig } from '../../example/config.js'
+import { runDemo } from '../../example/server.js'
+import { client } from '../helpers/client.js'
+import { CapturedIO, freePort, isListening, occupyPort, startDemo } from './helpers.js'
+
+t.test('defaults: ports 8080/8084/9096, bolt avatar store, random secret with a warning', async (t) => {
+  const a = readConfig({}, ['github'])
+  const b = readConfig({}, ['github'])
+  t.equal(a.port, 8080)
+  t.equal(a.devPort, 8084)
+  t.equal(a.customPort, 9096)
+  t.equal(a.url, undefined, 'public URL follows the bound port')
+  t.equal(a.avatarStore, 'bolt://./var/avatars.db')
+  t.not(a.secret, b.secret, 'a new random secret per start')
+  t.ok(a.secret.length >= 32)
+  t.match(a.warnings, [/AUTH_SECRET is not set/])
+  t.same(a.builtins, [])
+  t.equal(a.oidc, undefined)
+  t.equal(a.telegram, undefined)
+  t.equal(a.smtp, undefined)
+})
+
+t.test('environment switches providers on and reports half-configured ones', async (t) => {
+  const c = readConfig({
+    AUTH_SECRET: 's3cret', GITHUB_CID: 'id', GITHUB_CSEC: 'sec', GOOGLE_CID: 'only-id', OIDC_ISSUER: 'http://127.0.0.1:1',
+    TELEGRAM_TOKEN: '1:abc', TELEGRAM_API_URL: 'http://127.0.0.1:2', SMTP_HOST: 'mail', SMTP_PORT: '2525', AUTH_URL: 'https://demo.example/'
+  }, ['github', 'google'])
+  t.equal(c.secret, 's3cret')
+  t.same(c.warnings.length, 2)
+  t.match(c.warnings.join('\n'), /google is off: GOOGLE_CID and GOOGLE_CSEC/)
+  t.match(c.warnings.join('\n'), /oidc is off/)
+  t.same(c.builtins, [{ name: 'github', cid: 'id', csecret: 'sec' }])
+  t.same(c.telegram, { token: '1:abc', apiUrl: 'http://127.0.0.1:2' })
+  t.match(c.smtp, { host: 'mail', port: 2525 })
+  t.equal(c.url, 'https://demo.example')
+})
+
+t.test('bad variables are one-line errors naming the variable', async (t) => {
+  for (const [env, re] of [
+    [{ PORT: 'eighty' }, /^demo: PORT must be a port number 0\.\.65535, got "eighty"$/],
+    [{ PORT: '70000' }, /^demo: PORT must be a port number/],
+    [{ DEV_AUTH_PORT: '-1' }, /^demo: DEV_AUTH_PORT must be a port number/],
+    [{ AUTH_URL: 'localhost:8080' }, /^demo: AUTH_URL must be an http\(s\) origin/],
+    [{ SMTP_HOST: 'mail' }, /^demo: SMTP_HOST and SMTP_PORT must be set together$/],
+    [{ PORT: '0', DEV_AUTH_PORT: '0', CUSTOM_AUTH_PORT: '0', AVATAR_STORE: 'ftp://x/y' }, /^demo: .*avatar\.store.*ftp/]
+  ] as const) {
+    const io = new CapturedIO()
+    t.equal(await runDemo(env, io), undefined, JSON.stringify(env))
+    t.equal(io.errLines.length, 1)
+    t.match(io.errLines[0], re)
+  }
+})
+
+t.test('a port already in use is one line naming the port; nothing is left running', async (t) => {
+  for (const variable of ['PORT', 'DEV_AUTH_PORT', 'CUSTOM_AUTH_PORT']) {
+    const busy = await occupyPort()
+    const others = { PORT: String(await freePort()), DEV_AUTH_PORT: String(await freePort()), CUSTOM_AUTH_PORT: String(await freePort()) }
+    const io = new CapturedIO()
+    const demo = await runDemo({ ...others, [variable]: String(busy.port), AVATAR_STORE: 'memory://' }, io)
+    await busy.close()
+    t.equal(demo, undefined, `${variable} busy: no demo`)
+    t.same(io.errLines, [`demo: port ${busy.port} is already in use (set ${variable} to another port)`])
+    for (const [name, port] of Object.entries(others)) {
+      if (name !== variable) t.notOk(await isListening(Number(port)), `${name} ${port} released after the failed start`)
+    }
+  }
+})
+
+t.test('a running demo', async (t) => {
+  const { demo, io, stop } = await startDemo({ AUTH_SECRET: 'demo-test-secret', ADMIN_PASSWD: 'basic-pw' })
+  t.teardown(stop)
+  const c = client(`http://127.0.0.1:${demo.port}`)
+  t.equal(demo.url, `http://localhost:${demo.port}`)
+  t.same(demo.providers, ['local', 'dev', 'email', 'custom'])
+  t.match(io.outLines, [/./], 'prints something')
+  t.ok(io.outLines.includes(`demo: open ${demo.url}/`), 'prints where to open it')
+  t.ok(io.outLines.includes('demo: providers on: local, dev, email, custom'), 'prints the providers')
+
+  t.test('/ serves the page, gzipped when asked, with app info and a request id', async (t) => {
+    const plain = await c.fetch('/')
+    t.equal(plain.status, 200)
+    t.match(plain.headers.get('content-type'), /^text\/html/)
+    t.match(await plain.text(), /<title>fastify-gatehouse demo<\/title>/)
+    t.equal(plain.headers.get('app-name'), 'gatehouse-demo')
+    t.match(plain.headers.get('app-version'), /^\d+\.\d+\.\d+/)
+    t.match(plain.headers.get('x-request-id'), /^[0-9a-f-]{36}$/)
+    const raw = await fetch(`${c.base}/app.js`, { headers: { 'accept-encoding': 'gzip' } })
+    t.equal(raw.headers.get('content-encoding'), 'gzip')
+    t.match(await raw.text(), /X-XSRF-TOKEN/, 'fetch gunzips it')
+    const page = await rawGet(`${c.base}/app.js`, { 'accept-encoding': 'gzip' })
+    t.match(gunzipSync(page.body).toString('utf8'), /X-XSRF-TOKEN/, 'the bytes on the wire are gzip')
+    t.equal((await c.fetch('/style.css')).headers.get('content-type'), 'text/css; charset=utf-8')
+  })
+
+  t.test('/ping, /api/open, /health, /metrics, /bench', async (t) => {
+    const ping = await c.fetch('/ping')
+    t.equal(ping.status, 200)
+    t.equal(await ping.text(), 'pong')
+    const open = await c.fetch('/api/open')
+    t.equal(open.status, 200)
+    t.same(await open.json(), { message: 'open to everyone' })
+    const health = await c.fetch('/health')
+    t.equal(health.status, 200)
+    t.same(await health.json(), [{ name: 'dev-oauth2-server', status: 'ok' }, { name: 'local-oauth2-server', status: 'ok' }])
+    const metrics = await c.fetch('/metrics', { headers: { 'x-forwarded-for': '8.8.8.8' } })
+    t.equal(metrics.status, 200, 'loopback peer, forwarded header ignored')
+    t.type((await metrics.json()).memstats, 'object')
+    const bench = await c.fetch('/bench')
+    t.equal(bench.status, 200)
+    const report = await bench.json()
+    t.same(Object.keys(report), ['1min', '5min', '15min'])
+    t.ok(report['1min'].requests > 0, 'requests were counted')
+  })
+
+  t.test('each request is logged once with method, path, status and request id', async (t) => {
+    await c.fetch('/api/open?token=secret-value', { headers: { 'x-request-id': 'rid-log-1' } })
+    const line = (await io.waitFor(/rid-log-1/)).input!
+    t.match(line, /^GET - \/api\/open\?token=\S+ - 127\.0\.0\.1 - 200 /)
+    t.notMatch(line, /secret-value/, 'the token in the query is masked')
+  })
+
+  t.test('API hooks: 401 signed out; roles and admin after direct login; basic auth admin', async (t) => {
+    for (const path of ['/api/private', '/api/admin', '/api/editor']) t.equal((await c.fetch(path)).status, 401, path)
+    const alice = client(c.base)
+    const login = await alice.fetch('/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 'alice-secret' } })
+    t.equal(login.status, 200)
+    t.match(await login.json(), { name: 'alice', role: 'editor' })
+    const xsrf = { 'x-xsrf-token': alice.jar.get('XSRF-TOKEN')! }
+    t.equal((await alice.fetch('/api/private', { headers: xsrf })).status, 200)
+    t.equal((await alice.fetch('/api/editor', { headers: xsrf })).status, 200)
+    t.equal((await alice.fetch('/api/admin', { headers: xsrf })).status, 403)
+    t.equal((await alice.fetch('/api/private')).status, 401, 'no XSRF header, no access')
+    const wrong = await c.fetch('/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 'nope' } })
+    t.equal(wrong.status, 403)
+    const basic = { authorization: `Basic ${Buffer.from('admin:basic-pw').toString('base64')}` }
+    t.equal((await c.fetch('/api/admin', { headers: basic })).status, 200, 'ADMIN_PASSWD enables basic auth')
+  })
+
+  t.test('email: the printed message carries a one-time token that signs in', async (t) => {
+    const e = client(c.base)
+    const sent = await e.fetch('/auth/email/login?user=erin&address=erin@example.com')
+    t.equal(sent.status, 200)
+    const [, token] = await io.waitFor(/^email to erin@example\.com: .*token=([\w-]+\.[\w-]+\.[\w-]+)/)
+    const ok = await e.fetch(`/auth/email/login?token=${token}`)
+    t.equal(ok.status, 200)
+    t.match(await ok.json(), { name: 'erin', id: /^email_/ })
+    t.equal((await e.fetch(`/auth/email/login?token=${token}`)).status, 401, 'second use refused')
+  })
+
+  t.test('a failed provider login sends a browser back to the page; API clients get JSON', async (t) => {
+    // fetch() may not send Sec-Fetch-Mode itself: a raw request stands for the browser's navigation.
+    const nav = await rawGet(`${c.base}/auth/dev/callback?error=access_denied`, { 'sec-fetch-mode': 'navigate', accept: 'text/html' })
+    t.equal(nav.status, 303)
+    t.match(nav.headers.location, /^\/\?error=access%20denied/)
+    const old = await rawGet(`${c.base}/auth/custom/callback?error=access_denied`, { accept: 'text/html,application/xhtml+xml' })
+    t.equal(old.status, 303, 'Accept: text/html counts as a page load without Sec-Fetch-Mode')
+    const api = await c.fetch('/auth/dev/callback?error=access_denied')
+    t.equal(api.status, 403)
+    t.match(await api.json(), { error: 'access denied' })
+  })
+})
+
+/** GET over node:http: exact headers on the wire and the raw (undecoded) body. */
+async function rawGet (url: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return await new Promise((resolve, reject) => {
+    get(url, { headers }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }))
+    }).on('error', reject)
+  })
+}
