@@ -116,7 +116,13 @@ export async function startAuthServer (config: AuthServerConfig): Promise<Runnin
     tokens: new SecretStore(config.tokenTtlMs)
   }
   const app = buildApp(ctx)
-  await app.listen({ host: config.host, port: config.port })
+  try {
+    await app.listen({ host: config.host, port: config.port })
+  } catch (err) {
+    // A busy port or bad host: leave nothing half-started behind.
+    await app.close()
+    throw err
+  }
   const port = (app.server.address() as AddressInfo).port
   ctx.url = `http://${config.publicHost.includes(':') ? `[${config.publicHost}]` : config.publicHost}:${port}`
   ctx.browserCookie = `gh_oauth2_browser_${port}`
