@@ -40,7 +40,10 @@ export function deprecationHeaders (opts: DeprecationOptions = {}): Array<[strin
   return pairs
 }
 
-/** Route-level form: `onRequest: deprecationHook({ date, link })`. */
+/**
+ * Route-level form: `onRequest: deprecationHook({ date, link })`. It runs before the handler, so a Link the
+ * handler sets afterwards replaces the deprecation link; the plugin form merges them.
+ */
 export function deprecationHook (opts: DeprecationOptions = {}): ToolkitHook {
   const pairs = deprecationHeaders(opts)
   return async function deprecationHook (_request, reply) { setAll(reply, pairs) }
@@ -52,9 +55,10 @@ export function deprecationHook (opts: DeprecationOptions = {}): ToolkitHook {
  */
 const deprecationPluginImpl: FastifyPluginAsync<DeprecationOptions> = async (fastify, opts) => {
   const pairs = deprecationHeaders(opts)
-  fastify.addHook('onRequest', (_request: FastifyRequest, reply: FastifyReply, next: () => void) => {
+  // onSend, after the handler: a Link header the handler set is extended rather than overwritten.
+  fastify.addHook('onSend', (_request: FastifyRequest, reply: FastifyReply, payload: unknown, next: (err: null, payload: unknown) => void) => {
     setAll(reply, pairs)
-    next()
+    next(null, payload)
   })
 }
 
