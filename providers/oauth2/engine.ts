@@ -161,6 +161,7 @@ export function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2ProviderCo
       throw new HttpError(400, 'provider refused the login', excerpt(error))
     }
     const hs = await takeHandshake(auth, request, cookie, name, param(params, 'state', 512), usedStates)
+    checkResponseIssuer(param(params, 'iss', 2048))
     const code = param(params, 'code', 4096)
     if (code === undefined || code === '') throw new HttpError(400, 'missing code', 'the provider did not return an authorization code')
 
@@ -199,6 +200,17 @@ export function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2ProviderCo
       sessionOnly: hs.sess === true,
       avatar: typeof mapped.picture === 'string' && mapped.picture !== '' ? { url: mapped.picture } : undefined
     })
+  }
+
+  /**
+   * RFC 9207: a server that names itself in the authorization response must be the one we sent the user to
+   * (defeats mix-up attacks when several providers are configured). Issuer templates (per-tenant) are skipped.
+   */
+  function checkResponseIssuer (iss: string | undefined): void {
+    if (iss === undefined || cfg.oidc === undefined) return
+    const issuers = Array.isArray(cfg.oidc.issuer) ? cfg.oidc.issuer : [cfg.oidc.issuer]
+    if (issuers.some((i) => i.includes('{'))) return
+    if (!issuers.includes(iss)) throw new HttpError(400, 'issuer mismatch', 'the authorization response comes from another issuer')
   }
 
   async function logout (_request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
