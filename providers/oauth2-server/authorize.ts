@@ -8,7 +8,8 @@ import {
   OAuthError, checkCodeChallenge, checkRedirectUri, param, parseScope, requiredParam, withQuery
 } from './protocol.js'
 import { DENY_FIELD, USER_FIELD, defaultLoginPage, type LoginPageContext } from './login-page.js'
-import { AUTHORIZE_PATH, type AuthorizationRequest, type ServerContext } from './server.js'
+import type { AuthorizationRequest, ServerContext } from './server.js'
+import { AUTHORIZE_PATH } from './endpoints.js'
 import { looksLikeSecret, randomSecret } from './secret-store.js'
 
 /** Hidden form field naming the pending authorization request. */

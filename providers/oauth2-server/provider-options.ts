@@ -2,7 +2,8 @@
  * What a client of a local OAuth2 server registers: the shape `addCustomProvider(name, client, opts)` takes
  * (providers/oauth2/custom.ts), so `addCustomProvider(name, p.client, p)` works as is.
  */
-import { serverEndpoints, type ClientCredentials } from './server.js'
+import type { ClientCredentials } from './server.js'
+import { serverEndpoints } from './endpoints.js'
 import type { LocalUserInfo } from './token.js'
 
 /** Scopes a client asks for; the server needs none to answer userinfo, this names the intent. */

@@ -21,23 +21,13 @@ import { registerTokenRoutes } from './token.js'
 import { isPictureFile, renderPicture } from './picture.js'
 import { SecretStore } from './secret-store.js'
 import type { LoginPageHandler } from './login-page.js'
+import { serverEndpoints } from './endpoints.js'
 
 /** Client credentials, named as `addCustomProvider` takes them. */
 export interface ClientCredentials { cid: string; csecret: string }
 
 /** Returns the e-mail of a user name, or undefined for none. */
 export type EmailFn = (userName: string) => string | undefined | Promise<string | undefined>
-
-/** Paths of the server's endpoints, relative to its base URL. */
-export const AUTHORIZE_PATH = '/login/oauth/authorize'
-export const TOKEN_PATH = '/login/oauth/access_token'
-export const USERINFO_PATH = '/user'
-
-/** Endpoint URLs of a server at `baseUrl` (no trailing slash). */
-export function serverEndpoints (baseUrl: string): { authURL: string; tokenURL: string; infoURL: string } {
-  const base = baseUrl.replace(/\/+$/, '')
-  return { authURL: base + AUTHORIZE_PATH, tokenURL: base + TOKEN_PATH, infoURL: base + USERINFO_PATH }
-}
 
 /** Configuration of the core, after each flavour has validated its options and applied its defaults. */
 export interface AuthServerConfig {

@@ -5,7 +5,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
   OAuthError, authenticateClient, bearerToken, invalidToken, param, presentedClient, requiredParam, verifyCodeVerifier
 } from './protocol.js'
-import { TOKEN_PATH, USERINFO_PATH, type ServerContext } from './server.js'
+import type { ServerContext } from './server.js'
+import { TOKEN_PATH, USERINFO_PATH } from './endpoints.js'
 import { pictureFile } from './picture.js'
 
 /** The userinfo answer: what a social provider's "me" endpoint gives, reduced to what a login needs. */
