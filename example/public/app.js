@@ -1,6 +1,10 @@
 // Demo page logic: plain browser JavaScript, no build step. Every API call sends the XSRF header read from the
 // XSRF-TOKEN cookie, which is how a browser app uses fastify-gatehouse's cookie sessions.
 const $ = (sel) => document.querySelector(sel)
+const AUTH = '/auth'
+// Providers with a form or flow of their own on this page; every other one is an OAuth2 redirect.
+const OWN_UI = new Set(['local', 'email', 'telegram'])
+const LABELS = { dev: 'dev (fake OAuth2 server)', custom: 'custom (local OAuth2 server)', oidc: 'OpenID Connect' }
 
 function xsrfHeader () {
   const m = document.cookie.match(/(?:^|;\s*)XSRF-TOKEN=([^;]+)/)
@@ -14,55 +18,59 @@ async function api (path, init = {}) {
   return { status: res.status, body }
 }
 
-function showMessage (text) {
+const reason = (r) => r.body?.details || r.body?.error || `status ${r.status}`
+
+function showMessage (text, kind = 'error') {
   const el = $('#message')
   el.textContent = text
+  el.dataset.kind = kind
   el.hidden = !text
 }
 
 async function refresh () {
-  const { status, body } = await api('/auth/user')
+  const { status, body } = await api(`${AUTH}/user`)
   const signedIn = status === 200
   $('#status').textContent = signedIn ? `signed in as ${body.name}` : 'not signed in'
   $('#signed-in').hidden = !signedIn
   $('#sign-in').hidden = signedIn
-  if (signedIn) {
-    $('#user-name').textContent = body.name
-    $('#user-id').textContent = body.id
-    $('#user-role').textContent = [body.role && `role: ${body.role}`, body.attrs?.admin && 'admin'].filter(Boolean).join(', ')
-    const img = $('#avatar')
-    img.hidden = !body.picture
-    if (body.picture) img.src = body.picture
-  }
+  if (!signedIn) return
+  $('#user-name').textContent = body.name
+  $('#user-id').textContent = body.id
+  $('#user-extra').textContent = [body.role && `role: ${body.role}`, body.attrs?.admin && 'admin', body.email].filter(Boolean).join(', ')
+  const img = $('#avatar')
+  img.hidden = !body.picture
+  if (body.picture) img.src = body.picture
 }
 
 async function loadProviders () {
-  const { body: names } = await api('/auth/list')
-  const here = encodeURIComponent(location.origin + '/')
+  const { body } = await api(`${AUTH}/list`)
+  const names = Array.isArray(body) ? body : []
+  const from = encodeURIComponent(`${location.origin}/`)
   const box = $('#oauth-buttons')
   box.textContent = ''
-  for (const name of names || []) {
-    if (['local', 'email', 'telegram'].includes(name)) continue
+  for (const name of names.filter((n) => !OWN_UI.has(n))) {
     const a = document.createElement('a')
-    a.href = `/auth/${encodeURIComponent(name)}/login?from=${here}`
-    a.textContent = `Sign in with ${name}`
+    a.href = `${AUTH}/${encodeURIComponent(name)}/login?from=${from}`
+    a.textContent = `Sign in with ${LABELS[name] || name}`
     a.dataset.provider = name
     box.append(a)
   }
-  $('#email-form').hidden = !(names || []).includes('email')
-  $('#telegram').hidden = !(names || []).includes('telegram')
+  $('#direct-form').hidden = !names.includes('local')
+  $('#email-form').hidden = !names.includes('email')
+  $('#telegram').hidden = !names.includes('telegram')
 }
 
 $('#direct-form').addEventListener('submit', async (ev) => {
   ev.preventDefault()
   const form = new FormData(ev.target)
   const session = form.get('session') ? '1' : '0'
-  const { status, body } = await api(`/auth/local/login?session=${session}`, {
+  const r = await api(`${AUTH}/local/login?session=${session}`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ user: form.get('user'), passwd: form.get('passwd') })
   })
-  if (status !== 200) { showMessage(`Sign-in failed: ${body?.details || body?.error || status}`); return }
+  if (r.status !== 200) { showMessage(`Sign-in failed: ${reason(r)}`); return }
+  ev.target.reset()
   showMessage('')
   await refresh()
 })
@@ -70,50 +78,62 @@ $('#direct-form').addEventListener('submit', async (ev) => {
 $('#email-form').addEventListener('submit', async (ev) => {
   ev.preventDefault()
   const form = new FormData(ev.target)
-  const q = new URLSearchParams({ user: form.get('user'), address: form.get('address'), from: location.origin + '/' })
-  const { status, body } = await api(`/auth/email/login?${q}`)
-  showMessage(status === 200 ? 'Confirmation sent: paste the token below.' : `Sending failed: ${body?.details || body?.error || status}`)
+  const q = new URLSearchParams({ user: form.get('user'), address: form.get('address'), from: `${location.origin}/` })
+  const r = await api(`${AUTH}/email/login?${q}`)
+  if (r.status === 200) showMessage('Confirmation sent: open its link, or paste the token below.', 'info')
+  else showMessage(`Sending failed: ${reason(r)}`)
 })
 
 $('#email-confirm').addEventListener('click', async () => {
   const token = $('#email-form').elements.token.value.trim()
-  const { status, body } = await api(`/auth/email/login?token=${encodeURIComponent(token)}`)
-  if (status !== 200) { showMessage(`Confirmation failed: ${body?.details || body?.error || status}`); return }
+  // The token carries `from`, so a good one answers with a redirect to this page (followed by fetch).
+  const r = await api(`${AUTH}/email/login?token=${encodeURIComponent(token)}`)
+  if (r.status !== 200) { showMessage(`Confirmation failed: ${reason(r)}`); return }
   showMessage('')
   await refresh()
 })
 
 $('#telegram-start').addEventListener('click', async () => {
-  const { status, body } = await api('/auth/telegram/login')
-  if (status !== 200) { showMessage(`Telegram login unavailable: ${body?.error || status}`); return }
-  const link = `https://t.me/${body.bot}?start=${body.token}`
-  $('#telegram-link').innerHTML = ''
+  const r = await api(`${AUTH}/telegram/login`)
+  if (r.status !== 200) { showMessage(`Telegram login unavailable: ${reason(r)}`); return }
   const a = document.createElement('a')
-  a.href = link; a.target = '_blank'; a.rel = 'noopener'; a.textContent = 'Open the bot and press Start'
-  $('#telegram-link').append(a)
-  for (let i = 0; i < 60; i++) {
+  a.href = `https://t.me/${encodeURIComponent(r.body.bot)}?start=${encodeURIComponent(r.body.token)}`
+  a.target = '_blank'
+  a.rel = 'noopener'
+  a.textContent = `Open @${r.body.bot} and press Start`
+  $('#telegram-link').replaceChildren(a)
+  for (let i = 0; i < 90; i++) {
     await new Promise((resolve) => setTimeout(resolve, 2000))
-    const r = await api(`/auth/telegram/login?token=${encodeURIComponent(body.token)}`)
-    if (r.status === 200) { await refresh(); return }
-    if (r.status !== 404) { showMessage(`Telegram login failed: ${r.body?.details || r.body?.error}`); return }
+    const poll = await api(`${AUTH}/telegram/login?token=${encodeURIComponent(r.body.token)}`)
+    if (poll.status === 200) { $('#telegram-link').textContent = ''; await refresh(); return }
+    if (poll.status !== 404) { showMessage(`Telegram login failed: ${reason(poll)}`); return }
   }
+  showMessage('Telegram login timed out: press Log in with Telegram again.')
 })
 
 $('#logout').addEventListener('click', async () => {
-  await api('/auth/logout')
+  await api(`${AUTH}/logout`)
+  showMessage('')
+  $('#api-result').textContent = ''
   await refresh()
 })
 
 for (const btn of document.querySelectorAll('[data-api]')) {
   btn.addEventListener('click', async () => {
     const { status, body } = await api(btn.dataset.api)
-    $('#api-result').textContent = `${btn.dataset.api} → ${status} ${status < 300 ? 'allowed' : 'denied'}\n${JSON.stringify(body, null, 2)}`
+    const verdict = status < 300 ? 'allowed' : 'denied'
+    const out = $('#api-result')
+    out.dataset.verdict = verdict
+    out.textContent = `${btn.dataset.api} → ${status} ${verdict}\n${JSON.stringify(body, null, 2)}`
   })
 }
 
-// A provider login that was cancelled or failed comes back here with ?error=…
+// A provider login that was cancelled or failed comes back here with ?error=…; show it once, then tidy the URL.
 const params = new URLSearchParams(location.search)
-if (params.get('error')) showMessage(`Sign-in did not complete: ${params.get('error')}`)
+if (params.get('error')) {
+  showMessage(`Sign-in did not complete: ${params.get('error')}`)
+  history.replaceState(null, '', location.pathname)
+}
 
 await loadProviders()
 await refresh()
