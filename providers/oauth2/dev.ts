@@ -45,8 +45,8 @@ export function addDevProvider (auth: GatehouseAuth, port: number = DEV_SERVER_P
     callback: (request: FastifyRequest, reply: FastifyReply) => started().callback(request, reply),
     logout: (request: FastifyRequest, reply: FastifyReply) => started().logout(request, reply)
   }
-  auth.addCustomHandler(provider)
-
+  if (auth.providerNames().includes('dev')) throw new TypeError('fastify-gatehouse: provider "dev" is already registered')
+  // Hooks first: after the app started this throws, before anything is mounted.
   auth.instance.addHook('onReady', async () => {
     server = await startDevServer({ ...serverOpts, port })
     const p = server.providerOptions
@@ -71,5 +71,6 @@ export function addDevProvider (auth: GatehouseAuth, port: number = DEV_SERVER_P
     server = undefined
     engine = undefined
   })
+  auth.addCustomHandler(provider)
   return provider
 }
