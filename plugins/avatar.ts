@@ -5,11 +5,11 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { newStore } from '../stores/index.js'
+import { newStore, type AvatarStore } from '../stores/index.js'
 import { OptionsError } from './core/options.js'
 import { checkUrl, resolveAvatarOptions, type AvatarOptions } from './avatar/options.js'
 import { AvatarProxy } from './avatar/proxy.js'
-import { registerAvatarRoute } from './avatar/serve.js'
+import { avatarRoutes } from './avatar/serve.js'
 
 export type { AvatarOptions, AvatarFetchOptions } from './avatar/options.js'
 export { AvatarProxy, avatarIdOf } from './avatar/proxy.js'
@@ -20,7 +20,7 @@ async function gatehouseAvatar (fastify: FastifyInstance, opts: AvatarOptions): 
   const auth = fastify.auth
   if (auth.avatar !== null) throw new OptionsError('avatar', 'the avatar plugin is already registered on this instance')
   const url = o.url ?? checkUrl(auth.options?.url)
-  let store
+  let store: AvatarStore
   try {
     store = newStore(o.store)
   } catch (err) {
@@ -36,7 +36,7 @@ async function gatehouseAvatar (fastify: FastifyInstance, opts: AvatarOptions): 
   })
   const proxy = new AvatarProxy(store, { base: url + o.prefix, resizeLimit: o.resizeLimit, maxPixels: o.maxPixels, fetch: o.fetch }, logger)
   auth.avatar = proxy
-  registerAvatarRoute(fastify, { prefix: o.prefix, store, maxAge: o.maxAge, logger })
+  await fastify.register(avatarRoutes({ store, maxAge: o.maxAge, logger }), { prefix: o.prefix })
 }
 
 /** The avatar plugin. Register after the auth core (the root plugin does this from its own options). */

@@ -11,41 +11,44 @@ import { sendError } from '../shared/errors.js'
 const FILE_RE = new RegExp(`^(${AVATAR_ID_RE.source.slice(1, -1)})\\.image$`)
 
 export interface ServeConfig {
-  prefix: string
   store: AvatarStore
   maxAge: number
   logger: Logger
 }
 
-export function registerAvatarRoute (fastify: FastifyInstance, cfg: ServeConfig): void {
+/** The avatar routes, in their own scope registered under the prefix, so that every 404 below it is JSON too. */
+export function avatarRoutes (cfg: ServeConfig) {
   const cacheControl = `public, max-age=${cfg.maxAge}`
-  fastify.get<{ Params: { file: string } }>(`${cfg.prefix}/:file`, async (request: FastifyRequest<{ Params: { file: string } }>, reply: FastifyReply) => {
-    const id = FILE_RE.exec(request.params.file)?.[1]
-    if (id === undefined) return sendError(reply, 404, 'avatar not found')
-    let contentId: string | null
-    let bytes: Uint8Array | null = null
-    try {
-      // The content id first: a client revalidating gets its 304 without the image being read.
-      contentId = await cfg.store.id(id)
-      if (contentId !== null && !matches(request.headers['if-none-match'], contentId)) bytes = await cfg.store.get(id)
-    } catch (err) {
-      cfg.logger.logf('[WARN] avatar: store failed serving %s: %s', id, (err as Error)?.message ?? String(err))
-      return sendError(reply, 503, 'avatar store unavailable')
-    }
-    if (contentId === null) return sendError(reply, 404, 'avatar not found')
-    reply.header('etag', `"${contentId}"`)
-      .header('cache-control', cacheControl)
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', "default-src 'none'; sandbox")
-    if (bytes === null) {
-      // Either a match (304), or removed between id() and get() (404).
-      if (matches(request.headers['if-none-match'], contentId)) return reply.code(304).send()
-      reply.removeHeader('etag')
-      return sendError(reply, 404, 'avatar not found')
-    }
-    const body = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-    return reply.type('image/png').header('content-length', body.length).send(body)
-  })
+  return async function routes (scope: FastifyInstance): Promise<void> {
+    scope.setNotFoundHandler((_request, reply) => sendError(reply, 404, 'avatar not found'))
+    // A wildcard, not `/:file`: the router answers 414 to a parameter over its length limit and never
+    // matches extra segments, whereas every path below the prefix must be a 404 JSON from here.
+    scope.get<{ Params: { '*': string } }>('/*', async (request: FastifyRequest<{ Params: { '*': string } }>, reply: FastifyReply) => {
+      const id = FILE_RE.exec(request.params['*'])?.[1]
+      if (id === undefined) return sendError(reply, 404, 'avatar not found')
+      let contentId: string | null
+      let bytes: Uint8Array | null = null
+      try {
+        // The content id first: a client revalidating gets its 304 without the image being read.
+        contentId = await cfg.store.id(id)
+        if (contentId !== null && !matches(request.headers['if-none-match'], contentId)) bytes = await cfg.store.get(id)
+      } catch (err) {
+        cfg.logger.logf('[WARN] avatar: store failed serving %s: %s', id, (err as Error)?.message ?? String(err))
+        return sendError(reply, 503, 'avatar store unavailable')
+      }
+      if (contentId === null) return sendError(reply, 404, 'avatar not found')
+      const notModified = bytes === null && matches(request.headers['if-none-match'], contentId)
+      // Removed between id() and get(): gone.
+      if (bytes === null && !notModified) return sendError(reply, 404, 'avatar not found')
+      reply.header('etag', `"${contentId}"`)
+        .header('cache-control', cacheControl)
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+      if (bytes === null) return reply.code(304).send()
+      const body = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+      return reply.type('image/png').header('content-length', body.length).send(body)
+    })
+  }
 }
 
 /** If-None-Match against our (strong) ETag; weak comparison as RFC 9110 prescribes for this header. */

@@ -1,0 +1,75 @@
+/**
+ * A real gatehouse app for avatar tests: the root plugin, the avatar plugin, and a tiny test-only provider
+ * `pic` whose login (`GET /auth/pic/login?user=&picture=`) hands the picture link to the core's
+ * completeLogin, exactly as the OAuth2 providers do after their callback.
+ */
+import { createHash } from 'node:crypto'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { authPlugin } from '../../plugins/auth.js'
+import { avatarPlugin, type AvatarOptions } from '../../plugins/avatar.js'
+import { funcLogger } from '../../plugins/core/logger.js'
+import { resolveOptions } from '../../plugins/core/options.js'
+import type { AuthProvider } from '../../plugins/core/types.js'
+import { listen } from '../helpers/client.js'
+
+/** Public base of the app in avatar links; tests fetch the link's path from the real base. */
+export const PUBLIC_URL = 'http://gatehouse.test'
+
+export function picProvider (): AuthProvider {
+  return {
+    name: 'pic',
+    async login (request: FastifyRequest, reply: FastifyReply) {
+      const q = request.query as { user?: string; picture?: string }
+      const name = q.user ?? 'someone'
+      const id = 'pic_' + createHash('sha1').update(name).digest('hex')
+      return request.server.auth.completeLogin(request, reply, { user: { name, id }, avatar: q.picture === undefined ? undefined : { url: q.picture } })
+    },
+    async callback (_request: FastifyRequest, reply: FastifyReply) { return reply.code(404).send({ error: 'no callback' }) },
+    async logout (request: FastifyRequest, reply: FastifyReply) { request.server.auth.tokens.reset(reply); return { status: 'logged out' } }
+  }
+}
+
+/** True when the root plugin accepts `avatarFetch` (it then passes the fetch limits to the avatar plugin). */
+function rootTakesAvatarFetch (): boolean {
+  try {
+    resolveOptions({ secret: () => 's', url: PUBLIC_URL, avatarFetch: {} } as never)
+    return true
+  } catch {
+    return false
+  }
+}
+
+export interface TestApp { app: FastifyInstance; base: string; lines: string[] }
+
+/** Starts the app on 127.0.0.1; every log line of the package lands in `lines`. */
+export async function startApp (avatar: AvatarOptions): Promise<TestApp> {
+  const lines: string[] = []
+  const { app, base } = await listen(async (app) => {
+    const root = {
+      secret: () => 'avatar-test-secret-0123456789',
+      url: PUBLIC_URL,
+      logger: funcLogger((line) => lines.push(line)),
+      providers: [{ kind: 'handler' as const, handler: picProvider() }]
+    }
+    const viaRoot = rootTakesAvatarFetch()
+      ? { avatarStore: avatar.store, avatarPrefix: avatar.prefix, avatarResizeLimit: avatar.resizeLimit, avatarFetch: avatar.fetch }
+      : {}
+    await app.register(authPlugin, { ...root, ...viaRoot } as never)
+    // A root plugin that does not register the avatar plugin (yet): register it beside the root plugin.
+    if (app.auth.avatar === null) await app.register(avatarPlugin, avatar)
+  })
+  return { app, base, lines }
+}
+
+/** Logs in through `pic` and returns the JSON user (status asserted by the caller through `res`). */
+export async function login (base: string, user: string, picture?: string): Promise<{ res: Response; body: { id: string; name: string; picture?: string } }> {
+  const q = new URLSearchParams({ user })
+  if (picture !== undefined) q.set('picture', picture)
+  const res = await fetch(`${base}/auth/pic/login?${q.toString()}`, { redirect: 'manual' })
+  return { res, body: await res.json() as { id: string; name: string; picture?: string } }
+}
+
+/** GET of an avatar link's path on the real server. */
+export function getAvatar (base: string, link: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(base + new URL(link).pathname, { headers })
+}
