@@ -41,13 +41,16 @@ function rootTakesAvatarFetch (): boolean {
 
 export interface TestApp { app: FastifyInstance; base: string; lines: string[] }
 
-/** Starts the app on 127.0.0.1; every log line of the package lands in `lines`. */
-export async function startApp (avatar: AvatarOptions): Promise<TestApp> {
+/**
+ * Starts the app on 127.0.0.1; every log line of the package lands in `lines`. `setup` runs once the plugins
+ * are loaded (to add providers); `url` is the public base (default PUBLIC_URL).
+ */
+export async function startApp (avatar: AvatarOptions, setup?: (app: FastifyInstance) => void, url = PUBLIC_URL): Promise<TestApp> {
   const lines: string[] = []
   const { app, base } = await listen(async (app) => {
     const root = {
       secret: () => 'avatar-test-secret-0123456789',
-      url: PUBLIC_URL,
+      url,
       logger: funcLogger((line) => lines.push(line)),
       providers: [{ kind: 'handler' as const, handler: picProvider() }]
     }
@@ -57,6 +60,7 @@ export async function startApp (avatar: AvatarOptions): Promise<TestApp> {
     await app.register(authPlugin, { ...root, ...viaRoot } as never)
     // A root plugin that does not register the avatar plugin (yet): register it beside the root plugin.
     if (app.auth.avatar === null) await app.register(avatarPlugin, avatar)
+    setup?.(app)
   })
   return { app, base, lines }
 }
