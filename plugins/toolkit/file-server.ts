@@ -5,7 +5,7 @@
  * live side by side.
  *
  * Encapsulated on purpose (`encapsulate: true`): mount it where you want it with Fastify's own `prefix`,
- * `fastify.register(fileServer, { root: './public', prefix: '/static' })`. Misses go to the 404 handler of
+ * `fastify.register(fileServerPlugin, { root: './public', prefix: '/static' })`. Misses go to the 404 handler of
  * the context it is registered in.
  */
 import fp from 'fastify-plugin'
@@ -26,7 +26,7 @@ export interface FileServerOptions {
   prefix?: string
 }
 
-const fileServerPlugin: FastifyPluginAsync<FileServerOptions> = async (fastify, opts) => {
+const fileServerPluginImpl: FastifyPluginAsync<FileServerOptions> = async (fastify, opts) => {
   if (opts === null || typeof opts !== 'object' || typeof opts.root !== 'string' || opts.root === '') {
     throw new OptionsError('root', 'must be a directory path')
   }
@@ -50,5 +50,5 @@ const fileServerPlugin: FastifyPluginAsync<FileServerOptions> = async (fastify, 
   })
 }
 
-/** `fastify.register(fileServer, { root, prefix: '/static' })`. */
-export const fileServer = fp(fileServerPlugin, { name: 'gatehouse-file-server', fastify: '5.x', encapsulate: true })
+/** `fastify.register(fileServerPlugin, { root, prefix: '/static' })`. */
+export const fileServerPlugin = fp(fileServerPluginImpl, { name: 'gatehouse-file-server', fastify: '5.x', encapsulate: true })

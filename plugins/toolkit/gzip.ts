@@ -31,7 +31,7 @@ export interface GzipOptions {
   level?: number
 }
 
-const gzipPlugin: FastifyPluginAsync<GzipOptions> = async (fastify, opts = {}) => {
+const gzipPluginImpl: FastifyPluginAsync<GzipOptions> = async (fastify, opts = {}) => {
   const threshold = opts.threshold ?? 1024
   if (!Number.isInteger(threshold) || threshold < 0) throw new OptionsError('threshold', 'must be a non-negative integer of bytes')
   if (opts.level !== undefined && (!Number.isInteger(opts.level) || opts.level < 1 || opts.level > 9)) {
@@ -77,5 +77,5 @@ export function acceptsGzip (header: string): boolean {
   return (explicit ?? star ?? 0) > 0
 }
 
-/** `fastify.register(gzip, { threshold })`, before the routes it should cover. */
-export const gzip = fp(gzipPlugin, { name: 'gatehouse-gzip', fastify: '5.x' })
+/** `fastify.register(gzipPlugin, { threshold })`, before the routes it should cover. */
+export const gzipPlugin = fp(gzipPluginImpl, { name: 'gatehouse-gzip', fastify: '5.x' })

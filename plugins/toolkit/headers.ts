@@ -42,9 +42,9 @@ export function headersHook (pairs: readonly string[]): ToolkitHook {
   return async function setHeaders (_request, reply) { reply.headers(parsed) }
 }
 
-const headersPlugin: FastifyPluginAsync<HeadersOptions> = async (fastify, opts) => {
+const headersPluginImpl: FastifyPluginAsync<HeadersOptions> = async (fastify, opts) => {
   fastify.addHook('onRequest', headersHook(opts?.headers))
 }
 
-/** `fastify.register(headers, { headers: ['X-Frame-Options:DENY'] })`. */
-export const headers = fp(headersPlugin, { name: 'gatehouse-headers', fastify: '5.x' })
+/** `fastify.register(headersPlugin, { headers: ['X-Frame-Options:DENY'] })`. */
+export const headersPlugin = fp(headersPluginImpl, { name: 'gatehouse-headers', fastify: '5.x' })

@@ -36,7 +36,7 @@ export async function noCacheHook (request: FastifyRequest, reply: FastifyReply)
   reply.headers(NO_CACHE_HEADERS)
 }
 
-const noCachePlugin: FastifyPluginAsync = async (fastify) => {
+const noCachePluginImpl: FastifyPluginAsync = async (fastify) => {
   fastify.addHook('onRequest', async (request) => { stripRequestValidators(request) })
   fastify.addHook('onSend', async (_request, reply, payload) => {
     for (const name of RESPONSE_VALIDATORS) if (reply.hasHeader(name)) reply.removeHeader(name)
@@ -45,5 +45,5 @@ const noCachePlugin: FastifyPluginAsync = async (fastify) => {
   })
 }
 
-/** `fastify.register(noCache)`: every answer of the encapsulation context is uncacheable. */
-export const noCache = fp(noCachePlugin, { name: 'gatehouse-no-cache', fastify: '5.x' })
+/** `fastify.register(noCachePlugin)`: every answer of the encapsulation context is uncacheable. */
+export const noCachePlugin = fp(noCachePluginImpl, { name: 'gatehouse-no-cache', fastify: '5.x' })

@@ -73,7 +73,7 @@ export function rewriteUrl (rules: RewriteRules): (req: IncomingMessage) => stri
   return (req) => applyOnce(req as MarkedRequest, rewriteTarget) ?? req.url ?? '/'
 }
 
-const rewritePlugin: FastifyPluginAsync<RewriteOptions> = async (fastify, opts) => {
+const rewritePluginImpl: FastifyPluginAsync<RewriteOptions> = async (fastify, opts) => {
   if (opts === null || typeof opts !== 'object' || opts.rules === undefined) throw new OptionsError('rules', 'is required')
   const rewriteTarget = compileRewrite(opts.rules)
   // One listener per server: rules of later registrations are tried after earlier ones, never twice.
@@ -91,8 +91,8 @@ const rewritePlugin: FastifyPluginAsync<RewriteOptions> = async (fastify, opts) 
 
 const serverRewriters = new WeakMap<object, UrlRewriter[]>()
 
-/** Plugin form (server-level; see the module comment): `fastify.register(rewrite, { rules })`. */
-export const rewrite = fp(rewritePlugin, { name: 'gatehouse-rewrite', fastify: '5.x' })
+/** Plugin form (server-level; see the module comment): `fastify.register(rewritePlugin, { rules })`. */
+export const rewritePlugin = fp(rewritePluginImpl, { name: 'gatehouse-rewrite', fastify: '5.x' })
 
 function applyOnce (req: MarkedRequest, rewriteTarget: UrlRewriter): string | undefined {
   if (req[REWRITTEN] === true || req.url === undefined) return undefined

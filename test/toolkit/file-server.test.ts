@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { request } from 'node:http'
 import { listen } from '../helpers/client.js'
-import { fileServer } from '../../plugins/toolkit/file-server.js'
+import { fileServerPlugin } from '../../plugins/toolkit/file-server.js'
 
 /** Raw request: fetch would resolve `..` and percent-escapes before sending. */
 function rawGet (base: string, path: string): Promise<{ status: number; body: string; type: string | undefined }> {
@@ -36,8 +36,8 @@ t.test('fileServer', async (t) => {
   mkdirSync(join(dir, 'public', 'empty'))
   writeFileSync(join(dir, 'public', 'sub', 'b.txt'), 'file b')
   const { app, base } = await listen(async (app) => {
-    await app.register(fileServer, { root: join(dir, 'public'), prefix: '/static' })
-    await app.register(fileServer, { root: join(dir, 'other'), prefix: '/other', maxAge: 60_000 })
+    await app.register(fileServerPlugin, { root: join(dir, 'public'), prefix: '/static' })
+    await app.register(fileServerPlugin, { root: join(dir, 'other'), prefix: '/other', maxAge: 60_000 })
     app.get('/api', async () => ({ ok: true }))
   })
   t.teardown(() => app.close())
@@ -85,7 +85,7 @@ t.test('bad options fail at startup', async (t) => {
   ]
   for (const [opts, re] of bad) {
     const app = Fastify()
-    app.register(fileServer, opts as never)
+    app.register(fileServerPlugin, opts as never)
     await t.rejects(async () => { await app.ready() }, re)
     await app.close()
   }

@@ -4,7 +4,7 @@ import { request } from 'node:http'
 import { Readable } from 'node:stream'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { listen } from '../helpers/client.js'
-import { acceptsGzip, gzip } from '../../plugins/toolkit/gzip.js'
+import { acceptsGzip, gzipPlugin } from '../../plugins/toolkit/gzip.js'
 
 interface Raw { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }
 
@@ -29,7 +29,7 @@ const bigText = 'line of text that repeats\n'.repeat(500)
 t.test('gzip plugin', async (t) => {
   const { app, base } = await listen(async (app) => {
     await app.register(async (scope) => {
-      await scope.register(gzip, { threshold: 256, contentTypes: ['application/x-ndjson'] })
+      await scope.register(gzipPlugin, { threshold: 256, contentTypes: ['application/x-ndjson'] })
       scope.get('/big', async () => big)
       scope.get('/small', async () => ({ ok: true }))
       scope.get('/stream', async (_req, reply) => {
@@ -110,7 +110,7 @@ t.test('bad options fail at startup', async (t) => {
   ]
   for (const [opts, re] of bad) {
     const app = Fastify()
-    app.register(gzip, opts)
+    app.register(gzipPlugin, opts)
     await t.rejects(async () => { await app.ready() }, re)
     await app.close()
   }

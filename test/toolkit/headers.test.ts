@@ -1,12 +1,12 @@
 import t from 'tap'
 import Fastify from 'fastify'
 import { listen } from '../helpers/client.js'
-import { headers, headersHook, parseHeaderPairs } from '../../plugins/toolkit/headers.js'
+import { headersPlugin, headersHook, parseHeaderPairs } from '../../plugins/toolkit/headers.js'
 
 t.test('headers plugin and hook', async (t) => {
   const { app, base } = await listen(async (app) => {
     await app.register(async (scope) => {
-      await scope.register(headers, { headers: ['X-Frame-Options:DENY', ' Link : <https://a.example:8443/x>; rel=preload', 'X-Empty:'] })
+      await scope.register(headersPlugin, { headers: ['X-Frame-Options:DENY', ' Link : <https://a.example:8443/x>; rel=preload', 'X-Empty:'] })
       scope.get('/a', async () => 'a')
       scope.get('/override', async (_req, reply) => { reply.header('x-frame-options', 'SAMEORIGIN'); return 'o' })
       scope.get('/boom', async () => { throw new Error('boom') })
@@ -44,7 +44,7 @@ t.test('bad entries fail at startup', async (t) => {
   for (const [pairs, re] of bad) {
     t.throws(() => parseHeaderPairs(pairs as string[]), re)
     const app = Fastify()
-    app.register(headers, { headers: pairs as string[] })
+    app.register(headersPlugin, { headers: pairs as string[] })
     await t.rejects(async () => { await app.ready() }, re)
     await app.close()
   }

@@ -1,12 +1,12 @@
 import t from 'tap'
 import { listen } from '../helpers/client.js'
-import { noCache, noCacheHook, NO_CACHE_HEADERS } from '../../plugins/toolkit/no-cache.js'
+import { noCachePlugin, noCacheHook, NO_CACHE_HEADERS } from '../../plugins/toolkit/no-cache.js'
 import { HttpError } from '../../plugins/shared/errors.js'
 
 t.test('noCache plugin', async (t) => {
   const { app, base } = await listen(async (app) => {
     await app.register(async (scope) => {
-      await scope.register(noCache)
+      await scope.register(noCachePlugin)
       scope.get('/v', async (req, reply) => {
         reply.header('etag', '"abc"').header('last-modified', new Date(0).toUTCString()).header('cache-control', 'public, max-age=3600')
         return { inm: req.headers['if-none-match'] ?? null, ims: req.headers['if-modified-since'] ?? null, im: req.headers['if-match'] ?? null }

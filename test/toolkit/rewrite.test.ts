@@ -1,7 +1,7 @@
 import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { listen } from '../helpers/client.js'
-import { compileRewrite, rewrite, rewriteUrl, type RewriteRules } from '../../plugins/toolkit/rewrite.js'
+import { compileRewrite, rewritePlugin, rewriteUrl, type RewriteRules } from '../../plugins/toolkit/rewrite.js'
 
 const rules: RewriteRules = [
   { from: '^/old/(\\d+)/(\\w+)$', to: '/new/$2/$1' },
@@ -25,7 +25,7 @@ function routes (app: FastifyInstance): void {
 for (const form of ['plugin', 'rewriteUrl'] as const) {
   t.test(`rewrite via ${form}`, async (t) => {
     const { app, base } = form === 'plugin'
-      ? await listen(async (a) => { await a.register(rewrite, { rules }); routes(a) })
+      ? await listen(async (a) => { await a.register(rewritePlugin, { rules }); routes(a) })
       : await listen((a) => routes(a), { rewriteUrl: rewriteUrl(rules) })
     t.teardown(() => app.close())
 
@@ -61,8 +61,8 @@ for (const form of ['plugin', 'rewriteUrl'] as const) {
 
 t.test('plugin and constructor option together still rewrite once; later plugin rules come after', async (t) => {
   const { app, base } = await listen(async (a) => {
-    await a.register(rewrite, { rules: { '^/a$': '/b' } })
-    await a.register(rewrite, { rules: { '^/a$': '/c', '^/b$': '/c' } })
+    await a.register(rewritePlugin, { rules: { '^/a$': '/b' } })
+    await a.register(rewritePlugin, { rules: { '^/a$': '/c', '^/b$': '/c' } })
     a.get('/b', async () => 'b')
     a.get('/c', async () => 'c')
     a.get('/d', async () => 'd')
@@ -89,12 +89,12 @@ t.test('bad rules fail at startup with a clear error', async (t) => {
   for (const [r, re] of bad) {
     t.throws(() => compileRewrite(r as RewriteRules), re, JSON.stringify(r))
     const app = Fastify()
-    app.register(rewrite, { rules: r as RewriteRules })
+    app.register(rewritePlugin, { rules: r as RewriteRules })
     await t.rejects(async () => { await app.ready() }, re, 'plugin refuses to start')
     await app.close()
   }
   const app = Fastify()
-  app.register(rewrite, {} as never)
+  app.register(rewritePlugin, {} as never)
   await t.rejects(async () => { await app.ready() }, /option "rules" is required/)
   await app.close()
 })
