@@ -12,6 +12,7 @@ import { parseDuration, type Duration } from '../../plugins/core/duration.js'
 import { resolveStateStore, type StateStoreOption } from '../../plugins/state-store/resolve.js'
 import type { StateStore } from '../../plugins/state-store/types.js'
 import { SendError, toSender, type Sender, type SenderFunc } from './sender.js'
+import { checkAudience, queryAudience, queryFlag, queryText } from './query.js'
 import { checkTemplate, defaultEscape, renderTemplate, type TemplateEscape } from './template.js'
 
 export interface VerifyOptions {
@@ -28,9 +29,6 @@ export interface VerifyOptions {
 
 const MAX_USER = 128
 const MAX_ADDRESS = 254
-const MAX_AUD = 256
-// Control characters (line breaks included) have no place in a name or address that ends up in a message.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/
 const USED_KEY = 'verify:used:'
 // Used-token records outlive the token a little, covering clock differences between instances.
@@ -55,12 +53,11 @@ export function verifProvider (auth: GatehouseAuth, name: string, template: stri
   const store: StateStore = resolveStateStore(auth, opts.stateStore)
 
   async function sendConfirmation (query: Record<string, unknown>, reply: FastifyReply): Promise<unknown> {
-    const user = text(query, 'user', MAX_USER, true)!
-    const address = text(query, 'address', MAX_ADDRESS, true)!
-    const aud = text(query, 'aud', MAX_AUD, false) ?? text(query, 'site', MAX_AUD, false)
+    const user = queryText(query, 'user', MAX_USER, true)!
+    const address = queryText(query, 'address', MAX_ADDRESS, true)!
+    const aud = queryAudience(query)
     checkAudience(auth, aud)
-    const fromRaw = text(query, 'from', 2048, false)
-    const from = auth.safeRedirect(fromRaw)
+    const from = auth.safeRedirect(queryText(query, 'from', 2048, false))
     const payload: Record<string, unknown> = { prov: name, user, address }
     if (from !== undefined) payload.from = from
     const token = await auth.tokens.signPurpose('confirm', payload, ttlMs, aud)
@@ -87,7 +84,7 @@ export function verifProvider (auth: GatehouseAuth, name: string, template: stri
         user: { name: user, id: userId(name, address) },
         aud: claims.aud[0],
         from,
-        sessionOnly: query.sess === '1'
+        sessionOnly: queryFlag(query, 'sess')
       })
     } catch (err) {
       // No session was issued: give the token back rather than burn it on our own failure.
@@ -109,26 +106,6 @@ export function verifProvider (auth: GatehouseAuth, name: string, template: stri
       return { status: 'logged out' }
     }
   }
-}
-
-function text (query: Record<string, unknown>, key: string, max: number, required: boolean): string | undefined {
-  const v = query[key]
-  if (v === undefined || v === '') {
-    if (required) throw new HttpError(400, 'bad request', `${key} is required`)
-    return undefined
-  }
-  if (typeof v !== 'string') throw new HttpError(400, 'bad request', `${key} must be given once`)
-  if (v.length > max) throw new HttpError(400, 'bad request', `${key} is too long (at most ${max} characters)`)
-  if (CONTROL.test(v) || v.trim() === '') throw new HttpError(400, 'bad request', `${key} contains control characters or only spaces`)
-  return v
-}
-
-// Checked before anything is sent: the session would be refused at login anyway.
-function checkAudience (auth: GatehouseAuth, aud: string | undefined): void {
-  const allowed = auth.options.audiences
-  if (allowed.length === 0) return
-  if (aud === undefined) throw new HttpError(403, 'forbidden', 'an audience (site) is required')
-  if (!allowed.includes(aud)) throw new HttpError(403, 'forbidden', `audience "${aud}" is not allowed`)
 }
 
 function confirmFields (claims: Claims, name: string): { user: string; address: string; from: string | undefined } {

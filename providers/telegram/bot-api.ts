@@ -1,0 +1,123 @@
+/**
+ * A small client of the Telegram Bot API (https://core.telegram.org/bots/api): requests are
+ * `POST {apiUrl}/bot<token>/<method>` with a JSON body; answers are `{ok: true, result}` or
+ * `{ok: false, error_code, description, parameters?: {retry_after}}`. Files are downloaded from
+ * `{apiUrl}/file/bot<token>/<file_path>`. The bot token is part of every URL, so no URL ever goes into an
+ * error message or a log line: errors name the method only.
+ */
+
+/** https://core.telegram.org/bots/api#user */
+export interface TgUser { id: number; is_bot?: boolean; first_name: string; last_name?: string; username?: string }
+/** https://core.telegram.org/bots/api#chat */
+export interface TgChat { id: number; type: string }
+/** https://core.telegram.org/bots/api#message (the fields used here) */
+export interface TgMessage { message_id: number; from?: TgUser; chat: TgChat; date: number; text?: string }
+/** https://core.telegram.org/bots/api#update (the fields used here) */
+export interface TgUpdate { update_id: number; message?: TgMessage }
+/** https://core.telegram.org/bots/api#photosize */
+export interface TgPhotoSize { file_id: string; file_unique_id: string; width: number; height: number; file_size?: number }
+/** https://core.telegram.org/bots/api#userprofilephotos */
+export interface TgUserProfilePhotos { total_count: number; photos: TgPhotoSize[][] }
+/** https://core.telegram.org/bots/api#file */
+export interface TgFile { file_id: string; file_unique_id: string; file_size?: number; file_path?: string }
+
+/** A failed Bot API call. `retryAfter` (seconds) is set when Telegram asks to slow down (429). */
+export class TelegramApiError extends Error {
+  readonly errorCode: number | undefined
+  readonly retryAfter: number | undefined
+  constructor (message: string, errorCode?: number, retryAfter?: number) {
+    super(message)
+    this.name = 'TelegramApiError'
+    this.errorCode = errorCode
+    this.retryAfter = retryAfter
+  }
+}
+
+export interface BotApiConfig {
+  token: string
+  apiUrl: string
+  /** Timeout of ordinary calls and downloads, ms. */
+  requestTimeoutMs: number
+}
+
+export class TelegramBotApi {
+  private readonly base: string
+
+  constructor (private readonly cfg: BotApiConfig) {
+    this.base = cfg.apiUrl.replace(/\/+$/, '')
+  }
+
+  getMe (): Promise<TgUser> { return this.call('getMe', {}) }
+
+  /** Long poll: Telegram holds the request up to `timeoutSec` seconds when there is nothing to deliver. */
+  getUpdates (offset: number, timeoutSec: number, signal: AbortSignal): Promise<TgUpdate[]> {
+    return this.call('getUpdates', { offset, timeout: timeoutSec, allowed_updates: ['message'] }, { signal, extraMs: timeoutSec * 1000 })
+  }
+
+  sendMessage (chatId: number, text: string): Promise<TgMessage> {
+    return this.call('sendMessage', { chat_id: chatId, text })
+  }
+
+  getUserProfilePhotos (userId: number, limit = 1): Promise<TgUserProfilePhotos> {
+    return this.call('getUserProfilePhotos', { user_id: userId, limit })
+  }
+
+  getFile (fileId: string): Promise<TgFile> { return this.call('getFile', { file_id: fileId }) }
+
+  /** Downloads a file found by getFile; refuses more than `maxBytes`. */
+  async downloadFile (filePath: string, maxBytes: number): Promise<Uint8Array> {
+    if (!/^[A-Za-z0-9_./-]+$/.test(filePath) || filePath.includes('..')) throw new TelegramApiError('download: unexpected file path')
+    const res = await this.fetch(`${this.base}/file/bot${this.cfg.token}/${filePath}`, { method: 'GET' }, 'download')
+    if (!res.ok) {
+      await res.body?.cancel()
+      throw new TelegramApiError(`download: HTTP ${res.status}`, res.status)
+    }
+    const declared = Number(res.headers.get('content-length') ?? '0')
+    if (declared > maxBytes) {
+      await res.body?.cancel()
+      throw new TelegramApiError(`download: file larger than ${maxBytes} bytes`)
+    }
+    const chunks: Uint8Array[] = []
+    let size = 0
+    for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength
+      if (size > maxBytes) throw new TelegramApiError(`download: file larger than ${maxBytes} bytes`)
+      chunks.push(chunk)
+    }
+    return Buffer.concat(chunks)
+  }
+
+  private async call<T> (method: string, params: Record<string, unknown>, opts: { signal?: AbortSignal; extraMs?: number } = {}): Promise<T> {
+    const res = await this.fetch(`${this.base}/bot${this.cfg.token}/${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(params)
+    }, method, opts)
+    let body: { ok?: unknown; result?: unknown; error_code?: unknown; description?: unknown; parameters?: { retry_after?: unknown } }
+    try {
+      body = await res.json() as typeof body
+    } catch {
+      throw new TelegramApiError(`${method}: HTTP ${res.status}, answer is not JSON`, res.status)
+    }
+    if (body?.ok !== true) {
+      const code = typeof body?.error_code === 'number' ? body.error_code : res.status
+      const description = typeof body?.description === 'string' ? body.description.slice(0, 200) : `HTTP ${res.status}`
+      const retry = body?.parameters?.retry_after
+      throw new TelegramApiError(`${method}: ${description}`, code, typeof retry === 'number' ? retry : undefined)
+    }
+    return body.result as T
+  }
+
+  private async fetch (url: string, init: RequestInit, what: string, opts: { signal?: AbortSignal; extraMs?: number } = {}): Promise<Response> {
+    const timeout = AbortSignal.timeout(this.cfg.requestTimeoutMs + (opts.extraMs ?? 0))
+    const signal = opts.signal === undefined ? timeout : AbortSignal.any([timeout, opts.signal])
+    try {
+      return await fetch(url, { ...init, signal, redirect: 'error' })
+    } catch (err) {
+      if (opts.signal?.aborted === true) throw err // stopping: the caller knows why
+      const e = err as Error & { cause?: { code?: string } }
+      const why = e.name === 'TimeoutError' ? 'timed out' : e.cause?.code ?? e.message
+      throw new TelegramApiError(`${what}: Bot API unreachable (${why})`)
+    }
+  }
+}

@@ -1,0 +1,231 @@
+import t from 'tap'
+import FakeTimers from '@sinonjs/fake-timers'
+import { createHash } from 'node:crypto'
+import { once } from 'node:events'
+import sharp from 'sharp'
+import { authPlugin } from '../../plugins/auth.js'
+import { avatarPlugin } from '../../plugins/avatar.js'
+import { funcLogger } from '../../plugins/core/logger.js'
+import { addTelegramProvider, type TelegramOptions } from '../../providers/telegram/index.js'
+import { client, listen, type Client } from '../helpers/client.js'
+import { BOT_TOKEN, BOT_USERNAME, BotApiStandIn } from './bot-api-standin.js'
+
+const api = new BotApiStandIn()
+await api.start()
+t.teardown(() => api.stop())
+
+const ada = { id: 4242, is_bot: false, first_name: 'Ada', last_name: 'Lovelace', username: 'ada' }
+const bob = { id: 77, is_bot: false, first_name: 'Bob' }
+const SUCCESS = 'signed in, go back'
+const ERROR = 'bad or expired link'
+const logs: string[] = []
+
+async function app (opts: Partial<TelegramOptions> = {}, withAvatars = false) {
+  return await listen(async (app) => {
+    await app.register(authPlugin, { secret: () => 'telegram-test-secret-0123456789', url: 'http://127.0.0.1', logger: funcLogger((l) => logs.push(l)) })
+    if (withAvatars) await app.register(avatarPlugin, { store: 'memory://' })
+    addTelegramProvider(app.auth, { token: BOT_TOKEN, apiUrl: api.url, successMsg: SUCCESS, errorMsg: ERROR, retryDelay: '20ms', requestTtl: '2m', ...opts })
+  })
+}
+
+const main = await app({}, true)
+t.teardown(() => main.app.close())
+const base = main.base
+await api.polling()
+
+async function ask (c: Client, query = ''): Promise<string> {
+  const r = await c.fetch(`/auth/telegram/login${query}`)
+  if (r.status !== 200) throw new Error(`ask failed: ${r.status} ${await r.text()}`)
+  const body = await r.json() as { bot: string; token: string }
+  return body.token
+}
+
+/** The user presses start; resolves with the bot's answer. */
+async function pressStart (user: typeof ada, text: string): Promise<{ chat_id: number; text: string }> {
+  const answer = api.nextMessage()
+  api.say(user, text)
+  return await answer
+}
+
+t.test('login: {bot, token}, 404 until start, then session and user with avatar', async (t) => {
+  const c = client(base)
+  const r = await c.fetch('/auth/telegram/login')
+  t.equal(r.status, 200)
+  t.equal(r.headers.get('cache-control'), 'no-store')
+  const body = await r.json() as { bot: string; token: string }
+  t.same(Object.keys(body).sort(), ['bot', 'token'])
+  t.equal(body.bot, BOT_USERNAME)
+  t.match(body.token, /^[A-Za-z0-9_-]{16,64}$/, 'fits a t.me deep link start parameter')
+  const hs = c.jar.cookies.get('gatehouse-tg-telegram')!
+  t.ok(hs.attrs.httponly, 'handshake cookie is HttpOnly')
+  t.equal(hs.attrs.path, '/auth/telegram')
+  t.equal(hs.attrs['max-age'], '120')
+
+  const waiting = await c.fetch(`/auth/telegram/login?token=${body.token}`)
+  t.equal(waiting.status, 404)
+  t.same(await waiting.json(), { error: 'not found', details: 'waiting for the user to press start in the bot chat' })
+  t.equal(c.jar.get('JWT'), undefined)
+
+  api.photos.set(ada.id, await sharp({ create: { width: 640, height: 640, channels: 3, background: { r: 200, g: 30, b: 40 } } }).png().toBuffer())
+  const answer = await pressStart(ada, `/start ${body.token}`)
+  t.same(answer, { chat_id: ada.id, text: SUCCESS })
+
+  const cookieBefore = c.jar.header()
+  const done = await c.fetch(`/auth/telegram/login?token=${body.token}`)
+  t.equal(done.status, 200)
+  const user = await done.json() as { name: string; id: string; picture: string }
+  t.equal(user.name, 'Ada Lovelace')
+  t.equal(user.id, 'telegram_' + createHash('sha1').update('4242').digest('hex'))
+  t.match(user.picture, /^http:\/\/127\.0\.0\.1\/avatar\/[0-9a-f]{40}\.image$/)
+  t.ok(c.jar.get('JWT'), 'session cookie set')
+  t.equal(c.jar.get('gatehouse-tg-telegram'), undefined, 'handshake cookie cleared')
+  const me = await c.fetch('/auth/user', { headers: { 'x-xsrf-token': c.jar.get('XSRF-TOKEN')! } })
+  t.equal((await me.json() as { name: string }).name, 'Ada Lovelace')
+
+  const pic = await fetch(base + new URL(user.picture).pathname)
+  t.equal(pic.status, 200)
+  const meta = await sharp(Buffer.from(await pic.arrayBuffer())).metadata()
+  t.equal(meta.width, 640, 'the 640px photo, not the 1280px one, went into the avatar proxy')
+  const { data } = await sharp(Buffer.from(await (await fetch(base + new URL(user.picture).pathname)).arrayBuffer())).raw().toBuffer({ resolveWithObject: true })
+  t.same([data[0], data[1], data[2]], [200, 30, 40], 'the Telegram photo bytes, not an identicon')
+
+  const replay = await fetch(`${base}/auth/telegram/login?token=${body.token}`, { headers: { cookie: cookieBefore } })
+  t.equal(replay.status, 404, 'a collected login cannot be collected again')
+  t.same(await replay.json(), { error: 'not found', details: 'unknown or expired login request' })
+})
+
+t.test('from and session=1 are kept from the request to the session', async (t) => {
+  const c = client(base)
+  const token = await ask(c, '?from=' + encodeURIComponent('http://127.0.0.1/after') + '&session=1')
+  await pressStart(bob, `/start ${token}`)
+  const r = await c.fetch(`/auth/telegram/login?token=${token}`)
+  t.equal(r.status, 302)
+  t.equal(r.headers.get('location'), 'http://127.0.0.1/after')
+  t.notOk(c.jar.cookies.get('JWT')!.attrs['max-age'], 'session-only cookie')
+})
+
+t.test('an expired request: the bot answers ErrorMsg, the browser gets 404', async (t) => {
+  const c = client(base)
+  const token = await ask(c)
+  const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() })
+  t.teardown(() => clock.uninstall())
+  clock.tick(2 * 60_000 + 1000)
+  t.same(await pressStart(ada, `/start ${token}`), { chat_id: ada.id, text: ERROR })
+  const r = await c.fetch(`/auth/telegram/login?token=${token}`)
+  t.equal(r.status, 404)
+  t.same(await r.json(), { error: 'not found', details: 'login request expired' })
+  t.equal(c.jar.get('JWT'), undefined)
+})
+
+t.test('a token redeemed from another browser is refused, before and after start', async (t) => {
+  const alice = client(base)
+  const mallory = client(base)
+  const token = await ask(alice)
+  await ask(mallory) // mallory holds a handshake cookie of her own
+  const noCookie = await client(base).fetch(`/auth/telegram/login?token=${token}`)
+  t.equal(noCookie.status, 403)
+  t.same(await noCookie.json(), { error: 'forbidden', details: 'this login token was not issued to this browser' })
+  t.equal((await mallory.fetch(`/auth/telegram/login?token=${token}`)).status, 403)
+  await pressStart(ada, `/start ${token}`)
+  const after = await mallory.fetch(`/auth/telegram/login?token=${token}`)
+  t.equal(after.status, 403)
+  t.equal(mallory.jar.get('JWT'), undefined)
+  t.equal((await alice.fetch(`/auth/telegram/login?token=${token}`)).status, 200, 'the browser that asked still gets in')
+})
+
+t.test('bad inputs in the browser: 4xx JSON, no session', async (t) => {
+  const c = client(base)
+  const token = await ask(c)
+  const session = client(base)
+  const sessionToken = await ask(session)
+  await pressStart(bob, `/start ${sessionToken}`)
+  t.equal((await session.fetch(`/auth/telegram/login?token=${sessionToken}`)).status, 200)
+  const cases: Array<[string, Record<string, string>, number, RegExp]> = [
+    ['?token=short', {}, 400, /malformed login token/],
+    ['?token=' + encodeURIComponent('../../etc/passwd-xxxxxxxx'), {}, 400, /malformed login token/],
+    [`?token=${token}&token=${token}`, {}, 400, /malformed login token/],
+    ['?token=' + 'a'.repeat(65), {}, 400, /malformed login token/],
+    [`?token=${token}`, { cookie: 'gatehouse-tg-telegram=forged' }, 403, /not issued to this browser/],
+    [`?token=${token}`, { cookie: `gatehouse-tg-telegram=${session.jar.get('JWT') ?? 'x'}` }, 403, /not issued to this browser/],
+    ['?site=%0a', {}, 400, /control characters/],
+    ['?from=a&from=b', {}, 400, /from must be given once/]
+  ]
+  for (const [query, headers, status, details] of cases) {
+    const r = await fetch(`${base}/auth/telegram/login${query}`, { headers })
+    t.equal(r.status, status, query)
+    t.match(await r.json(), { error: String, details }, query)
+    t.equal(r.headers.getSetCookie().filter((s) => s.startsWith('JWT=')).length, 0)
+  }
+  t.equal((await c.fetch('/auth/telegram/callback')).status, 404)
+})
+
+t.test('bad inputs in the chat: ErrorMsg for bad start tokens, silence for the rest', async (t) => {
+  const before = api.sent.length
+  t.same(await pressStart(ada, '/start'), { chat_id: ada.id, text: ERROR }, 'start without a token')
+  t.same(await pressStart(ada, '/start not a token!'), { chat_id: ada.id, text: ERROR }, 'garbage')
+  t.same(await pressStart(ada, '/start ' + 'A'.repeat(22)), { chat_id: ada.id, text: ERROR }, 'well-formed but unknown')
+  // Ignored messages are followed by a start: the next answer is for the start, so nothing came before it.
+  const c = client(base)
+  const token = await ask(c)
+  api.say(ada, 'hello bot')
+  api.say(ada, `/start ${token}`, 'group')
+  api.say({ ...bob, is_bot: true }, `/start ${token}`)
+  t.same(await pressStart(bob, '/start'), { chat_id: bob.id, text: ERROR })
+  t.equal(api.sent.length, before + 4)
+  t.equal((await c.fetch(`/auth/telegram/login?token=${token}`)).status, 404, 'group chats and bots do not confirm')
+})
+
+t.test('Bot API trouble: 503 on ask while getMe fails; the poller rides out failed polls', async (t) => {
+  api.failing.set('getMe', 502)
+  const other = await app({ name: 'tg2', polling: false })
+  t.teardown(() => other.app.close())
+  const r = await client(other.base).fetch('/auth/tg2/login')
+  t.equal(r.status, 503)
+  t.same(await r.json(), { error: 'telegram unavailable', details: 'getMe: Stand-in failure of getMe' })
+  api.failing.delete('getMe')
+  t.equal((await client(other.base).fetch('/auth/tg2/login')).status, 200)
+
+  const c = client(base)
+  const token = await ask(c)
+  api.failing.set('getUpdates', 502)
+  const failedPolls = api.calls.length
+  // The poll waiting now ends with an update; the next polls fail until the failure is lifted.
+  api.say(ada, 'wake up')
+  while (api.calls.slice(failedPolls).filter((m) => m === 'getUpdates').length < 3) await once(api, 'call')
+  api.failing.delete('getUpdates')
+  t.same(await pressStart(ada, `/start ${token}`), { chat_id: ada.id, text: SUCCESS })
+  t.ok(logs.some((l) => l.includes('getUpdates: Stand-in failure of getUpdates')), 'the failure is logged')
+  t.notOk(logs.some((l) => l.includes(BOT_TOKEN)), 'the bot token never reaches the log')
+})
+
+t.test('close aborts the long poll in flight and stops polling', async (t) => {
+  // A Bot API of its own, so that this instance is the only poller.
+  const own = new BotApiStandIn()
+  await own.start()
+  t.teardown(() => own.stop())
+  const { app: extra } = await listen(async (app) => {
+    await app.register(authPlugin, { secret: () => 'x-secret-0123456789', url: 'http://127.0.0.1' })
+    addTelegramProvider(app.auth, { token: BOT_TOKEN, apiUrl: own.url })
+  })
+  await own.polling()
+  t.same(own.calls.filter((m) => m === 'getUpdates').length, 1)
+  const abandoned = once(own, 'abandoned')
+  const started = Date.now()
+  await extra.close()
+  await abandoned
+  t.ok(Date.now() - started < 5000, 'close did not wait for the 30 s poll')
+  t.equal(own.waiting, false, 'no poll left waiting')
+})
+
+t.test('options are checked at registration', async (t) => {
+  const { app: a } = await listen(async (app) => {
+    await app.register(authPlugin, { secret: () => 'x-secret-0123456789', url: 'http://127.0.0.1' })
+    t.throws(() => addTelegramProvider(app.auth, { token: 'nope' }), /option "token"/)
+    t.throws(() => addTelegramProvider(app.auth, { token: BOT_TOKEN, apiUrl: 'ftp://x' }), /option "apiUrl"/)
+    t.throws(() => addTelegramProvider(app.auth, { token: BOT_TOKEN, pollTimeout: '2m' }), /option "pollTimeout"/)
+    t.throws(() => addTelegramProvider(app.auth, { token: BOT_TOKEN, requestTtl: -1 }), /option "requestTtl"/)
+    t.throws(() => addTelegramProvider(app.auth, { token: BOT_TOKEN, polling: 'yes' as never }), /option "polling"/)
+    t.throws(() => addTelegramProvider(app.auth, { token: BOT_TOKEN, stateStore: 'mysql://x' }), /stateStore/)
+  })
+  await a.close()
+})
