@@ -1,0 +1,67 @@
+import t from 'tap'
+import Fastify from 'fastify'
+import { authPlugin } from '../../plugins/auth.js'
+import { startLocalOAuth2Server } from '../../providers/oauth2-server/index.js'
+import { client, listen } from '../helpers/client.js'
+
+t.test('every provider kind can be given in the options object and by add* calls', async (t) => {
+  const local = await startLocalOAuth2Server({ url: 'http://127.0.0.1:0' })
+  t.teardown(() => local.close())
+  const sent: string[] = []
+  const { app, base } = await listen(async (app) => {
+    await app.register(authPlugin, {
+      secret: () => 'wiring-secret-0001',
+      url: 'http://127.0.0.1',
+      providers: [
+        { kind: 'direct', name: 'local', checker: () => true },
+        { kind: 'oauth2', name: 'github', cid: 'cid', csecret: 'csec' },
+        { kind: 'dev', port: 0 },
+        { kind: 'custom', name: 'custom', client: local.providerOptions.client, options: local.providerOptions },
+        { kind: 'verify', name: 'email', template: 'token {{.Token}}', sender: (_a: string, text: string) => { sent.push(text) } },
+        { kind: 'telegram', options: { token: '123:abc', polling: false, apiUrl: 'http://127.0.0.1:9' } },
+        { kind: 'handler', handler: { name: 'mine', login: () => ({ mine: true }), callback: () => ({}), logout: () => ({}) } }
+      ]
+    })
+    app.auth.addProvider('google', 'gid', 'gsecret')
+    app.auth.addCustomProvider('custom2', local.providerOptions.client, local.providerOptions)
+    app.auth.addDirectProvider('direct2', () => false)
+  })
+  t.teardown(() => app.close())
+  const r = await client(base).fetch('/auth/list')
+  t.same(await r.json(), ['local', 'github', 'dev', 'custom', 'email', 'telegram', 'mine', 'google', 'custom2', 'direct2'])
+
+  // The dev provider's login redirects to its fake server, which the app started on ready.
+  const dev = await client(base).fetch('/auth/dev/login')
+  t.equal(dev.status, 302)
+  t.match(dev.headers.get('location'), /^http:\/\/127\.0\.0\.1:\d+\//)
+  // The custom provider's login redirects to the local OAuth2 server.
+  const custom = await client(base).fetch('/auth/custom/login')
+  t.equal(custom.status, 302)
+  t.ok(custom.headers.get('location')!.startsWith(local.url), 'custom login goes to the local OAuth2 server')
+  // A self-implemented handler answers through the same routes.
+  t.same(await (await client(base).fetch('/auth/mine/login')).json(), { mine: true })
+  // The verified provider sends through the given sender.
+  const v = await client(base).fetch('/auth/email/login?user=u&address=u@example.test')
+  t.equal(v.status, 200)
+  t.equal(sent.length, 1)
+  t.match(sent[0], /^token [\w-]+\.[\w-]+\.[\w-]+$/)
+})
+
+t.test('registration errors are clear', async (t) => {
+  const cases: Array<[(app: ReturnType<typeof Fastify>) => unknown, RegExp]> = [
+    [(app) => app.auth.addProvider('myspace', 'a', 'b'), /myspace/],
+    [(app) => app.auth.addCustomProvider('github', { cid: 'a', csecret: 'b' }, { endpoint: { authURL: 'http://x/a', tokenURL: 'http://x/t' }, infoURL: 'http://x/u', mapUser: () => ({ id: '1' }) }), /github/],
+    [(app) => app.auth.addDirectProvider('local', () => true), /already registered/],
+    [(app) => app.auth.addDirectProvider('bad name', () => true), /must match/]
+  ]
+  for (const [call, re] of cases) {
+    const app = Fastify()
+    await app.register(authPlugin, { secret: () => 'x-secret-x', url: 'http://127.0.0.1', providers: [{ kind: 'direct', name: 'local', checker: () => true }] })
+    t.throws(() => call(app), re, re.source)
+    await app.close()
+  }
+  const app = Fastify()
+  await app.register(authPlugin, { secret: () => 'x-secret-x', url: 'http://127.0.0.1' })
+  await t.rejects(app.auth.addAppleProvider({ clientId: 'c', teamId: 't', keyId: 'k' }, async () => { throw new Error('no such key file') }), /key/, 'apple: a failing key loader rejects')
+  await app.close()
+})
