@@ -16,3 +16,20 @@ export { MemoryRefreshCache } from './plugins/core/refresh-cache.js'
 export { parseDuration, type Duration } from './plugins/core/duration.js'
 export { HttpError, sendError, type ErrorBody } from './plugins/shared/errors.js'
 export { safeEqual } from './plugins/shared/compare.js'
+export { xsrfHook } from './hooks/xsrf.js'
+export type { ProviderMethods } from './plugins/core/add-providers.js'
+
+// Providers
+export { directProvider } from './providers/direct.js'
+export * from './providers/oauth2/index.js'
+export * from './providers/oauth2-server/index.js'
+export * from './providers/verify/index.js'
+export * from './providers/telegram/index.js'
+export * from './plugins/state-store/index.js'
+
+// Avatars
+export * from './plugins/avatar.js'
+export * from './stores/index.js'
+
+// HTTP toolkit
+export * from './plugins/toolkit/index.js'
