@@ -25,6 +25,8 @@ import {
 import { resolveStateStore, type StateStoreOption } from '../../plugins/state-store/resolve.js'
 import type { StateStore } from '../../plugins/state-store/types.js'
 import { idTokenVerifier, type OidcSettings } from './idtoken.js'
+// Shared with the verified and Telegram providers: one value per key, bounded, no control characters.
+import { checkAudience, queryAudience, queryText } from '../verify/query.js'
 
 export type { OidcSettings }
 
@@ -121,16 +123,18 @@ export function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2ProviderCo
 
   async function login (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const q = (request.query ?? {}) as Record<string, unknown>
-    const from = param(q, 'from', 2048)
-    const site = param(q, 'site', 256)
-    const session = param(q, 'session', 8)
+    const from = queryText(q, 'from', 2048, false)
+    const site = queryAudience(q)
+    // Refused now rather than after the round trip through the provider.
+    checkAudience(auth, site)
+    const session = queryText(q, 'session', 8, false)
     const hs: Handshake = { p: name, st: randomToken() }
     if (cfg.pkce) hs.cv = randomToken()
     if (cfg.oidc !== undefined) hs.n = randomToken()
     // A `from` that may not be followed is dropped here already, so it never travels through the provider.
     const safeFrom = from === undefined ? undefined : auth.safeRedirect(from)
     if (safeFrom !== undefined) hs.from = safeFrom
-    if (site !== undefined && site !== '') hs.site = site
+    if (site !== undefined) hs.site = site
     if (session === '1' || session === 'true') hs.sess = true
     await setHandshake(auth, reply, cookie, hs, ttlMs)
 
@@ -152,17 +156,27 @@ export function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2ProviderCo
   }
 
   async function callback (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    try {
+      return await finishLogin(request, reply)
+    } catch (err) {
+      // Details hold status codes and provider error codes, never codes, tokens or secrets.
+      if (err instanceof HttpError) auth.logger.logf('[WARN] oauth2 %s: login failed: %d %s (%s)', name, err.statusCode, err.message, err.details ?? '')
+      throw err
+    }
+  }
+
+  async function finishLogin (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     // Every callback, good or bad, ends the handshake in this browser.
     clearHandshake(auth, reply, cookie)
     const params = callbackParams(request, formPost)
-    const error = param(params, 'error', 256)
+    const error = queryText(params, 'error', 256, false)
     if (error !== undefined) {
       if (error === 'access_denied') throw new HttpError(403, 'access denied', 'the user declined the login at the provider')
       throw new HttpError(400, 'provider refused the login', excerpt(error))
     }
-    const hs = await takeHandshake(auth, request, cookie, name, param(params, 'state', 512), usedStates)
-    checkResponseIssuer(param(params, 'iss', 2048))
-    const code = param(params, 'code', 4096)
+    const hs = await takeHandshake(auth, request, cookie, name, queryText(params, 'state', 512, false), usedStates)
+    checkResponseIssuer(queryText(params, 'iss', 2048, false))
+    const code = queryText(params, 'code', 4096, false)
     if (code === undefined || code === '') throw new HttpError(400, 'missing code', 'the provider did not return an authorization code')
 
     const tokenResponse = await exchangeCode(code, hs.cv)
@@ -270,15 +284,6 @@ function tokenBody (ans: UpstreamAnswer): Record<string, unknown> | undefined {
 function callbackParams (request: FastifyRequest, formPost: boolean): Record<string, unknown> {
   const src = formPost ? (request.method === 'POST' ? request.body : undefined) : request.query
   return src !== null && typeof src === 'object' ? src as Record<string, unknown> : {}
-}
-
-/** A single string parameter; repeated or oversized ones are a 400. */
-function param (params: Record<string, unknown>, key: string, maxLen: number): string | undefined {
-  const v = params[key]
-  if (v === undefined) return undefined
-  if (typeof v !== 'string') throw new HttpError(400, `malformed parameter ${key}`, 'expected a single value')
-  if (v.length > maxLen) throw new HttpError(400, `malformed parameter ${key}`, `longer than ${maxLen} characters`)
-  return v
 }
 
 function stringFields (body: unknown): Record<string, string> {

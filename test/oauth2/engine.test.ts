@@ -7,6 +7,7 @@
 import t from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
 import { userId } from '../../plugins/core/user.js'
+import { funcLogger } from '../../plugins/core/logger.js'
 import { addOAuth2Provider } from '../../providers/oauth2/index.js'
 import { startStandin } from './standin.js'
 import { APP_URL, currentUser, startApp, type TestApp } from './app.js'
@@ -87,9 +88,10 @@ t.test('login: Secure handshake cookie on an https url', async (t) => {
   t.equal(browser.cookieAttrs('gatehouse-oauth2-github')?.secure, true)
 })
 
-t.test('login: repeated or oversized parameters are a 400', async (t) => {
-  await assertRefused(t, await testApp.browser().request(`${APP_URL}/auth/github/login?from=/a&from=/b`), 400, 'malformed parameter from')
-  await assertRefused(t, await testApp.browser().request(`${APP_URL}/auth/github/login?site=${'x'.repeat(300)}`), 400, 'malformed parameter site')
+t.test('login: repeated, oversized or control-character parameters are a 400', async (t) => {
+  await assertRefused(t, await testApp.browser().request(`${APP_URL}/auth/github/login?from=/a&from=/b`), 400, 'bad request', /from must be given once/)
+  await assertRefused(t, await testApp.browser().request(`${APP_URL}/auth/github/login?site=${'x'.repeat(300)}`), 400, 'bad request', /site is too long/)
+  await assertRefused(t, await testApp.browser().request(`${APP_URL}/auth/github/login?site=a%0Ab`), 400, 'bad request', /control characters/)
 })
 
 t.test('state: missing, wrong, without the cookie, forged, of another provider', async (t) => {
@@ -292,4 +294,26 @@ t.test('session=1 makes session-only cookies; logout clears the session', async 
   t.equal(out.status, 200)
   t.same(await out.json(), { status: 'logged out' })
   await assertNoSession(t, browser)
+})
+
+t.test('audiences: a site outside the allow-list is refused at login; failures are logged without secrets', async (t) => {
+  const lines: string[] = []
+  const app = await startApp((auth) => {
+    addOAuth2Provider(auth, 'github', 'gh-cid', 'gh-secret', { authURL: `${gh.url}/authorize`, tokenURL: `${gh.url}/token`, infoURL: `${gh.url}/userinfo` })
+  }, { audiences: ['site-a'], logger: funcLogger((line) => lines.push(line)) })
+  t.teardown(app.close)
+  const browser = app.browser()
+  await assertRefused(t, await browser.request(`${APP_URL}/auth/github/login?site=site-b`), 403, 'forbidden', /"site-b" is not allowed/)
+  await assertRefused(t, await browser.request(`${APP_URL}/auth/github/login`), 403, 'forbidden', /required/)
+  t.equal(browser.cookieAttrs('gatehouse-oauth2-github'), undefined, 'no handshake started')
+  const ok = await browser.navigate(`${APP_URL}/auth/github/login?site=site-a`)
+  t.equal(ok.res.status, 200)
+
+  gh.faults = { token: '500' }
+  t.teardown(() => { gh.faults = {} })
+  const failed = await app.browser().navigate(`${APP_URL}/auth/github/login?site=site-a`)
+  t.equal(failed.res.status, 502)
+  t.ok(lines.some((l) => l.includes('[WARN] oauth2 github: login failed: 502 token endpoint failed (status 500)')), 'provider failure logged')
+  const code = new URL(failed.hops.find((h) => h.url.includes('/callback'))!.url).searchParams.get('code')!
+  t.notOk(lines.some((l) => l.includes('gh-secret') || l.includes(code)), 'no secret or code in the log')
 })
