@@ -16,6 +16,9 @@ export interface ParsedIp { family: 4 | 6; bytes: Uint8Array }
  */
 export function parseIp (s: string): ParsedIp | null {
   if (typeof s !== 'string' || s.length === 0 || s.length > 64) return null
+  // Hot path (every request of realIp/onlyFrom): plain dotted IPv4 without regexes or allocations but one.
+  const fast = parseDottedV4(s)
+  if (fast !== null) return { family: 4, bytes: fast }
   let text = s.trim()
   if (text.startsWith('[')) {
     const close = text.indexOf(']')
@@ -41,6 +44,14 @@ export function parseIp (s: string): ParsedIp | null {
  * (and their IPv4-mapped forms), and for anything that is not an address.
  */
 export function isPublicIp (ip: string): boolean {
+  const known = publicMemo.get(ip)
+  if (known !== undefined) return known
+  const result = classifyPublic(ip)
+  remember(publicMemo, ip, result)
+  return result
+}
+
+function classifyPublic (ip: string): boolean {
   const parsed = parseIp(ip)
   if (parsed === null) return false
   const ranges = parsed.family === 4 ? NON_PUBLIC_V4 : NON_PUBLIC_V6
@@ -49,7 +60,7 @@ export function isPublicIp (ip: string): boolean {
   // Only 2000::/3 is allocated as global unicast; everything else in IPv6 is special-purpose.
   if (((parsed.bytes[0] as number) & 0xe0) !== 0x20) return false
   // 6to4 (2002::/16) carries an IPv4 address that a relay would reach: judge that address.
-  if (parsed.bytes[0] === 0x20 && parsed.bytes[1] === 0x02) return isPublicIp(Array.from(parsed.bytes.slice(2, 6)).join('.'))
+  if (parsed.bytes[0] === 0x20 && parsed.bytes[1] === 0x02) return classifyPublic(Array.from(parsed.bytes.slice(2, 6)).join('.'))
   return true
 }
 
@@ -73,12 +84,27 @@ export function compileIpMatcher (entries: readonly string[]): (ip: string) => b
     if (m === null) throw new Error(`invalid IP entry ${JSON.stringify(entry)}: expected an address, a CIDR or a prefix`)
     return m
   })
+  const memo = new Map<string, boolean>()
   return (ip) => {
+    const known = memo.get(ip)
+    if (known !== undefined) return known
     const parsed = parseIp(ip)
-    if (parsed === null) return false
-    for (const m of matchers) if (m(parsed)) return true
-    return false
+    let result = false
+    if (parsed !== null) for (const m of matchers) if (m(parsed)) { result = true; break }
+    remember(memo, ip, result)
+    return result
   }
+}
+
+// Results are cached per address text: clients repeat, and a Map hit is far cheaper than a parse. The cache
+// is bounded (cleared when full), so a flood of distinct or garbage addresses cannot grow memory.
+const MEMO_LIMIT = 4096
+const publicMemo = new Map<string, boolean>()
+
+function remember (memo: Map<string, boolean>, key: string, value: boolean): void {
+  if (typeof key !== 'string' || key.length > 64) return
+  if (memo.size >= MEMO_LIMIT) memo.clear()
+  memo.set(key, value)
 }
 
 /** Canonical text of a parsed address: dotted IPv4, or eight lower-case hex groups without `::`. */
@@ -106,7 +132,27 @@ function compileEntry (entry: string): EntryMatcher | null {
   }
   // A prefix: only address characters, so that garbage is refused at registration.
   if (!/^[0-9a-f.:]+$/.test(e)) return null
+  const whole = prefixAsCidr(e)
+  if (whole !== null) return (ip) => ip !== null && inCidr(ip.bytes, whole, ip.family)
   return (ip) => ip !== null && formatIp(ip).startsWith(e)
+}
+
+// `192.168.` is 192.168.0.0/16 and `2001:db8:` is 2001:db8::/32: compared as bytes, no text per request.
+function prefixAsCidr (e: string): Cidr | null {
+  if (/^(\d{1,3}\.){1,3}$/.test(e)) {
+    const octets = e.slice(0, -1).split('.').map(Number)
+    if (octets.some((o, i) => o > 255 || String(o) !== e.split('.')[i])) return null
+    const bytes = new Uint8Array(4)
+    bytes.set(octets)
+    return { family: 4, bytes, bits: octets.length * 8 }
+  }
+  if (/^([0-9a-f]{1,4}:){1,7}$/.test(e)) {
+    const groups = e.slice(0, -1).split(':').map((g) => parseInt(g, 16))
+    const bytes = new Uint8Array(16)
+    groups.forEach((g, i) => { bytes[i * 2] = g >> 8; bytes[i * 2 + 1] = g & 0xff })
+    return { family: 6, bytes, bits: groups.length * 16 }
+  }
+  return null
 }
 
 function parseCidr (text: string): Cidr | null {
@@ -134,6 +180,30 @@ function inCidr (bytes: Uint8Array, cidr: Cidr, family: 4 | 6 = bytes.length ===
   if (rest === 0) return true
   const mask = (0xff << (8 - rest)) & 0xff
   return ((bytes[whole] as number) & mask) === ((cidr.bytes[whole] as number) & mask)
+}
+
+/** Strict dotted-quad IPv4 (no leading zeros, no spaces), or null. */
+function parseDottedV4 (s: string): Uint8Array | null {
+  const n = s.length
+  if (n < 7 || n > 15) return null
+  const out = new Uint8Array(4)
+  let part = 0
+  let value = 0
+  let digits = 0
+  for (let i = 0; i <= n; i++) {
+    const c = i === n ? 46 : s.charCodeAt(i)
+    if (c >= 48 && c <= 57) {
+      if (digits > 0 && value === 0) return null // leading zero
+      value = value * 10 + (c - 48)
+      if (++digits > 3 || value > 255) return null
+    } else if (c === 46) {
+      if (digits === 0 || part > 3) return null
+      out[part++] = value
+      value = 0
+      digits = 0
+    } else return null
+  }
+  return part === 4 ? out : null
 }
 
 function parseV4 (text: string): Uint8Array {

@@ -5,11 +5,12 @@
  * Which address is the client's: the socket peer, unless the peer is a trusted proxy (default: loopback,
  * i.e. a reverse proxy on the same host). Behind a trusted proxy, `X-Forwarded-For` is read from the right,
  * skipping trusted proxies, so an address a client prepended itself is never the one checked; without
- * `X-Forwarded-For`, `X-Real-IP` is used. An unparsable address where the client should be is refused.
+ * `X-Forwarded-For`, `X-Real-IP` is used. An unparsable address where the client should be is refused
+ * (it is never trusted, so it is taken as the client, and it matches no entry).
  */
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { compileIpMatcher, parseIp } from '../shared/ip.js'
+import { compileIpMatcher } from '../shared/ip.js'
 import { sendError } from '../shared/errors.js'
 import { OptionsError } from '../core/options.js'
 import { socketIp } from './real-ip.js'
@@ -25,8 +26,8 @@ export interface OnlyFromOptions {
   trustedProxies?: string[]
 }
 
-/** Returns the client address the allow-list is checked against, or null when it cannot be known. */
-export type ClientAddressFn = (request: FastifyRequest) => string | null
+/** Returns the text of the client address the allow-list is checked against (may be garbage: never allowed). */
+export type ClientAddressFn = (request: FastifyRequest) => string
 
 const DEFAULT_TRUSTED = ['127.0.0.1', '::1']
 
@@ -37,16 +38,17 @@ export function allowListClientAddress (trustedProxies: unknown = DEFAULT_TRUSTE
     const peer = socketIp(request)
     if (!trusted(peer)) return peer
     const xff = request.headers['x-forwarded-for']
-    if (typeof xff === 'string' && xff.trim() !== '') {
+    if (typeof xff === 'string' && xff !== '') {
+      // Garbage needs no separate parse: it is never trusted, so it becomes the client, and never allowed.
+      if (!xff.includes(',')) return xff.trim()
       const hops = xff.split(',')
       for (let i = hops.length - 1; i >= 0; i--) {
         const hop = (hops[i] as string).trim()
-        if (parseIp(hop) === null) return null
         if (!trusted(hop) || i === 0) return hop
       }
     }
     const xri = request.headers['x-real-ip']
-    if (typeof xri === 'string' && xri !== '') return parseIp(xri) === null ? null : xri.trim()
+    if (typeof xri === 'string' && xri !== '') return xri.trim()
     return peer
   }
 }
@@ -57,8 +59,7 @@ export function onlyFromCheck (opts: OnlyFromOptions): (request: FastifyRequest)
   const allowed = compileList('allow', opts.allow, false)
   const client = allowListClientAddress(opts.trustedProxies ?? DEFAULT_TRUSTED)
   return (request) => {
-    const ip = client(request)
-    return ip !== null && allowed(ip)
+    return allowed(client(request))
   }
 }
 

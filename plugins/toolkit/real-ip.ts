@@ -86,13 +86,26 @@ function compileTrusted (entries: unknown): (ip: string) => boolean {
   try { return compileIpMatcher(entries as string[]) } catch (err) { throw new OptionsError('trustedProxies', (err as Error).message) }
 }
 
+// Header value → cleaned public address or null. Bounded (cleared when full): clients repeat themselves,
+// and a flood of distinct values cannot grow memory.
+const cleaned = new Map<string, string | null>()
+
 function publicHeaderIp (value: string | string[] | undefined): string | undefined {
   if (typeof value !== 'string' || value === '') return undefined
-  return isPublicIp(value) ? clean(value) : undefined
+  let found = cleaned.get(value)
+  if (found === undefined) {
+    found = isPublicIp(value) ? clean(value) : null
+    if (value.length <= 64) {
+      if (cleaned.size >= 4096) cleaned.clear()
+      cleaned.set(value, found)
+    }
+  }
+  return found ?? undefined
 }
 
 function leftmostPublic (value: string | string[] | undefined): string | undefined {
   if (value === undefined) return undefined
+  if (typeof value === 'string' && !value.includes(',')) return publicHeaderIp(value)
   // Repeated headers arrive joined by Node as one comma list; an array only for unusual raw parsers.
   const list = Array.isArray(value) ? value.join(',') : value
   for (const part of list.split(',')) {

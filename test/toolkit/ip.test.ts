@@ -85,3 +85,27 @@ t.test('compileIpMatcher validates entries and matches any', async (t) => {
   t.throws(() => compileIpMatcher(['example.com']), /invalid IP entry/)
   t.notOk(compileIpMatcher([])('127.0.0.1'), 'empty list matches nothing')
 })
+
+t.test('prefixes on whole octets/groups and textual prefixes; cached answers stay correct', async (t) => {
+  const m = compileIpMatcher(['10.', '172.16.5.', '2001:db8:', '192.168.1', 'fe80::'])
+  t.ok(m('10.200.1.1'))
+  t.ok(m('::ffff:10.200.1.1'))
+  t.notOk(m('110.0.0.1'))
+  t.ok(m('172.16.5.200'))
+  t.notOk(m('172.16.50.1'))
+  t.ok(m('2001:db8:1::1'))
+  t.notOk(m('2001:db80::1'))
+  t.ok(m('192.168.1.7'), 'textual prefix')
+  t.ok(m('192.168.100.7'), 'textual prefix is textual: write "192.168.1." for the /24')
+  t.notOk(m('fe80::1'), 'a prefix is compared with the uncompressed form (fe80:0:0:…)')
+  t.ok(compileIpMatcher(['fe80:0:'])('fe80::1'))
+  // Many distinct addresses: the bounded cache is cleared and refilled without changing any answer.
+  let allowed = 0
+  for (let i = 0; i < 10_000; i++) if (m(`10.${(i >> 8) & 255}.${i & 255}.1`)) allowed++
+  t.equal(allowed, 10_000)
+  let publicGarbage = 0
+  for (let i = 0; i < 5_000; i++) if (isPublicIp(`garbage-${i}`)) publicGarbage++
+  t.equal(publicGarbage, 0, 'garbage flood')
+  t.ok(isPublicIp('8.8.8.8'))
+  t.notOk(isPublicIp('10.0.0.1'))
+})

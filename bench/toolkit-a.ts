@@ -1,0 +1,61 @@
+/**
+ * Issue 6 benchmark, first half of the toolkit: a bare route against the same route with one plugin
+ * registered. The bare route is measured first and last and the mean is the baseline, so slow drift of the
+ * machine during the run does not count against the plugins measured late.
+ */
+import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify'
+import { measure, printTable, type BenchRequest, type BenchRow } from './lib.js'
+import { appInfoPlugin } from '../plugins/toolkit/app-info.js'
+import { benchmarksPlugin } from '../plugins/toolkit/benchmarks.js'
+import { tracePlugin } from '../plugins/toolkit/trace.js'
+import { realIpPlugin } from '../plugins/toolkit/real-ip.js'
+import { onlyFromPlugin } from '../plugins/toolkit/only-from.js'
+import { requestLoggerPlugin } from '../plugins/toolkit/logger.js'
+import { deprecationPlugin } from '../plugins/toolkit/deprecation.js'
+import { pingPlugin } from '../plugins/toolkit/ping.js'
+import { recovererPlugin } from '../plugins/toolkit/recoverer.js'
+import { sizeLimitPlugin } from '../plugins/toolkit/size-limit.js'
+import { blackWordsPlugin } from '../plugins/toolkit/black-words.js'
+
+type Case = { label: string; plugin?: FastifyPluginAsync<any>; opts?: object; target?: number }
+
+function app (method: 'GET' | 'POST', c?: Case): () => Promise<FastifyInstance> {
+  return async () => {
+    const f = Fastify()
+    if (c?.plugin !== undefined) await f.register(c.plugin, c.opts ?? {})
+    if (method === 'GET') f.get('/r', async () => ({ ok: true }))
+    else f.post('/r', async (req) => ({ len: (req.body as string).length }))
+    return f
+  }
+}
+
+async function table (title: string, method: 'GET' | 'POST', req: BenchRequest, cases: Case[]): Promise<void> {
+  const first = await measure('bare', app(method), req)
+  const rows: BenchRow[] = []
+  for (const c of cases) {
+    const row: BenchRow = { label: c.label, rps: await measure(c.label, app(method, c), req) }
+    if (c.target !== undefined) row.target = c.target
+    rows.push(row)
+  }
+  const last = await measure('bare (again)', app(method), req)
+  printTable(title, { label: `bare ${method} route (mean of first ${Math.round(first)} and last ${Math.round(last)})`, rps: (first + last) / 2 }, rows)
+}
+
+export async function benchToolkitA (): Promise<void> {
+  await table('toolkit (issue 6, part A): one plugin on a bare GET route', 'GET', { path: '/r', headers: { 'x-forwarded-for': '8.8.8.8' } }, [
+    { label: 'benchmarks', plugin: benchmarksPlugin, target: 0.95 },
+    { label: 'trace', plugin: tracePlugin, target: 0.95 },
+    { label: 'realIp', plugin: realIpPlugin, target: 0.95 },
+    { label: 'appInfo', plugin: appInfoPlugin, opts: { name: 'bench', version: '1.0.0', org: 'Acme', mhost: 'h1' }, target: 0.95 },
+    { label: 'onlyFrom (CIDR list, X-Forwarded-For)', plugin: onlyFromPlugin, opts: { allow: ['10.0.0.0/8', '192.168.', '8.8.8.8'] }, target: 0.95 },
+    { label: 'logger (null sink)', plugin: requestLoggerPlugin, opts: { logger: () => {} }, target: 0.85 },
+    { label: 'deprecation', plugin: deprecationPlugin, opts: { date: '2030-01-01T00:00:00Z', link: 'https://example.com/d' } },
+    { label: 'ping (not a ping path)', plugin: pingPlugin },
+    { label: 'recoverer', plugin: recovererPlugin }
+  ])
+  await table('toolkit (issue 6, part A): body plugins on a bare POST route (1 KiB text)', 'POST',
+    { path: '/r', method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'lorem ipsum '.repeat(86).slice(0, 1024) }, [
+      { label: 'sizeLimit (64 KiB)', plugin: sizeLimitPlugin, opts: { limit: 65536 } },
+      { label: 'blackWords (3 words)', plugin: blackWordsPlugin, opts: { words: ['viagra', 'casino', 'lottery'] } }
+    ])
+}
