@@ -1,0 +1,68 @@
+import t from 'tap'
+import { once } from 'node:events'
+import { authPlugin } from '../../plugins/auth.js'
+import { RedisStateStore } from '../../plugins/state-store/index.js'
+import { addVerifProvider } from '../../providers/verify/index.js'
+import { client, listen } from '../helpers/client.js'
+import { RedisServer, redisMissingReason } from '../state-store/redis-server.js'
+
+const missing = redisMissingReason()
+if (missing !== undefined) console.log(`# skipping verified-login Redis tests: ${missing}`)
+
+t.test('two instances sharing Redis', { skip: missing ?? false }, async (t) => {
+  const redis = new RedisServer()
+  await redis.start()
+  t.teardown(() => redis.stop())
+  const store = new RedisStateStore(redis.url, { commandTimeoutMs: 500 })
+  t.teardown(() => store.close())
+
+  const outbox: string[] = []
+  // Instance A uses a store object, instance B the same Redis by address (created and closed by the package).
+  const mk = (stateStore: RedisStateStore | string) => listen(async (app) => {
+    await app.register(authPlugin, { secret: () => 'shared-secret-0123456789', url: 'http://127.0.0.1' })
+    addVerifProvider(app.auth, 'email', 'token {{.Token}}', (_address, text) => { outbox.push(text.slice(6)) }, { stateStore })
+  })
+  const a = await mk(store)
+  const b = await mk(redis.url)
+  t.teardown(() => a.app.close())
+  t.teardown(() => b.app.close())
+
+  async function token (): Promise<string> {
+    const r = await client(a.base).fetch('/auth/email/login?user=sam&address=sam@example.com')
+    t.equal(r.status, 200)
+    return outbox.at(-1)!
+  }
+
+  t.test('a token consumed on one instance is refused on the other', async (t) => {
+    const tk = await token()
+    const first = await client(a.base).fetch(`/auth/email/login?token=${tk}`)
+    t.equal(first.status, 200)
+    const second = await client(b.base).fetch(`/auth/email/login?token=${tk}`)
+    t.equal(second.status, 401)
+    t.same(await second.json(), { error: 'unauthorized', details: 'confirmation token already used' })
+
+    const tk2 = await token()
+    const results = await Promise.all([a, b, a, b].map((x) => client(x.base).fetch(`/auth/email/login?token=${tk2}`)))
+    t.same(results.map((r) => r.status).sort(), [200, 401, 401, 401], 'concurrent redemptions: exactly one wins')
+  })
+
+  t.test('Redis down: 503 JSON, the token is not consumed; back: it signs in once', async (t) => {
+    const tk = await token()
+    await redis.stop()
+    for (const x of [a, b]) {
+      const r = await client(x.base).fetch(`/auth/email/login?token=${tk}`)
+      t.equal(r.status, 503)
+      const body = await r.json() as { error: string; details: string }
+      t.equal(body.error, 'state store unavailable')
+      t.match(body.details, /^redis: /)
+      t.equal(r.headers.getSetCookie().length, 0, 'no session')
+    }
+    const sent = await client(a.base).fetch('/auth/email/login?user=sam&address=sam@example.com')
+    t.equal(sent.status, 200, 'sending needs no store')
+    await redis.start()
+    if (store.client.status !== 'ready') await once(store.client, 'ready')
+    const back = await client(b.base).fetch(`/auth/email/login?token=${tk}`)
+    t.equal(back.status, 200, 'recovered')
+    t.equal((await client(a.base).fetch(`/auth/email/login?token=${tk}`)).status, 401)
+  })
+})
