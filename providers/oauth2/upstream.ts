@@ -7,6 +7,7 @@ import { HttpError } from '../../plugins/shared/errors.js'
 
 /** Default deadline of one call to a provider. */
 export const DEFAULT_TIMEOUT_MS = 10_000
+const USER_AGENT = 'fastify-gatehouse'
 /** Largest provider answer read; token and userinfo answers are a few kilobytes. */
 const MAX_BODY_BYTES = 1 << 20
 
@@ -22,8 +23,11 @@ export interface UpstreamAnswer {
  */
 export async function callProvider (url: string, init: RequestInit, what: string, timeoutMs: number): Promise<UpstreamAnswer> {
   const signal = AbortSignal.timeout(timeoutMs)
+  // Some APIs (GitHub) refuse requests without a User-Agent.
+  const headers = new Headers(init.headers)
+  if (!headers.has('user-agent')) headers.set('user-agent', USER_AGENT)
   try {
-    const res = await fetch(url, { ...init, signal, redirect: 'error' })
+    const res = await fetch(url, { ...init, headers, signal, redirect: 'error' })
     const body = await readCapped(res, what)
     return { status: res.status, contentType: res.headers.get('content-type') ?? '', body }
   } catch (err) {

@@ -167,6 +167,8 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
   }
 
   app.get('/userinfo', async (request, reply) => {
+    // GitHub's API, for one, refuses requests without a User-Agent.
+    if (!request.headers['user-agent']) return reply.code(403).send({ message: 'Request forbidden by administrative rules. Please make sure your request has a User-Agent header' })
     const header = request.headers.authorization ?? ''
     self.infoAuth.push(header)
     const scheme = profile.infoAuthScheme ?? 'Bearer'
