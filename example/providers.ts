@@ -6,13 +6,11 @@
 import type { FastifyInstance } from 'fastify'
 import { safeEqual, type CredChecker, type ClaimsUpdFunc } from '../index.js'
 import type { Logger } from '../plugins/core/logger.js'
+// `fastify.auth.addDevProvider` returns nothing; the module's function returns the provider, whose running
+// server tells the demo the dev server's real URL (needed for port 0 and the health check).
 import { addDevProvider, type DevProvider } from '../providers/oauth2/dev.js'
-import { addCustomProvider } from '../providers/oauth2/custom.js'
-import { addOidcProvider } from '../providers/oauth2/oidc.js'
-import { addOAuth2Provider } from '../providers/oauth2/builtins.js'
-import { addAppleProvider, appleKeyFromFile } from '../providers/oauth2/apple.js'
+import { appleKeyFromFile } from '../providers/oauth2/apple.js'
 import { startLocalOAuth2Server } from '../providers/oauth2-server/local-server.js'
-import { addVerifProvider } from '../providers/verify/provider.js'
 import { SmtpSender } from '../providers/verify/smtp.js'
 import type { Sender } from '../providers/verify/sender.js'
 import { DemoError, type DemoConfig } from './config.js'
@@ -63,25 +61,29 @@ export async function addDemoProviders (app: FastifyInstance, ctx: ProviderConte
   // dev: any user name signs in on the fake server's page; the server follows the app's lifecycle.
   const dev = addDevProvider(auth, cfg.devPort, { logger: ctx.logger, emailFn: (name) => `${name}@dev.example` })
 
-  addVerifProvider(auth, 'email', emailTemplate(ctx.url), emailSender(ctx))
+  auth.addVerifProvider('email', emailTemplate(ctx.url), emailSender(ctx))
 
   // custom: the embeddable local OAuth2 server, with its login page, registered as any third-party server.
   const local = await startLocalOAuth2Server({ url: `http://localhost:${cfg.customPort}`, withLoginPage: true, logger: ctx.logger })
     .catch((err: unknown) => { throw portError(err, cfg.customPort, 'CUSTOM_AUTH_PORT') })
   stops.push(local.close)
-  addCustomProvider(auth, 'custom', local.providerOptions.client, local.providerOptions)
+  auth.addCustomProvider('custom', local.providerOptions.client, local.providerOptions)
 
   if (cfg.oidc !== undefined) {
     try {
-      await addOidcProvider(auth, 'oidc', { cid: cfg.oidc.cid, csecret: cfg.oidc.csecret }, { issuer: cfg.oidc.issuer })
+      await auth.addOidcProvider('oidc', { cid: cfg.oidc.cid, csecret: cfg.oidc.csecret }, { issuer: cfg.oidc.issuer })
     } catch (err) {
       ctx.warn(`provider oidc is off: ${(err as Error).message}`)
     }
   }
-  for (const b of cfg.builtins) addOAuth2Provider(auth, b.name, b.cid, b.csecret)
+  for (const b of cfg.builtins) auth.addProvider(b.name, b.cid, b.csecret)
   if (cfg.apple !== undefined) {
     const { keyFile, ...config } = cfg.apple
-    await addAppleProvider(auth, config, appleKeyFromFile(keyFile)).catch((err: unknown) => { throw new DemoError((err as Error).message) })
+    await auth.addAppleProvider(config, appleKeyFromFile(keyFile)).catch((err: unknown) => { throw new DemoError((err as Error).message) })
+  }
+  if (cfg.telegram !== undefined) {
+    // Polls the Bot API while the app runs; the app's close stops the poller.
+    auth.addTelegramProvider({ token: cfg.telegram.token, ...(cfg.telegram.apiUrl !== undefined ? { apiUrl: cfg.telegram.apiUrl } : {}) })
   }
   return { dev, customUrl: local.url, stops }
 }

@@ -9,7 +9,7 @@ import { appInfoPlugin } from '../plugins/toolkit/app-info.js'
 import { tracePlugin } from '../plugins/toolkit/trace.js'
 import { realIpPlugin } from '../plugins/toolkit/real-ip.js'
 import { requestLoggerPlugin } from '../plugins/toolkit/logger.js'
-import { gzip } from '../plugins/toolkit/gzip.js'
+import { gzipPlugin } from '../plugins/toolkit/gzip.js'
 import { pingPlugin } from '../plugins/toolkit/ping.js'
 import { healthPlugin, type NamedCheck } from '../plugins/toolkit/health.js'
 import { metricsPlugin } from '../plugins/toolkit/metrics.js'
@@ -22,7 +22,7 @@ export async function registerToolkit (app: FastifyInstance, out: (line: string)
   await app.register(tracePlugin)
   await app.register(realIpPlugin)
   await app.register(requestLoggerPlugin, { logger: out })
-  await app.register(gzip)
+  await app.register(gzipPlugin)
   await app.register(pingPlugin)
   await app.register(benchmarksPlugin, { path: '/bench' })
 }
