@@ -1,0 +1,123 @@
+/** Registration of the avatar plugin: options validation, dependencies, prefix, store lifecycle. */
+import t from 'tap'
+import Fastify from 'fastify'
+import { join } from 'node:path'
+import { authPlugin } from '../../plugins/auth.js'
+import { AvatarProxy, avatarIdOf, avatarPlugin, type AvatarOptions } from '../../plugins/avatar.js'
+import type { AvatarStore } from '../../stores/index.js'
+import { png } from './pictures.js'
+import { startApp } from './app.js'
+
+const secret = (): string => 'avatar-plugin-test-secret-0123456789'
+
+/** Loads the root plugin plus the avatar plugin with `opts`; resolves to the registration error, if any. */
+async function registrationError (opts: unknown): Promise<Error | undefined> {
+  const app = Fastify()
+  try {
+    await app.register(authPlugin, { secret, url: 'http://x.test' })
+    // The root plugin may already register the avatar plugin from its own options.
+    app.auth.avatar = null
+    await app.register(avatarPlugin, opts as AvatarOptions)
+    await app.ready()
+    return undefined
+  } catch (err) {
+    return err as Error
+  } finally {
+    await app.close().catch(() => {})
+  }
+}
+
+t.test('bad options fail registration with an error naming the option', async (t) => {
+  const cases: Array<[unknown, RegExp]> = [
+    [{ store: 'ftp://host/x' }, /option "avatar.store" cannot be opened: avatar store address scheme "ftp:"/],
+    [{ store: 42 }, /option "avatar.store" must be a store object or an address string/],
+    [{ store: { put () {} } }, /option "avatar.store" cannot be opened/],
+    [{ resizeLimit: -1 }, /option "avatar.resizeLimit" must be an integer >= 0/],
+    [{ resizeLimit: 1.5 }, /option "avatar.resizeLimit"/],
+    [{ prefix: 'avatar' }, /option "avatar.prefix" must be a path/],
+    [{ url: 'ftp://x' }, /option "avatar.url" must be an http\(s\) URL/],
+    [{ maxAge: -5 }, /option "avatar.maxAge"/],
+    [{ fetch: { maxBytes: 0 } }, /option "avatar.fetch.maxBytes" must be an integer >= 1/],
+    [{ fetch: { timeout: 'soon' } }, /option "avatar.fetch.timeout" must be a positive duration/],
+    [{ fetch: { connectTimeout: -1 } }, /option "avatar.fetch.connectTimeout"/],
+    [{ fetch: { maxRedirects: -1 } }, /option "avatar.fetch.maxRedirects"/],
+    [{ fetch: { maxPixels: 0 } }, /option "avatar.fetch.maxPixels"/],
+    [{ fetch: { allowPrivate: 'yes' } }, /option "avatar.fetch.allowPrivate" must be a boolean or a list/],
+    [{ fetch: { allowPrivate: ['not-an-ip'] } }, /option "avatar.fetch.allowPrivate" has an invalid IP entry/],
+    [{ fetch: { allowedHosts: 'example.com' } }, /option "avatar.fetch.allowedHosts" must be a list/],
+    [{ fetch: { maxbytes: 10 } }, /option "avatar.fetch.maxbytes" is not a known option/],
+    [{ storage: 'memory://' }, /option "avatar.storage" is not a known option/],
+    [{ fetch: 'fast' }, /option "avatar.fetch" must be an object/]
+  ]
+  for (const [opts, message] of cases) t.match((await registrationError(opts))?.message, message, JSON.stringify(opts))
+  t.equal(await registrationError({ fetch: { timeout: '2s', connectTimeout: 500, allowPrivate: ['10.0.0.0/8'] } }), undefined, 'valid options load')
+})
+
+t.test('the auth core is required', async (t) => {
+  const app = Fastify()
+  await t.rejects(app.register(avatarPlugin, {}).ready(), /gatehouse-core/)
+  await app.close()
+})
+
+t.test('registering the avatar plugin twice is an error', async (t) => {
+  const app = Fastify()
+  await app.register(authPlugin, { secret, url: 'http://x.test' })
+  if (app.auth.avatar === null) await app.register(avatarPlugin, {})
+  await t.rejects(app.register(avatarPlugin, {}).ready(), /already registered/)
+  await app.close()
+})
+
+t.test('the plugin carries its name and Fastify version for fastify-plugin', async (t) => {
+  const meta = (avatarPlugin as unknown as Record<symbol, { name: string; fastify: string; dependencies: string[] }>)[Symbol.for('plugin-meta')]!
+  t.same([meta.name, meta.fastify, meta.dependencies], ['gatehouse-avatar', '5.x', ['gatehouse-core']])
+})
+
+t.test('prefix and url shape the links and the route; the store closes with Fastify', async (t) => {
+  let closed = 0
+  const inner = new Map<string, Uint8Array>()
+  const store: AvatarStore = {
+    put: (id, b) => { inner.set(id, b); return String(b.length) },
+    get: (id) => inner.get(id) ?? null,
+    id: (id) => inner.has(id) ? String(inner.get(id)!.length) : null,
+    remove: (id) => { inner.delete(id) },
+    list: () => [...inner.keys()],
+    close: () => { closed++ }
+  }
+  const { app, base } = await startApp({ store, prefix: '/pics', url: 'https://cdn.example.com/' })
+  const link = await app.auth.avatar!.save('github_x', { bytes: await png(5, 5) })
+  t.match(link, /^https:\/\/cdn\.example\.com\/pics\/[0-9a-f]{40}\.image$/)
+  const r = await fetch(base + new URL(link!).pathname)
+  t.equal(r.status, 200)
+  t.equal((await fetch(`${base}/avatar/${new URL(link!).pathname.split('/').pop()}`)).status, 404, 'nothing under the default prefix')
+  t.equal(closed, 0)
+  await app.close()
+  t.equal(closed, 1, 'closed once in onClose')
+})
+
+t.test('a store failing to close is logged, not thrown', async (t) => {
+  const store: AvatarStore = {
+    put: () => 'x', get: () => null, id: () => null, remove: () => {}, list: () => [],
+    close: () => { throw new Error('close failed') }
+  }
+  const { app, lines } = await startApp({ store })
+  await app.close()
+  t.match(lines.join('\n'), /avatar: closing the store failed: close failed/)
+})
+
+t.test('a store address is opened by the plugin and closed with Fastify', async (t) => {
+  const dir = t.testdir({})
+  const { app } = await startApp({ store: `bolt://${join(dir, 'a.db')}` })
+  await app.auth.avatar!.save('github_y', { bytes: await png(4, 4) })
+  const store = (app.auth.avatar as AvatarProxy).store
+  t.ok(await store.get(avatarIdOf('github_y')), 'readable while the app runs')
+  await app.close()
+  t.throws(() => store.get(avatarIdOf('github_y')), /closed database/, 'the lmdb file was closed in onClose')
+})
+
+t.test('save without a user id, or with oversized bytes, behaves', async (t) => {
+  const { app } = await startApp({ fetch: { maxBytes: 100 } })
+  t.teardown(() => app.close())
+  t.equal(await app.auth.avatar!.save('', {}), undefined)
+  const link = await app.auth.avatar!.save('github_z', { bytes: Buffer.alloc(1000) })
+  t.match(link, /\.image$/, 'oversized bytes: identicon instead')
+})
