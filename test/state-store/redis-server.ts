@@ -15,7 +15,8 @@ export function redisMissingReason (): string | undefined {
   return undefined
 }
 
-async function freePort (): Promise<number> {
+/** A port the OS just handed out and that nothing listens on now. */
+export async function freePort (): Promise<number> {
   const srv = createServer()
   srv.listen(0, '127.0.0.1')
   await once(srv, 'listening')

@@ -1,11 +1,9 @@
 import t from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
-import { createServer } from 'node:net'
-import { once } from 'node:events'
+import { freePort } from '../state-store/redis-server.js'
 import { authPlugin } from '../../plugins/auth.js'
 import { addVerifProvider, SmtpSender, SendError } from '../../providers/verify/index.js'
-import { client, type Client } from '../helpers/client.js'
-import { listen } from '../helpers/client.js'
+import { client, listen, type Client } from '../helpers/client.js'
 import { MailSink, selfSignedCert } from './mail-sink.js'
 
 const TEMPLATE = 'Hello {{.User}} <{{.Address}}>, confirm your login to {{.Site}}: {{.Token}}'
@@ -19,15 +17,6 @@ const flaky = new MailSink()
 await flaky.start()
 t.teardown(() => flaky.stop())
 
-async function closedPort (): Promise<number> {
-  const srv = createServer().listen(0, '127.0.0.1')
-  await once(srv, 'listening')
-  const port = (srv.address() as { port: number }).port
-  srv.close()
-  await once(srv, 'close')
-  return port
-}
-
 const senders: SmtpSender[] = []
 const smtp = (opts: Partial<ConstructorParameters<typeof SmtpSender>[0]> & { port: number }): SmtpSender => {
   const s = new SmtpSender({ host: '127.0.0.1', from: 'Gatehouse <no-reply@example.com>', subject: 'Your login', timeout: '3s', ...opts })
@@ -35,7 +24,7 @@ const smtp = (opts: Partial<ConstructorParameters<typeof SmtpSender>[0]> & { por
   return s
 }
 const sentByFunc: Array<{ address: string; text: string }> = []
-const downPort = await closedPort()
+const downPort = await freePort()
 
 const { app, base } = await listen(async (app) => {
   await app.register(authPlugin, { secret: () => 'verify-test-secret-0123456789', url: 'http://127.0.0.1' })
