@@ -177,7 +177,7 @@ export function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2ProviderCo
     const hs = await takeHandshake(auth, request, cookie, name, queryText(params, 'state', 512, false), usedStates)
     checkResponseIssuer(queryText(params, 'iss', 2048, false))
     const code = queryText(params, 'code', 4096, false)
-    if (code === undefined || code === '') throw new HttpError(400, 'missing code', 'the provider did not return an authorization code')
+    if (code === undefined) throw new HttpError(400, 'missing code', 'the provider did not return an authorization code')
 
     const tokenResponse = await exchangeCode(code, hs.cv)
     const accessToken = tokenResponse.access_token as string
