@@ -9,6 +9,7 @@ import { readConfig } from '../../example/config.js'
 import { runDemo } from '../../example/server.js'
 import { client } from '../helpers/client.js'
 import { CapturedIO, freePort, isListening, occupyPort, startDemo } from './helpers.js'
+import { MailSink } from '../verify/mail-sink.js'
 
 t.test('defaults: ports 8080/8084/9096, bolt avatar store, random secret with a warning', async (t) => {
   const a = readConfig({}, ['github'])
@@ -177,3 +178,32 @@ async function rawGet (url: string, headers: Record<string, string>): Promise<{ 
     }).on('error', reject)
   })
 }
+
+t.test('close() stops everything the demo started: its port, the dev and local OAuth2 servers', async (t) => {
+  const { demo, stop } = await startDemo()
+  const ports = [demo.port, Number(new URL(demo.devUrl).port), Number(new URL(demo.customUrl).port)]
+  for (const port of ports) t.ok(await isListening(port), `${port} listening while running`)
+  await stop()
+  for (const port of ports) t.notOk(await isListening(port), `${port} released after close`)
+  await demo.close() // a second Ctrl-C path: closing twice is harmless
+})
+
+t.test('with SMTP_HOST/SMTP_PORT the confirmation is mailed, not printed', async (t) => {
+  const sink = new MailSink()
+  await sink.start()
+  t.teardown(() => sink.stop())
+  const { demo, io, stop } = await startDemo({ SMTP_HOST: '127.0.0.1', SMTP_PORT: String(sink.port), SMTP_FROM: 'demo@gatehouse.test' })
+  t.teardown(stop)
+  const c = client(`http://127.0.0.1:${demo.port}`)
+  const mailed = sink.next()
+  t.equal((await c.fetch('/auth/email/login?user=sam&address=sam@example.com')).status, 200)
+  const mail = await mailed
+  t.same(mail.to, ['sam@example.com'])
+  t.equal(mail.from, 'demo@gatehouse.test')
+  const token = /token=([\w-]+\.[\w-]+\.[\w-]+)/.exec(mail.body)?.[1]
+  t.ok(token, 'the mail carries the token link')
+  t.notOk(io.outLines.some((l) => l.startsWith('email to')), 'nothing printed')
+  const ok = await c.fetch(`/auth/email/login?token=${token!}`)
+  t.equal(ok.status, 200)
+  t.match(await ok.json(), { name: 'sam' })
+})
