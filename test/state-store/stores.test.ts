@@ -2,7 +2,9 @@ import t from 'tap'
 import type { Test } from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
 import { once } from 'node:events'
-import { MemoryStateStore, RedisStateStore, StateStoreError, type StateStore } from '../../plugins/state-store/index.js'
+import Fastify from 'fastify'
+import { MemoryStateStore, RedisStateStore, StateStoreError, resolveStateStore, type StateStore } from '../../plugins/state-store/index.js'
+import { authPlugin } from '../../plugins/auth.js'
 import { RedisServer, redisMissingReason } from './redis-server.js'
 
 /** The behaviour every store must share. */
@@ -94,6 +96,27 @@ t.test('memory store', async (t) => {
   })
 })
 
+t.test('resolveStateStore: option, root option, shared in-memory default', async (t) => {
+  const own = new MemoryStateStore()
+  const app = Fastify()
+  await app.register(authPlugin, { secret: () => 'resolve-secret-0123456789', url: 'http://127.0.0.1' })
+  const dflt = resolveStateStore(app.auth, undefined)
+  t.ok(dflt instanceof MemoryStateStore)
+  t.equal(resolveStateStore(app.auth, undefined), dflt, 'one default store per app')
+  t.equal(resolveStateStore(app.auth, own), own)
+  t.throws(() => resolveStateStore(app.auth, 42), /option "stateStore" must be a state store/)
+  t.throws(() => resolveStateStore(app.auth, { get () {} }), /must be a state store/)
+  const err = (() => { try { resolveStateStore(app.auth, 'http://user:pw@x', 'myStore') } catch (e) { return e as Error } })()
+  t.match(err?.message, /option "myStore" must be a redis/)
+  t.notMatch(err?.message, /pw/, 'credentials in the address are not echoed')
+  await app.close()
+
+  const withRoot = Fastify()
+  await withRoot.register(authPlugin, { secret: () => 'resolve-secret-0123456789', url: 'http://127.0.0.1', stateStore: own })
+  t.equal(resolveStateStore(withRoot.auth, undefined), own, 'the root option is the default')
+  await withRoot.close()
+})
+
 const missing = redisMissingReason()
 t.test('redis store', { skip: missing ?? false }, async (t) => {
   const redis = new RedisServer()
@@ -137,6 +160,17 @@ t.test('redis store', { skip: missing ?? false }, async (t) => {
     await s.close()
     t.equal(owner.client.status, 'ready')
     t.equal(await owner.client.get('borrowed:k'), 'v')
+  })
+
+  t.test('a store made from an address is closed with the app', async (t) => {
+    const app = Fastify()
+    await app.register(authPlugin, { secret: () => 'resolve-secret-0123456789', url: 'http://127.0.0.1' })
+    const s = resolveStateStore(app.auth, redis.url) as RedisStateStore
+    t.ok(s instanceof RedisStateStore)
+    t.equal(resolveStateStore(app.auth, redis.url), s, 'one client per address')
+    await s.set('k', 'v', 1000)
+    await app.close()
+    await t.rejects(s.get('k'), StateStoreError, 'its connection is gone')
   })
 
   t.test('bad constructor arguments', async (t) => {
