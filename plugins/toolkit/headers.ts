@@ -43,7 +43,9 @@ export function headersHook (pairs: readonly string[]): ToolkitHook {
 }
 
 const headersPluginImpl: FastifyPluginAsync<HeadersOptions> = async (fastify, opts) => {
-  fastify.addHook('onRequest', headersHook(opts?.headers))
+  const parsed = parseHeaderPairs(opts?.headers)
+  // Callback style: no promise per request for a hook that only sets headers.
+  fastify.addHook('onRequest', (_request, reply, done) => { reply.headers(parsed); done() })
 }
 
 /** `fastify.register(headersPlugin, { headers: ['X-Frame-Options:DENY'] })`. */

@@ -36,12 +36,13 @@ export async function noCacheHook (request: FastifyRequest, reply: FastifyReply)
   reply.headers(NO_CACHE_HEADERS)
 }
 
+// Callback-style hooks: on every request of the context, they spare Fastify a promise per hook.
 const noCachePluginImpl: FastifyPluginAsync = async (fastify) => {
-  fastify.addHook('onRequest', async (request) => { stripRequestValidators(request) })
-  fastify.addHook('onSend', async (_request, reply, payload) => {
+  fastify.addHook('onRequest', (request, _reply, done) => { stripRequestValidators(request); done() })
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
     for (const name of RESPONSE_VALIDATORS) if (reply.hasHeader(name)) reply.removeHeader(name)
     reply.headers(NO_CACHE_HEADERS)
-    return payload
+    done(null, payload)
   })
 }
 
