@@ -33,13 +33,18 @@ export class GridFsStore implements AvatarStore {
    * so a database that is down fails a login's avatar quickly instead of holding the login for 30 s.
    */
   static fromAddress (address: string): GridFsStore {
-    const url = new URL(address)
-    const db = url.searchParams.get('ava_db') ?? (decodeURIComponent(url.pathname.slice(1)) || 'gatehouse')
-    const bucket = url.searchParams.get('ava_coll') ?? 'avatars'
-    url.searchParams.delete('ava_db')
-    url.searchParams.delete('ava_coll')
-    const timeout = url.searchParams.has('serverSelectionTimeoutMS') ? {} : { serverSelectionTimeoutMS: 5000 }
-    return new GridFsStore(new MongoClient(url.toString(), timeout), { db, bucket }, true)
+    // Not `new URL()`: replica-set addresses (`mongodb://h1:1,h2:2/db`) are not valid WHATWG URLs.
+    const q = address.indexOf('?')
+    const head = q < 0 ? address : address.slice(0, q)
+    const params = new URLSearchParams(q < 0 ? '' : address.slice(q + 1))
+    const slash = head.indexOf('/', head.indexOf('://') + 3)
+    const pathDb = slash < 0 ? '' : decodeURIComponent(head.slice(slash + 1))
+    const db = params.get('ava_db') || pathDb || 'gatehouse'
+    const bucket = params.get('ava_coll') || 'avatars'
+    params.delete('ava_db')
+    params.delete('ava_coll')
+    if (!params.has('serverSelectionTimeoutMS')) params.set('serverSelectionTimeoutMS', '5000')
+    return new GridFsStore(new MongoClient(`${head}?${params.toString()}`), { db, bucket }, true)
   }
 
   async put (id: string, bytes: Uint8Array): Promise<string> {

@@ -7,9 +7,28 @@ import { storeSuite } from './store-suite.js'
 const url = process.env.MONGODB_URL
 
 t.test('address parsing opens a GridFS store without connecting', async (t) => {
-  const store = newStore('mongodb://127.0.0.1:1/authdb?ava_db=pics&ava_coll=faces')
-  t.type(store, GridFsStore)
-  await store.close()
+  for (const address of [
+    'mongodb://127.0.0.1:1/authdb?ava_db=pics&ava_coll=faces',
+    'mongodb://127.0.0.1:1,127.0.0.1:2/authdb?replicaSet=rs0&ava_coll=faces',
+    'mongodb://127.0.0.1:1'
+  ]) {
+    const store = newStore(address)
+    t.type(store, GridFsStore, address)
+    const where = store as unknown as { db: { databaseName: string }; filesCollection: string }
+    t.ok(where.db.databaseName.length > 0 && where.filesCollection.endsWith('.files'), address)
+    await store.close()
+  }
+  const cases: Array<[string, string, string]> = [
+    ['mongodb://127.0.0.1:1/authdb?ava_db=pics&ava_coll=faces', 'pics', 'faces.files'],
+    ['mongodb://127.0.0.1:1/authdb', 'authdb', 'avatars.files'],
+    ['mongodb://127.0.0.1:1/', 'gatehouse', 'avatars.files']
+  ]
+  for (const [address, db, files] of cases) {
+    const store = newStore(address)
+    const where = store as unknown as { db: { databaseName: string }; filesCollection: string }
+    t.same([where.db.databaseName, where.filesCollection], [db, files], address)
+    await store.close()
+  }
 })
 
 if (url === undefined || url === '') {
