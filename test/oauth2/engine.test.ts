@@ -211,9 +211,9 @@ t.test('token endpoint: 500, garbage, no access token, rejected code, no answer'
   await assertNoSession(t, b3)
 })
 
-t.test('userinfo: malformed and failing', async (t) => {
+t.test('userinfo: malformed, failing, oversized', async (t) => {
   t.teardown(() => { gh.faults = {} })
-  for (const [fault, error] of [['malformed', 'userinfo malformed'], ['500', 'userinfo request failed']] as const) {
+  for (const [fault, error] of [['malformed', 'userinfo malformed'], ['500', 'userinfo request failed'], ['huge', 'userinfo endpoint answer too large']] as const) {
     gh.faults = { info: fault }
     const browser = testApp.browser()
     const nav = await browser.navigate(`${APP_URL}/auth/github/login`)
@@ -316,4 +316,28 @@ t.test('audiences: a site outside the allow-list is refused at login; failures a
   t.ok(lines.some((l) => l.includes('[WARN] oauth2 github: login failed: 502 token endpoint failed (status 500)')), 'provider failure logged')
   const code = new URL(failed.hops.find((h) => h.url.includes('/callback'))!.url).searchParams.get('code')!
   t.notOk(lines.some((l) => l.includes('gh-secret') || l.includes(code)), 'no secret or code in the log')
+})
+
+t.test('token and userinfo answers: form-encoded token, refused client, user without id', async (t) => {
+  t.teardown(() => { gh.faults = {} })
+  gh.faults = { token: 'form' }
+  const nav = await testApp.browser().navigate(`${APP_URL}/auth/github/login`)
+  t.equal(nav.res.status, 200, 'a form-encoded token answer is understood')
+  t.equal(JSON.parse(nav.body).id, userId('github', '42'))
+
+  gh.faults = { info: 'no-id' }
+  const browser = testApp.browser()
+  const noId = await browser.navigate(`${APP_URL}/auth/github/login`)
+  t.equal(noId.res.status, 502)
+  t.same(JSON.parse(noId.body), { error: 'userinfo malformed', details: 'field "id" is not a user id' })
+  await assertNoSession(t, browser)
+  gh.faults = {}
+
+  const app = await startApp((auth) => {
+    addOAuth2Provider(auth, 'github', 'gh-cid', 'wrong-secret', { authURL: `${gh.url}/authorize`, tokenURL: `${gh.url}/token`, infoURL: `${gh.url}/userinfo` })
+  })
+  t.teardown(app.close)
+  const refused = await app.browser().navigate(`${APP_URL}/auth/github/login`)
+  t.equal(refused.res.status, 502, 'a misconfigured client is our fault, not the caller\'s')
+  t.same(JSON.parse(refused.body), { error: 'token endpoint refused the exchange', details: 'invalid_client' })
 })

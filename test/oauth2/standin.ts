@@ -38,8 +38,10 @@ export interface StandinProfile {
 
 export interface Faults {
   authorize?: 'deny'
-  token?: '500' | 'garbage' | 'hang' | 'no-id-token' | 'no-access-token'
-  info?: 'malformed' | '500' | 'other-sub'
+  /** `form`: a good answer, form-encoded (what GitHub sends a client that forgot `Accept`). */
+  token?: '500' | 'garbage' | 'hang' | 'no-id-token' | 'no-access-token' | 'form'
+  /** `no-id`: valid JSON without the user id. */
+  info?: 'malformed' | '500' | 'other-sub' | 'no-id' | 'huge'
   idToken?: 'badsig' | 'wrong-aud' | 'wrong-iss' | 'expired' | 'no-nonce' | 'wrong-nonce'
   jwks?: '500'
 }
@@ -147,6 +149,7 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
     }
     const accessToken = randomBytes(20).toString('hex')
     tokens.set(accessToken, rec)
+    if (self.faults.token === 'form') return reply.type('application/x-www-form-urlencoded').send(`access_token=${accessToken}&scope=&token_type=bearer`)
     const body: Record<string, unknown> = { access_token: accessToken, token_type: 'bearer', expires_in: 3600 }
     if (profile.oidc === true && self.faults.token !== 'no-id-token') body.id_token = await idToken(rec)
     return body
@@ -178,6 +181,8 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
       case 'malformed': return reply.code(200).type('application/json').send('{"id": 12, "name": ')
       case '500': return reply.code(500).send({ error: 'server_error' })
       case 'other-sub': return { ...(profile.userinfo as object), sub: 'somebody-else' }
+      case 'no-id': return { login: 'someone', name: 'No Id' }
+      case 'huge': return { id: 1, name: 'x'.repeat(2 << 20) }
     }
     return profile.userinfo
   })
