@@ -53,9 +53,10 @@ const gzipPluginImpl: FastifyPluginAsync<GzipOptions> = async (fastify, opts = {
       return exact.has(mime) || prefixes.some((p) => mime.startsWith(p))
     }
   })
-  fastify.addHook('onRequest', async (request) => {
+  fastify.addHook('onRequest', (request, _reply, done) => {
     const ae = request.headers['accept-encoding']
     if (ae !== undefined && ae.includes('*') && !acceptsGzip(ae)) request.headers['x-no-compression'] = '1'
+    done()
   })
 }
 
