@@ -4,7 +4,9 @@
  * completeLogin, exactly as the OAuth2 providers do after their callback.
  */
 import { createHash } from 'node:crypto'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import cookie from '@fastify/cookie'
+import { corePlugin } from '../../plugins/core.js'
 import { authPlugin } from '../../plugins/auth.js'
 import { avatarPlugin, type AvatarOptions } from '../../plugins/avatar.js'
 import { funcLogger } from '../../plugins/core/logger.js'
@@ -63,6 +65,18 @@ export async function startApp (avatar: AvatarOptions, setup?: (app: FastifyInst
     setup?.(app)
   })
   return { app, base, lines }
+}
+
+/**
+ * The auth core and the avatar plugin without the root plugin: for tests of avatar options the root plugin
+ * does not carry (url, maxAge) and of registration itself. Not started; the caller closes it.
+ */
+export async function coreWithAvatar (avatar?: AvatarOptions): Promise<FastifyInstance> {
+  const app = Fastify()
+  await app.register(cookie)
+  await app.register(corePlugin, { secret: () => 'avatar-test-secret-0123456789', url: PUBLIC_URL })
+  if (avatar !== undefined) await app.register(avatarPlugin, avatar)
+  return app
 }
 
 /** Logs in through `pic` and returns the JSON user (status asserted by the caller through `res`). */

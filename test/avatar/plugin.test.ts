@@ -1,29 +1,24 @@
 /** Registration of the avatar plugin: options validation, dependencies, prefix, store lifecycle. */
 import t from 'tap'
-import Fastify from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import { join } from 'node:path'
-import { authPlugin } from '../../plugins/auth.js'
 import { AvatarProxy, avatarIdOf, avatarPlugin, type AvatarOptions } from '../../plugins/avatar.js'
 import type { AvatarStore } from '../../stores/index.js'
 import { png } from './pictures.js'
-import { startApp } from './app.js'
+import { coreWithAvatar, startApp } from './app.js'
 
-const secret = (): string => 'avatar-plugin-test-secret-0123456789'
 
-/** Loads the root plugin plus the avatar plugin with `opts`; resolves to the registration error, if any. */
+/** Loads the auth core plus the avatar plugin with `opts`; resolves to the registration error, if any. */
 async function registrationError (opts: unknown): Promise<Error | undefined> {
-  const app = Fastify()
+  let app: FastifyInstance | undefined
   try {
-    await app.register(authPlugin, { secret, url: 'http://x.test' })
-    // The root plugin may already register the avatar plugin from its own options.
-    app.auth.avatar = null
-    await app.register(avatarPlugin, opts as AvatarOptions)
+    app = await coreWithAvatar(opts as AvatarOptions)
     await app.ready()
     return undefined
   } catch (err) {
     return err as Error
   } finally {
-    await app.close().catch(() => {})
+    await app?.close().catch(() => {})
   }
 }
 
@@ -60,9 +55,7 @@ t.test('the auth core is required', async (t) => {
 })
 
 t.test('registering the avatar plugin twice is an error', async (t) => {
-  const app = Fastify()
-  await app.register(authPlugin, { secret, url: 'http://x.test' })
-  if (app.auth.avatar === null) await app.register(avatarPlugin, {})
+  const app = await coreWithAvatar({})
   await t.rejects(app.register(avatarPlugin, {}).ready(), /already registered/)
   await app.close()
 })
@@ -83,11 +76,14 @@ t.test('prefix and url shape the links and the route; the store closes with Fast
     list: () => [...inner.keys()],
     close: () => { closed++ }
   }
-  const { app, base } = await startApp({ store, prefix: '/pics', url: 'https://cdn.example.com/' })
+  const app = await coreWithAvatar({ store, prefix: '/pics', url: 'https://cdn.example.com/', maxAge: 60 })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
   const link = await app.auth.avatar!.save('github_x', { bytes: await png(5, 5) })
   t.match(link, /^https:\/\/cdn\.example\.com\/pics\/[0-9a-f]{40}\.image$/)
   const r = await fetch(base + new URL(link!).pathname)
   t.equal(r.status, 200)
+  t.equal(r.headers.get('cache-control'), 'public, max-age=60')
   t.equal((await fetch(`${base}/avatar/${new URL(link!).pathname.split('/').pop()}`)).status, 404, 'nothing under the default prefix')
   t.equal(closed, 0)
   await app.close()
