@@ -49,7 +49,7 @@ export function telegramProvider (auth: GatehouseAuth, opts: TelegramOptions): A
   const cookieName = `gatehouse-tg-${name}`
   const cookiePath = `${auth.options.authPrefix}/${name}`
   const keyOf = (token: string): string => `tg:${name}:${token}`
-  const log = (format: string, ...args: unknown[]): void => auth.logger.logf(`[%s] telegram ${name}: ${format}`, ...args)
+  const log = (level: 'INFO' | 'WARN', format: string, ...args: unknown[]): void => auth.logger.logf(`[${level}] telegram ${name}: ${format}`, ...args)
 
   let botName: string | undefined
   let asking: Promise<string> | undefined

@@ -24,6 +24,8 @@ export class BotApiStandIn extends EventEmitter {
   readonly photos = new Map<number, Buffer>()
   /** Methods that fail with this HTTP status and Telegram error body until cleared. */
   readonly failing = new Map<string, number>()
+  /** Methods answered by an HTML error page (as a proxy in front of the API might). */
+  readonly garbled = new Set<string>()
   private updates: TgUpdate[] = []
   private nextUpdateId = 500
   private poll: Poll | undefined
@@ -97,6 +99,11 @@ export class BotApiStandIn extends EventEmitter {
     const chunks: Buffer[] = []
     for await (const c of req) chunks.push(c as Buffer)
     if (chunks.length > 0 && (req.headers['content-type'] ?? '').startsWith('application/json')) Object.assign(params, JSON.parse(Buffer.concat(chunks).toString()))
+    if (this.garbled.has(method)) {
+      res.writeHead(502, { 'content-type': 'text/html' })
+      res.end('<html><body>Bad Gateway</body></html>')
+      return
+    }
     const failure = this.failing.get(method)
     if (failure !== undefined) return this.json(res, failure, { ok: false, error_code: failure, description: `Stand-in failure of ${method}` })
     switch (method) {

@@ -117,6 +117,21 @@ t.test('an expired request: the bot answers ErrorMsg, the browser gets 404', asy
   t.equal(c.jar.get('JWT'), undefined)
 })
 
+t.test('a photo that cannot be taken does not fail the login: identicon instead', async (t) => {
+  const carol = { id: 9001, is_bot: false, first_name: 'Carol' }
+  api.photos.set(carol.id, Buffer.alloc(5 * 1024 * 1024 + 1, 1)) // over the 5 MiB download limit
+  const c = client(base)
+  const token = await ask(c)
+  await pressStart(carol, `/start ${token}`)
+  const r = await c.fetch(`/auth/telegram/login?token=${token}`)
+  t.equal(r.status, 200)
+  const user = await r.json() as { picture: string }
+  const pic = await fetch(base + new URL(user.picture).pathname)
+  t.equal(pic.status, 200, 'an avatar is still served (identicon)')
+  t.ok(logs.includes('[WARN] telegram telegram: avatar not taken: download: file larger than 5242880 bytes'))
+  api.photos.delete(carol.id)
+})
+
 t.test('a token redeemed from another browser is refused, before and after start', async (t) => {
   const alice = client(base)
   const mallory = client(base)
@@ -183,6 +198,11 @@ t.test('Bot API trouble: 503 on ask while getMe fails; the poller rides out fail
   t.equal(r.status, 503)
   t.same(await r.json(), { error: 'telegram unavailable', details: 'getMe: Stand-in failure of getMe' })
   api.failing.delete('getMe')
+  api.garbled.add('getMe')
+  const garbled = await client(other.base).fetch('/auth/tg2/login')
+  t.equal(garbled.status, 503)
+  t.same(await garbled.json(), { error: 'telegram unavailable', details: 'getMe: HTTP 502, answer is not JSON' })
+  api.garbled.delete('getMe')
   t.equal((await client(other.base).fetch('/auth/tg2/login')).status, 200)
 
   const c = client(base)
