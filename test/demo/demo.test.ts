@@ -207,3 +207,12 @@ t.test('with SMTP_HOST/SMTP_PORT the confirmation is mailed, not printed', async
   t.equal(ok.status, 200)
   t.match(await ok.json(), { name: 'sam' })
 })
+
+t.test('an OIDC issuer that cannot be discovered leaves oidc off with a warning; the demo still starts', async (t) => {
+  const dead = await freePort()
+  const { demo, io, stop } = await startDemo({ OIDC_ISSUER: `http://127.0.0.1:${dead}`, OIDC_CLIENT_ID: 'id', OIDC_CLIENT_SECRET: 'secret' })
+  t.teardown(stop)
+  t.notOk(demo.providers.includes('oidc'))
+  t.match(io.errLines.join('\n'), /demo: warning: provider oidc is off: .*discovery/)
+  t.equal((await fetch(`http://127.0.0.1:${demo.port}/ping`)).status, 200)
+})
