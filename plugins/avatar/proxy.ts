@@ -9,7 +9,7 @@ import type { AvatarSaver } from '../core/types.js'
 import type { Logger } from '../core/logger.js'
 import { fetchPicture, PictureFetchError, type FetchLimits } from './fetch.js'
 import { PictureImageError, toPng } from './image.js'
-import { identiconPng } from './identicon.js'
+import { IDENTICON_SIZE, identiconPng } from './identicon.js'
 
 export interface ProxyConfig {
   /** `{url}{prefix}`: links are `<base>/<avatar_id>.image`. */
@@ -32,6 +32,11 @@ export class AvatarProxy implements AvatarSaver {
     return `${this.cfg.base}/${avatarId}.image`
   }
 
+  /** Deletes the user's stored avatar (e.g. when the account is deleted). Store errors propagate. */
+  async remove (userId: string): Promise<void> {
+    await this.store.remove(avatarIdOf(userId))
+  }
+
   async save (userId: string, source: { url?: string | undefined; bytes?: Uint8Array | undefined } = {}): Promise<string | undefined> {
     if (typeof userId !== 'string' || userId === '') return undefined
     const avatarId = avatarIdOf(userId)
@@ -41,7 +46,9 @@ export class AvatarProxy implements AvatarSaver {
         // Keep a picture stored at an earlier login rather than replace it by an identicon after a
         // passing failure (provider down, timeout).
         if (await this.store.id(avatarId) !== null) return this.link(avatarId)
-        await this.store.put(avatarId, await identiconPng(userId, this.cfg.resizeLimit))
+        // resizeLimit bounds pictures; it never blows the identicon up.
+        const limit = this.cfg.resizeLimit
+        await this.store.put(avatarId, await identiconPng(userId, limit > 0 && limit < IDENTICON_SIZE ? limit : 0))
       } else {
         await this.store.put(avatarId, png)
       }

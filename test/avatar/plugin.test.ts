@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { join } from 'node:path'
 import { AvatarProxy, avatarIdOf, avatarPlugin, type AvatarOptions } from '../../plugins/avatar.js'
 import type { AvatarStore } from '../../stores/index.js'
+import sharp from 'sharp'
 import { png } from './pictures.js'
 import { coreWithAvatar, startApp } from './app.js'
 
@@ -116,4 +117,16 @@ t.test('save without a user id, or with oversized bytes, behaves', async (t) => 
   t.equal(await app.auth.avatar!.save('', {}), undefined)
   const link = await app.auth.avatar!.save('github_z', { bytes: Buffer.alloc(1000) })
   t.match(link, /\.image$/, 'oversized bytes: identicon instead')
+})
+
+t.test('remove deletes a user\'s avatar; identicons are never enlarged past their size', async (t) => {
+  const { app, base } = await startApp({ resizeLimit: 1000 })
+  t.teardown(() => app.close())
+  const proxy = app.auth.avatar as AvatarProxy
+  const link = await proxy.save('github_gone', {})
+  const served = await fetch(base + new URL(link!).pathname)
+  t.equal((await sharp(Buffer.from(await served.arrayBuffer())).metadata()).width, 120)
+  await proxy.remove('github_gone')
+  t.equal((await fetch(base + new URL(link!).pathname)).status, 404)
+  t.same(await proxy.store.list(), [])
 })
