@@ -42,8 +42,8 @@ export async function fetchPicture (link: string, limits: FetchLimits): Promise<
   try {
     let url = parseLink(link)
     for (let hop = 0; ; hop++) {
-      const address = await abortable(checkedAddress(url, limits), controller.signal)
-      const res = await request(url, address, limits, controller.signal)
+      const addresses = await abortable(checkedAddresses(url, limits), controller.signal)
+      const res = await request(url, addresses, limits, controller.signal)
       if (REDIRECTS.has(res.statusCode ?? 0)) {
         res.destroy()
         if (hop >= limits.maxRedirects) throw new PictureFetchError(`more than ${limits.maxRedirects} redirects`)
@@ -76,8 +76,10 @@ function parseLink (link: string, base?: URL): URL {
   return url
 }
 
-/** Resolves the host and returns the one address to connect to, after checking all of them. */
-async function checkedAddress (url: URL, limits: FetchLimits): Promise<{ address: string; family: 4 | 6 }> {
+type Address = { address: string; family: 4 | 6 }
+
+/** Resolves the host and returns its addresses, every one of them checked. */
+async function checkedAddresses (url: URL, limits: FetchLimits): Promise<Address[]> {
   // URL keeps IPv6 literals in brackets; a trailing dot is the same host.
   const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase()
   if (limits.allowedHosts !== undefined && !hostAllowed(host, limits.allowedHosts)) throw new PictureFetchError(`host ${host} is not in allowedHosts`)
@@ -94,19 +96,19 @@ async function checkedAddress (url: URL, limits: FetchLimits): Promise<{ address
     const inside = found.find((a) => !isPublicIp(a.address) && !allowed(a.address))
     if (inside !== undefined) throw new PictureFetchError(`${host} resolves to non-public address ${inside.address}`)
   }
-  const first = found[0]!
-  return { address: first.address, family: first.family === 6 ? 6 : 4 }
+  return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }))
 }
 
 function hostAllowed (host: string, allowed: readonly string[]): boolean {
   return allowed.some((a) => a.startsWith('.') ? host.endsWith(a) || host === a.slice(1) : host === a)
 }
 
-function request (url: URL, target: { address: string; family: 4 | 6 }, limits: FetchLimits, signal: AbortSignal): Promise<IncomingMessage> {
-  // Node asks this instead of DNS: the socket goes to the address that was checked, nowhere else.
+function request (url: URL, targets: Address[], limits: FetchLimits, signal: AbortSignal): Promise<IncomingMessage> {
+  // Node asks this instead of DNS: the socket goes to the addresses that were checked, nowhere else.
+  // With `all` (Happy Eyeballs, on by default in Node 20) it may try each of them.
   const pinned = ((_host: string, opts: { all?: boolean }, cb: (...a: unknown[]) => void) => {
-    if (opts?.all === true) cb(null, [target])
-    else cb(null, target.address, target.family)
+    if (opts?.all === true) cb(null, targets)
+    else cb(null, targets[0]!.address, targets[0]!.family)
   }) as unknown as LookupFunction
   const get = url.protocol === 'https:' ? https.get : http.get
   return new Promise((resolve, reject) => {

@@ -18,6 +18,12 @@ t.test('a picture is fetched byte for byte', async (t) => {
   t.same(bytes, await jpeg(400, 300))
 })
 
+t.test('a host name is resolved here and the connection pinned to the checked addresses', async (t) => {
+  // localhost may resolve to ::1 first; the server listens on 127.0.0.1 only, so every checked address
+  // must be offered to the connection, not just the first.
+  t.ok((await fetchPicture(`http://localhost:${port}/small.png`, limits)).length > 0)
+})
+
 t.test('a non-200 answer is refused', async (t) => {
   await t.rejects(fetchPicture(`${base}/missing`, limits), /status 404/)
 })
