@@ -10,15 +10,17 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 /**
- * A fresh self-signed certificate for 127.0.0.1 (smtp-server's bundled one has expired). Throws when the
- * openssl command is missing.
+ * A fresh self-signed certificate for 127.0.0.1 (smtp-server's bundled one has expired), or the reason why
+ * none can be made here (no openssl command).
  */
-export function selfSignedCert (): { key: string; cert: string } {
+export function selfSignedCert (): { key: string; cert: string } | string {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-smtp-'))
   try {
     execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
       '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' })
     return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') }
+  } catch (err) {
+    return `cannot make a test certificate with openssl (${(err as Error).message.split('\n')[0]}); apt-get install -y openssl`
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

@@ -10,7 +10,10 @@ const TEMPLATE = 'Hello {{.User}} <{{.Address}}>, confirm your login to {{.Site}
 const sink = new MailSink()
 await sink.start()
 t.teardown(() => sink.stop())
-const authSink = new MailSink({ user: 'mailer', pass: 'mail-secret' }, selfSignedCert())
+const cert = selfSignedCert()
+const noTls = typeof cert === 'string' ? cert : undefined
+if (noTls !== undefined) console.log(`# skipping the STARTTLS test: ${noTls}`)
+const authSink = new MailSink({ user: 'mailer', pass: 'mail-secret' }, typeof cert === 'string' ? undefined : cert)
 await authSink.start()
 t.teardown(() => authSink.stop())
 const flaky = new MailSink()
@@ -126,7 +129,7 @@ t.test('default lifetime is 30 minutes', async (t) => {
   t.equal((await c.fetch(`/auth/email/login?token=${second}`)).status, 401, 'expired after 30 minutes')
 })
 
-t.test('STARTTLS with SMTP AUTH delivers; certificate and password failures are clear 502s', async (t) => {
+t.test('STARTTLS with SMTP AUTH delivers; certificate and password failures are clear 502s', { skip: noTls ?? false }, async (t) => {
   const c = client(base)
   const { mail, token } = await requestMail(c, 'secure', { user: 'tls', address: 'tls@example.com' }, authSink)
   t.equal(mail.user, 'mailer', 'authenticated as the configured user')
