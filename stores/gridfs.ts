@@ -62,7 +62,7 @@ export class GridFsStore implements AvatarStore {
     return contentId
   }
 
-  async get (id: string): Promise<Uint8Array | null> {
+  async get (id: string, retry = true): Promise<Uint8Array | null> {
     const file = await this.latest(id)
     if (file === null) return null
     const chunks: Buffer[] = []
@@ -70,7 +70,7 @@ export class GridFsStore implements AvatarStore {
       for await (const chunk of this.bucket.openDownloadStream(file._id)) chunks.push(chunk as Buffer)
     } catch (err) {
       // Deleted by a concurrent put between the lookup and the download: read the newer file.
-      if (isFileNotFound(err)) return this.get(id)
+      if (retry && isFileNotFound(err)) return this.get(id, false)
       throw err
     }
     return Buffer.concat(chunks)
