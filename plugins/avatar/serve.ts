@@ -20,12 +20,12 @@ export interface ServeConfig {
 export function avatarRoutes (cfg: ServeConfig) {
   const cacheControl = `public, max-age=${cfg.maxAge}`
   return async function routes (scope: FastifyInstance): Promise<void> {
-    scope.setNotFoundHandler((_request, reply) => sendError(reply, 404, 'avatar not found'))
+    scope.setNotFoundHandler((_request, reply) => notFound(reply))
     // A wildcard, not `/:file`: the router answers 414 to a parameter over its length limit and never
     // matches extra segments, whereas every path below the prefix must be a 404 JSON from here.
     scope.get<{ Params: { '*': string } }>('/*', async (request: FastifyRequest<{ Params: { '*': string } }>, reply: FastifyReply) => {
       const id = FILE_RE.exec(request.params['*'])?.[1]
-      if (id === undefined) return sendError(reply, 404, 'avatar not found')
+      if (id === undefined) return notFound(reply)
       let contentId: string | null
       let bytes: Uint8Array | null = null
       try {
@@ -34,12 +34,12 @@ export function avatarRoutes (cfg: ServeConfig) {
         if (contentId !== null && !matches(request.headers['if-none-match'], contentId)) bytes = await cfg.store.get(id)
       } catch (err) {
         cfg.logger.logf('[WARN] avatar: store failed serving %s: %s', id, (err as Error)?.message ?? String(err))
-        return sendError(reply, 503, 'avatar store unavailable')
+        return sendError(reply.header('cache-control', 'no-store'), 503, 'avatar store unavailable')
       }
-      if (contentId === null) return sendError(reply, 404, 'avatar not found')
+      if (contentId === null) return notFound(reply)
       const notModified = bytes === null && matches(request.headers['if-none-match'], contentId)
       // Removed between id() and get(): gone.
-      if (bytes === null && !notModified) return sendError(reply, 404, 'avatar not found')
+      if (bytes === null && !notModified) return notFound(reply)
       reply.header('etag', `"${contentId}"`)
         .header('cache-control', cacheControl)
         .header('x-content-type-options', 'nosniff')
@@ -49,6 +49,11 @@ export function avatarRoutes (cfg: ServeConfig) {
       return reply.type('image/png').header('content-length', body.length).send(body)
     })
   }
+}
+
+/** 404 that no cache keeps: the avatar may exist a moment later, once its user logs in. */
+function notFound (reply: FastifyReply): FastifyReply {
+  return sendError(reply.header('cache-control', 'no-store'), 404, 'avatar not found')
 }
 
 /** If-None-Match against our (strong) ETag; weak comparison as RFC 9110 prescribes for this header. */

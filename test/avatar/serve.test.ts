@@ -93,6 +93,7 @@ t.test('an unknown id is a 404 JSON error', async (t) => {
   t.equal(r.status, 404)
   t.match(r.headers.get('content-type'), /^application\/json/)
   t.same(await r.json(), { error: 'avatar not found' })
+  t.equal(r.headers.get('cache-control'), 'no-store', 'a 404 is not cached: the avatar may appear at the next login')
 })
 
 t.test('crafted ids are 404 JSON and never reach the store', async (t) => {
