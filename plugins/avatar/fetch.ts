@@ -118,7 +118,8 @@ function request (url: URL, targets: Address[], limits: FetchLimits, signal: Abo
       agent: false,
       headers: { accept: 'image/png,image/jpeg,image/gif,image/webp,image/avif;q=0.9', 'user-agent': 'fastify-gatehouse-avatar' }
     }, resolve)
-    req.once('error', reject)
+    // on, not once: a late second error (socket reset while the body streams) must not go unhandled.
+    req.on('error', reject)
     req.once('socket', (socket) => {
       if (!socket.connecting) return
       const t = setTimeout(() => req.destroy(new PictureFetchError(`no connection to ${url.host} within ${limits.connectTimeoutMs} ms`)), limits.connectTimeoutMs)
