@@ -48,7 +48,10 @@ export function addDevProvider (auth: GatehouseAuth, port: number = DEV_SERVER_P
   if (auth.providerNames().includes('dev')) throw new TypeError('fastify-gatehouse: provider "dev" is already registered')
   // Hooks first: after the app started this throws, before anything is mounted.
   auth.instance.addHook('onReady', async () => {
-    server = await startDevServer({ ...serverOpts, port })
+    // Only our own callback may receive codes: with the public dev credentials, an open redirect_uri would make
+    // the dev server a code-leaking redirector on loopback.
+    const callback = `${auth.options.url}${auth.options.authPrefix}/dev/callback`
+    server = await startDevServer({ redirectUris: [callback], ...serverOpts, port })
     const p = server.providerOptions
     engine = createOAuth2Provider(auth, {
       name: 'dev',

@@ -34,6 +34,13 @@ t.test('every provider kind can be given in the options object and by add* calls
   const dev = await client(base).fetch('/auth/dev/login')
   t.equal(dev.status, 302)
   t.match(dev.headers.get('location'), /^http:\/\/127\.0\.0\.1:\d+\//)
+  // The dev server only sends codes to our own callback (its client credentials are public).
+  const authorize = new URL(dev.headers.get('location')!)
+  t.equal(authorize.searchParams.get('redirect_uri'), 'http://127.0.0.1/auth/dev/callback')
+  authorize.searchParams.set('redirect_uri', 'http://evil.example/cb')
+  const foreign = await fetch(authorize, { redirect: 'manual' })
+  t.equal(foreign.status, 400, 'foreign redirect_uri refused by the dev server')
+  t.equal(foreign.headers.get('location'), null)
   // The custom provider's login redirects to the local OAuth2 server.
   const custom = await client(base).fetch('/auth/custom/login')
   t.equal(custom.status, 302)
