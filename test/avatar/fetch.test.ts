@@ -48,6 +48,10 @@ t.test('a server that never answers, or stops sending, times out at the total li
   }
 })
 
+t.test('a connection reset mid-body is a clean refusal, not a crash', async (t) => {
+  await t.rejects(fetchPicture(`${base}/reset`, limits), /fetch failed/)
+})
+
 t.test('redirects are followed up to the limit; loops are refused', async (t) => {
   t.ok((await fetchPicture(`${base}/redirect-ok`, limits)).length > 0)
   await t.rejects(fetchPicture(`${base}/loop`, limits), /more than 3 redirects/)

@@ -93,6 +93,12 @@ export async function startPictureServer (): Promise<PictureServer> {
         res.write(images.png.subarray(0, 10))
         return // the rest never comes
       }
+      case '/reset': {
+        res.writeHead(200, { 'content-type': 'image/png', 'content-length': '5000' })
+        res.write(images.png.subarray(0, 10))
+        setImmediate(() => req.socket.destroy())
+        return
+      }
       case '/loop': return redirect('/loop')
       case '/redirect-ok': return redirect('/small.png')
       case '/redirect-metadata': return redirect('http://169.254.169.254/latest/meta-data/')
