@@ -38,8 +38,6 @@ export interface DemoServices {
   dev: DevProvider
   /** URL of the local OAuth2 server behind `custom`. */
   customUrl: string
-  /** Stops what was started outside Fastify's lifecycle (safe to call twice). */
-  stops: Array<() => Promise<void>>
 }
 
 export interface ProviderContext {
@@ -50,13 +48,17 @@ export interface ProviderContext {
   /** Where the console email sender writes confirmation messages. */
   out: (line: string) => void
   warn: (line: string) => void
+  /**
+   * Takes a stop function for something started outside Fastify's lifecycle, at once: a later provider
+   * failing must still stop it.
+   */
+  onStop: (stop: () => Promise<void>) => void
 }
 
 /** Registers every provider except `local` (which comes in the root options). Call before the app is ready. */
 export async function addDemoProviders (app: FastifyInstance, ctx: ProviderContext): Promise<DemoServices> {
   const { auth } = app
   const { cfg } = ctx
-  const stops: Array<() => Promise<void>> = []
 
   // dev: any user name signs in on the fake server's page; the server follows the app's lifecycle.
   const dev = addDevProvider(auth, cfg.devPort, { logger: ctx.logger, emailFn: (name) => `${name}@dev.example` })
@@ -66,7 +68,7 @@ export async function addDemoProviders (app: FastifyInstance, ctx: ProviderConte
   // custom: the embeddable local OAuth2 server, with its login page, registered as any third-party server.
   const local = await startLocalOAuth2Server({ url: `http://localhost:${cfg.customPort}`, withLoginPage: true, logger: ctx.logger })
     .catch((err: unknown) => { throw portError(err, cfg.customPort, 'CUSTOM_AUTH_PORT') })
-  stops.push(local.close)
+  ctx.onStop(local.close)
   auth.addCustomProvider('custom', local.providerOptions.client, local.providerOptions)
 
   if (cfg.oidc !== undefined) {
@@ -85,7 +87,7 @@ export async function addDemoProviders (app: FastifyInstance, ctx: ProviderConte
     // Polls the Bot API while the app runs; the app's close stops the poller.
     auth.addTelegramProvider({ token: cfg.telegram.token, ...(cfg.telegram.apiUrl !== undefined ? { apiUrl: cfg.telegram.apiUrl } : {}) })
   }
-  return { dev, customUrl: local.url, stops }
+  return { dev, customUrl: local.url }
 }
 
 function emailTemplate (url: string): string {

@@ -10,7 +10,7 @@ import { avatarPlugin } from '../plugins/avatar.js'
 import { OAUTH2_BUILTIN_NAMES } from '../providers/oauth2/builtins.js'
 import { DemoError, readConfig, type DemoEnv } from './config.js'
 import { bindServer, boundPort, closeServer, findCode, portError } from './listen.js'
-import { addDemoProviders, addDemoRoles, checkLocalUser, type DemoServices } from './providers.js'
+import { addDemoProviders, addDemoRoles, checkLocalUser, type DemoServices, type ProviderContext } from './providers.js'
 import { registerApi, registerLoginFailureRedirect, registerPage } from './routes.js'
 import { answersCheck, registerMonitoring, registerToolkit } from './toolkit.js'
 
@@ -54,14 +54,15 @@ export async function buildDemo (env: DemoEnv = process.env, io: DemoIO = consol
       res.writeHead(503, { 'content-type': 'text/plain' }).end('starting')
     })
   })
-  let services: DemoServices | undefined
+  const stops: Array<() => Promise<void>> = []
   const close = once(async () => {
     await app.close().catch((err: unknown) => io.err(`demo: closing: ${(err as Error).message}`))
-    for (const stop of services?.stops ?? []) await stop()
+    for (const stop of stops) await stop()
     await closeServer(server)
   })
+  let services: DemoServices
   try {
-    services = await assemble(app, cfg, url, io, warn)
+    services = await assemble(app, cfg, url, io, { warn, onStop: (stop) => { stops.push(stop) } })
     try {
       await app.ready()
     } catch (err) {
@@ -85,7 +86,9 @@ export async function buildDemo (env: DemoEnv = process.env, io: DemoIO = consol
   }
 }
 
-async function assemble (app: FastifyInstance, cfg: ReturnType<typeof readConfig>, url: string, io: DemoIO, warn: (line: string) => void): Promise<DemoServices> {
+type Lifecycle = Pick<ProviderContext, 'warn' | 'onStop'>
+
+async function assemble (app: FastifyInstance, cfg: ReturnType<typeof readConfig>, url: string, io: DemoIO, life: Lifecycle): Promise<DemoServices> {
   const logger = funcLogger((line) => io.out(`auth: ${line}`))
   // Before the toolkit: its gzip must see the failure answers after they became redirects.
   registerLoginFailureRedirect(app, '/auth')
@@ -101,7 +104,7 @@ async function assemble (app: FastifyInstance, cfg: ReturnType<typeof readConfig
   await app.register(authPlugin, opts)
   // The demo's own OAuth2 servers are on loopback, so their pictures are fetched from there (and only there).
   await app.register(avatarPlugin, { store: cfg.avatarStore, fetch: { allowPrivate: ['127.0.0.0/8', '::1'] } })
-  const services = await addDemoProviders(app, { cfg, url, logger, out: io.out, warn })
+  const services = await addDemoProviders(app, { cfg, url, logger, out: io.out, ...life })
   await registerMonitoring(app, [
     answersCheck('dev-oauth2-server', () => services.dev.server?.url),
     answersCheck('local-oauth2-server', () => services.customUrl)

@@ -4,6 +4,10 @@
  */
 import t from 'tap'
 import { gunzipSync } from 'node:zlib'
+import { generateKeyPairSync } from 'node:crypto'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { get, type IncomingHttpHeaders } from 'node:http'
 import { readConfig } from '../../example/config.js'
 import { runDemo } from '../../example/server.js'
@@ -215,4 +219,34 @@ t.test('an OIDC issuer that cannot be discovered leaves oidc off with a warning;
   t.notOk(demo.providers.includes('oidc'))
   t.match(io.errLines.join('\n'), /demo: warning: provider oidc is off: .*discovery/)
   t.equal((await fetch(`http://127.0.0.1:${demo.port}/ping`)).status, 200)
+})
+
+t.test('built-ins and Apple come on from their variables; a login goes to the provider (not followed)', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-apple-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const keyFile = join(dir, 'AuthKey_K1.p8')
+  writeFileSync(keyFile, generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }))
+  const { demo, stop } = await startDemo({
+    GITHUB_CID: 'gh-id', GITHUB_CSEC: 'gh-secret', DISCORD_CID: 'dc-id', DISCORD_CSEC: 'dc-secret',
+    APPLE_CID: 'com.example.web', APPLE_TEAM_ID: 'TEAM1', APPLE_KEY_ID: 'K1', APPLE_KEY_FILE: keyFile
+  })
+  t.teardown(stop)
+  t.same(demo.providers, ['local', 'dev', 'email', 'custom', 'github', 'discord', 'apple'])
+  const c = client(`http://127.0.0.1:${demo.port}`)
+  const res = await c.fetch('/auth/github/login?from=' + encodeURIComponent(`${demo.url}/`))
+  t.equal(res.status, 302)
+  const to = new URL(res.headers.get('location')!)
+  t.equal(to.origin + to.pathname, 'https://github.com/login/oauth/authorize')
+  t.equal(to.searchParams.get('client_id'), 'gh-id')
+  t.equal(to.searchParams.get('redirect_uri'), `${demo.url}/auth/github/callback`)
+})
+
+t.test('an Apple key that cannot be loaded is a one-line start-up error', async (t) => {
+  const io = new CapturedIO()
+  const ports = { PORT: String(await freePort()), CUSTOM_AUTH_PORT: String(await freePort()) }
+  const env = { ...ports, DEV_AUTH_PORT: '0', AVATAR_STORE: 'memory://', APPLE_CID: 'a', APPLE_TEAM_ID: 'b', APPLE_KEY_ID: 'c', APPLE_KEY_FILE: '/nonexistent/key.p8' }
+  t.equal(await runDemo(env, io), undefined)
+  t.equal(io.errLines.length, 1)
+  t.match(io.errLines[0], /^demo: .*apple provider: the private key could not be loaded/)
+  for (const [name, port] of Object.entries(ports)) t.notOk(await isListening(Number(port)), `${name} released: the local OAuth2 server started before the failure is stopped`)
 })
