@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, type BigIntStats } from 'node:fs'
 import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { assertAvatarId, isAvatarId, type AvatarStore } from './types.js'
@@ -10,12 +10,25 @@ import { assertAvatarId, isAvatarId, type AvatarStore } from './types.js'
  * Writes go to a temporary file in the same directory and are renamed into place: a reader sees the old
  * or the new file, never half of one.
  */
+export interface FileStoreOptions {
+  /**
+   * Bytes of recently read avatars kept in memory, each checked against the file's content id (one `stat`)
+   * before it is used, so a replaced file is never served stale. 0 disables. Default 8 MiB.
+   */
+  cacheBytes?: number
+}
+
 export class FileStore implements AvatarStore {
   readonly root: string
+  private readonly cacheLimit: number
+  /** Insertion order is recency: a hit is moved to the end, the front is dropped first. */
+  private readonly cache = new Map<string, { contentId: string; bytes: Buffer }>()
+  private cached = 0
 
-  constructor (root: string) {
+  constructor (root: string, opts: FileStoreOptions = {}) {
     if (typeof root !== 'string' || root === '') throw new TypeError('file store: a directory path is required')
     this.root = resolve(root)
+    this.cacheLimit = opts.cacheBytes ?? 8 * 1024 * 1024
     mkdirSync(this.root, { recursive: true })
   }
 
@@ -41,14 +54,39 @@ export class FileStore implements AvatarStore {
       await unlink(tmp).catch(() => {})
       throw err
     }
+    this.forget(id)
     const contentId = await this.id(id)
     if (contentId === null) throw new Error(`file store: ${path} vanished right after it was written`)
     return contentId
   }
 
+  /** The bytes are shared with the cache: callers must not modify them. */
   async get (id: string): Promise<Uint8Array | null> {
     if (!isAvatarId(id)) return null
-    return readOrNull(this.pathOf(id))
+    const hit = this.cache.get(id)
+    if (hit !== undefined) {
+      if (await this.id(id) === hit.contentId) {
+        this.cache.delete(id)
+        this.cache.set(id, hit)
+        return hit.bytes
+      }
+      this.forget(id)
+    }
+    let fh
+    try {
+      fh = await open(this.pathOf(id), 'r')
+    } catch (err) {
+      if (isNotFound(err)) return null
+      throw err
+    }
+    try {
+      // Through one handle: the content id remembered describes exactly the bytes read.
+      const [st, bytes] = [await fh.stat({ bigint: true }), await fh.readFile()]
+      this.remember(id, contentIdOfStat(st), bytes)
+      return bytes
+    } finally {
+      await fh.close()
+    }
   }
 
   /**
@@ -58,8 +96,7 @@ export class FileStore implements AvatarStore {
   async id (id: string): Promise<string | null> {
     if (!isAvatarId(id)) return null
     try {
-      const s = await stat(this.pathOf(id), { bigint: true })
-      return `${s.ino.toString(36)}-${s.size.toString(36)}-${s.mtimeNs.toString(36)}`
+      return contentIdOfStat(await stat(this.pathOf(id), { bigint: true }))
     } catch (err) {
       if (isNotFound(err)) return null
       throw err
@@ -68,6 +105,7 @@ export class FileStore implements AvatarStore {
 
   async remove (id: string): Promise<void> {
     assertAvatarId(id)
+    this.forget(id)
     try {
       await unlink(this.pathOf(id))
     } catch (err) {
@@ -88,12 +126,38 @@ export class FileStore implements AvatarStore {
     return ids
   }
 
-  close (): void {}
+  close (): void {
+    this.cache.clear()
+    this.cached = 0
+  }
+
+  private remember (id: string, contentId: string, bytes: Buffer): void {
+    if (bytes.length > this.cacheLimit / 4) return
+    this.forget(id)
+    this.cache.set(id, { contentId, bytes })
+    this.cached += bytes.length
+    for (const [old, entry] of this.cache) {
+      if (this.cached <= this.cacheLimit) break
+      this.cache.delete(old)
+      this.cached -= entry.bytes.length
+    }
+  }
+
+  private forget (id: string): void {
+    const entry = this.cache.get(id)
+    if (entry === undefined) return
+    this.cache.delete(id)
+    this.cached -= entry.bytes.length
+  }
 
   /** Only called with a valid id, so the result always lies inside `root`. */
   private pathOf (id: string): string {
     return join(this.root, hashPrefix(id), `${id}.png`)
   }
+}
+
+function contentIdOfStat (s: BigIntStats): string {
+  return `${s.ino.toString(36)}-${s.size.toString(36)}-${s.mtimeNs.toString(36)}`
 }
 
 function hashPrefix (id: string): string {

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { createHash } from 'node:crypto'
-import { readdirSync, readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync, mkdirSync, existsSync, renameSync, unlinkSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { FileStore, newStore } from '../../stores/index.js'
@@ -15,6 +15,45 @@ storeSuite(t, {
     return () => new FileStore(dir)
   },
   persistent: true
+})
+
+storeSuite(t, {
+  fresh: () => {
+    const dir = join(base, `uncached-${n++}`)
+    return () => new FileStore(dir, { cacheBytes: 0 })
+  },
+  persistent: true
+})
+
+t.test('the read cache never serves a file changed behind the store\'s back', async (t) => {
+  const root = join(base, 'cache')
+  const store = new FileStore(root)
+  await store.put('cached', Buffer.from('version 1'))
+  t.equal(Buffer.from((await store.get('cached'))!).toString(), 'version 1')
+  t.equal(Buffer.from((await store.get('cached'))!).toString(), 'version 1', 'second read (from the cache)')
+  const file = join(root, createHash('sha1').update('cached').digest('hex').slice(0, 2), 'cached.png')
+  // Another process replacing the file atomically (new inode)...
+  writeFileSync(file + '.new', 'version 2')
+  renameSync(file + '.new', file)
+  t.equal(Buffer.from((await store.get('cached'))!).toString(), 'version 2')
+  // ...or rewriting it in place (same inode, new size and time).
+  writeFileSync(file, 'version 3, longer')
+  t.equal(Buffer.from((await store.get('cached'))!).toString(), 'version 3, longer')
+  t.equal(await store.id('cached'), await store.id('cached'))
+  unlinkSync(file)
+  t.equal(await store.get('cached'), null, 'a deleted file is gone, cache or not')
+})
+
+t.test('the cache stays within its byte budget', async (t) => {
+  const store = new FileStore(join(base, 'budget'), { cacheBytes: 4000 })
+  for (let i = 0; i < 20; i++) {
+    await store.put(`a${i}`, Buffer.alloc(900, i))
+    t.equal(Buffer.from((await store.get(`a${i}`))!)[0], i)
+  }
+  const inner = store as unknown as { cached: number; cache: Map<string, unknown> }
+  t.ok(inner.cached <= 4000, `${inner.cached} bytes cached`)
+  t.ok(inner.cache.size <= 4)
+  for (let i = 0; i < 20; i++) t.equal(Buffer.from((await store.get(`a${i}`))!)[0], i, `a${i} still readable`)
 })
 
 t.test('one file per avatar, nested by a hash prefix, no temporary files left', async (t) => {
