@@ -36,13 +36,15 @@ export function registerPage (app: FastifyInstance): void {
 
 /**
  * A login the browser navigated to (an OAuth2 redirect, a provider's callback) that fails would leave the
- * user on a JSON error. For page navigations under the auth prefix, send the browser back to the page with
- * the error in `?error=`, where the page shows it; API calls (fetch, curl) still get the JSON.
+ * user on a JSON error. For page navigations to a provider's login or callback, send the browser back to the
+ * page with the error in `?error=`, where the page shows it; API calls (fetch, curl) and the other auth
+ * routes (`/user`, `/status`, opened by hand to look at them) still get the JSON.
  */
 export function registerLoginFailureRedirect (app: FastifyInstance, authPrefix: string): void {
+  const loginRoute = new RegExp(`^${authPrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/[^/?]+/(?:login|callback)(?:\\?|$)`)
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (reply.statusCode < 400 || request.method !== 'GET' && request.method !== 'POST') return payload
-    if (!request.url.startsWith(`${authPrefix}/`) || !isPageNavigation(request)) return payload
+    if (reply.statusCode < 400 || (request.method !== 'GET' && request.method !== 'POST')) return payload
+    if (!loginRoute.test(request.url) || !isPageNavigation(request)) return payload
     reply.code(303).header('location', `/?error=${encodeURIComponent(errorText(payload))}`).type('text/plain; charset=utf-8')
     reply.removeHeader('content-length')
     return ''
