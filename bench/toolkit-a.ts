@@ -1,7 +1,6 @@
 /**
  * Issue 6 benchmark, first half of the toolkit: a bare route against the same route with one plugin
- * registered. The bare route is measured first and last and the mean is the baseline, so slow drift of the
- * machine during the run does not count against the plugins measured late.
+ * registered (autocannon on loopback through bench/lib.ts), printed as req/s and ratio to the bare route.
  */
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify'
 import { measure, printTable, type BenchRequest, type BenchRow } from './lib.js'
@@ -29,16 +28,31 @@ function app (method: 'GET' | 'POST', c?: Case): () => Promise<FastifyInstance> 
   }
 }
 
+/** Median, so that one disturbed measurement on a shared machine does not decide a row. */
+function median (xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  const mid = s.length >> 1
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
+}
+
+/**
+ * Rounds of (bare, every case) interleaved: each case is compared with bare routes measured minutes apart at
+ * most, and the medians over rounds are printed. BENCH_ROUNDS (default 3) sets the number of rounds.
+ */
 async function table (title: string, method: 'GET' | 'POST', req: BenchRequest, cases: Case[]): Promise<void> {
-  const first = await measure('bare', app(method), req)
-  const rows: BenchRow[] = []
-  for (const c of cases) {
-    const row: BenchRow = { label: c.label, rps: await measure(c.label, app(method, c), req) }
-    if (c.target !== undefined) row.target = c.target
-    rows.push(row)
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
+  const bare: number[] = []
+  const got = cases.map(() => [] as number[])
+  for (let r = 0; r < rounds; r++) {
+    bare.push(await measure('bare', app(method), req))
+    for (const [i, c] of cases.entries()) got[i]!.push(await measure(c.label, app(method, c), req))
   }
-  const last = await measure('bare (again)', app(method), req)
-  printTable(title, { label: `bare ${method} route (mean of first ${Math.round(first)} and last ${Math.round(last)})`, rps: (first + last) / 2 }, rows)
+  const rows: BenchRow[] = cases.map((c, i) => {
+    const row: BenchRow = { label: c.label, rps: median(got[i]!) }
+    if (c.target !== undefined) row.target = c.target
+    return row
+  })
+  printTable(`${title} (median of ${rounds} interleaved rounds)`, { label: `bare ${method} route`, rps: median(bare) }, rows)
 }
 
 export async function benchToolkitA (): Promise<void> {

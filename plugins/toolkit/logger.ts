@@ -121,7 +121,8 @@ function formatLine (c: Compiled, request: FastifyRequest, reply: FastifyReply):
   if (user !== undefined && user !== '') line += ` - ${escapeControl(user)}`
   const subject = c.subject?.(request)
   if (subject !== undefined && subject !== '') line += ` - ${escapeControl(subject)}`
-  const rid = request.headers['x-request-id']
+  // The id the trace plugin settled on (it may have generated one), else the header as sent.
+  const rid = request.requestId || request.headers['x-request-id']
   if (typeof rid === 'string' && rid !== '') line += ` - ${escapeControl(rid.slice(0, 128))}`
   if (c.withBody) {
     const body = bodyText(request.body, c.secretKeys)

@@ -6,7 +6,7 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 import { getHeapStatistics } from 'node:v8'
 import fp from 'fastify-plugin'
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { OptionsError } from '../core/options.js'
 import { onlyFromHook } from './only-from.js'
 
@@ -109,9 +109,17 @@ const metricsPluginImpl: FastifyPluginAsync<MetricsOptions> = async (fastify, op
   if (typeof path !== 'string' || !path.startsWith('/')) throw new OptionsError('path', 'must be a path starting with "/"')
   const registry = opts.registry ?? defaultVars
   if (!(registry instanceof VarRegistry)) throw new OptionsError('registry', 'must be a VarRegistry')
-  if (opts.allow !== undefined) {
-    fastify.addHook('onRequest', onlyFromHook(opts.allow, opts.trustedProxies === undefined ? {} : { trustedProxies: opts.trustedProxies }))
-  }
+  if (opts.allow !== undefined) guardWithAllowList(fastify, opts.allow, opts.trustedProxies)
+  serveVars(fastify, path, registry)
+}
+
+/** Adds the onlyFrom check to every route of this (encapsulated) context. */
+export function guardWithAllowList (fastify: FastifyInstance, allow: string[], trustedProxies: string[] | undefined): void {
+  fastify.addHook('onRequest', onlyFromHook(allow, trustedProxies === undefined ? {} : { trustedProxies }))
+}
+
+/** GET `path` answers the variables; the event-loop monitor runs while this context is open. */
+export function serveVars (fastify: FastifyInstance, path: string, registry: VarRegistry): void {
   const release = acquireLoopMonitor()
   fastify.addHook('onClose', async () => { release() })
   fastify.get(path, async (_request, reply) => {

@@ -14,8 +14,7 @@ import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import { OptionsError } from '../core/options.js'
 import { sendError } from '../shared/errors.js'
-import { onlyFromHook } from './only-from.js'
-import { acquireLoopMonitor, defaultVars, expvarSnapshot, VarRegistry } from './metrics.js'
+import { defaultVars, guardWithAllowList, serveVars, VarRegistry } from './metrics.js'
 
 export interface ProfilerOptions {
   /** Allow-list of client addresses (see onlyFrom). Default loopback: `['127.0.0.0/8', '::1']`. */
@@ -75,9 +74,8 @@ const profilerPluginImpl: FastifyPluginAsync<ProfilerOptions> = async (fastify, 
   if (!Number.isInteger(maxSeconds) || maxSeconds < 1 || maxSeconds > 3600) throw new OptionsError('maxSeconds', 'must be an integer from 1 to 3600')
   const registry = opts.registry ?? defaultVars
   if (!(registry instanceof VarRegistry)) throw new OptionsError('registry', 'must be a VarRegistry')
-  fastify.addHook('onRequest', onlyFromHook(opts.allow ?? ['127.0.0.0/8', '::1'], opts.trustedProxies === undefined ? {} : { trustedProxies: opts.trustedProxies }))
-  const release = acquireLoopMonitor()
-  fastify.addHook('onClose', async () => { release() })
+  guardWithAllowList(fastify, opts.allow ?? ['127.0.0.0/8', '::1'], opts.trustedProxies)
+  serveVars(fastify, '/vars', registry)
 
   const index = async (_req: unknown, reply: FastifyReply): Promise<FastifyReply> => reply.type('text/html; charset=utf-8').send(INDEX)
   fastify.get('/pprof', async (_req, reply) => reply.redirect('pprof/'))
@@ -116,10 +114,6 @@ const profilerPluginImpl: FastifyPluginAsync<ProfilerOptions> = async (fastify, 
     }
   })
 
-  fastify.get('/vars', async (_request, reply) => {
-    reply.header('cache-control', 'no-store').type('application/json; charset=utf-8')
-    return await expvarSnapshot(registry)
-  })
 }
 
 export const profilerPlugin = fp(profilerPluginImpl, { name: 'gatehouse-profiler', fastify: '5.x', encapsulate: true })

@@ -104,3 +104,18 @@ t.test('sanitizeUrl and option validation', async (t) => {
     await bad.close()
   }
 })
+
+t.test('logger shows the id the trace plugin generated', async (t) => {
+  const { tracePlugin } = await import('../../plugins/toolkit/trace.js')
+  const lines: string[] = []
+  const { app, base } = await listen(async (app) => {
+    await app.register(tracePlugin)
+    await app.register(requestLoggerPlugin, { logger: (line: string) => lines.push(line) })
+    app.get('/', async () => 'ok')
+  })
+  t.teardown(() => app.close())
+  const r = await fetch(base)
+  await r.arrayBuffer()
+  await waitLines(lines, 1)
+  t.ok(lines[0]!.endsWith(` - ${r.headers.get('x-request-id')}`), lines[0])
+})
