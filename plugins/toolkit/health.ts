@@ -10,10 +10,13 @@ import { OptionsError } from '../core/options.js'
 
 /** What a check reports: its name and, when it failed, why. */
 export interface CheckResult { name: string; error?: string | Error | null }
-/** A check function: resolves to its result; throwing or rejecting means failure. */
-export type CheckFunc = () => CheckResult | Promise<CheckResult>
+/**
+ * A check function: resolves to its result; throwing or rejecting means failure. The signal aborts when the
+ * time limit passes, so a check that honours it (fetch, database drivers) stops instead of lingering.
+ */
+export type CheckFunc = (signal: AbortSignal) => CheckResult | Promise<CheckResult>
 /** A named check: resolves (to anything) when healthy, throws or rejects when not. */
-export interface NamedCheck { name: string; check: () => unknown }
+export interface NamedCheck { name: string; check: (signal: AbortSignal) => unknown }
 
 /** One entry of the answer. */
 export interface HealthEntry { name: string; status: 'ok' | 'failed'; error?: string }
@@ -32,11 +35,18 @@ export async function runChecks (checks: Array<CheckFunc | NamedCheck>, timeoutM
   return await Promise.all(checks.map(async (c, i) => {
     const fallbackName = typeof c === 'function' ? (c.name || `check-${i + 1}`) : c.name
     let timer: NodeJS.Timeout | undefined
+    const abort = new AbortController()
     const timedOut = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs)
+      timer = setTimeout(() => {
+        const err = new Error(`timed out after ${timeoutMs} ms`)
+        reject(err)
+        abort.abort(err)
+      }, timeoutMs)
     })
     try {
-      const run = typeof c === 'function' ? Promise.resolve().then(c) : Promise.resolve().then(c.check).then(() => ({ name: c.name }))
+      const run = typeof c === 'function'
+        ? Promise.resolve(abort.signal).then(c)
+        : Promise.resolve(abort.signal).then(c.check).then(() => ({ name: c.name }))
       const result = await Promise.race([run, timedOut])
       return entry(result, fallbackName)
     } catch (err) {

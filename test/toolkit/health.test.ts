@@ -22,6 +22,7 @@ t.test('health: all pass → 200 JSON array', async (t) => {
 
 t.test('health: failing, throwing and hanging checks → 503 within the time limit', async (t) => {
   let hangs = 0
+  let aborted = 0
   const { app, base } = await listen(async (app) => {
     await app.register(healthPlugin, {
       path: '/hc',
@@ -33,7 +34,7 @@ t.test('health: failing, throwing and hanging checks → 503 within the time lim
         function thrower () { throw new Error('boom') },
         async function rejecter () { throw new TypeError('async boom') },
         function hanger () { hangs++; return new Promise(() => {}) },
-        { name: 'named-hang', check: () => new Promise(() => {}) },
+        { name: 'named-hang', check: (signal: AbortSignal) => new Promise((_resolve, reject) => { signal.addEventListener('abort', () => { aborted++; reject(signal.reason) }) }) },
         () => null as never
       ]
     }).after()
@@ -55,6 +56,7 @@ t.test('health: failing, throwing and hanging checks → 503 within the time lim
     { name: 'check-8', status: 'failed', error: 'check returned no result' }
   ])
   t.equal(hangs, 1)
+  t.equal(aborted, 1, 'the time limit aborts the signal given to the check')
 })
 
 t.test('health honours the register prefix and refuses bad options', async (t) => {
