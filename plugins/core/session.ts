@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError } from '../shared/errors.js'
 import { safeEqual } from '../shared/compare.js'
-import { hasBasicScheme, parseBasicAuth } from './basic-auth.js'
+import { parseBasicCredentials } from '../shared/basic-credentials.js'
 import type { ResolvedOptions } from './options.js'
 import type { TokenService } from './types.js'
 import { User } from './user.js'
@@ -14,9 +14,7 @@ const ADMIN: User = new User({ name: 'admin', id: 'admin', attrs: { admin: true 
 export function createUserResolver (o: ResolvedOptions, tokens: TokenService): UserResolver {
   const basicEnabled = o.basicAuthChecker !== undefined || o.adminPasswd !== undefined
 
-  async function fromBasic (header: string | undefined): Promise<User> {
-    const creds = parseBasicAuth(header)
-    if (creds === null) throw new HttpError(401, 'unauthorized', 'malformed basic authorization header')
+  async function fromBasic (creds: { user: string; passwd: string }): Promise<User> {
     if (o.basicAuthChecker !== undefined) {
       const res = await o.basicAuthChecker(creds.user, creds.passwd)
       if (res?.ok !== true) throw new HttpError(401, 'unauthorized', 'basic auth credentials rejected')
@@ -30,8 +28,11 @@ export function createUserResolver (o: ResolvedOptions, tokens: TokenService): U
   }
 
   return async (request, reply) => {
-    const authz = request.headers.authorization
-    if (basicEnabled && hasBasicScheme(authz)) return await fromBasic(authz)
+    if (basicEnabled) {
+      const creds = parseBasicCredentials(request.headers.authorization)
+      if (creds.status === 'malformed') throw new HttpError(401, 'unauthorized', creds.reason)
+      if (creds.status === 'ok') return await fromBasic(creds)
+    }
     const session = await tokens.get(request, reply)
     if (session === null) return null
     if (session.claims.user === undefined || session.claims.user === null) throw new HttpError(401, 'unauthorized', 'token carries no user')

@@ -24,8 +24,9 @@ import { User } from '../core/user.js'
 import { safeEqual } from '../shared/compare.js'
 import { sendError } from '../shared/errors.js'
 import type { ToolkitHook } from './hook.js'
+import { parseBasicCredentials, type BasicCredentials } from '../shared/basic-credentials.js'
 import {
-  argon2Verify, bcryptVerify, checkBcryptHash, decodeArgon2Secret, decodeBase64Strict, normalizeCredential,
+  argon2Verify, bcryptVerify, checkBcryptHash, decodeArgon2Secret, normalizeCredential,
   type Argon2Params
 } from './password-hash.js'
 
@@ -42,36 +43,10 @@ declare module 'fastify' {
  */
 export type BasicChecker = (user: string, passwd: string, request: FastifyRequest) => MaybePromise<boolean | BasicAuthResult>
 
-/** Outcome of reading `Authorization: Basic …`. */
-export type BasicCredentials =
-  | { status: 'missing' }
-  | { status: 'malformed'; reason: string }
-  | { status: 'ok'; user: string; passwd: string }
-
 const DEFAULT_REALM = 'restricted'
 // RFC 9110 quoted-string without quotes or backslashes, so the realm needs no escaping.
 const REALM = /^[\x20\x21\x23-\x5b\x5d-\x7e]{1,128}$/
-const BASIC = /^basic +([^ ]*) *$/i
 
-/**
- * Reads the Basic credentials of an Authorization header. Strict: standard base64 with padding, valid UTF-8,
- * a colon between user and password (the password may hold more colons and may be empty).
- */
-export function parseBasicCredentials (header: string | undefined): BasicCredentials {
-  if (header === undefined || !/^basic(?: |$)/i.test(header)) return { status: 'missing' }
-  const m = BASIC.exec(header)
-  const bytes = m === null ? null : decodeBase64Strict(m[1])
-  if (bytes === null) return { status: 'malformed', reason: 'credentials are not valid base64' }
-  let decoded: string
-  try {
-    decoded = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
-  } catch {
-    return { status: 'malformed', reason: 'credentials are not valid UTF-8' }
-  }
-  const colon = decoded.indexOf(':')
-  if (colon === -1) return { status: 'malformed', reason: 'credentials have no colon between user and password' }
-  return { status: 'ok', user: normalizeCredential(decoded.slice(0, colon)), passwd: normalizeCredential(decoded.slice(colon + 1)) }
-}
 
 /** Hook over a consumer checker. `realm` adds the browser prompt to 401 answers. */
 export function basicAuth (checker: BasicChecker, realm?: string): ToolkitHook {
@@ -203,3 +178,5 @@ const basicAuthPluginImpl: FastifyPluginAsync<BasicAuthOptions> = async (fastify
 
 /** `fastify.register(basicAuthPlugin, { user: 'admin', passwd })`: every route of the context needs it. */
 export const basicAuthPlugin = fp(basicAuthPluginImpl, { name: 'gatehouse-basic-auth', fastify: '5.x' })
+
+export { parseBasicCredentials, type BasicCredentials }

@@ -8,6 +8,7 @@ import argon2 from 'argon2'
 import { randomBytes } from 'node:crypto'
 import { OptionsError } from '../core/options.js'
 import { safeEqual } from '../shared/compare.js'
+import { decodeBase64Strict, normalizeCredential } from '../shared/basic-credentials.js'
 
 /**
  * Argon2id cost. The defaults are the seed's (time 1, 64 MiB, 4 lanes, 32-byte key, the parameters of Go's
@@ -28,10 +29,6 @@ const SALT_BYTES = 16
 const BCRYPT_MAX_BYTES = 72
 const BCRYPT_HASH = /^\$2[aby]\$(0[4-9]|[12]\d|3[01])\$[./A-Za-z0-9]{53}$/
 
-/** NFC form of a credential (RFC 7617 §2.1 with charset UTF-8). */
-export function normalizeCredential (s: string): string {
-  return s.normalize('NFC')
-}
 
 /** bcrypt hash of the password (cost 4..31, default 10). Rejects passwords bcrypt would silently truncate. */
 export async function bcryptHash (passwd: string, cost = 10): Promise<string> {
@@ -83,12 +80,6 @@ export async function argon2Verify (passwd: string, secret: Argon2Secret): Promi
   return safeEqual(key.toString('base64'), secret.hash.toString('base64'))
 }
 
-/** Base64 (standard alphabet, padding required) or null: `Buffer.from` alone accepts any garbage. */
-export function decodeBase64Strict (s: unknown): Buffer | null {
-  if (typeof s !== 'string' || s.length === 0 || s.length % 4 !== 0) return null
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(s)) return null
-  return Buffer.from(s, 'base64')
-}
 
 async function argon2Raw (passwd: string, salt: Buffer, hashLength: number, params: Argon2Params): Promise<Buffer> {
   return argon2.hash(normalizeCredential(passwd), {
@@ -115,3 +106,5 @@ function checkArgon2Params (p: Argon2Params): void {
 function checkPassword (passwd: unknown): asserts passwd is string {
   if (typeof passwd !== 'string' || passwd === '') throw new OptionsError('passwd', 'must be a non-empty string')
 }
+
+export { decodeBase64Strict, normalizeCredential }
