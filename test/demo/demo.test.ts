@@ -129,6 +129,8 @@ t.test('a running demo', async (t) => {
     const line = (await io.waitFor(/rid-log-1/)).input!
     t.match(line, /^GET - \/api\/open\?token=\S+ - 127\.0\.0\.1 - 200 /)
     t.notMatch(line, /secret-value/, 'the token in the query is masked')
+    await c.fetch('/api/open', { headers: { 'x-request-id': 'rid-log-2', 'x-real-ip': '8.8.8.8' } })
+    t.match((await io.waitFor(/rid-log-2/)).input, /^GET - \/api\/open - 8\.8\.8\.8 - 200 /, 'realIp: the address a proxy reported')
   })
 
   t.test('API hooks: 401 signed out; roles and admin after direct login; basic auth admin', async (t) => {
