@@ -11,17 +11,20 @@ export type Guard = (user: User | null) => HttpError | null
  * `{error, details}`. authenticate, admin and rbac are this with different guards.
  */
 export function guardedHook (resolve: UserResolver, guard: Guard) {
-  return async function gatehouseGuard (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  // Answering hooks return the reply: without it, Fastify carries on to the handler whenever an async onSend
+  // hook delays the send (the client would get the 401, but the handler's side effects would happen).
+  return async function gatehouseGuard (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     let user: User | null
     try {
       user = await resolve(request, reply)
     } catch (err) {
-      if (err instanceof HttpError) { sendError(reply.header('cache-control', 'no-store'), err.statusCode, err.message, err.details); return }
+      if (err instanceof HttpError) return sendError(reply.header('cache-control', 'no-store'), err.statusCode, err.message, err.details)
       throw err
     }
     const denied = guard(user)
-    if (denied !== null) { sendError(reply.header('cache-control', 'no-store'), denied.statusCode, denied.message, denied.details); return }
+    if (denied !== null) return sendError(reply.header('cache-control', 'no-store'), denied.statusCode, denied.message, denied.details)
     request.user = user
+    return undefined
   }
 }
 

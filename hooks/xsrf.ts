@@ -26,12 +26,14 @@ export function makeXsrfCheck (o: ResolvedOptions): (request: FastifyRequest, jt
  * login): requires the XSRF header to equal the XSRF cookie.
  */
 export function xsrfHook (o: ResolvedOptions) {
-  return async function gatehouseXsrf (request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (o.xsrf.disable || o.xsrf.ignoreMethods.has(request.method)) return
+  return async function gatehouseXsrf (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    if (o.xsrf.disable || o.xsrf.ignoreMethods.has(request.method)) return undefined
     const header = request.headers[o.xsrf.headerKey]
     const cookie = request.cookies?.[o.xsrf.cookieName]
     if (typeof header !== 'string' || header === '' || typeof cookie !== 'string' || !safeEqual(header, cookie)) {
-      sendError(reply, 403, 'forbidden', 'missing or mismatched XSRF header')
+      // Returned so that Fastify stops the chain (see hooks/authenticate.ts).
+      return sendError(reply, 403, 'forbidden', 'missing or mismatched XSRF header')
     }
+    return undefined
   }
 }

@@ -7,6 +7,7 @@ import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
 import type { FastifyInstance } from 'fastify'
 import { corePlugin } from './core.js'
+import { avatarPlugin, type AvatarOptions } from './avatar.js'
 import { OptionsError, type AuthOptions, type ProviderEntry } from './core/options.js'
 import type { GatehouseAuth } from './core/types.js'
 
@@ -15,6 +16,14 @@ async function gatehouse (fastify: FastifyInstance, opts: AuthOptions): Promise<
   if (!fastify.hasDecorator('parseCookie')) await fastify.register(cookie)
   if (!fastify.hasContentTypeParser('application/x-www-form-urlencoded')) await fastify.register(formbody, { bodyLimit: 64 * 1024 })
   await fastify.register(corePlugin, opts)
+  const o = fastify.auth.options
+  await fastify.register(avatarPlugin, {
+    store: o.avatarStore as AvatarOptions['store'],
+    prefix: o.avatarPrefix,
+    resizeLimit: o.avatarResizeLimit,
+    url: o.url,
+    ...(o.avatarFetch !== undefined ? { fetch: o.avatarFetch } : {})
+  })
   for (const entry of fastify.auth.options.providers) await addEntry(fastify.auth, entry)
 }
 

@@ -57,13 +57,14 @@ export function basicAuth (checker: BasicChecker, realm?: string): ToolkitHook {
     if (creds.status !== 'ok') {
       if (challenge !== undefined) reply.header('www-authenticate', challenge)
       const details = creds.status === 'missing' ? 'basic auth credentials required' : creds.reason
-      sendError(reply, 401, 'unauthorized', details)
+      // Waiting for the answer makes Fastify stop the chain even when an async onSend hook delays it.
+      await sendError(reply, 401, 'unauthorized', details)
       return
     }
     const verdict = creds.user === '' ? false : await checker(creds.user, creds.passwd, request)
     const ok = verdict === true || (typeof verdict === 'object' && verdict !== null && verdict.ok === true)
     if (!ok) {
-      sendError(reply, 403, 'forbidden', 'invalid credentials')
+      await sendError(reply, 403, 'forbidden', 'invalid credentials')
       return
     }
     request.basicAuthorized = true

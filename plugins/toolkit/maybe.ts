@@ -24,7 +24,8 @@ export function reject (predicate: RequestPredicate, status: number, message: st
   checkStatus('reject status', status)
   if (typeof message !== 'string' || message === '') throw new OptionsError('reject message', 'must be a non-empty string')
   return async function rejectHook (request, reply) {
-    if (await predicate(request)) sendError(reply, status, message)
+    // Waiting for the answer makes Fastify stop the chain even when an async onSend hook delays it.
+    if (await predicate(request)) await sendError(reply, status, message)
   }
 }
 
