@@ -1,26 +1,35 @@
-/** The HTTP toolkit: every plugin, hook and helper of SPEC §7. Each plugin can be registered on its own. */
-export * from './app-info.js'
-export * from './ping.js'
-export * from './health.js'
-export * from './logger.js'
-export * from './recoverer.js'
-export * from './only-from.js'
-export * from './metrics.js'
-export * from './profiler.js'
-export * from './black-words.js'
-export * from './size-limit.js'
-export * from './trace.js'
-export * from './deprecation.js'
-export * from './rewrite.js'
-export * from './no-cache.js'
-export * from './headers.js'
-export * from './gzip.js'
-export * from './real-ip.js'
-export * from './maybe.js'
-export * from './benchmarks.js'
-export * from './basic-auth.js'
-export * from './password-hash.js'
-export * from './helpers.js'
-export * from './from-to.js'
-export * from './file-server.js'
-export * from './hook.js'
+/**
+ * The HTTP toolkit's public API (SPEC §7): each plugin can be registered on its own; per-request checks also
+ * come as hook functions for route options, `maybe` and `wrap`. Internals stay in their modules.
+ */
+export { appInfoPlugin, appInfoHook, appInfoHeaders, type AppInfoOptions } from './app-info.js'
+export { pingPlugin, pingHook, isPing } from './ping.js'
+export { healthPlugin, runChecks, type CheckFunc, type CheckResult, type HealthEntry, type HealthOptions, type NamedCheck } from './health.js'
+export { requestLoggerPlugin, sanitizeUrl, type RequestLoggerOptions } from './logger.js'
+export { recovererPlugin, recovererErrorHandler, type RecovererOptions } from './recoverer.js'
+export { onlyFromPlugin, onlyFromHook, type OnlyFromOptions } from './only-from.js'
+export { metricsPlugin, publish, VarRegistry, expvarSnapshot, type MetricsOptions, type VarFunc } from './metrics.js'
+export { profilerPlugin, type ProfilerOptions } from './profiler.js'
+export { blackWordsPlugin, blackWordsHook, containsBlackWord, type BlackWordsOptions } from './black-words.js'
+export { sizeLimitPlugin, sizeLimitHook, type SizeLimitOptions } from './size-limit.js'
+export { tracePlugin, traceHook as requestIdHook, requestId, REQUEST_ID_HEADER } from './trace.js'
+export { deprecationPlugin, deprecationHook, deprecationHeaders, type DeprecationOptions } from './deprecation.js'
+export { rewritePlugin, rewriteUrl, type RewriteOptions, type RewriteRule, type RewriteRules } from './rewrite.js'
+export { noCachePlugin, noCacheHook, NO_CACHE_HEADERS } from './no-cache.js'
+export { headersPlugin, headersHook, type HeadersOptions } from './headers.js'
+export { gzipPlugin, type GzipOptions } from './gzip.js'
+export { realIpPlugin, realIpHook, realIp, type RealIpOptions } from './real-ip.js'
+export { maybe, reject, maybePlugin, rejectPlugin, type HookStage, type MaybeOptions, type RejectOptions } from './maybe.js'
+export { benchmarksPlugin, Benchmarks, type BenchmarkReport, type BenchmarkStats, type BenchmarksOptions } from './benchmarks.js'
+export {
+  basicAuth, withUserPasswd, withPrompt, withBcryptHash, withArgon2Hash, basicAuthPlugin, parseBasicCredentials,
+  type BasicAuthOptions, type BasicChecker, type BasicCredentials
+} from './basic-auth.js'
+export { bcryptHash, argon2Hash, bcryptVerify, argon2Verify, type Argon2Params } from './password-hash.js'
+export {
+  wrap, renderJSON, renderJSONFromBytes, renderJSONWithHTML, encodeJSON, decodeJSON, sendErrorJSON, errorLogger,
+  type JSONObject, type RouteHandler, type ErrorSender
+} from './helpers.js'
+export { parseFromTo, parseTimestamp, type FromTo, type FromToOptions } from './from-to.js'
+export { fileServerPlugin, type FileServerOptions } from './file-server.js'
+export type { RequestHook, RequestPredicate, ToolkitHook } from './hook.js'
