@@ -4,7 +4,6 @@ import { createHash } from 'node:crypto'
 import { once } from 'node:events'
 import sharp from 'sharp'
 import { authPlugin } from '../../plugins/auth.js'
-import { avatarPlugin } from '../../plugins/avatar.js'
 import { funcLogger } from '../../plugins/core/logger.js'
 import { addTelegramProvider, type TelegramOptions } from '../../providers/telegram/index.js'
 import { client, listen, type Client } from '../helpers/client.js'
@@ -20,15 +19,15 @@ const SUCCESS = 'signed in, go back'
 const ERROR = 'bad or expired link'
 const logs: string[] = []
 
-async function app (opts: Partial<TelegramOptions> = {}, withAvatars = false) {
+// The root plugin registers the avatar proxy (in-memory store by default).
+async function app (opts: Partial<TelegramOptions> = {}) {
   return await listen(async (app) => {
     await app.register(authPlugin, { secret: () => 'telegram-test-secret-0123456789', url: 'http://127.0.0.1', logger: funcLogger((l) => logs.push(l)) })
-    if (withAvatars) await app.register(avatarPlugin, { store: 'memory://' })
     addTelegramProvider(app.auth, { token: BOT_TOKEN, apiUrl: api.url, successMsg: SUCCESS, errorMsg: ERROR, retryDelay: '20ms', requestTtl: '2m', ...opts })
   })
 }
 
-const main = await app({}, true)
+const main = await app({})
 t.teardown(() => main.app.close())
 const base = main.base
 await api.polling()
