@@ -3,7 +3,7 @@
  * type-check; misuse must not (each `@ts-expect-error` fails the build when the line stops being an error).
  */
 import Fastify from 'fastify'
-import authPlugin, { User, type AuthOptions, type Claims } from '../../index.js'
+import authPlugin, { User, SmtpSender, appleKeyFromFile, pingPlugin, healthPlugin, withBcryptHash, maybe, type AuthOptions, type Claims } from '../../index.js'
 
 const app = Fastify()
 
@@ -29,6 +29,34 @@ app.get('/admin', { preHandler: app.auth.rbac(['admin']) }, async (request) => {
 app.get('/private', { preHandler: [app.auth.authenticate, app.auth.updateUser((u) => u.setBoolAttr('seen', true))] }, async () => 'ok')
 app.auth.addDirectProvider('other', (u, p) => u === p)
 
+// Providers, by call and by options entry
+app.auth.addProvider('github', 'cid', 'csecret', { timeoutMs: 5000 })
+app.auth.addDevProvider(8084, { emailFn: (name) => `${name}@example.com` })
+app.auth.addVerifProvider('email', 'Confirm with {{.Token}}', new SmtpSender({ host: 'localhost', port: 25, from: 'a@b.c' }))
+app.auth.addVerifProvider('sms', '{{.Token}}', async (_address, _text) => {})
+app.auth.addCustomProvider('corp', { cid: 'c', csecret: 's' }, {
+  endpoint: { authURL: 'https://corp/auth', tokenURL: 'https://corp/token' },
+  infoURL: 'https://corp/me',
+  mapUser: (data) => ({ id: String(data.sub), name: String(data.name) })
+})
+await app.auth.addAppleProvider({ clientId: 'c', teamId: 't', keyId: 'k' }, appleKeyFromFile('/keys/apple.p8'))
+app.auth.addTelegramProvider({ token: '123:abc' })
+const entries: AuthOptions['providers'] = [
+  { kind: 'oauth2', name: 'google', cid: 'c', csecret: 's' },
+  { kind: 'dev' },
+  { kind: 'telegram', options: { token: '1:x', polling: false } }
+]
+await app.register(pingPlugin)
+await app.register(healthPlugin, { checks: [{ name: 'db', check: async () => {} }] })
+app.get('/ops', { onRequest: withBcryptHash('ops', '$2a$10$abcdefghijklmnopqrstuu5Hk0V6oZpGkJ2aJrJ6J4p3m8y1cH7e') }, async () => 'ok')
+app.get('/maybe', { preHandler: maybe((req) => req.method === 'POST', app.auth.authenticate) }, async () => 'ok')
+
+// @ts-expect-error an oauth2 entry needs its client secret
+const noSecretEntry: AuthOptions['providers'] = [{ kind: 'oauth2', name: 'google', cid: 'c' }]
+// @ts-expect-error a custom provider needs mapUser
+app.auth.addCustomProvider('corp2', { cid: 'c', csecret: 's' }, { endpoint: { authURL: 'a', tokenURL: 't' }, infoURL: 'i' })
+// @ts-expect-error health checks are functions or {name, check}
+await app.register(healthPlugin, { checks: ['db'] })
 // @ts-expect-error secret is required
 const noSecret: AuthOptions = { url: 'http://x' }
 // @ts-expect-error rbac takes a list of role names
@@ -42,4 +70,4 @@ const badEntry: AuthOptions = { secret: () => 's', url: 'http://x', providers: [
 // @ts-expect-error sameSite takes only the three cookie values
 const badSameSite: AuthOptions = { secret: () => 's', url: 'http://x', sameSite: 'loose' }
 
-void noSecret; void n; void badEntry; void badSameSite
+void noSecret; void n; void badEntry; void badSameSite; void entries; void noSecretEntry
