@@ -6,22 +6,26 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 
 export interface StoredCookie { name: string; value: string; attrs: Record<string, string | true> }
 
+/** One Set-Cookie line: name, value and attributes (names lower-cased, flags as `true`). */
+export function parseSetCookie (line: string): StoredCookie {
+  const [pair, ...rest] = line.split(';')
+  const eq = pair!.indexOf('=')
+  const attrs: Record<string, string | true> = {}
+  for (const a of rest) {
+    const i = a.indexOf('=')
+    if (i < 0) attrs[a.trim().toLowerCase()] = true
+    else attrs[a.slice(0, i).trim().toLowerCase()] = a.slice(i + 1).trim()
+  }
+  return { name: pair!.slice(0, eq).trim(), value: pair!.slice(eq + 1).trim(), attrs }
+}
+
 export class CookieJar {
   readonly cookies = new Map<string, StoredCookie>()
 
   /** Stores every Set-Cookie of a response; Max-Age=0 or a past Expires deletes. */
   take (res: Response): void {
     for (const line of res.headers.getSetCookie()) {
-      const [pair, ...rest] = line.split(';')
-      const eq = pair!.indexOf('=')
-      const name = pair!.slice(0, eq).trim()
-      const value = pair!.slice(eq + 1).trim()
-      const attrs: Record<string, string | true> = {}
-      for (const a of rest) {
-        const i = a.indexOf('=')
-        if (i < 0) attrs[a.trim().toLowerCase()] = true
-        else attrs[a.slice(0, i).trim().toLowerCase()] = a.slice(i + 1).trim()
-      }
+      const { name, value, attrs } = parseSetCookie(line)
       const expired = attrs['max-age'] === '0' || (typeof attrs.expires === 'string' && Date.parse(attrs.expires) <= Date.now())
       if (expired || value === '') this.cookies.delete(name)
       else this.cookies.set(name, { name, value, attrs })

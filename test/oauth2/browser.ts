@@ -5,6 +5,7 @@
  * that resolves to its loopback port. Nothing is ever fetched off loopback: a redirect elsewhere stops the
  * navigation and is reported.
  */
+import { parseSetCookie } from '../helpers/client.js'
 
 interface Cookie { name: string; value: string; host: string; path: string; expires: number | undefined; attrs: Record<string, string | true> }
 
@@ -122,16 +123,7 @@ export class Browser {
 
   private store (u: URL, res: Response): void {
     for (const line of res.headers.getSetCookie()) {
-      const [pair, ...rest] = line.split(';')
-      const eq = pair!.indexOf('=')
-      const name = pair!.slice(0, eq).trim()
-      const value = pair!.slice(eq + 1).trim()
-      const attrs: Record<string, string | true> = {}
-      for (const a of rest) {
-        const i = a.indexOf('=')
-        if (i < 0) attrs[a.trim().toLowerCase()] = true
-        else attrs[a.slice(0, i).trim().toLowerCase()] = a.slice(i + 1).trim()
-      }
+      const { name, value, attrs } = parseSetCookie(line)
       const path = typeof attrs.path === 'string' && attrs.path.startsWith('/') ? attrs.path : defaultPath(u.pathname)
       let expires: number | undefined
       if (typeof attrs['max-age'] === 'string') expires = Date.now() + Number(attrs['max-age']) * 1000
