@@ -1,18 +1,15 @@
 /**
  * Every login method of the demo (SPEC §8): `local` (direct), `dev` (fake OAuth2 server), `email` (verified),
  * `custom` (through a local OAuth2 server), and, when configured, `oidc`, the built-ins, Apple and Telegram.
- * Background services started here are stopped through `stops`, whether the demo closes or fails to start.
+ * Background services started here are handed to `onStop`, so they stop whether the demo closes or fails to start.
  */
 import type { FastifyInstance } from 'fastify'
-import { safeEqual, type CredChecker, type ClaimsUpdFunc } from '../index.js'
-import type { Logger } from '../plugins/core/logger.js'
-// `fastify.auth.addDevProvider` returns nothing; the module's function returns the provider, whose running
-// server tells the demo the dev server's real URL (needed for port 0 and the health check).
-import { addDevProvider, type DevProvider } from '../providers/oauth2/dev.js'
-import { appleKeyFromFile } from '../providers/oauth2/apple.js'
-import { startLocalOAuth2Server } from '../providers/oauth2-server/local-server.js'
-import { SmtpSender } from '../providers/verify/smtp.js'
-import type { Sender } from '../providers/verify/sender.js'
+import {
+  // `fastify.auth.addDevProvider` returns nothing; the exported function returns the provider, whose running
+  // server tells the demo the dev server's real URL (needed for port 0 and the health check).
+  addDevProvider, appleKeyFromFile, safeEqual, SmtpSender, startLocalOAuth2Server,
+  type ClaimsUpdFunc, type CredChecker, type DevProvider, type Logger, type Sender
+} from '../index.js'
 import { DemoError, type DemoConfig } from './config.js'
 import { portError } from './listen.js'
 

@@ -5,9 +5,7 @@
  */
 import { fileURLToPath } from 'node:url'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { authPlugin, funcLogger, type AuthOptions } from '../index.js'
-import { avatarPlugin } from '../plugins/avatar.js'
-import { OAUTH2_BUILTIN_NAMES } from '../providers/oauth2/builtins.js'
+import { authPlugin, funcLogger, OAUTH2_BUILTIN_NAMES, type AuthOptions } from '../index.js'
 import { DemoError, readConfig, type DemoEnv } from './config.js'
 import { bindServer, boundPort, closeServer, findCode, portError } from './listen.js'
 import { addDemoProviders, addDemoRoles, checkLocalUser, type DemoServices, type ProviderContext } from './providers.js'
@@ -105,8 +103,6 @@ async function assemble (app: FastifyInstance, cfg: ReturnType<typeof readConfig
   }
   if (cfg.adminPasswd !== undefined) opts.adminPasswd = cfg.adminPasswd
   await app.register(authPlugin, opts)
-  // TODO(lead): drop once the root plugin registers the avatar proxy from avatarStore/avatarFetch.
-  if (app.auth.avatar === null) await app.register(avatarPlugin, { store: cfg.avatarStore, fetch: opts.avatarFetch! })
   const services = await addDemoProviders(app, { cfg, url, logger, out: io.out, ...life })
   await registerMonitoring(app, [
     answersCheck('dev-oauth2-server', () => services.dev.server?.url),

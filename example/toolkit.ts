@@ -5,15 +5,10 @@
  */
 import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
-import { appInfoPlugin } from '../plugins/toolkit/app-info.js'
-import { tracePlugin } from '../plugins/toolkit/trace.js'
-import { realIpPlugin } from '../plugins/toolkit/real-ip.js'
-import { requestLoggerPlugin } from '../plugins/toolkit/logger.js'
-import { gzipPlugin } from '../plugins/toolkit/gzip.js'
-import { pingPlugin } from '../plugins/toolkit/ping.js'
-import { healthPlugin, type NamedCheck } from '../plugins/toolkit/health.js'
-import { metricsPlugin } from '../plugins/toolkit/metrics.js'
-import { benchmarksPlugin } from '../plugins/toolkit/benchmarks.js'
+import {
+  appInfoPlugin, benchmarksPlugin, gzipPlugin, healthPlugin, metricsPlugin, pingPlugin, realIpPlugin, requestLoggerPlugin,
+  tracePlugin, type NamedCheck
+} from '../index.js'
 import { projectFile } from './paths.js'
 
 /** The request-wide plugins; `out` receives one log line per request. */
