@@ -12,7 +12,12 @@ function xsrfHeader () {
 }
 
 async function api (path, init = {}) {
-  const res = await fetch(path, { ...init, headers: { ...xsrfHeader(), ...(init.headers || {}) }, credentials: 'same-origin' })
+  let res
+  try {
+    res = await fetch(path, { ...init, headers: { ...xsrfHeader(), ...(init.headers || {}) }, credentials: 'same-origin' })
+  } catch {
+    return { status: 0, body: { error: 'the demo server cannot be reached' } }
+  }
   let body = null
   try { body = await res.json() } catch { body = null }
   return { status: res.status, body }
@@ -120,9 +125,11 @@ $('#logout').addEventListener('click', async () => {
 
 for (const btn of document.querySelectorAll('[data-api]')) {
   btn.addEventListener('click', async () => {
-    const { status, body } = await api(btn.dataset.api)
-    const verdict = status < 300 ? 'allowed' : 'denied'
     const out = $('#api-result')
+    out.textContent = `${btn.dataset.api} …`
+    delete out.dataset.verdict
+    const { status, body } = await api(btn.dataset.api)
+    const verdict = status > 0 && status < 300 ? 'allowed' : 'denied'
     out.dataset.verdict = verdict
     out.textContent = `${btn.dataset.api} → ${status} ${verdict}\n${JSON.stringify(body, null, 2)}`
   })
