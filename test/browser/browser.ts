@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os'
 import { basename, join, resolve } from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 
-export const CHROMIUM = '/usr/bin/chromium'
+/** Debian's Chromium; `CHROMIUM_PATH` points elsewhere (another distribution's path, or a missing one to try the skip). */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
 /** The little of the DOM the page functions below use (they run in the browser; tsconfig has no DOM lib). */
 export interface PageElement { textContent: string | null; hidden?: boolean; complete?: boolean; naturalWidth?: number; src?: string }
