@@ -32,7 +32,7 @@ async function addEntry (auth: GatehouseAuth, entry: ProviderEntry): Promise<voi
     case 'direct': return auth.addDirectProvider(entry.name, entry.checker)
     case 'handler': return auth.addCustomHandler(entry.handler)
     case 'oauth2': return auth.addProvider(entry.name, entry.cid, entry.csecret, entry.overrides)
-    case 'dev': return auth.addDevProvider(entry.port, entry.options)
+    case 'dev': auth.addDevProvider(entry.port, entry.options); return
     case 'custom': return auth.addCustomProvider(entry.name, entry.client, entry.options)
     case 'oidc': return await auth.addOidcProvider(entry.name, entry.client, entry.options)
     case 'apple': return await auth.addAppleProvider(entry.config, entry.keyLoader)

@@ -5,7 +5,7 @@
 import type { AuthProvider, GatehouseAuth } from './types.js'
 import {
   addAppleProvider, addCustomProvider, addDevProvider, addOAuth2Provider, addOidcProvider,
-  type AppleConfig, type AppleKeyLoader, type CustomClient, type CustomProviderOptions, type DevProviderOptions,
+  type AppleConfig, type AppleKeyLoader, type CustomClient, type CustomProviderOptions, type DevProvider, type DevProviderOptions,
   type OAuth2Overrides, type OidcProviderOptions
 } from '../../providers/oauth2/index.js'
 import { addVerifProvider, type Sender, type SenderFunc, type VerifyOptions } from '../../providers/verify/index.js'
@@ -15,8 +15,11 @@ import { addTelegramProvider, type TelegramOptions } from '../../providers/teleg
 export interface ProviderMethods {
   /** A built-in OAuth2 provider (github, google, facebook, microsoft, yandex, battlenet, patreon, discord, twitter) or `dev`. */
   addProvider(name: string, cid: string, csecret: string, overrides?: OAuth2Overrides): void
-  /** The `dev` provider and its fake OAuth2 server (default port 8084), started and stopped with the app. */
-  addDevProvider(port?: number, opts?: DevProviderOptions): void
+  /**
+   * The `dev` provider and its fake OAuth2 server (default port 8084), started and stopped with the app.
+   * Returns the provider; its `server.url` is the running server's address once the app is ready.
+   */
+  addDevProvider(port?: number, opts?: DevProviderOptions): DevProvider
   /** Verified (confirmation-token) login: template with `{{.Address}} {{.User}} {{.Token}} {{.Site}}`, sender. */
   addVerifProvider(name: string, template: string, sender: Sender | SenderFunc, opts?: VerifyOptions): void
   /** Any third-party OAuth2 provider under a name that is not a built-in's. */
@@ -36,7 +39,7 @@ export function providerMethods (auth: GatehouseAuth): ProviderMethods {
       if (name === 'dev') { addDevProvider(auth); return }
       ignore(addOAuth2Provider(auth, name, cid, csecret, overrides))
     },
-    addDevProvider (port, opts) { ignore(addDevProvider(auth, port, opts)) },
+    addDevProvider: (port, opts) => addDevProvider(auth, port, opts),
     addVerifProvider (name, template, sender, opts) { addVerifProvider(auth, name, template, sender, opts) },
     addCustomProvider (name, client, opts) { ignore(addCustomProvider(auth, name, client, opts)) },
     async addOidcProvider (name, client, opts) { ignore(await addOidcProvider(auth, name, client, opts)) },

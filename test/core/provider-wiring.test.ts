@@ -26,6 +26,7 @@ t.test('every provider kind can be given in the options object and by add* calls
     app.auth.addCustomProvider('custom2', local.providerOptions.client, local.providerOptions)
     app.auth.addDirectProvider('direct2', () => false)
   })
+  t.equal(app.auth.providerNames().length, 10)
   t.teardown(() => app.close())
   const r = await client(base).fetch('/auth/list')
   t.same(await r.json(), ['local', 'github', 'dev', 'custom', 'email', 'telegram', 'mine', 'google', 'custom2', 'direct2'])
