@@ -1,9 +1,32 @@
 /**
- * Shared benchmark harness: each case is a freshly built Fastify app on a loopback port, loaded by autocannon
- * in this process, then closed. Every number of one run is comparable because cases run back to back.
+ * Shared benchmark harness: each case is a freshly built Fastify app on a loopback port in this process, loaded
+ * by autocannon in a child process (so the server has a core of its own and its cost is not charged twice),
+ * then closed. Every number of one run is comparable because cases run back to back.
  */
-import autocannon from 'autocannon'
+import { spawn } from 'node:child_process'
+import { createRequire } from 'node:module'
 import type { FastifyInstance } from 'fastify'
+
+const AUTOCANNON_CLI = createRequire(import.meta.url).resolve('autocannon/autocannon.js')
+
+interface LoadResult { requests: { average: number }; non2xx: number; errors: number; timeouts: number }
+
+/** Runs the autocannon CLI with `--json` and returns its result. */
+function load (url: string, req: BenchRequest, connections: number, seconds: number): Promise<LoadResult> {
+  const args = [AUTOCANNON_CLI, '--json', '-c', String(connections), '-d', String(seconds), '-m', req.method ?? 'GET']
+  for (const [k, v] of Object.entries(req.headers ?? {})) args.push('-H', `${k}=${v}`)
+  if (req.body !== undefined) args.push('-b', req.body)
+  args.push(url)
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] })
+    let out = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => { out += d })
+    child.on('error', reject)
+    child.on('close', (code) => {
+      try { resolve(JSON.parse(out) as LoadResult) } catch { reject(new Error(`autocannon exited ${code} without a JSON result`)) }
+    })
+  })
+}
 
 export interface BenchRequest {
   path: string
@@ -32,14 +55,7 @@ export async function measure (label: string, build: () => Promise<FastifyInstan
     const probe = await fetch(url + req.path, { method: req.method ?? 'GET', headers: req.headers ?? {}, body: req.body ?? null })
     await probe.arrayBuffer()
     if (probe.status !== expect) throw new Error(`${label}: probe answered ${probe.status}, expected ${expect}`)
-    const result = await autocannon({
-      url: url + req.path,
-      method: req.method ?? 'GET',
-      headers: req.headers ?? {},
-      ...(req.body !== undefined ? { body: req.body } : {}),
-      connections: opts.connections ?? 50,
-      duration: opts.seconds ?? Number(process.env.BENCH_SECONDS ?? 5)
-    })
+    const result = await load(url + req.path, req, opts.connections ?? 50, opts.seconds ?? Number(process.env.BENCH_SECONDS ?? 5))
     const bad = result.non2xx + result.errors + result.timeouts
     if (expect < 300 && bad > 0) throw new Error(`${label}: ${bad} failed responses under load`)
     return result.requests.average
