@@ -47,7 +47,7 @@ function stringify (data: unknown): string {
 }
 
 /**
- * Sends `data` as JSON with `<`, `>`, `&`, U+2028 and U+2029 escaped as `\uXXXX` (safe to embed in HTML),
+ * Sends `data` as JSON with `<`, `>`, `&`, U+2028 and U+2029 written as `\u` escapes (safe to embed in HTML),
  * `Content-Type: application/json; charset=utf-8`, keeping the status already set (200 by default).
  * Data JSON cannot represent (cycles, BigInt) throws: a programming error, answered 500.
  */
