@@ -51,7 +51,8 @@ export function addDevProvider (auth: GatehouseAuth, port: number = DEV_SERVER_P
     // Only our own callback may receive codes: with the public dev credentials, an open redirect_uri would make
     // the dev server a code-leaking redirector on loopback.
     const callback = `${auth.options.url}${auth.options.authPrefix}/dev/callback`
-    server = await startDevServer({ redirectUris: [callback], ...serverOpts, port })
+    // The server logs through the package's logger (its own start line included) unless given another.
+    server = await startDevServer({ redirectUris: [callback], logger: auth.logger, ...serverOpts, port })
     const p = server.providerOptions
     engine = createOAuth2Provider(auth, {
       name: 'dev',
@@ -67,7 +68,6 @@ export function addDevProvider (auth: GatehouseAuth, port: number = DEV_SERVER_P
       timeoutMs,
       stateStore: store
     })
-    auth.logger.logf('[INFO] dev OAuth2 server listening on %s', server.url)
   })
   auth.instance.addHook('onClose', async () => {
     await server?.close()
