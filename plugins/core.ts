@@ -76,7 +76,13 @@ async function gatehouseCore (fastify: FastifyInstance, opts: AuthOptions): Prom
 async function completeLogin (auth: GatehouseAuth, request: FastifyRequest, reply: FastifyReply, result: LoginResult): Promise<FastifyReply> {
   const user: UserData = { ...result.user }
   if (auth.avatar !== null) {
-    const picture = await auth.avatar.save(user.id, result.avatar ?? {})
+    // A failing avatar proxy (any AvatarSaver may be plugged in) costs the user a picture, never the login.
+    let picture: string | undefined
+    try {
+      picture = await auth.avatar.save(user.id, result.avatar ?? {})
+    } catch (err) {
+      auth.logger.logf('[WARN] avatar for %s not saved: %s', user.id, err instanceof Error ? err.message : String(err))
+    }
     if (picture !== undefined) user.picture = picture
     else delete user.picture
   } else {

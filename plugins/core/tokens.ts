@@ -140,8 +140,10 @@ export function createTokenService (o: ResolvedOptions): TokenService {
   }
 
   async function refresh (token: string, claims: Claims): Promise<Claims> {
+    // The cache only spares concurrent requests a second refresh; a cached result that has expired in turn is
+    // refreshed again rather than handed out as an already-dead token.
     const cached = refreshCache.get(token)
-    if (cached !== undefined) return cached
+    if (cached !== undefined && cached.exp > nowSeconds()) return cached
     let pending = inflight.get(token)
     if (pending === undefined) {
       const { iat, nbf, exp, iss, jti, auth_time: at, purpose, ...input } = claims

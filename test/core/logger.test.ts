@@ -47,3 +47,18 @@ t.test('the logger option receives the package\'s log lines, never a password', 
   t.ok(lines.some((l) => l.includes('database unreachable')), 'failure logged')
   t.notOk(lines.some((l) => l.includes('hunter2-secret')), 'password not logged')
 })
+
+t.test('an avatar proxy that throws costs the picture, not the login', async (t) => {
+  const lines: string[] = []
+  const { app, base } = await listen(async (a) => {
+    await a.register(authPlugin, { secret: () => 'avatar-throws-1', url: 'http://127.0.0.1', logger: funcLogger((l) => lines.push(l)), providers: [{ kind: 'direct', name: 'local', checker: () => true }] })
+    a.auth.avatar = { save: async () => { throw new Error('disk full') } }
+  })
+  t.teardown(() => app.close())
+  const r = await client(base).fetch('/auth/local/login', { method: 'POST', json: { user: 'ann', passwd: 'x' } })
+  t.equal(r.status, 200)
+  const body = await r.json() as { name: string; picture?: string }
+  t.equal(body.name, 'ann')
+  t.equal(body.picture, undefined)
+  t.ok(lines.some((l) => l.includes('disk full')), 'failure logged')
+})

@@ -185,6 +185,22 @@ t.test('concurrent requests with one expired token refresh it once', async (t) =
   t.equal(cookies.size, 1, 'every response carries the same refreshed token')
 })
 
+t.test('a cached refresh that has itself expired is not handed out again', async (t) => {
+  const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() })
+  t.teardown(() => clock.uninstall())
+  const c = await login('hank')
+  const original = c.jar.get('JWT')!
+  const jti = c.jar.get('XSRF-TOKEN')!
+  clock.tick(16 * 60_000)
+  t.equal((await c.fetch('/private', { headers: xsrf(c) })).status, 200, 'first refresh (cached under the original token)')
+  clock.tick(20 * 60_000) // the refreshed token has expired as well; still within cookieDuration (1h)
+  const r = await client(base).fetch('/private', { headers: { cookie: `JWT=${original}; XSRF-TOKEN=${jti}`, 'x-xsrf-token': jti } })
+  t.equal(r.status, 200)
+  const line = r.headers.getSetCookie().find((l) => l.startsWith('JWT='))!
+  const claims = JSON.parse(Buffer.from(line.slice(4).split(';')[0]!.split('.')[1]!, 'base64url').toString())
+  t.ok(claims.exp > Math.floor(Date.now() / 1000), 'the token handed out is not already expired')
+})
+
 t.test('header token refresh returns the new token in X-JWT', async (t) => {
   const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() })
   t.teardown(() => clock.uninstall())
