@@ -3,8 +3,9 @@
  * address (maskable), status, response body size, handling time, then when known: user, subject,
  * `X-Request-ID`, request body (opt-in, truncated). Written through the package's `Logger` (`logf`).
  *
- * Safety: values of the query parameters password, passwd, secret, token, credentials and the configured
- * JWT query name are replaced by `********`, and the same keys are masked in captured JSON and form bodies.
+ * Safety: values of query parameters whose name contains password, passwd, secret, token, credentials or the
+ * configured JWT query name (`access_token`, `client_secret`, `refresh_token` too) are replaced by `********`,
+ * and the same keys are masked in captured JSON and form bodies.
  * Every control character (CR, LF, …) in any field is escaped, so no request can forge a log line.
  */
 import fp from 'fastify-plugin'
@@ -41,9 +42,19 @@ export function sanitizeUrl (url: string, secretKeys: ReadonlySet<string>): stri
   const masked = url.slice(q + 1).split('&').map((pair) => {
     const eq = pair.indexOf('=')
     if (eq < 0) return pair
-    return secretKeys.has(decodeKey(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=${MASK}` : pair
+    return isSecretKey(decodeKey(pair.slice(0, eq)), secretKeys) ? `${pair.slice(0, eq)}=${MASK}` : pair
   })
   return `${url.slice(0, q)}?${masked.join('&')}`
+}
+
+/**
+ * A key is secret when it contains a secret word (lower-cased), not only when it equals one: bearer tokens
+ * travel as `access_token`, client secrets as `client_secret`. Masking a harmless key costs nothing.
+ */
+function isSecretKey (key: string, secretKeys: ReadonlySet<string>): boolean {
+  const k = key.toLowerCase()
+  for (const word of secretKeys) if (k.includes(word)) return true
+  return false
 }
 
 /** Escapes control characters so that a field can never start a new line or move the cursor. */
@@ -67,7 +78,7 @@ function bodyText (body: unknown, secretKeys: ReadonlySet<string>): string | und
   if (typeof body === 'string') return body.includes('=') ? sanitizeUrl(`?${body}`, secretKeys).slice(1) : body
   if (Buffer.isBuffer(body)) return body.toString('utf8')
   try {
-    return JSON.stringify(body, (k, v: unknown) => (k !== '' && secretKeys.has(k.toLowerCase()) ? MASK : v))
+    return JSON.stringify(body, (k, v: unknown) => (k !== '' && isSecretKey(k, secretKeys) ? MASK : v))
   } catch { return '[unserializable body]' }
 }
 
@@ -94,7 +105,7 @@ function compile (opts: RequestLoggerOptions, fallback: Logger): Compiled {
   const jwtName = opts.jwtQueryName ?? 'token'
   if (typeof jwtName !== 'string' || jwtName === '') throw new OptionsError('jwtQueryName', 'must be a non-empty string')
   const extra = opts.maskKeys ?? []
-  if (!Array.isArray(extra) || extra.some((k) => typeof k !== 'string')) throw new OptionsError('maskKeys', 'must be an array of strings')
+  if (!Array.isArray(extra) || extra.some((k) => typeof k !== 'string' || k === '')) throw new OptionsError('maskKeys', 'must be an array of non-empty strings')
   const sink = opts.logger ?? fallback
   let write: (line: string) => void
   if (typeof sink === 'function') write = sink

@@ -119,3 +119,27 @@ t.test('logger shows the id the trace plugin generated', async (t) => {
   await waitLines(lines, 1)
   t.ok(lines[0]!.endsWith(` - ${r.headers.get('x-request-id')}`), lines[0])
 })
+
+// SPEC §6.7: no token or secret in logs. Bearer tokens travel as `access_token` (RFC 6750 §2.3), OAuth
+// clients send `client_secret`, refresh flows `refresh_token`: names that contain a secret word are secrets.
+t.test('logger masks query and body keys that contain a secret word', async (t) => {
+  const lines: string[] = []
+  const { app, base } = await listen(async (app) => {
+    await app.register(requestLoggerPlugin, { logger: (line: string) => lines.push(line), withBody: true })
+    app.post('/cb', async () => 'ok')
+  })
+  t.teardown(() => app.close())
+  const r = await fetch(`${base}/cb?access_token=AT1&client_secret=CS1&refresh_token=RT1&id_token=IT1&new_password=NP1&page=2`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ access_token: 'AT2', nested: { Client_Secret: 'CS2' }, keep: 'visible' })
+  })
+  t.equal(r.status, 200)
+  await r.arrayBuffer()
+  await waitLines(lines, 1)
+  const l = lines[0] as string
+  for (const secret of ['AT1', 'CS1', 'RT1', 'IT1', 'NP1', 'AT2', 'CS2']) t.notMatch(l, secret, `${secret} masked`)
+  t.match(l, /access_token=\*{8}&client_secret=\*{8}&refresh_token=\*{8}&id_token=\*{8}&new_password=\*{8}&page=2 /)
+  t.match(l, /"keep":"visible"/, 'other keys kept')
+  t.equal(sanitizeUrl('/p?x_TOKEN_y=a&tok=b', new Set(['token'])), '/p?x_TOKEN_y=********&tok=b')
+})
