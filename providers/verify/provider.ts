@@ -23,7 +23,10 @@ export interface VerifyOptions {
    * behind one URL. Default: the root option `stateStore`, else an in-memory store.
    */
   stateStore?: StateStoreOption
-  /** How values are escaped in the template. Default `html` when the template contains a tag, else `none`. */
+  /**
+   * How values are escaped in the template. Default `html` when the template contains a tag or the sender's
+   * `contentType` is `text/html`, else `none`.
+   */
   escape?: TemplateEscape
 }
 
@@ -47,7 +50,9 @@ export function verifProvider (auth: GatehouseAuth, name: string, template: stri
   const parsedTtl = opts.tokenTtl === undefined ? 30 * 60_000 : parseDuration(opts.tokenTtl)
   if (parsedTtl === undefined) throw new TypeError(`fastify-gatehouse: option "tokenTtl" of verified provider "${name}" must be a positive duration`)
   const ttlMs: number = parsedTtl
-  const escape = opts.escape ?? defaultEscape(template)
+  // The body's real type decides too: a template without tags mailed as text/html is still HTML.
+  const htmlBody = typeof send.contentType === 'string' && send.contentType.toLowerCase().startsWith('text/html')
+  const escape = opts.escape ?? (htmlBody ? 'html' : defaultEscape(template))
   if (escape !== 'html' && escape !== 'none') throw new TypeError(`fastify-gatehouse: option "escape" of verified provider "${name}" must be "html" or "none"`)
   // Resolved now: a store created here registers its onClose hook, which Fastify allows only before start.
   const store: StateStore = resolveStateStore(auth, opts.stateStore)

@@ -5,7 +5,11 @@
  */
 import type { MaybePromise } from '../../plugins/core/types.js'
 
-export interface Sender { send(address: string, text: string): MaybePromise<void> }
+export interface Sender {
+  send(address: string, text: string): MaybePromise<void>
+  /** MIME type the text is delivered as; `text/html` makes the provider HTML-escape template values. */
+  readonly contentType?: string
+}
 export type SenderFunc = (address: string, text: string) => MaybePromise<void>
 
 /**

@@ -52,7 +52,8 @@ export class SmtpSender implements Sender {
   private readonly transport: ReturnType<typeof createTransport>
   private readonly from: string
   private readonly subject: string
-  private readonly contentType: string
+  /** MIME type of the body; the verified provider escapes template values for HTML when it is `text/html`. */
+  readonly contentType: string
   private readonly encoding: BufferEncoding
   private readonly charset: string
   private readonly where: string

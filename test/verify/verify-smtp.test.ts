@@ -35,6 +35,8 @@ const { app, base } = await listen(async (app) => {
   addVerifProvider(app.auth, 'short', 'token {{.Token}}', smtp({ port: sink.port }), { tokenTtl: '1m' })
   addVerifProvider(app.auth, 'html', '<p>Hi {{.User}}</p><a href="https://x.test/?t={{.Token}}">go</a>',
     smtp({ port: sink.port, contentType: 'text/html', charset: 'iso-8859-1' }))
+  // A template without a tag, mailed as HTML: the body is still HTML, so values must still be escaped.
+  addVerifProvider(app.auth, 'htmlbody', 'Hi {{.User}}, your code: {{.Token}}', smtp({ port: sink.port, contentType: 'text/html' }))
   addVerifProvider(app.auth, 'secure', 'token {{.Token}}',
     smtp({ port: authSink.port, startTLS: true, insecureSkipVerify: true, username: 'mailer', password: 'mail-secret' }))
   addVerifProvider(app.auth, 'untrusted', 'token {{.Token}}', smtp({ port: authSink.port, startTLS: true, username: 'mailer', password: 'mail-secret' }))
@@ -155,6 +157,13 @@ t.test('HTML template: values escaped, content type and charset as configured', 
   const { mail, token } = await requestMail(c, 'html', { user: 'Zoë <script>x</script>', address: 'zoe@example.com' })
   t.match(mail.headers['content-type'], /^text\/html; charset=iso-8859-1/)
   t.equal(mail.body, `<p>Hi Zoë &lt;script&gt;x&lt;/script&gt;</p><a href="https://x.test/?t=${token}">go</a>`)
+})
+
+t.test('HTML mail from a template without tags: values still escaped', async (t) => {
+  const c = client(base)
+  const { mail, token } = await requestMail(c, 'htmlbody', { user: '<a href="https://evil.test/">Click</a>', address: 'zoe@example.com' })
+  t.match(mail.headers['content-type'], /^text\/html/)
+  t.equal(mail.body, `Hi &lt;a href=&quot;https://evil.test/&quot;&gt;Click&lt;/a&gt;, your code: ${token}`)
 })
 
 t.test('template injection in user is rendered literally', async (t) => {
