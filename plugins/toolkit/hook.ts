@@ -23,8 +23,15 @@ export type RequestPredicate = (request: FastifyRequest) => boolean | Promise<bo
 export function runHook (self: FastifyInstance, hook: RequestHook, request: FastifyRequest, reply: FastifyReply): unknown {
   if (hook.length >= 3) {
     return new Promise<void>((resolve, reject) => {
-      (hook as (this: FastifyInstance, rq: FastifyRequest, rp: FastifyReply, done: (err?: Error) => void) => void)
-        .call(self, request, reply, (err?: Error) => { if (err) reject(err); else resolve() })
+      // A callback hook that answers does not call done (Fastify's rule): the end of the response settles
+      // the promise then, or the caller (maybe, wrap) would hold this request forever.
+      const answered = (): void => { resolve() }
+      reply.raw.once('close', answered)
+      ;(hook as (this: FastifyInstance, rq: FastifyRequest, rp: FastifyReply, done: (err?: Error) => void) => void)
+        .call(self, request, reply, (err?: Error) => {
+          reply.raw.off('close', answered)
+          if (err) reject(err); else resolve()
+        })
     })
   }
   return (hook as (this: FastifyInstance, rq: FastifyRequest, rp: FastifyReply) => unknown).call(self, request, reply)

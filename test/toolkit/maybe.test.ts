@@ -56,6 +56,36 @@ t.test('maybe and reject', async (t) => {
   t.equal(r.headers.get('x-post'), 'yes', 'maybePlugin')
 })
 
+// Fastify's rule for callback hooks: one that answers does not call done. maybe and wrap must not then wait
+// for done forever: every such rejected request would hold its request, reply and closures for good.
+t.test('a callback hook that answers without calling done settles maybe and wrap', async (t) => {
+  const { wrap } = await import('../../plugins/toolkit/helpers.js')
+  let reached = 0
+  let settled = 0
+  const answering = (_req: FastifyRequest, reply: FastifyReply, _done: (err?: Error) => void): void => {
+    reply.code(403).send({ error: 'no' })
+  }
+  const guarded = maybe(() => true, answering)
+  const { app, base } = await listen(async (app) => {
+    app.addHook('onSend', async (_req, _reply, payload) => { await new Promise((resolve) => setImmediate(resolve)); return payload })
+    app.get('/maybe', {
+      preHandler: async function (req, reply) { await guarded.call(this, req, reply); settled++ }
+    }, async () => { reached++; return 'never' })
+    const wrapped = wrap(async () => { reached++; return 'never' }, answering)
+    app.get('/wrap', async function (req, reply) { const out = await wrapped.call(this, req, reply); settled++; return out })
+  })
+  t.teardown(() => app.close())
+  for (const path of ['/maybe', '/wrap']) {
+    const r = await fetch(base + path)
+    t.equal(r.status, 403, path)
+    t.same(await r.json(), { error: 'no' })
+  }
+  // The response is out before the hook promise settles; wait for both settlements, bounded.
+  for (let i = 0; i < 200 && settled < 2; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+  t.equal(settled, 2, 'maybe and wrap settled once the answer was sent')
+  t.equal(reached, 0, 'the handler never ran')
+})
+
 t.test('bad arguments fail at setup', async (t) => {
   t.throws(() => maybe('x' as never, async () => {}), /option "maybe predicate" must be a function/)
   t.throws(() => maybe(() => true, null as never), /option "maybe hook" must be a function/)
