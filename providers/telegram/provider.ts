@@ -48,6 +48,8 @@ export function telegramProvider (auth: GatehouseAuth, opts: TelegramOptions): A
   const api = new TelegramBotApi({ token: o.token, apiUrl: o.apiUrl, requestTimeoutMs: o.requestTimeoutMs })
   const cookieName = `gatehouse-tg-${name}`
   const cookiePath = `${auth.options.authPrefix}/${name}`
+  // Set and cleared with the same attributes, so the clearing header is never the weaker one.
+  const cookieAttrs = { path: cookiePath, httpOnly: true, sameSite: auth.options.sameSite, secure: auth.options.secureCookies }
   const keyOf = (token: string): string => `tg:${name}:${token}`
   const log = (level: 'INFO' | 'WARN', format: string, ...args: unknown[]): void => auth.logger.logf(`[${level}] telegram ${name}: ${format}`, ...args)
 
@@ -81,10 +83,7 @@ export function telegramProvider (auth: GatehouseAuth, opts: TelegramOptions): A
     }
     // Binds the token to this browser: only the holder of this cookie can collect the session.
     const handshake = await auth.tokens.signPurpose('handshake', { prov: name, tg: token }, o.requestTtlMs, aud)
-    reply.setCookie(cookieName, handshake, {
-      path: cookiePath, httpOnly: true, sameSite: auth.options.sameSite, secure: auth.options.secureCookies,
-      maxAge: Math.ceil(o.requestTtlMs / 1000)
-    })
+    reply.setCookie(cookieName, handshake, { ...cookieAttrs, maxAge: Math.ceil(o.requestTtlMs / 1000) })
     log('INFO', 'login requested')
     return { bot: username, token }
   }
@@ -102,7 +101,7 @@ export function telegramProvider (auth: GatehouseAuth, opts: TelegramOptions): A
     const tgId = String(taken.uid)
     const avatar = auth.avatar !== null && o.avatar ? await avatarBytes(taken.uid) : undefined
     try {
-      reply.clearCookie(cookieName, { path: cookiePath })
+      reply.clearCookie(cookieName, cookieAttrs)
       return await auth.completeLogin(request, reply, {
         user: { name: taken.name ?? 'telegram user', id: userId(name, tgId) },
         aud: taken.aud,

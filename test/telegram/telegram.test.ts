@@ -116,6 +116,19 @@ t.test('an expired request: the bot answers ErrorMsg, the browser gets 404', asy
   t.equal(c.jar.get('JWT'), undefined)
 })
 
+t.test('the handshake cookie is cleared with the attributes it was set with', async (t) => {
+  const c = client(base)
+  const token = await ask(c)
+  await pressStart(bob, `/start ${token}`)
+  const r = await c.fetch(`/auth/telegram/login?token=${token}`)
+  t.equal(r.status, 200)
+  const cleared = r.headers.getSetCookie().find((h) => h.startsWith('gatehouse-tg-telegram='))
+  t.ok(cleared, 'handshake cookie cleared')
+  t.match(cleared, /; HttpOnly/i)
+  t.match(cleared, /; SameSite=Lax/i)
+  t.match(cleared, /; Path=\/auth\/telegram/)
+})
+
 t.test('a photo that cannot be taken does not fail the login: identicon instead', async (t) => {
   const carol = { id: 9001, is_bot: false, first_name: 'Carol' }
   api.photos.set(carol.id, Buffer.alloc(5 * 1024 * 1024 + 1, 1)) // over the 5 MiB download limit
