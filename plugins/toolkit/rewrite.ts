@@ -54,11 +54,14 @@ export function compileRewrite (rules: RewriteRules): UrlRewriter {
   const compiled = list.map((rule, i) => compileRule(rule, `rewrite rule ${i} (${String(rule.from)})`))
   return (url) => {
     const q = url.indexOf('?')
-    const path = q === -1 ? url : url.slice(0, q)
+    const sent = q === -1 ? url : url.slice(0, q)
+    // The client's dot segments are resolved before matching, so `/api/../admin` is matched as the `/admin`
+    // it means and cannot slip past a rule for `/admin` into another rule's target.
+    const path = sent.startsWith('/') ? posix.normalize(sent) : sent
     for (const rule of compiled) {
       if (path.search(rule.re) === -1) continue
       const target = path.replace(rule.re, (...args: unknown[]) => expand(rule, args))
-      return joinTarget(target, q === -1 ? '' : url.slice(q + 1))
+      return joinTarget(target, q === -1 ? '' : url.slice(q + 1)).replaceAll(CAPTURED_DOT, '.')
     }
     return undefined
   }
@@ -169,10 +172,19 @@ function expand (rule: CompiledRule, args: unknown[]): string {
   let out = ''
   for (const part of rule.parts) {
     if (typeof part === 'string') out += part
-    else if (typeof part === 'number') out += (args[part] as string | undefined) ?? ''
-    else out += named?.[part.name] ?? ''
+    else if (typeof part === 'number') out += shieldDots((args[part] as string | undefined) ?? '')
+    else out += shieldDots(named?.[part.name] ?? '')
   }
   return out
+}
+
+// Dots of captured text are hidden from the normalization of the target: only the template's own `..`
+// moves up, a captured `..` (`^/f-(.*)$` on `/f-../admin`) stays a literal segment under the template's path.
+// U+E000 cannot occur in a request target (Node reads those as latin1), so the swap back is exact.
+const CAPTURED_DOT = '\uE000'
+
+function shieldDots (captured: string): string {
+  return captured.replaceAll('.', CAPTURED_DOT)
 }
 
 /** Normalizes the new path (no `..` escapes, one leading slash, trailing slash kept) and merges queries. */

@@ -99,6 +99,45 @@ t.test('bad rules fail at startup with a clear error', async (t) => {
   await app.close()
 })
 
+// Dot segments the client sends must not climb out of a rule's target: `/api/../admin` must not become
+// `/admin` by way of `/v1/$1`, past a rule that blocks `/admin`. Only the template's own `..` is resolved.
+t.test('client dot segments never escape a rewrite target', async (t) => {
+  const { request } = await import('node:http')
+  const guarded: RewriteRules = [
+    { from: '^/admin', to: '/blocked' },
+    { from: '^/api/(.*)$', to: '/v1/$1' },
+    { from: '^/f-(.*)$', to: '/files/$1' }
+  ]
+  const { app, base } = await listen(async (a) => {
+    await a.register(rewritePlugin, { rules: guarded })
+    a.get('/admin', async () => ({ served: 'admin' }))
+    a.get('/blocked', async (_req, reply) => reply.code(403).send({ error: 'blocked' }))
+    a.get('/v1/*', async (req) => ({ served: 'v1', rest: (req.params as { '*': string })['*'] }))
+    a.get('/files/*', async (req) => ({ served: 'files', rest: (req.params as { '*': string })['*'] }))
+  })
+  t.teardown(() => app.close())
+  const { port } = new URL(base)
+  const rawGet = (path: string): Promise<{ status: number; body: string }> => new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'GET' }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (c: string) => { body += c })
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+    })
+    req.on('error', reject)
+    req.end()
+  })
+  for (const path of ['/api/../admin', '/api/x/../../admin', '/api/./../admin', '/f-../admin', '/f-x/../../admin']) {
+    const r = await rawGet(path)
+    t.notMatch(r.body, /"served":"admin"/, `${path} does not reach /admin (${r.status} ${r.body})`)
+    t.ok(r.status < 500, `${path}: no 5xx`)
+  }
+  t.equal((await rawGet('/api/../admin')).status, 403, 'resolved like the client path it is, then the blocking rule applies')
+  t.same(JSON.parse((await rawGet('/api/a/./b')).body), { served: 'v1', rest: 'a/b' }, 'ordinary dot segments still resolved')
+  t.equal(compileRewrite(guarded)('/api/../admin'), '/blocked')
+  t.equal(compileRewrite(guarded)('/f-../admin'), '/files/../admin', 'a captured .. stays a literal segment')
+})
+
 t.test('compileRewrite maps targets', async (t) => {
   const r = compileRewrite([{ from: '^/(.*)$', to: '$1' }, { from: 'x', to: '/y' }])
   t.equal(r('/abc?d=1'), '/abc?d=1', 'leading slash added')
