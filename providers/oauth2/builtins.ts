@@ -128,7 +128,7 @@ const discord: BuiltinSpec = {
   tokenURL: 'https://discord.com/api/oauth2/token',
   infoURL: 'https://discord.com/api/users/@me',
   scopes: ['identify'],
-  pkce: false,
+  pkce: true, // code_challenge_methods_supported ["S256"] in https://discord.com/.well-known/oauth-authorization-server
   tokenAuth: 'post',
   mapUser: (d) => {
     const id = idAt(d, 'id')

@@ -85,7 +85,8 @@ const CASES: Case[] = [
   {
     name: 'discord',
     // GET /users/@me: https://discord.com/developers/docs/resources/user#user-object
-    profile: { tokenAuth: 'post', pkce: false, userinfo: { id: '80351110224678912', username: 'nelly', discriminator: '0', global_name: 'Nelly', avatar: '8342729096ea3675442027381ff50dfe', verified: true, flags: 64 } },
+    // PKCE: https://discord.com/.well-known/oauth-authorization-server lists code_challenge_methods_supported ["S256"]
+    profile: { tokenAuth: 'post', pkce: true, userinfo: { id: '80351110224678912', username: 'nelly', discriminator: '0', global_name: 'Nelly', avatar: '8342729096ea3675442027381ff50dfe', verified: true, flags: 64 } },
     scope: 'identify',
     expect: { rawId: '80351110224678912', name: 'Nelly', picture: 'https://cdn.discordapp.com/avatars/80351110224678912/8342729096ea3675442027381ff50dfe.png' }
   },
