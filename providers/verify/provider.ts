@@ -28,6 +28,11 @@ export interface VerifyOptions {
    * `contentType` is `text/html`, else `none`.
    */
   escape?: TemplateEscape
+  /**
+   * Deadline of one send, the whole delivery included: ms or `'30s'`. Default 30 seconds. A sender that has not
+   * finished by then answers 503 (the SMTP sender's own timeouts only bound idle periods).
+   */
+  sendTimeout?: Duration
 }
 
 const MAX_USER = 128
@@ -50,6 +55,9 @@ export function verifProvider (auth: GatehouseAuth, name: string, template: stri
   const parsedTtl = opts.tokenTtl === undefined ? 30 * 60_000 : parseDuration(opts.tokenTtl)
   if (parsedTtl === undefined) throw new TypeError(`fastify-gatehouse: option "tokenTtl" of verified provider "${name}" must be a positive duration`)
   const ttlMs: number = parsedTtl
+  const parsedSendTimeout = opts.sendTimeout === undefined ? 30_000 : parseDuration(opts.sendTimeout)
+  if (parsedSendTimeout === undefined) throw new TypeError(`fastify-gatehouse: option "sendTimeout" of verified provider "${name}" must be a positive duration`)
+  const sendTimeoutMs: number = parsedSendTimeout
   // The body's real type decides too: a template without tags mailed as text/html is still HTML.
   const htmlBody = typeof send.contentType === 'string' && send.contentType.toLowerCase().startsWith('text/html')
   const escape = opts.escape ?? (htmlBody ? 'html' : defaultEscape(template))
@@ -68,7 +76,7 @@ export function verifProvider (auth: GatehouseAuth, name: string, template: stri
     const token = await auth.tokens.signPurpose('confirm', payload, ttlMs, aud)
     const message = renderTemplate(template, { Address: address, User: user, Token: token, Site: aud ?? '' }, escape)
     try {
-      await send.send(address, message)
+      await withDeadline(() => send.send(address, message), sendTimeoutMs)
     } catch (err) {
       throw sendFailure(auth, name, err)
     }
@@ -119,6 +127,20 @@ function confirmFields (claims: Claims, name: string): { user: string; address: 
   if (prov !== name) throw new HttpError(401, 'unauthorized', 'confirmation token of another provider')
   if (typeof user !== 'string' || typeof address !== 'string') throw new HttpError(401, 'unauthorized', 'malformed confirmation token')
   return { user, address, from: typeof from === 'string' ? from : undefined }
+}
+
+/** Runs `op`, failing with an `unavailable` SendError when it has not settled within `ms`. */
+async function withDeadline (op: () => unknown, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new SendError('unavailable', `no answer within ${ms} ms`)), ms)
+  })
+  try {
+    // The sender may throw synchronously or return a plain value: both become a promise here.
+    await Promise.race([Promise.resolve().then(op), deadline])
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 function sendFailure (auth: GatehouseAuth, name: string, err: unknown): HttpError {

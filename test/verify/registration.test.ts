@@ -48,6 +48,7 @@ t.test('registration errors name what is wrong', async (t) => {
   t.throws(() => addVerifProvider(app.auth, 'a', '{{.Token}}', {} as never), /sender .* must be a function/)
   t.throws(() => addVerifProvider(app.auth, 'a', '{{.Token}}', send, { tokenTtl: '30 minutes' }), /option "tokenTtl"/)
   t.throws(() => addVerifProvider(app.auth, 'a', '{{.Token}}', send, { escape: 'xml' as never }), /option "escape"/)
+  t.throws(() => addVerifProvider(app.auth, 'a', '{{.Token}}', send, { sendTimeout: -1 }), /option "sendTimeout"/)
   t.throws(() => addVerifProvider(app.auth, 'a', '{{.Token}}', send, { stateStore: 5 as never }), /stateStore/)
   t.throws(() => addVerifProvider(app.auth, 'bad name!', '{{.Token}}', send), /provider name/)
   addVerifProvider(app.auth, 'a', '{{.Token}}', send)

@@ -45,6 +45,7 @@ const { app, base } = await listen(async (app) => {
   addVerifProvider(app.auth, 'flaky', 'token {{.Token}}', smtp({ port: flaky.port }))
   addVerifProvider(app.auth, 'func', 'code {{.Token}} for {{.User}}', (address, text) => { sentByFunc.push({ address, text }) })
   addVerifProvider(app.auth, 'leaky', 'token {{.Token}}', () => { throw new Error('db password=hunter2 refused') })
+  addVerifProvider(app.auth, 'hung', 'token {{.Token}}', () => new Promise<void>(() => {}), { sendTimeout: '200ms' })
   addVerifProvider(app.auth, 'picky', 'token {{.Token}}', { send () { throw new SendError('rejected', 'only example.org addresses') } })
 })
 t.teardown(async () => { await app.close(); for (const s of senders) s.close() })
@@ -277,6 +278,14 @@ t.test('a host sender that throws: 502 without its internals', async (t) => {
   const r = await client(base).fetch('/auth/leaky/login?user=a&address=a@example.com')
   t.equal(r.status, 502)
   t.same(await r.json(), { error: 'sender failed', details: 'the confirmation message could not be sent' })
+})
+
+t.test('a sender that never answers: 503 at the send deadline, not a request held open', async (t) => {
+  const started = Date.now()
+  const r = await client(base).fetch('/auth/hung/login?user=a&address=a@example.com', { signal: AbortSignal.timeout(5000) })
+  t.equal(r.status, 503)
+  t.same(await r.json(), { error: 'sender unavailable', details: 'no answer within 200 ms' })
+  t.ok(Date.now() - started < 2000, 'answered at the deadline')
 })
 
 t.test('callback and logout', async (t) => {
