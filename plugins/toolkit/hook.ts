@@ -23,9 +23,11 @@ export type RequestPredicate = (request: FastifyRequest) => boolean | Promise<bo
 export function runHook (self: FastifyInstance, hook: RequestHook, request: FastifyRequest, reply: FastifyReply): unknown {
   if (hook.length >= 3) {
     return new Promise<void>((resolve, reject) => {
-      // A callback hook that answers does not call done (Fastify's rule): the end of the response settles
-      // the promise then, or the caller (maybe, wrap) would hold this request forever.
-      const answered = (): void => { resolve() }
+      // A callback hook that answers does not call done (Fastify's rule): the end of its answer settles the
+      // promise then, or the caller (maybe, wrap) would hold this request forever. A connection closed
+      // without an answer (the client went away mid-check) settles nothing: the hook has not decided yet,
+      // and going on before it does would run the handler unchecked.
+      const answered = (): void => { if (reply.raw.writableEnded) resolve() }
       reply.raw.once('close', answered)
       ;(hook as (this: FastifyInstance, rq: FastifyRequest, rp: FastifyReply, done: (err?: Error) => void) => void)
         .call(self, request, reply, (err?: Error) => {

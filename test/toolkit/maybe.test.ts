@@ -86,6 +86,39 @@ t.test('a callback hook that answers without calling done settles maybe and wrap
   t.equal(reached, 0, 'the handler never ran')
 })
 
+t.test('a client that goes away while a callback hook decides never gets the handler run', async (t) => {
+  const { request } = await import('node:http')
+  let reached = 0
+  let started!: () => void
+  const hookStarted = new Promise<void>((resolve) => { started = resolve })
+  let decide!: () => void
+  const decided = new Promise<void>((resolve) => { decide = resolve })
+  let finished!: () => void
+  const hookDone = new Promise<void>((resolve) => { finished = resolve })
+  const slowDeny = (_req: FastifyRequest, reply: FastifyReply, _done: (err?: Error) => void): void => {
+    started()
+    void decided.then(() => { reply.code(403).send({ error: 'no' }); finished() })
+  }
+  const { app, base } = await listen(async (app) => {
+    app.post('/slow', { preHandler: maybe(() => true, slowDeny) }, async () => { reached++; return 'never' })
+  })
+  t.teardown(() => app.close())
+  const { port } = new URL(base)
+  const req = request({ host: '127.0.0.1', port, path: '/slow', method: 'POST', headers: { 'content-length': '0' } })
+  req.on('error', () => {})
+  req.end()
+  await hookStarted
+  const closed = new Promise((resolve) => { req.once('close', resolve) })
+  req.destroy()
+  await closed
+  // Let the server see the closed connection before the hook decides.
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  decide()
+  await hookDone
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  t.equal(reached, 0, 'the handler did not run for the unchecked request')
+})
+
 t.test('bad arguments fail at setup', async (t) => {
   t.throws(() => maybe('x' as never, async () => {}), /option "maybe predicate" must be a function/)
   t.throws(() => maybe(() => true, null as never), /option "maybe hook" must be a function/)
