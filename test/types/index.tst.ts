@@ -3,7 +3,7 @@
  * type-check; misuse must not (each `@ts-expect-error` fails the build when the line stops being an error).
  */
 import Fastify from 'fastify'
-import authPlugin, { User, SmtpSender, appleKeyFromFile, pingPlugin, healthPlugin, withBcryptHash, maybe, type AuthOptions, type Claims } from '../../index.js'
+import authPlugin, { sanitizeUrl, User, SmtpSender, appleKeyFromFile, pingPlugin, healthPlugin, withBcryptHash, maybe, type AuthOptions, type Claims } from '../../index.js'
 
 const app = Fastify()
 
@@ -28,6 +28,11 @@ app.get('/admin', { preHandler: app.auth.rbac(['admin']) }, async (request) => {
 })
 app.get('/private', { preHandler: [app.auth.authenticate, app.auth.updateUser((u) => u.setBoolAttr('seen', true))] }, async () => 'ok')
 app.auth.addDirectProvider('other', (u, p) => u === p)
+
+// The README's request-log redaction
+const secrets = new Set(['token', 'code', 'state', 'passwd', 'password', 'secret'])
+const logged = Fastify({ logger: { serializers: { req: (req) => ({ method: req.method, url: sanitizeUrl(req.url, secrets) }) } } })
+void logged
 
 // Providers, by call and by options entry
 app.auth.addProvider('github', 'cid', 'csecret', { timeoutMs: 5000 })
