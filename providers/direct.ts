@@ -7,9 +7,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError } from '../plugins/shared/errors.js'
 import type { AuthProvider, CredChecker, GatehouseAuth } from '../plugins/core/types.js'
 import { userId } from '../plugins/core/user.js'
+import { queryText } from '../plugins/shared/query.js'
 
 const MAX_USER = 256
 const MAX_PASSWD = 4096
+const MAX_SHORT = 2048
 
 export function directProvider (auth: GatehouseAuth, name: string, checker: CredChecker): AuthProvider {
   if (typeof checker !== 'function') throw new TypeError(`fastify-gatehouse: direct provider "${name}" needs a checker function`)
@@ -18,10 +20,10 @@ export function directProvider (auth: GatehouseAuth, name: string, checker: Cred
     async login (request: FastifyRequest, reply: FastifyReply) {
       const query = (request.query ?? {}) as Record<string, unknown>
       const src = request.method === 'POST' ? bodyFields(request.body) : query
-      const user = field(src, 'user', MAX_USER)
-      const passwd = field(src, 'passwd', MAX_PASSWD)
-      const aud = optionalField(src, 'aud')
-      const from = optionalField(src, 'from') ?? optionalField(query, 'from')
+      const user = queryText(src, 'user', MAX_USER, true)!
+      const passwd = secretField(src, 'passwd', MAX_PASSWD)
+      const aud = queryText(src, 'aud', MAX_SHORT, false)
+      const from = queryText(src, 'from', MAX_SHORT, false) ?? queryText(query, 'from', MAX_SHORT, false)
       let ok: boolean
       try {
         ok = await checker(user, passwd)
@@ -50,16 +52,10 @@ function bodyFields (body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>
 }
 
-function field (src: Record<string, unknown>, key: string, max: number): string {
+/** A password (or prepared hash): any characters, one value, bounded length. */
+function secretField (src: Record<string, unknown>, key: string, max: number): string {
   const v = src[key]
   if (typeof v !== 'string' || v === '') throw new HttpError(400, 'bad request', `${key} is required`)
   if (v.length > max) throw new HttpError(400, 'bad request', `${key} is too long`)
-  return v
-}
-
-function optionalField (src: Record<string, unknown>, key: string): string | undefined {
-  const v = src[key]
-  if (v === undefined || v === '') return undefined
-  if (typeof v !== 'string' || v.length > 2048) throw new HttpError(400, 'bad request', `${key} must be a short string`)
   return v
 }

@@ -26,7 +26,7 @@ import { resolveStateStore, type StateStoreOption } from '../../plugins/state-st
 import type { StateStore } from '../../plugins/state-store/types.js'
 import { idTokenVerifier, type OidcSettings } from './idtoken.js'
 // Shared with the verified and Telegram providers: one value per key, bounded, no control characters.
-import { checkAudience, queryAudience, queryText } from '../verify/query.js'
+import { checkAudience, queryAudience, queryText } from '../../plugins/shared/query.js'
 
 export type { OidcSettings }
 

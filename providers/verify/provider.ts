@@ -12,7 +12,7 @@ import { parseDuration, type Duration } from '../../plugins/core/duration.js'
 import { resolveStateStore, type StateStoreOption } from '../../plugins/state-store/resolve.js'
 import type { StateStore } from '../../plugins/state-store/types.js'
 import { SendError, toSender, type Sender, type SenderFunc } from './sender.js'
-import { checkAudience, queryAudience, queryFlag, queryText } from './query.js'
+import { checkAudience, queryAudience, queryFlag, queryText } from '../../plugins/shared/query.js'
 import { checkTemplate, defaultEscape, renderTemplate, type TemplateEscape } from './template.js'
 
 export interface VerifyOptions {

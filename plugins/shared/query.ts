@@ -1,9 +1,9 @@
 /**
- * Query-string checks shared by the verified and Telegram providers: one value per key, bounded length, no
+ * Query and form field checks shared by the providers (direct, verified, OAuth2, Telegram): one value per key, bounded length, no
  * control characters; and the audience allow-list checked before anything is sent or stored.
  */
-import { HttpError } from '../../plugins/shared/errors.js'
-import type { GatehouseAuth } from '../../plugins/core/types.js'
+import { HttpError } from './errors.js'
+import type { GatehouseAuth } from '../core/types.js'
 
 // Control characters (line breaks included) have no place in a name, address or site id.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
