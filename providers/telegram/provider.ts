@@ -82,8 +82,11 @@ export function telegramProvider (auth: GatehouseAuth, opts: TelegramOptions): A
       throw new HttpError(503, 'telegram unavailable', 'could not allocate a login token')
     }
     // Binds the token to this browser: only the holder of this cookie can collect the session.
-    const handshake = await auth.tokens.signPurpose('handshake', { prov: name, tg: token }, o.requestTtlMs, aud)
-    reply.setCookie(cookieName, handshake, { ...cookieAttrs, maxAge: Math.ceil(o.requestTtlMs / 1000) })
+    // The browser binding outlives the request by the grace a late start press gets (MIN_CONFIRMED_MS), so that
+    // such a login can still be collected; the request itself expires at requestTtl, checked at the press.
+    const bindingMs = o.requestTtlMs + MIN_CONFIRMED_MS
+    const handshake = await auth.tokens.signPurpose('handshake', { prov: name, tg: token }, bindingMs, aud)
+    reply.setCookie(cookieName, handshake, { ...cookieAttrs, maxAge: Math.ceil(bindingMs / 1000) })
     log('INFO', 'login requested')
     return { bot: username, token }
   }

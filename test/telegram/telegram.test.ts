@@ -58,7 +58,7 @@ t.test('login: {bot, token}, 404 until start, then session and user with avatar'
   const hs = c.jar.cookies.get('gatehouse-tg-telegram')!
   t.ok(hs.attrs.httponly, 'handshake cookie is HttpOnly')
   t.equal(hs.attrs.path, '/auth/telegram')
-  t.equal(hs.attrs['max-age'], '120')
+  t.equal(hs.attrs['max-age'], '180', 'requestTtl (2m) plus the one-minute grace of a late start press')
 
   const waiting = await c.fetch(`/auth/telegram/login?token=${body.token}`)
   t.equal(waiting.status, 404)
@@ -110,10 +110,27 @@ t.test('an expired request: the bot answers ErrorMsg, the browser gets 404', asy
   t.teardown(() => clock.uninstall())
   clock.tick(2 * 60_000 + 1000)
   t.same(await pressStart(ada, `/start ${token}`), { chat_id: ada.id, text: ERROR })
-  const r = await c.fetch(`/auth/telegram/login?token=${token}`)
+  let r = await c.fetch(`/auth/telegram/login?token=${token}`)
+  t.equal(r.status, 404)
+  t.same(await r.json(), { error: 'not found', details: 'unknown or expired login request' })
+  clock.tick(60_000) // past the browser binding too
+  r = await c.fetch(`/auth/telegram/login?token=${token}`)
   t.equal(r.status, 404)
   t.same(await r.json(), { error: 'not found', details: 'login request expired' })
   t.equal(c.jar.get('JWT'), undefined)
+})
+
+t.test('a start pressed just before expiry can still be collected within the grace minute', async (t) => {
+  const c = client(base)
+  const token = await ask(c)
+  const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() })
+  t.teardown(() => clock.uninstall())
+  clock.tick(2 * 60_000 - 10_000)
+  t.same(await pressStart(ada, `/start ${token}`), { chat_id: ada.id, text: SUCCESS })
+  clock.tick(30_000) // the request's own lifetime is over; the confirmation's grace is not
+  const r = await c.fetch(`/auth/telegram/login?token=${token}`)
+  t.equal(r.status, 200)
+  t.ok(c.jar.get('JWT'), 'signed in')
 })
 
 t.test('the handshake cookie is cleared with the attributes it was set with', async (t) => {
