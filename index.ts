@@ -1,35 +1,30 @@
 /**
- * fastify-gatehouse: the one public entry point.
+ * fastify-gatehouse: the root entry. The root plugin, the core and avatar plugins, every provider plugin, the
+ * public types and the documented helpers. The HTTP toolkit is `fastify-gatehouse/toolkit`; stores are
+ * `fastify-gatehouse/stores`; the embeddable OAuth2 servers are `fastify-gatehouse/servers`.
  */
-export { authPlugin, authPlugin as default } from './plugins/auth.js'
+import './augment.js'
+
+export { authPlugin, authPlugin as default, type AuthOptions, type ProviderEntry } from './plugins/auth.js'
 export { corePlugin } from './plugins/core.js'
-export type { AuthOptions, XsrfOptions, ProviderEntry, ResolvedOptions } from './plugins/core/options.js'
-export { OptionsError } from './plugins/core/options.js'
+export type { CoreOptions, XsrfOptions } from './plugins/core/options.js'
 export type {
-  AuthProvider, AvatarSaver, BasicAuthChecker, BasicAuthResult, Claims, ClaimsInput, ClaimsUpdater, ClaimsUpdFunc,
-  CredChecker, GatehouseAuth, LoginResult, RefreshCache, SecretFunc, SecretReader, TokenPurpose, TokenService,
-  UserUpdater, UserUpdFunc, Validator, ValidatorFunc
+  AuthHook, AuthProvider, AvatarSaver, BasicAuthChecker, BasicAuthResult, Claims, ClaimsInput, ClaimsUpdater, ClaimsUpdFunc,
+  CredChecker, GatehouseAuth, LoginResult, MaybePromise, RefreshCache, ResolvedOptions, SecretFunc, SecretReader, TokenPurpose,
+  TokenService, UserUpdater, UserUpdFunc, Validator, ValidatorFunc
 } from './plugins/core/types.js'
-export { User, userId, type UserData } from './plugins/core/user.js'
-export { funcLogger, noopLogger, pinoLogger, stdLogger, type Logger } from './plugins/core/logger.js'
+export type { ProviderMethods, DevProviderHandle } from './plugins/provider-methods.js'
 export { MemoryRefreshCache } from './plugins/core/refresh-cache.js'
-export { parseDuration, type Duration } from './plugins/core/duration.js'
-export { HttpError, sendError, type ErrorBody } from './plugins/shared/errors.js'
-export { safeEqual } from './plugins/shared/compare.js'
-export { xsrfHook } from './hooks/xsrf.js'
-export type { ProviderMethods } from './plugins/core/add-providers.js'
+export { avatarPlugin, type AvatarOptions, type AvatarFetchOptions } from './plugins/avatar.js'
 
-// Providers
-export { directProvider } from './providers/direct.js'
-export * from './providers/oauth2/index.js'
-export * from './providers/oauth2-server/index.js'
-export * from './providers/verify/index.js'
-export * from './providers/telegram/index.js'
-export * from './plugins/state-store/index.js'
+export { User, userId, type UserData } from './lib/user.js'
+export { funcLogger, noopLogger, pinoLogger, stdLogger, type Logger } from './lib/logger.js'
+export { ErrorCodes, GatehouseError, HttpError, OptionsError, sendError, type ErrorBody, type ErrorCode } from './lib/errors.js'
+export type { Duration } from './lib/duration.js'
+export { safeEqual } from './lib/compare.js'
+export type { StateStore } from './lib/state-store/types.js'
+export type { StateStoreOption } from './lib/state-store/resolve.js'
+export type { LoginRequest } from './lib/login-request.js'
+export { readLoginRequest, requestFields } from './lib/login-request.js'
 
-// Avatars
-export * from './plugins/avatar.js'
-export * from './stores/index.js'
-
-// HTTP toolkit
-export * from './plugins/toolkit/index.js'
+export * from './providers/index.js'

@@ -5,11 +5,10 @@
  */
 import type { FastifyInstance } from 'fastify'
 import {
-  // `fastify.auth.addDevProvider` returns nothing; the exported function returns the provider, whose running
-  // server tells the demo the dev server's real URL (needed for port 0 and the health check).
-  addDevProvider, appleKeyFromFile, safeEqual, SmtpSender, startLocalOAuth2Server,
-  type ClaimsUpdFunc, type CredChecker, type DevProvider, type Logger, type Sender
+  appleKeyFromFile, devProvider, oauth2Provider, oidcProvider, safeEqual, SmtpSender,
+  type ClaimsUpdFunc, type CredChecker, type Logger, type Sender
 } from '../index.js'
+import { startLocalOAuth2Server, type RunningOAuth2Server } from '../servers/index.js'
 import { DemoError, type DemoConfig } from './config.js'
 import { portError } from './listen.js'
 
@@ -31,8 +30,8 @@ export const addDemoRoles: ClaimsUpdFunc = (claims) => {
 }
 
 export interface DemoServices {
-  /** The dev provider; its fake server's URL is known once the app is ready. */
-  dev: DevProvider
+  /** The dev provider's fake server, once the app is ready (its real URL is needed for port 0 and the health check). */
+  dev: { server: RunningOAuth2Server | undefined }
   /** URL of the local OAuth2 server behind `custom`. */
   customUrl: string
 }
@@ -58,7 +57,13 @@ export async function addDemoProviders (app: FastifyInstance, ctx: ProviderConte
   const { cfg } = ctx
 
   // dev: any user name signs in on the fake server's page; the server follows the app's lifecycle.
-  const dev = addDevProvider(auth, cfg.devPort, { logger: ctx.logger, emailFn: (name) => `${name}@dev.example` })
+  const dev: DemoServices['dev'] = { server: undefined }
+  await app.register(devProvider, {
+    port: cfg.devPort,
+    logger: ctx.logger,
+    emailFn: (name) => `${name}@dev.example`,
+    onServer: (server) => { dev.server = server }
+  })
 
   auth.addVerifProvider('email', emailTemplate(ctx.url), emailSender(ctx))
 
@@ -66,14 +71,17 @@ export async function addDemoProviders (app: FastifyInstance, ctx: ProviderConte
   const local = await startLocalOAuth2Server({ url: `http://localhost:${cfg.customPort}`, withLoginPage: true, logger: ctx.logger })
     .catch((err: unknown) => { throw portError(err, cfg.customPort, 'CUSTOM_AUTH_PORT') })
   ctx.onStop(local.close)
-  auth.addCustomProvider('custom', local.providerOptions.client, local.providerOptions)
+  await app.register(oauth2Provider, { name: 'custom', ...local.providerOptions })
 
   if (cfg.oidc !== undefined) {
-    try {
-      await auth.addOidcProvider('oidc', { cid: cfg.oidc.cid, csecret: cfg.oidc.csecret }, { issuer: cfg.oidc.issuer })
-    } catch (err) {
-      ctx.warn(`provider oidc is off: ${(err as Error).message}`)
-    }
+    // Discovery runs while the app boots; an issuer that cannot be read leaves the demo without `oidc`.
+    await app.register(async (scope) => {
+      try {
+        await scope.register(oidcProvider, { name: 'oidc', cid: cfg.oidc!.cid, csecret: cfg.oidc!.csecret, issuer: cfg.oidc!.issuer })
+      } catch (err) {
+        ctx.warn(`provider oidc is off: ${(err as Error).message}`)
+      }
+    })
   }
   for (const b of cfg.builtins) auth.addProvider(b.name, b.cid, b.csecret)
   if (cfg.apple !== undefined) {

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import {
   appInfoPlugin, benchmarksPlugin, gzipPlugin, healthPlugin, metricsPlugin, pingPlugin, realIpPlugin, requestLoggerPlugin,
   tracePlugin, type NamedCheck
-} from '../index.js'
+} from '../toolkit.js'
 import { projectFile } from './paths.js'
 
 /** The request-wide plugins; `out` receives one log line per request. */

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { UserResolver } from '../plugins/core/session.js'
-import type { User } from '../plugins/core/user.js'
-import { HttpError, sendError } from '../plugins/shared/errors.js'
+import type { User } from '../lib/user.js'
+import { HttpError, sendError } from '../lib/errors.js'
 
 /** Outcome of a guard: the user to attach, or the error to answer with. */
 export type Guard = (user: User | null) => HttpError | null

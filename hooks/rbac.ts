@@ -1,5 +1,5 @@
 import type { UserResolver } from '../plugins/core/session.js'
-import { HttpError } from '../plugins/shared/errors.js'
+import { HttpError } from '../lib/errors.js'
 import { guardedHook, requireUser } from './authenticate.js'
 
 /** preHandler: a user holding one of `roles` is required (401 without a user, 403 otherwise). */

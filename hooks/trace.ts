@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { UserResolver } from '../plugins/core/session.js'
-import { HttpError } from '../plugins/shared/errors.js'
+import { HttpError } from '../lib/errors.js'
 
 /** preHandler: attaches the user when the request carries a valid session; never rejects. */
 export function traceHook (resolve: UserResolver) {

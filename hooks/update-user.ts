@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { UserUpdFunc } from '../plugins/core/types.js'
-import { User } from '../plugins/core/user.js'
+import { User } from '../lib/user.js'
 import { traceHook } from './trace.js'
 import type { UserResolver } from '../plugins/core/session.js'
 

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { safeEqual } from '../plugins/shared/compare.js'
-import { HttpError, sendError } from '../plugins/shared/errors.js'
-import type { ResolvedOptions } from '../plugins/core/options.js'
+import { safeEqual } from '../lib/compare.js'
+import { HttpError, sendError } from '../lib/errors.js'
+import type { ResolvedOptions } from '../plugins/core/types.js'
 
 /**
  * The XSRF rule of cookie sessions (double submit, bound to the session): the header named `xsrf.headerKey`

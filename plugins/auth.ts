@@ -1,40 +1,101 @@
 /**
- * The root plugin: `fastify.register(authPlugin, opts)`. Composes cookies, form bodies, the auth core, the
- * avatar proxy and every provider named in `opts.providers` from one options object.
+ * The root plugin: `fastify.register(authPlugin, opts)`. A composer: it splits one options object into the
+ * parts each plugin reads (core, avatar proxy, each provider), registers those plugins, and adds the seed's
+ * `fastify.auth.add*Provider` methods. No plugin below it sees another's options.
  */
 import fp from 'fastify-plugin'
-import cookie from '@fastify/cookie'
-import formbody from '@fastify/formbody'
 import type { FastifyInstance } from 'fastify'
+import { OptionsError } from '../lib/errors.js'
+import { FASTIFY_KEYS } from '../lib/options.js'
 import { corePlugin } from './core.js'
-import { avatarPlugin, type AvatarOptions } from './avatar.js'
-import { OptionsError, type AuthOptions, type ProviderEntry } from './core/options.js'
-import type { GatehouseAuth } from './core/types.js'
+import { CORE_OPTION_KEYS, type CoreOptions } from './core/options.js'
+import type { AuthProvider, CredChecker } from './core/types.js'
+import { avatarPlugin } from './avatar.js'
+import type { AvatarFetchOptions, AvatarOptions } from './avatar/options.js'
+import type { AvatarStore } from '../stores/types.js'
+import { providerMethods } from './provider-methods.js'
+import type { OAuth2Overrides } from '../providers/oauth2/builtins.js'
+import type { CustomClient, CustomProviderOptions } from '../providers/oauth2/custom.js'
+import type { OidcProviderOptions } from '../providers/oauth2/oidc.js'
+import type { AppleConfig, AppleKeyLoader } from '../providers/oauth2/apple.js'
+import type { DevProviderOptions } from '../providers/oauth2/dev.js'
+import type { Sender, SenderFunc } from '../providers/verify/sender.js'
+import type { VerifyOptions } from '../providers/verify/provider.js'
+import type { TelegramOptions } from '../providers/telegram/options.js'
 
-async function gatehouse (fastify: FastifyInstance, opts: AuthOptions): Promise<void> {
-  // Reuse the host's registrations when it already has them: registering these twice throws.
-  if (!fastify.hasDecorator('parseCookie')) await fastify.register(cookie)
-  if (!fastify.hasContentTypeParser('application/x-www-form-urlencoded')) await fastify.register(formbody, { bodyLimit: 64 * 1024 })
-  await fastify.register(corePlugin, opts)
-  const o = fastify.auth.options
-  await fastify.register(avatarPlugin, {
-    store: o.avatarStore as AvatarOptions['store'],
-    prefix: o.avatarPrefix,
-    resizeLimit: o.avatarResizeLimit,
-    url: o.url,
-    ...(o.avatarFetch !== undefined ? { fetch: o.avatarFetch } : {})
-  })
-  for (const entry of fastify.auth.options.providers) await addEntry(fastify.auth, entry)
+/** A provider given in the options object; each kind mirrors one `add*` method and one provider plugin. */
+export type ProviderEntry =
+  | { kind: 'direct'; name: string; checker: CredChecker }
+  | { kind: 'handler'; handler: AuthProvider }
+  | { kind: 'oauth2'; name: string; cid: string; csecret: string; overrides?: OAuth2Overrides }
+  | { kind: 'dev'; port?: number; options?: DevProviderOptions }
+  | { kind: 'custom'; name: string; client: CustomClient; options: CustomProviderOptions }
+  | { kind: 'oidc'; name: string; client: CustomClient; options: OidcProviderOptions }
+  | { kind: 'apple'; config: AppleConfig; keyLoader: AppleKeyLoader }
+  | { kind: 'verify'; name: string; template: string; sender: Sender | SenderFunc; options?: VerifyOptions }
+  | { kind: 'telegram'; options: TelegramOptions }
+
+/** Options of the root plugin: the core's, the avatar proxy's (prefixed `avatar`) and the providers. */
+export interface AuthOptions extends CoreOptions {
+  /** Prefix of the avatar routes. Default `/avatar`. */
+  avatarPrefix?: string
+  /** Avatar store instance or address (`memory://`, `file://`, `bolt://`, `mongodb://`). Default in-memory. */
+  avatarStore?: string | AvatarStore
+  /** Resize avatars to at most this many pixels per side at store time; 0 disables. Default 0. */
+  avatarResizeLimit?: number
+  /** `max-age` of served avatars in seconds. Default 3600. */
+  avatarMaxAge?: number
+  /** Limits on fetching providers' pictures (size, time, redirects, pixels, private targets). */
+  avatarFetch?: AvatarFetchOptions
+  /** Providers to mount at registration (or register the provider plugins yourself, after this one). */
+  providers?: ProviderEntry[]
 }
 
-async function addEntry (auth: GatehouseAuth, entry: ProviderEntry): Promise<void> {
+/** Root option → avatar plugin option. */
+const AVATAR_KEYS: Record<string, keyof AvatarOptions> = {
+  avatarPrefix: 'prefix', avatarStore: 'store', avatarResizeLimit: 'resizeLimit', avatarMaxAge: 'maxAge', avatarFetch: 'fetch'
+}
+
+/** Splits the root options into each plugin's part; unknown keys are refused here, naming them. */
+function split (opts: AuthOptions): { core: CoreOptions; avatar: AvatarOptions; providers: ProviderEntry[] } {
+  if (opts === null || typeof opts !== 'object') throw new OptionsError('(options)', 'must be an object')
+  const core: Record<string, unknown> = {}
+  const avatar: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(opts)) {
+    if (CORE_OPTION_KEYS.includes(key)) core[key] = value
+    else if (Object.hasOwn(AVATAR_KEYS, key)) { if (value !== undefined) avatar[AVATAR_KEYS[key]!] = value } else if (key !== 'providers' && !FASTIFY_KEYS.includes(key)) throw new OptionsError(key, 'is not a known option')
+  }
+  const providers = opts.providers ?? []
+  if (!Array.isArray(providers)) throw new OptionsError('providers', 'must be a list')
+  return { core: core as unknown as CoreOptions, avatar: avatar as AvatarOptions, providers }
+}
+
+async function gatehouse (fastify: FastifyInstance, opts: AuthOptions): Promise<void> {
+  const parts = split(opts)
+  // Reuse the host's registrations when it already has them: registering these twice throws. Loaded here,
+  // not at import, so that importing the package stays cheap.
+  if (!fastify.hasDecorator('parseCookie')) await fastify.register((await import('@fastify/cookie')).default)
+  if (!fastify.hasContentTypeParser('application/x-www-form-urlencoded')) {
+    await fastify.register((await import('@fastify/formbody')).default, { bodyLimit: 64 * 1024 })
+  }
+  await fastify.register(corePlugin, parts.core)
+  await fastify.register(avatarPlugin, parts.avatar)
+  let ready = false
+  fastify.addHook('onReady', async () => { ready = true })
+  const methods = providerMethods(fastify, () => ready)
+  Object.assign(fastify.auth, methods)
+  for (const entry of parts.providers) await addEntry(fastify, entry)
+}
+
+async function addEntry (fastify: FastifyInstance, entry: ProviderEntry): Promise<void> {
+  const auth = fastify.auth
   switch (entry?.kind) {
     case 'direct': return auth.addDirectProvider(entry.name, entry.checker)
     case 'handler': return auth.addCustomHandler(entry.handler)
     case 'oauth2': return auth.addProvider(entry.name, entry.cid, entry.csecret, entry.overrides)
     case 'dev': auth.addDevProvider(entry.port, entry.options); return
     case 'custom': return auth.addCustomProvider(entry.name, entry.client, entry.options)
-    case 'oidc': return await auth.addOidcProvider(entry.name, entry.client, entry.options)
+    case 'oidc': return auth.addOidcProvider(entry.name, entry.client, entry.options)
     case 'apple': return await auth.addAppleProvider(entry.config, entry.keyLoader)
     case 'verify': return auth.addVerifProvider(entry.name, entry.template, entry.sender, entry.options)
     case 'telegram': return auth.addTelegramProvider(entry.options)
@@ -42,6 +103,6 @@ async function addEntry (auth: GatehouseAuth, entry: ProviderEntry): Promise<voi
   }
 }
 
-/** The root plugin. Register once per application. */
+/** The root plugin (`gatehouse`). Register once per application. */
 export const authPlugin = fp(gatehouse, { name: 'gatehouse', fastify: '5.x' })
 export default authPlugin

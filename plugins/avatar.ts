@@ -6,7 +6,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { newStore, type AvatarStore } from '../stores/index.js'
-import { OptionsError } from './core/options.js'
+import { OptionsError } from '../lib/errors.js'
 import { checkUrl, resolveAvatarOptions, type AvatarOptions } from './avatar/options.js'
 import { AvatarProxy } from './avatar/proxy.js'
 import { avatarRoutes } from './avatar/serve.js'

@@ -1,40 +1,43 @@
 /**
- * The auth core plugin: token service, `request.user`, the hooks, `fastify.auth` and the common routes.
- * The root plugin (`authPlugin`) registers it; it can also be registered alone when no provider is needed
- * (e.g. a service that only verifies tokens issued elsewhere with the same secret).
+ * The auth core plugin (`gatehouse-core`): token service, `request.user`, the hooks, `fastify.auth`, the state
+ * store and the common routes. It knows nothing of providers, avatars or the toolkit: providers are plugins
+ * that depend on it and mount themselves; the avatar plugin plugs an `AvatarSaver` into it.
+ *
+ * The root plugin (`authPlugin`) registers it; it can also be registered alone (e.g. a service that only
+ * verifies sessions issued elsewhere with the same secret).
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { HttpError } from './shared/errors.js'
-import { resolveOptions, type AuthOptions } from './core/options.js'
+import { HttpError, OptionsError } from '../lib/errors.js'
+import { User, type UserData } from '../lib/user.js'
+import { openStateStore } from '../lib/state-store/resolve.js'
+import { resolveOptions, type CoreOptions } from './core/options.js'
 import { createTokenService } from './core/tokens.js'
 import { createUserResolver } from './core/session.js'
 import { makeRedirectPolicy } from './core/redirect.js'
 import { authRoutes } from './core/routes.js'
-import type { AuthProvider, GatehouseAuth, LoginResult, UserUpdater, UserUpdFunc } from './core/types.js'
-import { User, type UserData } from './core/user.js'
+import { closeRegistry, createRegistry, mountProvider, providerNames } from './core/mount.js'
+import type { GatehouseAuth, LoginResult, UserUpdater, UserUpdFunc } from './core/types.js'
 import { authenticateHook } from '../hooks/authenticate.js'
 import { adminHook } from '../hooks/admin.js'
 import { rbacHook } from '../hooks/rbac.js'
 import { traceHook } from '../hooks/trace.js'
 import { updateUserHook } from '../hooks/update-user.js'
 import { xsrfHook } from '../hooks/xsrf.js'
-import { directProvider } from '../providers/direct.js'
-import { providerMethods, type ProviderMethods } from './core/add-providers.js'
 
-const PROVIDER_NAME = /^[A-Za-z0-9_-]{1,64}$/
-
-async function gatehouseCore (fastify: FastifyInstance, opts: AuthOptions): Promise<void> {
+async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Promise<void> {
   const o = resolveOptions(opts)
+  const { store: stateStore, owned } = await openStateStore(opts.stateStore, 'stateStore', (err) => o.logger.logf('[WARN] state store: %s', err.message))
+  if (owned) fastify.addHook('onClose', async () => { await stateStore.close() })
   const tokens = createTokenService(o)
   const resolve = createUserResolver(o, tokens)
-  const providers = new Map<string, AuthProvider>()
+  const safeRedirect = makeRedirectPolicy(o.url, o.origin, o.allowedRedirectHosts)
 
-  const auth = {
+  const auth: GatehouseAuth = {
     options: o,
     logger: o.logger,
     tokens,
-    instance: fastify,
+    stateStore,
     avatar: null,
     authenticate: authenticateHook(resolve),
     admin: adminHook(resolve),
@@ -43,7 +46,7 @@ async function gatehouseCore (fastify: FastifyInstance, opts: AuthOptions): Prom
     xsrf: xsrfHook(o),
     updateUser (updater?: UserUpdater | UserUpdFunc) {
       const fn = updater === undefined ? o.userUpdater : adaptUpdater(updater)
-      if (fn === undefined) throw new TypeError('fastify-gatehouse: updateUser() needs an updater or the userUpdater option')
+      if (fn === undefined) throw new OptionsError('userUpdater', 'is needed by updateUser() when it is called without an updater')
       return updateUserHook(resolve, fn)
     },
     getUser: (request) => request.user ?? null,
@@ -51,26 +54,27 @@ async function gatehouseCore (fastify: FastifyInstance, opts: AuthOptions): Prom
       if (request.user === null || request.user === undefined) throw new HttpError(401, 'unauthorized', 'not logged in')
       return request.user
     },
-    providerNames: () => [...providers.keys()],
-    addCustomHandler (provider) {
-      if (provider === null || typeof provider !== 'object') throw new TypeError('fastify-gatehouse: a provider must be an object')
-      const name = provider.name
-      if (typeof name !== 'string' || !PROVIDER_NAME.test(name)) throw new TypeError(`fastify-gatehouse: provider name ${JSON.stringify(name)} must match ${PROVIDER_NAME}`)
-      for (const m of ['login', 'callback', 'logout'] as const) {
-        if (typeof provider[m] !== 'function') throw new TypeError(`fastify-gatehouse: provider "${name}" lacks ${m}()`)
-      }
-      if (providers.has(name)) throw new TypeError(`fastify-gatehouse: provider "${name}" is already registered`)
-      providers.set(name, provider)
-    },
-    addDirectProvider (name, checker) { auth.addCustomHandler(directProvider(auth, name, checker)) },
+    providerNames: () => providerNames(auth),
+    addCustomHandler: (provider) => mountProvider(fastify, provider),
     completeLogin: (request, reply, result) => completeLogin(auth, request, reply, result),
-    safeRedirect: makeRedirectPolicy(o.url, o.origin, o.allowedRedirectHosts)
-  } as Omit<GatehouseAuth, keyof ProviderMethods> as GatehouseAuth
-  Object.assign(auth, providerMethods(auth))
+    async logout (_request, reply) {
+      tokens.reset(reply)
+      return reply.send({ status: 'logged out' })
+    },
+    safeRedirect,
+    checkAudience (aud) {
+      if (o.audiences.length === 0) return
+      if (aud === undefined) throw new HttpError(403, 'forbidden', 'an audience (site) is required')
+      if (!o.audiences.includes(aud)) throw new HttpError(403, 'forbidden', `audience "${aud}" is not allowed`)
+    }
+  }
+  createRegistry(auth)
+  fastify.addHook('onReady', async () => { closeRegistry(auth) })
 
-  fastify.decorate('auth', auth)
+  // The root plugin adds the add*Provider methods to this same object (see augment.ts).
+  fastify.decorate('auth', auth as FastifyInstance['auth'])
   fastify.decorateRequest('user', null)
-  await fastify.register(authRoutes(auth, providers, resolve), { prefix: o.authPrefix })
+  await fastify.register(authRoutes(auth, resolve), { prefix: o.authPrefix })
 }
 
 async function completeLogin (auth: GatehouseAuth, request: FastifyRequest, reply: FastifyReply, result: LoginResult): Promise<FastifyReply> {
@@ -99,7 +103,7 @@ async function completeLogin (auth: GatehouseAuth, request: FastifyRequest, repl
 function adaptUpdater (u: UserUpdater | UserUpdFunc): UserUpdFunc {
   if (typeof u === 'function') return u
   if (u !== null && typeof u === 'object' && typeof u.update === 'function') return (user) => u.update(user)
-  throw new TypeError('fastify-gatehouse: an updater must be a function or an object with update()')
+  throw new OptionsError('updater', 'must be a function or an object with update()')
 }
 
 /** The core plugin (`gatehouse-core`). Decorates `fastify.auth` and `request.user`. */

@@ -2,54 +2,54 @@
  * Direct login: the host's credential checker decides. `POST /<name>/login?session=1|0` with a form or JSON
  * body `{user, passwd, aud}`, or `GET /<name>/login?user=&passwd=&aud=&session=` (query strings end up in
  * logs and histories: prefer POST).
+ *
+ * `app.register(directProvider, { name: 'local', checker })` after the auth core.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify'
-import { HttpError } from '../plugins/shared/errors.js'
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ErrorCodes, HttpError, OptionsError } from '../lib/errors.js'
+import { checkKeys, optionFunction, optionName } from '../lib/options.js'
+import { queryText, readLoginRequest, requestFields } from '../lib/login-request.js'
+import { userId } from '../lib/user.js'
+import { mountProvider } from '../plugins/core/mount.js'
 import type { AuthProvider, CredChecker, GatehouseAuth } from '../plugins/core/types.js'
-import { userId } from '../plugins/core/user.js'
-import { queryText } from '../plugins/shared/query.js'
+
+/** Options of the direct provider plugin. */
+export interface DirectProviderOptions {
+  /** Route name: `{authPrefix}/<name>/login`. Default `local`. */
+  name?: string
+  /** Decides on a user name and password (or any prepared hash): true signs in. Required. */
+  checker: CredChecker
+}
 
 const MAX_USER = 256
 const MAX_PASSWD = 4096
-const MAX_SHORT = 2048
 
-export function directProvider (auth: GatehouseAuth, name: string, checker: CredChecker): AuthProvider {
-  if (typeof checker !== 'function') throw new TypeError(`fastify-gatehouse: direct provider "${name}" needs a checker function`)
+/** The provider object: what `directProvider` mounts. */
+export function createDirectProvider (auth: GatehouseAuth, name: string, checker: CredChecker): AuthProvider {
   return {
     name,
     async login (request: FastifyRequest, reply: FastifyReply) {
-      const query = (request.query ?? {}) as Record<string, unknown>
-      const src = request.method === 'POST' ? bodyFields(request.body) : query
-      const user = queryText(src, 'user', MAX_USER, true)!
-      const passwd = secretField(src, 'passwd', MAX_PASSWD)
-      const aud = queryText(src, 'aud', MAX_SHORT, false)
-      const from = queryText(src, 'from', MAX_SHORT, false) ?? queryText(query, 'from', MAX_SHORT, false)
+      if (request.method === 'POST') checkBody(request.body)
+      const fields = requestFields(request)
+      const user = queryText(fields, 'user', MAX_USER, true)!
+      const passwd = secretField(fields, 'passwd', MAX_PASSWD)
+      const login = readLoginRequest(fields)
       let ok: boolean
       try {
         ok = await checker(user, passwd)
       } catch (err) {
-        auth.logger.logf('[WARN] direct provider %s: checker failed: %s', name, err instanceof Error ? err.message : String(err))
+        auth.logger.logf('[ERROR] direct provider %s: checker failed: %s', name, err instanceof Error ? err.message : String(err))
         throw new HttpError(503, 'unavailable', 'credential check failed')
       }
-      if (ok !== true) throw new HttpError(403, 'forbidden', 'incorrect user or password')
-      return await auth.completeLogin(request, reply, {
-        user: { name: user, id: userId(name, user) },
-        aud,
-        from,
-        sessionOnly: query.session === '1'
-      })
-    },
-    callback () { throw new HttpError(404, 'not found', 'direct providers have no callback') },
-    logout (_request: FastifyRequest, reply: FastifyReply) {
-      auth.tokens.reset(reply)
-      return { status: 'logged out' }
+      if (ok !== true) throw new HttpError(403, 'forbidden', 'incorrect user or password', ErrorCodes.CREDENTIALS)
+      return await auth.completeLogin(request, reply, { user: { name: user, id: userId(name, user) }, ...login })
     }
   }
 }
 
-function bodyFields (body: unknown): Record<string, unknown> {
+function checkBody (body: unknown): void {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'bad request', 'expected a form or JSON object with user and passwd')
-  return body as Record<string, unknown>
 }
 
 /** A password (or prepared hash): any characters, one value, bounded length. */
@@ -59,3 +59,14 @@ function secretField (src: Record<string, unknown>, key: string, max: number): s
   if (v.length > max) throw new HttpError(400, 'bad request', `${key} is too long`)
   return v
 }
+
+async function direct (fastify: FastifyInstance, opts: DirectProviderOptions): Promise<void> {
+  const o = checkKeys(opts, ['name', 'checker'], 'direct')
+  const name = optionName('direct.name', o.name, 'local')
+  const checker = optionFunction<CredChecker>('direct.checker', o.checker)
+  if (checker === undefined) throw new OptionsError('direct.checker', 'is required: (user, passwd) => boolean | Promise<boolean>')
+  mountProvider(fastify, createDirectProvider(fastify.auth, name, checker))
+}
+
+/** Direct (credential-checker) login as a plugin (`gatehouse-direct`). */
+export const directProvider = fp(direct, { name: 'gatehouse-direct', fastify: '5.x', dependencies: ['gatehouse-core'] })

@@ -1,4 +1,8 @@
-import { GridFSBucket, MongoClient, type Db, type GridFSFile } from 'mongodb'
+import type { GridFSBucket, MongoClient, Db, GridFSFile } from 'mongodb'
+import { requireLazy } from '../lib/lazy.js'
+
+// The driver is loaded when a mongodb:// store is opened, not when the package is imported.
+const driver = (): typeof import('mongodb') => requireLazy<typeof import('mongodb')>('mongodb')
 import { assertAvatarId, contentIdOf, isAvatarId, type AvatarStore } from './types.js'
 
 /** Where a GridFS store keeps its avatars. */
@@ -22,7 +26,7 @@ export class GridFsStore implements AvatarStore {
   /** `ownsClient`: close the client with the store (true when the store made it from an address). */
   constructor (private readonly client: MongoClient, location: GridFsLocation, private readonly ownsClient = false) {
     this.db = client.db(location.db)
-    this.bucket = new GridFSBucket(this.db, { bucketName: location.bucket })
+    this.bucket = new (driver().GridFSBucket)(this.db, { bucketName: location.bucket })
     this.filesCollection = `${location.bucket}.files`
   }
 
@@ -44,7 +48,7 @@ export class GridFsStore implements AvatarStore {
     params.delete('ava_db')
     params.delete('ava_coll')
     if (!params.has('serverSelectionTimeoutMS')) params.set('serverSelectionTimeoutMS', '5000')
-    return new GridFsStore(new MongoClient(`${head}?${params.toString()}`), { db, bucket }, true)
+    return new GridFsStore(new (driver().MongoClient)(`${head}?${params.toString()}`), { db, bucket }, true)
   }
 
   async put (id: string, bytes: Uint8Array): Promise<string> {

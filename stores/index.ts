@@ -1,3 +1,4 @@
+/** `fastify-gatehouse/stores`: avatar stores (memory, file, lmdb, GridFS) and state stores (memory, Redis). */
 import { fileURLToPath } from 'node:url'
 import { FileStore } from './file.js'
 import { GridFsStore } from './gridfs.js'
@@ -10,9 +11,14 @@ export { GridFsStore, type GridFsLocation } from './gridfs.js'
 export { LmdbStore } from './lmdb.js'
 export { MemoryStore } from './memory.js'
 export { AVATAR_ID_RE, isAvatarId, isAvatarStore, contentIdOf, type AvatarStore } from './types.js'
+// State stores (one-time tokens, used OAuth2 states, pending logins), shared between instances through Redis.
+export {
+  MemoryStateStore, RedisStateStore, StateStoreError, isStateStore, openStateStore,
+  type MemoryStateStoreOptions, type RedisStateStoreOptions, type StateStore, type StateStoreOption
+} from '../lib/state-store/index.js'
 
 /**
- * Opens the store an address names, or returns a store object unchanged:
+ * Opens the avatar store an address names, or returns a store object unchanged:
  * - `memory://` (also `undefined`): in-memory;
  * - `file:///abs/path`, `file://./rel/path` or a plain path: one file per avatar;
  * - `bolt:///abs/file.db` or `bolt://./rel/file.db`: one lmdb file;

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { open, type RootDatabase } from 'lmdb'
+import type { RootDatabase } from 'lmdb'
+import { requireLazy } from '../lib/lazy.js'
 import { assertAvatarId, contentIdOf, isAvatarId, type AvatarStore } from './types.js'
 
 /** Bytes of the sha1 content id kept in front of each avatar. */
@@ -20,6 +21,8 @@ export class LmdbStore implements AvatarStore {
     this.path = resolve(path)
     mkdirSync(dirname(this.path), { recursive: true })
     // noSubdir: a single file even when the name has no dot (lmdb would otherwise make a directory).
+    // lmdb is loaded when a bolt:// store is opened, not when the package is imported.
+    const { open } = requireLazy<typeof import('lmdb')>('lmdb')
     this.db = open<Buffer, string>({ path: this.path, noSubdir: true, encoding: 'binary', compression: false })
   }
 

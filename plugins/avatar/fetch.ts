@@ -9,7 +9,7 @@ import http, { type IncomingMessage } from 'node:http'
 import https from 'node:https'
 import { isIP } from 'node:net'
 import type { LookupFunction } from 'node:net'
-import { isPublicIp } from '../shared/ip.js'
+import { isPublicIp } from '../../lib/ip.js'
 
 export interface FetchLimits {
   /** Largest body accepted, in bytes. */

@@ -3,7 +3,7 @@
  * the same user always gets the same picture and different users almost always different ones.
  */
 import { createHash } from 'node:crypto'
-import sharp from 'sharp'
+import { sharpLazy } from '../../lib/lazy.js'
 
 const CELLS = 5
 const CELL = 20
@@ -40,7 +40,7 @@ export async function identiconPng (userId: string, size = 0): Promise<Buffer> {
       pixels.set(on ? color : BACKGROUND, (y * IDENTICON_SIZE + x) * 3)
     }
   }
-  let img = sharp(pixels, { raw: { width: IDENTICON_SIZE, height: IDENTICON_SIZE, channels: 3 } })
+  let img = sharpLazy()(pixels, { raw: { width: IDENTICON_SIZE, height: IDENTICON_SIZE, channels: 3 } })
   if (size > 0 && size !== IDENTICON_SIZE) img = img.resize(size, size, { kernel: 'nearest' })
   return img.png().toBuffer()
 }

@@ -4,7 +4,7 @@
  * another loader); the header's dimensions are checked against a pixel limit before decoding, and libvips
  * enforces the same limit while decoding; the result is always re-encoded, never the original bytes.
  */
-import sharp from 'sharp'
+import { sharpLazy } from '../../lib/lazy.js'
 
 export interface ImageLimits {
   /** Most pixels (width × height) a picture may have. */
@@ -39,7 +39,7 @@ export async function toPng (bytes: Uint8Array, limits: ImageLimits): Promise<Bu
   const format = sniffFormat(bytes)
   if (format === undefined) throw new PictureImageError('not a raster image (png, jpeg, gif, webp or avif)')
   const input = { limitInputPixels: limits.maxPixels, failOn: 'error' as const }
-  const meta = await sharp(bytes, input).metadata().catch((err: Error) => {
+  const meta = await sharpLazy()(bytes, input).metadata().catch((err: Error) => {
     // libvips checks the header's dimensions against limitInputPixels already here.
     if (/pixel limit/i.test(err.message)) throw new PictureImageError(`${format} exceeds the ${limits.maxPixels}-pixel limit`)
     throw new PictureImageError(`undecodable ${format}: ${err.message}`)
@@ -50,7 +50,7 @@ export async function toPng (bytes: Uint8Array, limits: ImageLimits): Promise<Bu
   if (width * height > limits.maxPixels) throw new PictureImageError(`${width}x${height} exceeds the ${limits.maxPixels}-pixel limit`)
   try {
     // rotate(): apply the EXIF orientation, since the metadata carrying it is not copied into the PNG.
-    let img = sharp(bytes, input).rotate()
+    let img = sharpLazy()(bytes, input).rotate()
     if (limits.resizeLimit > 0) img = img.resize(limits.resizeLimit, limits.resizeLimit, { fit: 'inside', withoutEnlargement: true })
     return await img.png().toBuffer()
   } catch (err) {

@@ -1,7 +1,8 @@
 import type { AvatarStore } from '../../stores/index.js'
-import { OptionsError } from '../core/options.js'
-import { parseDuration, type Duration } from '../core/duration.js'
-import { compileIpMatcher } from '../shared/ip.js'
+import { OptionsError } from '../../lib/errors.js'
+import type { Duration } from '../../lib/duration.js'
+import { checkKeys, optionDuration, optionInt, optionList, optionPrefix, optionUrl } from '../../lib/options.js'
+import { compileIpMatcher } from '../../lib/ip.js'
 import type { FetchLimits } from './fetch.js'
 
 /** Limits on fetching and decoding a provider's picture. */
@@ -56,54 +57,38 @@ export interface ResolvedAvatarOptions {
   fetch: FetchLimits
 }
 
-const KNOWN = new Set(['store', 'prefix', 'url', 'resizeLimit', 'maxAge', 'fetch'])
-const KNOWN_FETCH = new Set(['maxBytes', 'connectTimeout', 'timeout', 'maxRedirects', 'maxPixels', 'allowPrivate', 'allowedHosts'])
+const KNOWN = ['store', 'prefix', 'url', 'resizeLimit', 'maxAge', 'fetch']
+const KNOWN_FETCH = ['maxBytes', 'connectTimeout', 'timeout', 'maxRedirects', 'maxPixels', 'allowPrivate', 'allowedHosts']
 
 /** Validates the options and applies defaults; errors name the option as `avatar.<name>`. */
 export function resolveAvatarOptions (opts: AvatarOptions): ResolvedAvatarOptions {
-  if (opts === null || typeof opts !== 'object') throw new OptionsError('avatar', 'options must be an object')
-  for (const key of Object.keys(opts)) {
-    // Fastify passes its own registration options through the same object.
-    if (!KNOWN.has(key) && !['prefix', 'logLevel', 'logSerializers'].includes(key)) throw new OptionsError(`avatar.${key}`, 'is not a known option')
-  }
-  const f = opts.fetch ?? {}
-  if (typeof f !== 'object' || f === null) throw new OptionsError('avatar.fetch', 'must be an object')
-  for (const key of Object.keys(f)) if (!KNOWN_FETCH.has(key)) throw new OptionsError(`avatar.fetch.${key}`, 'is not a known option')
-  if (opts.store !== undefined && typeof opts.store !== 'string' && (typeof opts.store !== 'object' || opts.store === null)) {
+  const o = checkKeys(opts ?? {}, KNOWN, 'avatar') as AvatarOptions
+  const f = (o.fetch === undefined ? {} : checkKeys(o.fetch, KNOWN_FETCH, 'avatar.fetch')) as AvatarFetchOptions
+  if (o.store !== undefined && typeof o.store !== 'string' && (typeof o.store !== 'object' || o.store === null)) {
     throw new OptionsError('avatar.store', 'must be a store object or an address string')
   }
-  if (opts.url !== undefined) checkUrl(opts.url)
-  const hosts = f.allowedHosts
-  if (hosts !== undefined && (!Array.isArray(hosts) || !hosts.every((h) => typeof h === 'string' && h !== ''))) {
-    throw new OptionsError('avatar.fetch.allowedHosts', 'must be a list of host names')
-  }
-  const allowPrivate = privateRule(f.allowPrivate)
-  const maxPixels = int('avatar.fetch.maxPixels', f.maxPixels, 4096 * 4096, 1)
+  const hosts = f.allowedHosts === undefined ? undefined : optionList('avatar.fetch.allowedHosts', f.allowedHosts)
   return {
-    store: opts.store,
-    prefix: prefix(opts.prefix),
-    url: opts.url?.replace(/\/+$/, ''),
-    resizeLimit: int('avatar.resizeLimit', opts.resizeLimit, 0, 0),
-    maxAge: int('avatar.maxAge', opts.maxAge, 3600, 0),
-    maxPixels,
+    store: o.store,
+    prefix: optionPrefix('avatar.prefix', o.prefix, '/avatar'),
+    url: o.url === undefined ? undefined : checkUrl(o.url),
+    resizeLimit: optionInt('avatar.resizeLimit', o.resizeLimit, 0, 0),
+    maxAge: optionInt('avatar.maxAge', o.maxAge, 3600, 0),
+    maxPixels: optionInt('avatar.fetch.maxPixels', f.maxPixels, 4096 * 4096, 1),
     fetch: {
-      maxBytes: int('avatar.fetch.maxBytes', f.maxBytes, 2 * 1024 * 1024, 1),
-      connectTimeoutMs: duration('avatar.fetch.connectTimeout', f.connectTimeout, 5000),
-      timeoutMs: duration('avatar.fetch.timeout', f.timeout, 10_000),
-      maxRedirects: int('avatar.fetch.maxRedirects', f.maxRedirects, 3, 0),
-      allowPrivate,
+      maxBytes: optionInt('avatar.fetch.maxBytes', f.maxBytes, 2 * 1024 * 1024, 1),
+      connectTimeoutMs: optionDuration('avatar.fetch.connectTimeout', f.connectTimeout, 5000),
+      timeoutMs: optionDuration('avatar.fetch.timeout', f.timeout, 10_000),
+      maxRedirects: optionInt('avatar.fetch.maxRedirects', f.maxRedirects, 3, 0),
+      allowPrivate: privateRule(f.allowPrivate),
       allowedHosts: hosts?.map((h) => h.toLowerCase())
     }
   }
 }
 
+/** The public base address of avatar links, without a trailing slash. */
 export function checkUrl (url: unknown): string {
-  let u: URL | undefined
-  try { u = new URL(String(url)) } catch {}
-  if (typeof url !== 'string' || u === undefined || (u.protocol !== 'http:' && u.protocol !== 'https:')) {
-    throw new OptionsError('avatar.url', 'must be an http(s) URL (the public base address)')
-  }
-  return url.replace(/\/+$/, '')
+  return optionUrl('avatar.url', url).href.replace(/\/+$/, '')
 }
 
 function privateRule (value: unknown): boolean | ((ip: string) => boolean) {
@@ -115,23 +100,4 @@ function privateRule (value: unknown): boolean | ((ip: string) => boolean) {
   } catch (err) {
     throw new OptionsError('avatar.fetch.allowPrivate', `has an ${(err as Error).message}`)
   }
-}
-
-function int (name: string, value: unknown, dflt: number, min: number): number {
-  if (value === undefined) return dflt
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) throw new OptionsError(name, `must be an integer >= ${min}`)
-  return value
-}
-
-function duration (name: string, value: unknown, dflt: number): number {
-  if (value === undefined) return dflt
-  const ms = parseDuration(value as Duration)
-  if (ms === undefined) throw new OptionsError(name, `must be a positive duration in ms or like "10s", got ${JSON.stringify(value)}`)
-  return ms
-}
-
-function prefix (value: unknown): string {
-  if (value === undefined) return '/avatar'
-  if (typeof value !== 'string' || !/^\/[A-Za-z0-9._~\-/]*$/.test(value)) throw new OptionsError('avatar.prefix', 'must be a path starting with "/"')
-  return value.replace(/\/+$/, '') || '/avatar'
 }

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto'
 import type { AvatarStore } from '../../stores/index.js'
 import type { AvatarSaver } from '../core/types.js'
-import type { Logger } from '../core/logger.js'
+import type { Logger } from '../../lib/logger.js'
 import { fetchPicture, PictureFetchError, type FetchLimits } from './fetch.js'
 import { PictureImageError, toPng } from './image.js'
 import { IDENTICON_SIZE, identiconPng } from './identicon.js'

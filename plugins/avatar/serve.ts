@@ -5,8 +5,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AVATAR_ID_RE, type AvatarStore } from '../../stores/index.js'
-import type { Logger } from '../core/logger.js'
-import { sendError } from '../shared/errors.js'
+import type { Logger } from '../../lib/logger.js'
+import { sendError } from '../../lib/errors.js'
 
 const FILE_RE = new RegExp(`^(${AVATAR_ID_RE.source.slice(1, -1)})\\.image$`)
 

@@ -1,34 +1,19 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { HttpError, sendError } from '../shared/errors.js'
-import type { AuthProvider, GatehouseAuth } from './types.js'
+import type { FastifyInstance } from 'fastify'
+import { HttpError, sendError } from '../../lib/errors.js'
+import type { GatehouseAuth } from './types.js'
 import type { UserResolver } from './session.js'
-
-const STEPS = ['login', 'callback', 'logout'] as const
-type Step = typeof STEPS[number]
+import { applyAuthScope } from './scope.js'
 
 /**
- * The auth routes, in their own encapsulated scope under `authPrefix`: every answer is `no-store`, every
- * error is `{error, details?}`. Providers are dispatched through one parametric route per step, so a
- * provider added at any time before the server starts (or after) needs no new route.
+ * The core's own routes under `authPrefix`: `/list`, `/user`, `/status`, `/logout`, and the JSON 404 for
+ * anything else there. Providers mount theirs beside these (plugins/core/mount.ts).
  */
-export function authRoutes (auth: GatehouseAuth, providers: Map<string, AuthProvider>, resolve: UserResolver) {
+export function authRoutes (auth: GatehouseAuth, resolve: UserResolver) {
   return async function routes (scope: FastifyInstance): Promise<void> {
-    scope.addHook('onSend', async (_req, reply, payload) => {
-      reply.header('cache-control', 'no-store')
-      return payload
-    })
-
-    scope.setErrorHandler((err: FastifyError, request, reply) => {
-      if (err instanceof HttpError) return sendError(reply, err.statusCode, err.message, err.details)
-      const status = err.statusCode ?? 500
-      if (status >= 400 && status < 500) return sendError(reply, status, 'bad request', err.message)
-      auth.logger.logf('[ERROR] %s %s failed: %s', request.method, request.routeOptions.url ?? '', err.message)
-      return sendError(reply, 500, 'internal error')
-    })
-
+    applyAuthScope(scope, auth.logger)
     scope.setNotFoundHandler((_req, reply) => sendError(reply, 404, 'not found'))
 
-    scope.get('/list', async () => [...providers.keys()])
+    scope.get('/list', async () => auth.providerNames())
 
     scope.get('/user', async (request, reply) => {
       const user = await resolve(request, reply)
@@ -42,34 +27,6 @@ export function authRoutes (auth: GatehouseAuth, providers: Map<string, AuthProv
       return user === null ? { status: 'not logged in' } : { status: 'logged in', user: user.name }
     })
 
-    scope.route({
-      method: ['GET', 'POST'],
-      url: '/logout',
-      handler: async (_request, reply) => {
-        auth.tokens.reset(reply)
-        return { status: 'logged out' }
-      }
-    })
-
-    for (const step of STEPS) {
-      scope.route({
-        method: ['GET', 'POST'],
-        url: `/:provider/${step}`,
-        // Login forms and Apple's form_post are small; anything larger is not a login.
-        bodyLimit: 64 * 1024,
-        handler: async (request: FastifyRequest, reply: FastifyReply) => {
-          const name = (request.params as { provider: string }).provider
-          const provider = providers.get(name)
-          if (provider === undefined) throw new HttpError(404, 'not found', `unknown provider "${name}"`)
-          return await dispatch(provider, step, request, reply)
-        }
-      })
-    }
+    scope.route({ method: ['GET', 'POST'], url: '/logout', handler: async (request, reply) => await auth.logout(request, reply) })
   }
-}
-
-function dispatch (p: AuthProvider, step: Step, request: FastifyRequest, reply: FastifyReply): unknown {
-  if (step === 'login') return p.login(request, reply)
-  if (step === 'callback') return p.callback(request, reply)
-  return p.logout(request, reply)
 }

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { HttpError } from '../shared/errors.js'
-import { safeEqual } from '../shared/compare.js'
-import { parseBasicCredentials } from '../shared/basic-credentials.js'
-import type { ResolvedOptions } from './options.js'
+import { HttpError } from '../../lib/errors.js'
+import { safeEqual } from '../../lib/compare.js'
+import { parseBasicCredentials } from '../../lib/basic-credentials.js'
+import type { ResolvedOptions } from './types.js'
 import type { TokenService } from './types.js'
-import { User } from './user.js'
+import { User } from '../../lib/user.js'
 
 /** Reads the user of a request from basic auth (when enabled) or a session token. */
 export type UserResolver = (request: FastifyRequest, reply: FastifyReply) => Promise<User | null>

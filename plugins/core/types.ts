@@ -2,9 +2,11 @@
  * Public types of the auth core. Declaration merging into Fastify happens here and only here.
  */
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
-import type { User, UserData } from './user.js'
-import type { Logger } from './logger.js'
-import type { ProviderMethods } from './add-providers.js'
+import type { BasicAuthChecker, MaybePromise, User, UserData } from '../../lib/user.js'
+
+export type { BasicAuthChecker, BasicAuthResult, MaybePromise } from '../../lib/user.js'
+import type { Logger } from '../../lib/logger.js'
+import type { StateStore } from '../../lib/state-store/types.js'
 
 /** JWT payload (claims layout version 2: registered claims, `aud` as an array, numeric dates). */
 export interface Claims {
@@ -35,7 +37,6 @@ export interface ClaimsInput {
   [extra: string]: unknown
 }
 
-export type MaybePromise<T> = T | Promise<T>
 
 /** Returns the signing secret for an audience (`''` when the token has none). */
 export type SecretFunc = (aud: string) => MaybePromise<string>
@@ -50,9 +51,6 @@ export interface ClaimsUpdater { update(claims: Claims): MaybePromise<Claims> }
 export type UserUpdFunc = (user: User) => MaybePromise<User>
 export interface UserUpdater { update(user: User): MaybePromise<User> }
 
-/** Result of a basic-auth checker: `ok` and, when ok, the user placed in `request.user`. */
-export interface BasicAuthResult { ok: boolean; user?: UserData }
-export type BasicAuthChecker = (user: string, passwd: string) => MaybePromise<BasicAuthResult>
 
 /** Credential checker of a direct provider. `passwd` may be any prepared hash. */
 export type CredChecker = (user: string, passwd: string) => MaybePromise<boolean>
@@ -64,15 +62,16 @@ export interface RefreshCache {
 }
 
 /**
- * A login method. Every provider (direct, verified, OAuth2, Apple, Telegram, self-implemented) is one of
- * these; `fastify.auth.addCustomHandler` mounts it at `{authPrefix}/<name>/{login,callback,logout}`
- * (GET and POST each). Handlers may throw `AuthError` for 4xx JSON answers.
+ * A login method. Every provider (direct, verified, OAuth2, Apple, Telegram, passkey, self-implemented) is one
+ * of these, mounted at `{authPrefix}/<name>/{login,callback,logout}` (GET and POST each). A provider without
+ * `callback` answers the core's one "no callback" 404 there; without `logout`, the core's one logout answer.
+ * Handlers may throw `HttpError` for 4xx JSON answers.
  */
 export interface AuthProvider {
   readonly name: string
   login(request: FastifyRequest, reply: FastifyReply): unknown
-  callback(request: FastifyRequest, reply: FastifyReply): unknown
-  logout(request: FastifyRequest, reply: FastifyReply): unknown
+  callback?(request: FastifyRequest, reply: FastifyReply): unknown
+  logout?(request: FastifyRequest, reply: FastifyReply): unknown
 }
 
 /** Avatar proxy as the core sees it (implemented by the avatar plugin). */
@@ -125,15 +124,45 @@ export interface TokenService {
   verifyPurpose(purpose: Exclude<TokenPurpose, 'session'>, token: string): Promise<Claims>
 }
 
-/** `fastify.auth`: everything the root plugin exposes. */
-export interface GatehouseAuth extends ProviderMethods {
-  /** Options after defaults and validation. */
-  readonly options: import('./options.js').ResolvedOptions
+/** Core options after defaults; what the core and the providers read. */
+export interface ResolvedOptions {
+  secret: SecretFunc
+  /** Public base address without a trailing slash. */
+  url: string
+  origin: string
+  tokenDurationMs: number
+  cookieDurationMs: number
+  issuer: string
+  authPrefix: string
+  validator: ValidatorFunc | undefined
+  claimsUpdater: ClaimsUpdFunc | undefined
+  userUpdater: UserUpdFunc | undefined
+  audiences: string[]
+  adminPasswd: string | undefined
+  basicAuthChecker: BasicAuthChecker | undefined
+  xsrf: { disable: boolean; ignoreMethods: Set<string>; headerKey: string; cookieName: string }
+  jwtCookieName: string
+  jwtHeaderKey: string
+  jwtQueryParam: string
+  sameSite: 'strict' | 'lax' | 'none'
+  secureCookies: boolean
+  allowedRedirectHosts: string[]
+  logger: Logger
+  refreshCache: RefreshCache | undefined
+}
+
+/** `fastify.auth`: everything the auth core exposes (the root plugin adds the `add*Provider` methods). */
+export interface GatehouseAuth {
+  /** Core options after defaults and validation. */
+  readonly options: ResolvedOptions
   readonly logger: Logger
   readonly tokens: TokenService
-  /** The Fastify instance the plugin was registered on (for lifecycle hooks of background services). */
-  readonly instance: import('fastify').FastifyInstance
-  /** Avatar proxy, set by the avatar plugin. */
+  /**
+   * Short-lived shared state (one-time tokens, used OAuth2 states, pending logins): the `stateStore` option, or
+   * an in-memory store. Providers use it unless given a store of their own.
+   */
+  readonly stateStore: StateStore
+  /** Avatar proxy, set by the avatar plugin; null without one. */
   avatar: AvatarSaver | null
 
   /** preHandler: user required (401 otherwise). */
@@ -156,20 +185,20 @@ export interface GatehouseAuth extends ProviderMethods {
 
   /** Names of every mounted provider, in registration order. */
   providerNames(): string[]
-  /** Mounts a provider at `{authPrefix}/<name>/{login,callback,logout}`. Names must be unique. */
+  /**
+   * Mounts a self-implemented provider at `{authPrefix}/<name>/…`. Names must be unique; after the server is
+   * ready this throws an OptionsError.
+   */
   addCustomHandler(provider: AuthProvider): void
-  /** Direct (credential-checker) login. */
-  addDirectProvider(name: string, checker: CredChecker): void
   /**
    * Finishes any login: avatar through the proxy, session cookies, then a redirect to `from` when it is
    * allowed, else the user as JSON.
    */
   completeLogin(request: FastifyRequest, reply: FastifyReply, result: LoginResult): Promise<FastifyReply>
+  /** The one logout answer: clears the session cookies and answers `{status: "logged out"}`. */
+  logout(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>
   /** `from` when it points at the origin of `url` or an allowed host; otherwise undefined. */
   safeRedirect(from: string | undefined): string | undefined
-}
-
-declare module 'fastify' {
-  interface FastifyInstance { auth: GatehouseAuth }
-  interface FastifyRequest { user: User | null }
+  /** Throws HttpError 403 when `audiences` is set and `aud` is not in it (checked before anything is sent or stored). */
+  checkAudience(aud: string | undefined): void
 }

@@ -4,7 +4,7 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { OptionsError } from '../core/options.js'
+import { OptionsError } from '../../lib/errors.js'
 import type { ToolkitHook } from './hook.js'
 
 export interface AppInfoOptions {

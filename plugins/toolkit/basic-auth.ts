@@ -18,24 +18,17 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
-import { OptionsError } from '../core/options.js'
-import type { BasicAuthResult, MaybePromise } from '../core/types.js'
-import { User } from '../core/user.js'
-import { safeEqual } from '../shared/compare.js'
-import { sendError } from '../shared/errors.js'
+import { OptionsError } from '../../lib/errors.js'
+import { User, type BasicAuthResult, type MaybePromise } from '../../lib/user.js'
+import { safeEqual } from '../../lib/compare.js'
+import { sendError } from '../../lib/errors.js'
 import type { ToolkitHook } from './hook.js'
-import { parseBasicCredentials, type BasicCredentials } from '../shared/basic-credentials.js'
+import { parseBasicCredentials, type BasicCredentials } from '../../lib/basic-credentials.js'
 import {
   argon2Verify, bcryptVerify, checkBcryptHash, decodeArgon2Secret, normalizeCredential,
   type Argon2Params
 } from './password-hash.js'
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** True once a basic-auth hook of the toolkit accepted the request's credentials. */
-    basicAuthorized?: boolean
-  }
-}
 
 /**
  * Decides on credentials (already NFC-normalized, user never empty). `true`/`{ok: true}` accepts;

@@ -5,7 +5,7 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { OptionsError } from '../core/options.js'
+import { OptionsError } from '../../lib/errors.js'
 
 /** Statistics of one window; times in microseconds. */
 export interface BenchmarkStats {
@@ -99,12 +99,6 @@ export interface BenchmarksOptions {
   path?: string
 }
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Response-time collector of the benchmarks plugin. */
-    benchmarks: Benchmarks
-  }
-}
 
 /**
  * fastify-plugin: timing is wanted for every route of the context it is registered in, and

@@ -7,8 +7,8 @@
 import { StringDecoder } from 'node:string_decoder'
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync } from 'fastify'
-import { OptionsError } from '../core/options.js'
-import { sendError } from '../shared/errors.js'
+import { OptionsError } from '../../lib/errors.js'
+import { sendError } from '../../lib/errors.js'
 import { guardBody, type BodyRejection } from './size-limit.js'
 import type { ToolkitHook } from './hook.js'
 

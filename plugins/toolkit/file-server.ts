@@ -9,11 +9,10 @@
  * the context it is registered in.
  */
 import fp from 'fastify-plugin'
-import fastifyStatic from '@fastify/static'
 import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { FastifyPluginAsync } from 'fastify'
-import { OptionsError } from '../core/options.js'
+import { OptionsError } from '../../lib/errors.js'
 
 export interface FileServerOptions {
   /** Directory to serve (must exist). */
@@ -38,7 +37,8 @@ const fileServerPluginImpl: FastifyPluginAsync<FileServerOptions> = async (fasti
   if (index !== false && (typeof index !== 'string' || index === '' || /[\\/]/.test(index))) {
     throw new OptionsError('index', 'must be a file name or false')
   }
-  await fastify.register(fastifyStatic, {
+  // Loaded when a file server is registered, not when the toolkit is imported.
+  await fastify.register((await import('@fastify/static')).default, {
     root,
     prefix: '/',
     list: false,

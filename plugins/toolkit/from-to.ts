@@ -3,7 +3,7 @@
  * clients commonly send. Times without a zone are UTC. Anything else is a 400 `invalid time range` HttpError.
  */
 import type { FastifyRequest } from 'fastify'
-import { HttpError } from '../shared/errors.js'
+import { HttpError } from '../../lib/errors.js'
 
 export interface FromTo { from: Date; to: Date }
 

@@ -15,9 +15,8 @@
  * opt out with the route option `compress: false`.
  */
 import fp from 'fastify-plugin'
-import compress from '@fastify/compress'
 import type { FastifyPluginAsync } from 'fastify'
-import { OptionsError } from '../core/options.js'
+import { OptionsError } from '../../lib/errors.js'
 
 export interface GzipOptions {
   /** Bodies smaller than this many bytes go out uncompressed (streams are always compressed). Default 1024. */
@@ -43,7 +42,8 @@ const gzipPluginImpl: FastifyPluginAsync<GzipOptions> = async (fastify, opts = {
   }
   const exact = new Set(extra.filter((c) => !c.endsWith('/')).map((c) => c.toLowerCase()))
   const prefixes = extra.filter((c) => c.endsWith('/')).map((c) => c.toLowerCase())
-  await fastify.register(compress, {
+  // Loaded when gzip is registered, not when the toolkit is imported.
+  await fastify.register((await import('@fastify/compress')).default, {
     encodings: ['gzip'],
     threshold,
     globalDecompression: false,

@@ -6,7 +6,7 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync } from 'fastify'
-import { OptionsError } from '../core/options.js'
+import { OptionsError } from '../../lib/errors.js'
 
 /** What a check reports: its name and, when it failed, why. */
 export interface CheckResult { name: string; error?: string | Error | null }

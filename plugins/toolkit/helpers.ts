@@ -4,9 +4,9 @@
  * package's one shape `{error, details?}` (plugins/shared/errors.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Logger } from '../core/logger.js'
-import { OptionsError } from '../core/options.js'
-import { HttpError, sendError } from '../shared/errors.js'
+import type { Logger } from '../../lib/logger.js'
+import { OptionsError } from '../../lib/errors.js'
+import { HttpError, sendError } from '../../lib/errors.js'
 import { requireFunction, runHook, type RequestHook } from './hook.js'
 import { checkStatus } from './maybe.js'
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { OptionsError } from '../core/options.js'
+import { OptionsError } from '../../lib/errors.js'
 
 /**
  * A request hook the toolkit can compose (`maybe`, `wrap`): Fastify's async form `(request, reply) => Promise`

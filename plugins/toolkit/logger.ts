@@ -10,8 +10,8 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { pinoLogger, type Logger } from '../core/logger.js'
-import { OptionsError } from '../core/options.js'
+import { pinoLogger, type Logger } from '../../lib/logger.js'
+import { OptionsError } from '../../lib/errors.js'
 
 export interface RequestLoggerOptions {
   /** Where lines go: a `Logger` (`{ logf }`) or a function receiving each line. Default: Fastify's logger. */

@@ -5,8 +5,8 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync } from 'fastify'
-import { OptionsError } from '../core/options.js'
-import { sendError } from '../shared/errors.js'
+import { OptionsError } from '../../lib/errors.js'
+import { sendError } from '../../lib/errors.js'
 import { requireFunction, runHook, type RequestHook, type RequestPredicate, type ToolkitHook } from './hook.js'
 
 /** Runs `hook` only when `predicate(request)` holds; otherwise the request passes untouched. */

@@ -7,7 +7,7 @@ import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 import { getHeapStatistics } from 'node:v8'
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
-import { OptionsError } from '../core/options.js'
+import { OptionsError } from '../../lib/errors.js'
 import { onlyFromHook } from './only-from.js'
 
 /** A published variable: its current value, computed when the variables are served. */

@@ -10,9 +10,9 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { compileIpMatcher } from '../shared/ip.js'
-import { sendError } from '../shared/errors.js'
-import { OptionsError } from '../core/options.js'
+import { compileIpMatcher } from '../../lib/ip.js'
+import { sendError } from '../../lib/errors.js'
+import { OptionsError } from '../../lib/errors.js'
 import { socketIp } from './real-ip.js'
 import type { ToolkitHook } from './hook.js'
 

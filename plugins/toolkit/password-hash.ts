@@ -3,17 +3,20 @@
  * (argon2). Passwords are NFC-normalized first, as RFC 7617 asks for with `charset="UTF-8"`, so the same
  * visible password typed on different systems hashes the same.
  */
-import bcrypt from 'bcryptjs'
-import argon2 from 'argon2'
+import { requireLazy } from '../../lib/lazy.js'
 import { randomBytes } from 'node:crypto'
-import { OptionsError } from '../core/options.js'
-import { safeEqual } from '../shared/compare.js'
-import { decodeBase64Strict, normalizeCredential } from '../shared/basic-credentials.js'
+import { OptionsError } from '../../lib/errors.js'
+import { safeEqual } from '../../lib/compare.js'
+import { decodeBase64Strict, normalizeCredential } from '../../lib/basic-credentials.js'
 
 /**
  * Argon2id cost. The defaults are the seed's (time 1, 64 MiB, 4 lanes, 32-byte key, the parameters of Go's
  * `argon2.IDKey` as used there), so hashes made by the original service verify here and vice versa.
  */
+// Loaded on first use, not when the toolkit is imported (argon2 is a native addon).
+const bcrypt = (): typeof import('bcryptjs') => requireLazy<typeof import('bcryptjs')>('bcryptjs')
+const argon2 = (): typeof import('argon2') => requireLazy<typeof import('argon2')>('argon2')
+
 export interface Argon2Params {
   /** Passes over memory. Default 1. */
   timeCost?: number
@@ -37,7 +40,7 @@ export async function bcryptHash (passwd: string, cost = 10): Promise<string> {
     throw new OptionsError('passwd', `is longer than bcrypt's ${BCRYPT_MAX_BYTES} bytes`)
   }
   if (!Number.isInteger(cost) || cost < 4 || cost > 31) throw new OptionsError('cost', 'must be an integer from 4 to 31')
-  return bcrypt.hash(normalizeCredential(passwd), cost)
+  return bcrypt().hash(normalizeCredential(passwd), cost)
 }
 
 /** Throws an OptionsError unless `hash` is a bcrypt hash (`$2a$`, `$2b$` or `$2y$`). */
@@ -49,7 +52,7 @@ export function checkBcryptHash (hash: unknown, option = 'bcryptHash'): asserts 
 export async function bcryptVerify (passwd: string, hash: string): Promise<boolean> {
   const p = normalizeCredential(passwd)
   if (Buffer.byteLength(p) > BCRYPT_MAX_BYTES) return false
-  return bcrypt.compare(p, hash)
+  return bcrypt().compare(p, hash)
 }
 
 /** Argon2id hash of the password with a fresh 16-byte salt; both base64 (standard alphabet, padded). */
@@ -82,8 +85,9 @@ export async function argon2Verify (passwd: string, secret: Argon2Secret): Promi
 
 
 async function argon2Raw (passwd: string, salt: Buffer, hashLength: number, params: Argon2Params): Promise<Buffer> {
-  return argon2.hash(normalizeCredential(passwd), {
-    type: argon2.argon2id,
+  const a2 = argon2()
+  return a2.hash(normalizeCredential(passwd), {
+    type: a2.argon2id,
     raw: true,
     salt,
     hashLength,

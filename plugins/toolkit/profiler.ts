@@ -12,8 +12,8 @@ import { Session } from 'node:inspector/promises'
 import { getHeapSnapshot } from 'node:v8'
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
-import { OptionsError } from '../core/options.js'
-import { sendError } from '../shared/errors.js'
+import { OptionsError } from '../../lib/errors.js'
+import { sendError } from '../../lib/errors.js'
 import { defaultVars, guardWithAllowList, serveVars, VarRegistry } from './metrics.js'
 
 export interface ProfilerOptions {

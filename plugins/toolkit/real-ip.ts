@@ -8,16 +8,10 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { compileIpMatcher, formatIp, isPublicIp, parseIp, type ParsedIp } from '../shared/ip.js'
-import { OptionsError } from '../core/options.js'
+import { compileIpMatcher, formatIp, isPublicIp, parseIp, type ParsedIp } from '../../lib/ip.js'
+import { OptionsError } from '../../lib/errors.js'
 import type { ToolkitHook } from './hook.js'
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Client address found by the realIp plugin (`''` until it ran). Read it with `realIp(request)`. */
-    realIp: string
-  }
-}
 
 export interface RealIpOptions {
   /**

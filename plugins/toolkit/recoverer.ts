@@ -6,9 +6,9 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { funcLogger, type Logger } from '../core/logger.js'
-import { OptionsError } from '../core/options.js'
-import { sendError } from '../shared/errors.js'
+import { funcLogger, type Logger } from '../../lib/logger.js'
+import { OptionsError } from '../../lib/errors.js'
+import { sendError } from '../../lib/errors.js'
 
 export interface RecovererOptions {
   /** Where crashes are logged (with the stack). Default: Fastify's logger at error level. */

@@ -22,7 +22,7 @@ import fp from 'fastify-plugin'
 import { posix } from 'node:path'
 import type { FastifyPluginAsync } from 'fastify'
 import type { IncomingMessage } from 'node:http'
-import { OptionsError } from '../core/options.js'
+import { OptionsError } from '../../lib/errors.js'
 
 /**
  * One rule. `from` is matched against the URL path (without the query). `to` is the new path and may carry

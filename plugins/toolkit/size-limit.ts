@@ -10,8 +10,8 @@
 import { Readable } from 'node:stream'
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { OptionsError } from '../core/options.js'
-import { sendError } from '../shared/errors.js'
+import { OptionsError } from '../../lib/errors.js'
+import { sendError } from '../../lib/errors.js'
 
 /** Why a body is refused: the status and the `{error, details}` to answer. */
 export interface BodyRejection { status: number; error: string; details: string }

@@ -7,12 +7,6 @@ import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { ToolkitHook } from './hook.js'
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** `X-Request-ID` of this request, set by the trace plugin or hook (`''` before). */
-    requestId: string
-  }
-}
 
 export const REQUEST_ID_HEADER = 'X-Request-ID'
 

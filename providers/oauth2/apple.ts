@@ -10,11 +10,10 @@
  */
 import { readFile } from 'node:fs/promises'
 import type { KeyObject, webcrypto } from 'node:crypto'
-import { importPKCS8, SignJWT } from 'jose'
-import type { AuthProvider, GatehouseAuth } from '../../plugins/core/types.js'
-import { addOAuth2Engine, type MapUserFn } from './engine.js'
+import { OptionsError } from '../../lib/errors.js'
+import type { MapUserFn, OAuth2ProviderConfig } from './engine.js'
 import { idAt, text } from './fields.js'
-import type { StateStoreOption } from '../../plugins/state-store/resolve.js'
+import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 
 /** A private key: PKCS#8 PEM text (Apple's `.p8` file) or an imported key. */
 export type ApplePrivateKey = string | webcrypto.CryptoKey | KeyObject
@@ -62,27 +61,29 @@ export function appleKeyFromFile (path: string): AppleKeyLoader {
  * Registers Apple sign-in at `{authPrefix}/apple/…`. Loads the key now; rejects with a clear error when the
  * loader fails or the key is not an ES256 (P-256) private key.
  */
-export async function addAppleProvider (auth: GatehouseAuth, config: AppleConfig, keyLoader: AppleKeyLoader): Promise<AuthProvider> {
-  const fail = (why: string): never => { throw new Error(`fastify-gatehouse: apple provider: ${why}`) }
-  if (config === null || typeof config !== 'object') fail('config {clientId, teamId, keyId} is required')
-  for (const k of ['clientId', 'teamId', 'keyId'] as const) if (typeof config[k] !== 'string' || config[k] === '') fail(`config.${k} is required`)
-  if (typeof keyLoader !== 'function') fail('a private key loader is required (e.g. appleKeyFromFile(path))')
+export async function appleConfig (config: AppleConfig, keyLoader: AppleKeyLoader): Promise<OAuth2ProviderConfig> {
+  const fail = (why: string, option = 'apple'): never => { throw new OptionsError(option, why) }
+  if (config === null || typeof config !== 'object') fail('needs {clientId, teamId, keyId}')
+  for (const k of ['clientId', 'teamId', 'keyId'] as const) if (typeof config[k] !== 'string' || config[k] === '') fail('is required', `apple.${k}`)
+  if (typeof keyLoader !== 'function') fail('is required (e.g. appleKeyFromFile(path))', 'apple.keyLoader')
   const responseMode = config.responseMode ?? 'form_post'
-  if (responseMode !== 'form_post' && responseMode !== 'query') fail('config.responseMode must be "form_post" or "query"')
+  if (responseMode !== 'form_post' && responseMode !== 'query') fail('must be "form_post" or "query"', 'apple.responseMode')
   const scopes = config.scopes ?? ['name']
-  if (responseMode === 'query' && scopes.length > 0) fail('Apple requires responseMode "form_post" when scopes are requested')
+  if (responseMode === 'query' && scopes.length > 0) fail('must be "form_post" when scopes are requested (Apple requires it)', 'apple.responseMode')
 
   let loaded: ApplePrivateKey
   try {
     loaded = await keyLoader()
   } catch (err) {
-    return fail(`the private key could not be loaded: ${(err as Error)?.message ?? String(err)}`)
+    return fail(`could not load the private key: ${(err as Error)?.message ?? String(err)}`, 'apple.keyLoader')
   }
+  // jose is loaded when Apple is configured, not when the package is imported.
+  const { importPKCS8, SignJWT } = await import('jose')
   let key: webcrypto.CryptoKey | KeyObject
   try {
     key = typeof loaded === 'string' ? await importPKCS8(loaded, 'ES256') : loaded
   } catch (err) {
-    return fail(`the private key is not a PKCS#8 P-256 key: ${(err as Error).message}`)
+    return fail(`gave a key that is not a PKCS#8 P-256 key: ${(err as Error).message}`, 'apple.keyLoader')
   }
   const issuer = config.issuer ?? APPLE
   const makeSecret = (): Promise<string> => new SignJWT({})
@@ -94,9 +95,9 @@ export async function addAppleProvider (auth: GatehouseAuth, config: AppleConfig
     .setExpirationTime(CLIENT_SECRET_TTL)
     .sign(key)
   // Sign once now, so a key of the wrong type fails registration, not the first login.
-  try { await makeSecret() } catch (err) { fail(`the private key cannot sign ES256: ${(err as Error).message}`) }
+  try { await makeSecret() } catch (err) { fail(`gave a key that cannot sign ES256: ${(err as Error).message}`, 'apple.keyLoader') }
 
-  return addOAuth2Engine(auth, {
+  return {
     name: 'apple',
     cid: config.clientId,
     csecret: makeSecret,
@@ -111,7 +112,7 @@ export async function addAppleProvider (auth: GatehouseAuth, config: AppleConfig
     timeoutMs: config.timeoutMs,
     handshakeTtlMs: config.handshakeTtlMs,
     stateStore: config.stateStore
-  })
+  }
 }
 
 /** `sub` from the verified ID token; the name from the first sign-up's `user` form field when present. */

@@ -4,10 +4,12 @@
  * user. Everything runs on the one engine. Every endpoint is overridable (tests, self-hosted variants such as
  * GitHub Enterprise, other API versions).
  */
-import type { AuthProvider, GatehouseAuth } from '../../plugins/core/types.js'
-import { addOAuth2Engine, type MapUserFn, type OAuth2ProviderConfig, type OidcSettings } from './engine.js'
+import { OptionsError } from '../../lib/errors.js'
+import { checkKeys } from '../../lib/options.js'
+import type { MapUserFn, OAuth2ProviderConfig } from './engine.js'
+import type { OidcSettings } from './idtoken.js'
 import { idAt, objectAt, text } from './fields.js'
-import type { StateStoreOption } from '../../plugins/state-store/resolve.js'
+import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 
 /** Endpoint and behaviour overrides of a built-in provider. */
 export interface OAuth2Overrides {
@@ -154,36 +156,34 @@ const twitter: BuiltinSpec = {
   }
 }
 
-const BUILTINS: Record<string, BuiltinSpec> = { github, google, facebook, microsoft, yandex, battlenet, patreon, discord, twitter }
+const BUILTINS = { github, google, facebook, microsoft, yandex, battlenet, patreon, discord, twitter }
 
-/** Names of the built-in OAuth2 providers registered by `addOAuth2Provider`. */
+/** A built-in OAuth2 provider's name. */
+export type BuiltinProviderName = keyof typeof BUILTINS
+
+/** Names of the built-in OAuth2 providers. */
 export const OAUTH2_BUILTIN_NAMES: readonly string[] = Object.freeze(Object.keys(BUILTINS))
 
 /**
- * Every name a custom provider may not take: the OAuth2 built-ins, the other built-in login methods of
- * SPEC §3 (apple, telegram) and the dev provider.
+ * Every name a custom provider may not take: the OAuth2 built-ins, the other built-in login methods
+ * (apple, telegram) and the dev provider.
  */
 export const RESERVED_PROVIDER_NAMES: readonly string[] = Object.freeze([...OAUTH2_BUILTIN_NAMES, 'apple', 'telegram', 'dev'])
 
-/**
- * Registers a built-in OAuth2 provider under its own name (`{authPrefix}/<name>/login|callback|logout`).
- * Throws for an unknown name, a missing client id/secret or a bad override.
- */
-export function addOAuth2Provider (auth: GatehouseAuth, name: string, cid: string, csecret: string, overrides: OAuth2Overrides = {}): AuthProvider {
-  const spec = Object.hasOwn(BUILTINS, name) ? BUILTINS[name] : undefined
-  if (spec === undefined) {
-    throw new Error(`fastify-gatehouse: unknown OAuth2 provider "${String(name)}"; built-ins are ${OAUTH2_BUILTIN_NAMES.join(', ')} (use addCustomProvider for others)`)
-  }
-  if (typeof csecret !== 'string' || csecret === '') throw new Error(`fastify-gatehouse: OAuth2 provider "${name}": client secret is required`)
-  return addOAuth2Engine(auth, builtinConfig(name, spec, cid, csecret, overrides))
+/** True for the name of a built-in OAuth2 provider. */
+export function isBuiltinName (name: unknown): name is BuiltinProviderName {
+  return typeof name === 'string' && Object.hasOwn(BUILTINS, name)
 }
 
-function builtinConfig (name: string, spec: BuiltinSpec, cid: string, csecret: string, o: OAuth2Overrides): OAuth2ProviderConfig {
-  if (o === null || typeof o !== 'object') throw new Error(`fastify-gatehouse: OAuth2 provider "${name}": overrides must be an object`)
-  const known = ['authURL', 'tokenURL', 'infoURL', 'jwksURL', 'issuer', 'scopes', 'timeoutMs', 'handshakeTtlMs', 'stateStore']
-  for (const k of Object.keys(o)) if (!known.includes(k)) throw new Error(`fastify-gatehouse: OAuth2 provider "${name}": unknown override "${k}"`)
+const OVERRIDES = ['authURL', 'tokenURL', 'infoURL', 'jwksURL', 'issuer', 'scopes', 'timeoutMs', 'handshakeTtlMs', 'stateStore']
+
+/** The engine configuration of a built-in provider with the caller's overrides. Throws OptionsError. */
+export function builtinConfig (name: BuiltinProviderName, cid: string, csecret: string, overrides: OAuth2Overrides = {}): OAuth2ProviderConfig {
+  const label = `oauth2.${name}`
+  const spec: BuiltinSpec = BUILTINS[name]
+  const o = checkKeys(overrides, OVERRIDES, label) as OAuth2Overrides
   if ((o.jwksURL !== undefined || o.issuer !== undefined) && spec.oidc === undefined) {
-    throw new Error(`fastify-gatehouse: OAuth2 provider "${name}": jwksURL/issuer apply only to OpenID Connect providers (google, microsoft)`)
+    throw new OptionsError(`${label}.jwksURL`, 'and issuer apply only to OpenID Connect providers (google, microsoft)')
   }
   const oidc: OidcSettings | undefined = spec.oidc === undefined
     ? undefined

@@ -2,10 +2,11 @@
  * Custom OAuth2 providers (SPEC §3): any third-party OAuth2 or OpenID Connect server, under any name that is not
  * a built-in's. Several clients of one provider may be registered under different names.
  */
-import type { AuthProvider, GatehouseAuth } from '../../plugins/core/types.js'
-import { addOAuth2Engine, type MapUserFn, type OidcSettings } from './engine.js'
+import { OptionsError } from '../../lib/errors.js'
+import type { MapUserFn, OAuth2ProviderConfig } from './engine.js'
+import type { OidcSettings } from './idtoken.js'
 import { RESERVED_PROVIDER_NAMES } from './builtins.js'
-import type { StateStoreOption } from '../../plugins/state-store/resolve.js'
+import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 
 /** Client credentials of a custom provider. */
 export interface CustomClient {
@@ -46,15 +47,14 @@ export interface CustomProviderOptions {
   stateStore?: StateStoreOption
 }
 
-/** Registers a custom OAuth2 provider at `{authPrefix}/<name>/…`. Throws on a reserved name or bad options. */
-export function addCustomProvider (auth: GatehouseAuth, name: string, client: CustomClient, opts: CustomProviderOptions): AuthProvider {
-  const fail = (why: string): never => { throw new Error(`fastify-gatehouse: custom provider "${String(name)}": ${why}`) }
-  if (RESERVED_PROVIDER_NAMES.includes(name)) fail(`"${name}" is a built-in provider name; choose another`)
-  if (client === null || typeof client !== 'object') fail('client must be {cid, csecret}')
-  if (typeof client.csecret !== 'string') fail('client.csecret must be a string')
-  if (opts === null || typeof opts !== 'object') fail('options are required')
-  if (opts.endpoint === null || typeof opts.endpoint !== 'object') fail('endpoint must be {authURL, tokenURL}')
-  return addOAuth2Engine(auth, {
+/** The engine configuration of a custom provider. Throws OptionsError on a reserved name or bad options. */
+export function customConfig (name: string, client: CustomClient, opts: CustomProviderOptions): OAuth2ProviderConfig {
+  const label = `oauth2.${String(name)}`
+  if (RESERVED_PROVIDER_NAMES.includes(name)) throw new OptionsError(`${label}.name`, `"${name}" is a built-in provider name; choose another`)
+  if (client === null || typeof client !== 'object') throw new OptionsError(`${label}.client`, 'must be {cid, csecret}')
+  if (opts === null || typeof opts !== 'object') throw new OptionsError(label, 'options are required')
+  if (opts.endpoint === null || typeof opts.endpoint !== 'object') throw new OptionsError(`${label}.endpoint`, 'must be {authURL, tokenURL}')
+  return {
     name,
     cid: client.cid,
     csecret: client.csecret,
@@ -71,5 +71,5 @@ export function addCustomProvider (auth: GatehouseAuth, name: string, client: Cu
     timeoutMs: opts.timeoutMs,
     handshakeTtlMs: opts.handshakeTtlMs,
     stateStore: opts.stateStore
-  })
+  }
 }

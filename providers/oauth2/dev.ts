@@ -1,36 +1,44 @@
 /**
- * The `dev` provider: the OAuth2 engine against the fake authorization server of providers/oauth2-server,
- * where any user name signs in. The server follows the Fastify instance: it starts when the app becomes ready
- * (so its real port is known even for port 0) and stops when the app closes.
+ * The `dev` provider: the OAuth2 engine against the fake authorization server of servers/, where any user name
+ * signs in. The server follows the Fastify instance: it starts when the app becomes ready (so its real port is
+ * known even for port 0) and stops when the app closes. The server's code (and its dependencies) is loaded
+ * only then.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { AuthProvider, GatehouseAuth } from '../../plugins/core/types.js'
-import { HttpError } from '../../plugins/shared/errors.js'
-import { resolveStateStore, type StateStoreOption } from '../../plugins/state-store/resolve.js'
-import { DEV_SERVER_PORT, startDevServer, type DevServerOptions, type RunningOAuth2Server } from '../oauth2-server/index.js'
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { HttpError } from '../../lib/errors.js'
+import { checkKeys, optionInt } from '../../lib/options.js'
+import type { StateStoreOption } from '../../lib/state-store/resolve.js'
+import { mountProvider, providerStateStore } from '../../plugins/core/mount.js'
+import type { AuthProvider } from '../../plugins/core/types.js'
+import type { DevServerOptions, RunningOAuth2Server } from '../../servers/dev-server.js'
 import { createOAuth2Provider } from './engine.js'
+
+/** Default port of the dev server. */
+export const DEV_PORT = 8084
 
 /** Options of the dev provider: the dev server's (login page, email function, …) plus client-side ones. */
 export interface DevProviderOptions extends Omit<DevServerOptions, 'port'> {
+  /** Port of the fake OAuth2 server (loopback). Default 8084; 0 picks a free one. */
+  port?: number
   /** Deadline of each call to the dev server, ms. Default 10 000. */
   timeoutMs?: number
-  /** Where used login states are remembered. Default: root `stateStore`, else memory. */
+  /** Where used login states are remembered. Default: the core's state store. */
   stateStore?: StateStoreOption
+  /** Called with the running server once the app is ready (its `url` is then known, even for port 0). */
+  onServer?: (server: RunningOAuth2Server) => void
 }
 
-/** The mounted dev provider; `server` is the running fake server once the app is ready. */
-export interface DevProvider extends AuthProvider {
-  readonly server: RunningOAuth2Server | undefined
-}
+const KEYS = [
+  'port', 'timeoutMs', 'stateStore', 'onServer', 'host', 'client', 'withLoginPage', 'loginPageHandler', 'autoLoginUser', 'emailFn',
+  'redirectUris', 'logger', 'codeTtlMs', 'tokenTtlMs', 'loginTtlMs'
+]
 
-/**
- * Registers the `dev` provider and ties its fake OAuth2 server (default port 8084, loopback) to the app's
- * lifecycle. Call before the app is ready.
- */
-export function addDevProvider (auth: GatehouseAuth, port: number = DEV_SERVER_PORT, opts: DevProviderOptions = {}): DevProvider {
-  if (opts === null || typeof opts !== 'object') throw new Error('fastify-gatehouse: dev provider: options must be an object')
-  const { timeoutMs, stateStore, ...serverOpts } = opts
-  const store = resolveStateStore(auth, stateStore)
+async function dev (fastify: FastifyInstance, opts: DevProviderOptions): Promise<void> {
+  const { port: rawPort, timeoutMs, stateStore, onServer, ...serverOpts } = checkKeys(opts ?? {}, KEYS, 'dev') as DevProviderOptions
+  const port = optionInt('dev.port', rawPort, DEV_PORT)
+  const auth = fastify.auth
+  const store = await providerStateStore(fastify, stateStore, 'dev.stateStore')
   let server: RunningOAuth2Server | undefined
   let engine: AuthProvider | undefined
 
@@ -38,26 +46,23 @@ export function addDevProvider (auth: GatehouseAuth, port: number = DEV_SERVER_P
     if (engine === undefined) throw new HttpError(503, 'dev provider not ready', 'the dev OAuth2 server is not running')
     return engine
   }
-  const provider: DevProvider = {
+  mountProvider(fastify, {
     name: 'dev',
-    get server () { return server },
     login: (request: FastifyRequest, reply: FastifyReply) => started().login(request, reply),
-    callback: (request: FastifyRequest, reply: FastifyReply) => started().callback(request, reply),
-    logout: (request: FastifyRequest, reply: FastifyReply) => started().logout(request, reply)
-  }
-  if (auth.providerNames().includes('dev')) throw new TypeError('fastify-gatehouse: provider "dev" is already registered')
-  // Hooks first: after the app started this throws, before anything is mounted.
-  auth.instance.addHook('onReady', async () => {
+    callback: (request: FastifyRequest, reply: FastifyReply) => started().callback!(request, reply)
+  })
+  fastify.addHook('onReady', async () => {
+    const { startDevServer } = await import('../../servers/dev-server.js')
     // Only our own callback may receive codes: with the public dev credentials, an open redirect_uri would make
     // the dev server a code-leaking redirector on loopback.
     const callback = `${auth.options.url}${auth.options.authPrefix}/dev/callback`
     // The server logs through the package's logger (its own start line included) unless given another.
     server = await startDevServer({ redirectUris: [callback], logger: auth.logger, ...serverOpts, port })
     const p = server.providerOptions
-    engine = createOAuth2Provider(auth, {
+    engine = await createOAuth2Provider(auth, {
       name: 'dev',
-      cid: p.client.cid,
-      csecret: p.client.csecret,
+      cid: p.cid,
+      csecret: p.csecret,
       authURL: p.endpoint.authURL,
       tokenURL: p.endpoint.tokenURL,
       infoURL: p.infoURL,
@@ -65,15 +70,16 @@ export function addDevProvider (auth: GatehouseAuth, port: number = DEV_SERVER_P
       pkce: true,
       tokenAuth: 'basic',
       mapUser: p.mapUser,
-      timeoutMs,
-      stateStore: store
-    })
+      timeoutMs
+    }, store)
+    onServer?.(server)
   })
-  auth.instance.addHook('onClose', async () => {
+  fastify.addHook('onClose', async () => {
     await server?.close()
     server = undefined
     engine = undefined
   })
-  auth.addCustomHandler(provider)
-  return provider
 }
+
+/** The dev provider and its fake OAuth2 server, started and stopped with the app (`gatehouse-dev`). */
+export const devProvider = fp(dev, { name: 'gatehouse-dev', fastify: '5.x', dependencies: ['gatehouse-core'] })

@@ -7,26 +7,27 @@
  * we control. The protocol part we need is small (one redirect, one form POST, one GET), so owning it keeps
  * every failure a clear JSON error and every security check in one readable place.
  *
- * Routes (mounted by the core's `addCustomHandler` at `{authPrefix}/<name>/…`):
+ * Routes (mounted at `{authPrefix}/<name>/…` by the OAuth2-family plugins):
  * - `login?site=&from=&session=`: handshake cookie + redirect to the provider (state, PKCE S256, nonce).
  * - `callback`: state check, code exchange, ID-token verification (OIDC), userinfo, mapping, session.
- * - `logout`: clears the session cookies.
+ * - `logout`: the core's logout answer.
  */
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { JWTPayload } from 'jose'
 import type { AuthProvider, GatehouseAuth } from '../../plugins/core/types.js'
-import { userId, type UserData } from '../../plugins/core/user.js'
-import { HttpError } from '../../plugins/shared/errors.js'
+import { userId, type UserData } from '../../lib/user.js'
+import { HttpError } from '../../lib/errors.js'
 import { callProvider, DEFAULT_TIMEOUT_MS, excerpt, jsonObject, type UpstreamAnswer } from './upstream.js'
 import {
   clearHandshake, DEFAULT_HANDSHAKE_TTL_MS, handshakeCookie, randomToken, setHandshake, takeHandshake, type Handshake
 } from './handshake.js'
-import { resolveStateStore, type StateStoreOption } from '../../plugins/state-store/resolve.js'
-import type { StateStore } from '../../plugins/state-store/types.js'
-import { idTokenVerifier, type OidcSettings } from './idtoken.js'
-// Shared with the verified and Telegram providers: one value per key, bounded, no control characters.
-import { checkAudience, queryAudience, queryText } from '../../plugins/shared/query.js'
+import type { StateStoreOption } from '../../lib/state-store/resolve.js'
+import type { StateStore } from '../../lib/state-store/types.js'
+import { OptionsError } from '../../lib/errors.js'
+import { optionUrl, optionName } from '../../lib/options.js'
+import { queryText, readLoginRequest } from '../../lib/login-request.js'
+import type { OidcSettings } from './idtoken.js'
 
 export type { OidcSettings }
 
@@ -99,17 +100,11 @@ export interface OAuth2ProviderConfig {
   stateStore?: StateStoreOption | undefined
 }
 
-const NAME_RE = /^[A-Za-z0-9_-]{1,64}$/
-
-/** Builds the provider and mounts it through the core. Throws at registration on a bad configuration. */
-export function addOAuth2Engine (auth: GatehouseAuth, cfg: OAuth2ProviderConfig): AuthProvider {
-  const provider = createOAuth2Provider(auth, cfg)
-  auth.addCustomHandler(provider)
-  return provider
-}
-
-/** Builds the provider (not mounted). Validates the configuration, naming the bad field. */
-export function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2ProviderConfig): AuthProvider {
+/**
+ * Builds the provider (not mounted) on `usedStates`, where used `state` values are remembered. Validates the
+ * configuration, naming the bad field. OIDC providers load jose (ID-token verification) here, on first use.
+ */
+export async function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2ProviderConfig, usedStates: StateStore): Promise<AuthProvider> {
   validateConfig(cfg)
   const name = cfg.name
   const timeoutMs = cfg.timeoutMs ?? DEFAULT_TIMEOUT_MS
@@ -117,17 +112,12 @@ export function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2ProviderCo
   const formPost = cfg.responseMode === 'form_post'
   const cookie = handshakeCookie(auth, name, formPost)
   const redirectURI = `${auth.options.url}${auth.options.authPrefix}/${name}/callback`
-  // Resolved now, while the app is still booting: the store registers its own onClose hook.
-  const usedStates: StateStore = resolveStateStore(auth, cfg.stateStore)
-  const verifyIdToken = cfg.oidc === undefined ? undefined : idTokenVerifier(cfg.oidc, cfg.cid, timeoutMs)
+  const verifyIdToken = cfg.oidc === undefined ? undefined : (await import('./idtoken.js')).idTokenVerifier(cfg.oidc, cfg.cid, timeoutMs)
 
   async function login (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const q = (request.query ?? {}) as Record<string, unknown>
-    const from = queryText(q, 'from', 2048, false)
-    const site = queryAudience(q)
+    const { aud: site, from, sessionOnly } = readLoginRequest((request.query ?? {}) as Record<string, unknown>)
     // Refused now rather than after the round trip through the provider.
-    checkAudience(auth, site)
-    const session = queryText(q, 'session', 8, false)
+    auth.checkAudience(site)
     const hs: Handshake = { p: name, st: randomToken() }
     if (cfg.pkce) hs.cv = randomToken()
     if (cfg.oidc !== undefined) hs.n = randomToken()
@@ -135,7 +125,7 @@ export function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2ProviderCo
     const safeFrom = from === undefined ? undefined : auth.safeRedirect(from)
     if (safeFrom !== undefined) hs.from = safeFrom
     if (site !== undefined) hs.site = site
-    if (session === '1' || session === 'true') hs.sess = true
+    if (sessionOnly) hs.sess = true
     await setHandshake(auth, reply, cookie, hs, ttlMs)
 
     const target = new URL(cfg.authURL)
@@ -227,11 +217,6 @@ export function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2ProviderCo
     if (!issuers.includes(iss)) throw new HttpError(400, 'issuer mismatch', 'the authorization response comes from another issuer')
   }
 
-  async function logout (_request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    auth.tokens.reset(reply)
-    return reply.send({ status: 'logged out' })
-  }
-
   async function exchangeCode (code: string, verifier: string | undefined): Promise<Record<string, unknown>> {
     const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectURI })
     if (verifier !== undefined) form.set('code_verifier', verifier)
@@ -268,7 +253,7 @@ export function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2ProviderCo
     return { data, raw: ans.body }
   }
 
-  return { name, login, callback, logout }
+  return { name, login, callback }
 }
 
 /** Token answers are JSON; GitHub answers form-encoded when a client forgets `Accept`, so take both. */
@@ -315,20 +300,17 @@ export function toUserData (provider: string, mapped: MappedUser): UserData {
 }
 
 function validateConfig (cfg: OAuth2ProviderConfig): void {
-  const bad = (field: string, why: string): never => {
-    throw new Error(`fastify-gatehouse: OAuth2 provider "${String(cfg?.name)}": ${field} ${why}`)
-  }
-  if (typeof cfg.name !== 'string' || !NAME_RE.test(cfg.name)) bad('name', 'must be 1-64 letters, digits, "_" or "-"')
-  if (typeof cfg.cid !== 'string' || cfg.cid === '') bad('client id', 'is required')
-  if (typeof cfg.csecret !== 'function' && typeof cfg.csecret !== 'string') bad('client secret', 'must be a string')
-  for (const field of ['authURL', 'tokenURL', 'infoURL'] as const) {
-    const v = cfg[field]
-    if (v === undefined && field === 'infoURL') continue
-    if (!isHttpUrl(v)) bad(field, `must be an http(s) URL, got ${JSON.stringify(v)}`)
-  }
+  const label = `oauth2.${typeof cfg?.name === 'string' && cfg.name !== '' ? cfg.name : '(unnamed)'}`
+  const bad = (field: string, why: string): never => { throw new OptionsError(`${label}.${field}`, why) }
+  optionName(`${label}.name`, cfg.name)
+  if (typeof cfg.cid !== 'string' || cfg.cid === '') bad('cid', 'is required (the client id)')
+  if (typeof cfg.csecret !== 'function' && (typeof cfg.csecret !== 'string' || cfg.csecret === '')) bad('csecret', 'is required (the client secret)')
+  optionUrl(`${label}.authURL`, cfg.authURL)
+  optionUrl(`${label}.tokenURL`, cfg.tokenURL)
+  if (cfg.infoURL !== undefined) optionUrl(`${label}.infoURL`, cfg.infoURL)
   if (cfg.infoURL === undefined && cfg.oidc === undefined) bad('infoURL', 'is required unless the provider is OpenID Connect')
   if (cfg.oidc !== undefined) {
-    if (!isHttpUrl(cfg.oidc.jwksURL)) bad('jwksURL', 'must be an http(s) URL')
+    optionUrl(`${label}.jwksURL`, cfg.oidc.jwksURL)
     const issuers = Array.isArray(cfg.oidc.issuer) ? cfg.oidc.issuer : [cfg.oidc.issuer]
     if (issuers.length === 0 || !issuers.every((i) => typeof i === 'string' && i !== '')) bad('issuer', 'must be a non-empty string')
   }
@@ -337,15 +319,5 @@ function validateConfig (cfg: OAuth2ProviderConfig): void {
   for (const field of ['timeoutMs', 'handshakeTtlMs'] as const) {
     const v = cfg[field]
     if (v !== undefined && (!Number.isInteger(v) || v <= 0)) bad(field, 'must be a positive integer (ms)')
-  }
-}
-
-function isHttpUrl (v: unknown): boolean {
-  if (typeof v !== 'string') return false
-  try {
-    const u = new URL(v)
-    return u.protocol === 'https:' || u.protocol === 'http:'
-  } catch {
-    return false
   }
 }

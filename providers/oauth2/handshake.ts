@@ -12,9 +12,9 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type {} from '@fastify/cookie'
 import type { GatehouseAuth } from '../../plugins/core/types.js'
-import { HttpError } from '../../plugins/shared/errors.js'
-import { safeEqual } from '../../plugins/shared/compare.js'
-import type { StateStore } from '../../plugins/state-store/types.js'
+import { HttpError } from '../../lib/errors.js'
+import { safeEqual } from '../../lib/compare.js'
+import type { StateStore } from '../../lib/state-store/types.js'
 
 /** Default lifetime of a handshake: time the user may spend on the provider's pages. */
 export const DEFAULT_HANDSHAKE_TTL_MS = 10 * 60_000

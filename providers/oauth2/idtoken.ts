@@ -4,8 +4,8 @@
  * `exp`/`iat`, and the `nonce` we sent at login, compared in constant time.
  */
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose'
-import { HttpError } from '../../plugins/shared/errors.js'
-import { safeEqual } from '../../plugins/shared/compare.js'
+import { HttpError } from '../../lib/errors.js'
+import { safeEqual } from '../../lib/compare.js'
 
 export interface OidcSettings {
   /**

@@ -3,12 +3,11 @@
  * (`{issuer}/.well-known/openid-configuration`, OpenID Connect Discovery 1.0): endpoints, JWKS, client
  * authentication method and PKCE support come from the server, so only issuer, client id and secret are needed.
  */
-import type { AuthProvider, GatehouseAuth } from '../../plugins/core/types.js'
-import { HttpError } from '../../plugins/shared/errors.js'
-import type { MapUserFn } from './engine.js'
-import { addCustomProvider, type CustomClient, type CustomProviderOptions } from './custom.js'
+import { HttpError, OptionsError } from '../../lib/errors.js'
+import type { MapUserFn, OAuth2ProviderConfig } from './engine.js'
+import { customConfig, type CustomClient, type CustomProviderOptions } from './custom.js'
 import { idAt, text } from './fields.js'
-import type { StateStoreOption } from '../../plugins/state-store/resolve.js'
+import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 import { callProvider, DEFAULT_TIMEOUT_MS, jsonObject } from './upstream.js'
 
 /** Options of `addOidcProvider`. */
@@ -42,7 +41,7 @@ export const mapStandardClaims: MapUserFn = (d) => ({
  * Rejects with a clear error when the document is unreachable, malformed, or names another issuer.
  */
 export async function discoverOidc (issuer: string, opts: Omit<OidcProviderOptions, 'issuer'> = {}): Promise<CustomProviderOptions> {
-  const fail = (why: string): never => { throw new Error(`fastify-gatehouse: OIDC discovery for ${issuer} failed: ${why}`) }
+  const fail = (why: string): never => { throw new OptionsError('oidc.issuer', `${issuer}: discovery failed: ${why}`) }
   let url: URL
   try { url = new URL(issuer.replace(/\/+$/, '') + '/.well-known/openid-configuration') } catch { return fail('issuer is not a URL') }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') fail('issuer must be an http(s) URL')
@@ -88,11 +87,9 @@ export async function discoverOidc (issuer: string, opts: Omit<OidcProviderOptio
   return out
 }
 
-/** Discovers the issuer and registers it as a custom provider. Await it before the server starts. */
-export async function addOidcProvider (auth: GatehouseAuth, name: string, client: CustomClient, opts: OidcProviderOptions): Promise<AuthProvider> {
-  if (opts === null || typeof opts !== 'object' || typeof opts.issuer !== 'string') {
-    throw new Error(`fastify-gatehouse: OIDC provider "${String(name)}": issuer is required`)
-  }
+/** Discovers the issuer and returns the engine configuration of a custom provider for it. Throws OptionsError. */
+export async function oidcConfig (name: string, client: CustomClient, opts: OidcProviderOptions): Promise<OAuth2ProviderConfig> {
+  if (opts === null || typeof opts !== 'object' || typeof opts.issuer !== 'string') throw new OptionsError('oidc.issuer', 'is required')
   const { issuer, ...rest } = opts
-  return addCustomProvider(auth, name, client, await discoverOidc(issuer, rest))
+  return customConfig(name, client, await discoverOidc(issuer, rest))
 }

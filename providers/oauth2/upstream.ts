@@ -3,7 +3,7 @@
  * covers connecting, the status line and the whole body, and a size cap, so a provider that hangs, trickles or
  * floods never holds a login request open: it becomes a 504 (no answer in time) or 502 (bad answer) JSON error.
  */
-import { HttpError } from '../../plugins/shared/errors.js'
+import { HttpError } from '../../lib/errors.js'
 
 /** Default deadline of one call to a provider. */
 export const DEFAULT_TIMEOUT_MS = 10_000

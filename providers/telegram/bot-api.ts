@@ -5,6 +5,7 @@
  * `{apiUrl}/file/bot<token>/<file_path>`. The bot token is part of every URL, so no URL ever goes into an
  * error message or a log line: errors name the method only.
  */
+import { ErrorCodes, GatehouseError } from '../../lib/errors.js'
 
 /** https://core.telegram.org/bots/api#user */
 export interface TgUser { id: number; is_bot?: boolean; first_name: string; last_name?: string; username?: string }
@@ -22,11 +23,11 @@ export interface TgUserProfilePhotos { total_count: number; photos: TgPhotoSize[
 export interface TgFile { file_id: string; file_unique_id: string; file_size?: number; file_path?: string }
 
 /** A failed Bot API call. `retryAfter` (seconds) is set when Telegram asks to slow down (429). */
-export class TelegramApiError extends Error {
+export class TelegramApiError extends GatehouseError {
   readonly errorCode: number | undefined
   readonly retryAfter: number | undefined
   constructor (message: string, errorCode?: number, retryAfter?: number) {
-    super(message)
+    super(message, ErrorCodes.UPSTREAM)
     this.name = 'TelegramApiError'
     this.errorCode = errorCode
     this.retryAfter = retryAfter

@@ -1,7 +1,9 @@
-import { parseDuration, type Duration } from '../../plugins/core/duration.js'
-import type { StateStoreOption } from '../../plugins/state-store/resolve.js'
+import type { Duration } from '../../lib/duration.js'
+import { OptionsError } from '../../lib/errors.js'
+import { checkKeys, optionBoolean, optionDuration, optionName, optionString, optionUrl } from '../../lib/options.js'
+import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 
-/** Options of `addTelegramProvider`. Seed names in brackets. */
+/** Options of `telegramProvider`. Seed names in brackets. */
 export interface TelegramOptions {
   /** Bot token from @BotFather (`123456:ABC-...`). Required. Never logged. */
   token: string
@@ -28,7 +30,7 @@ export interface TelegramOptions {
   polling?: boolean
   /** Take the user's Telegram profile photo into the avatar proxy. Default true. */
   avatar?: boolean
-  /** Where pending logins live; share it between instances. Default: the root `stateStore`, else in-memory. */
+  /** Where pending logins live; share it between instances. Default: the core's state store. */
   stateStore?: StateStoreOption
 }
 
@@ -47,48 +49,29 @@ export interface ResolvedTelegramOptions {
   stateStore: StateStoreOption | undefined
 }
 
-const bad = (option: string, why: string): TypeError => new TypeError(`fastify-gatehouse: telegram option "${option}" ${why}`)
+const KEYS = [
+  'token', 'name', 'apiUrl', 'successMsg', 'errorMsg', 'requestTtl', 'pollTimeout', 'requestTimeout', 'retryDelay',
+  'polling', 'avatar', 'stateStore'
+]
 
 export function resolveTelegramOptions (opts: TelegramOptions): ResolvedTelegramOptions {
-  if (opts === null || typeof opts !== 'object') throw new TypeError('fastify-gatehouse: telegram options must be an object')
-  if (typeof opts.token !== 'string' || !/^\d+:[A-Za-z0-9_-]+$/.test(opts.token)) throw bad('token', 'must be a bot token like "123456:ABC-DEF..."')
-  const apiUrl = opts.apiUrl ?? 'https://api.telegram.org'
-  let u: URL
-  try { u = new URL(apiUrl) } catch { throw bad('apiUrl', 'must be an http(s) address') }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw bad('apiUrl', 'must be an http(s) address')
-  const pollMs = duration('pollTimeout', opts.pollTimeout, 30_000)
-  if (pollMs > 50_000) throw bad('pollTimeout', 'must be at most 50 seconds')
+  const o = checkKeys(opts, KEYS, 'telegram') as unknown as TelegramOptions
+  if (typeof o.token !== 'string' || !/^\d+:[A-Za-z0-9_-]+$/.test(o.token)) throw new OptionsError('telegram.token', 'must be a bot token like "123456:ABC-DEF..."')
+  const apiUrl = optionUrl('telegram.apiUrl', o.apiUrl ?? 'https://api.telegram.org').href.replace(/\/$/, '')
+  const pollMs = optionDuration('telegram.pollTimeout', o.pollTimeout, 30_000)
+  if (pollMs > 50_000) throw new OptionsError('telegram.pollTimeout', 'must be at most 50 seconds')
   return {
-    token: opts.token,
-    name: text('name', opts.name, 'telegram'),
+    token: o.token,
+    name: optionName('telegram.name', o.name, 'telegram'),
     apiUrl,
-    successMsg: text('successMsg', opts.successMsg, '✅ You are signed in. Go back to the site to continue.'),
-    errorMsg: text('errorMsg', opts.errorMsg, '❌ This login link is invalid or has expired. Start again from the site.'),
-    requestTtlMs: duration('requestTtl', opts.requestTtl, 10 * 60_000),
+    successMsg: optionString('telegram.successMsg', o.successMsg) ?? '✅ You are signed in. Go back to the site to continue.',
+    errorMsg: optionString('telegram.errorMsg', o.errorMsg) ?? '❌ This login link is invalid or has expired. Start again from the site.',
+    requestTtlMs: optionDuration('telegram.requestTtl', o.requestTtl, 10 * 60_000),
     pollTimeoutSec: Math.max(1, Math.round(pollMs / 1000)),
-    requestTimeoutMs: duration('requestTimeout', opts.requestTimeout, 10_000),
-    retryDelayMs: duration('retryDelay', opts.retryDelay, 3_000),
-    polling: flag('polling', opts.polling, true),
-    avatar: flag('avatar', opts.avatar, true),
-    stateStore: opts.stateStore
+    requestTimeoutMs: optionDuration('telegram.requestTimeout', o.requestTimeout, 10_000),
+    retryDelayMs: optionDuration('telegram.retryDelay', o.retryDelay, 3_000),
+    polling: optionBoolean('telegram.polling', o.polling, true),
+    avatar: optionBoolean('telegram.avatar', o.avatar, true),
+    stateStore: o.stateStore
   }
-}
-
-function text (option: string, v: unknown, dflt: string): string {
-  if (v === undefined) return dflt
-  if (typeof v !== 'string' || v === '') throw bad(option, 'must be a non-empty string')
-  return v
-}
-
-function flag (option: string, v: unknown, dflt: boolean): boolean {
-  if (v === undefined) return dflt
-  if (typeof v !== 'boolean') throw bad(option, 'must be a boolean')
-  return v
-}
-
-function duration (option: string, v: unknown, dflt: number): number {
-  if (v === undefined) return dflt
-  const ms = parseDuration(v as Duration)
-  if (ms === undefined) throw bad(option, 'must be a positive duration (ms or like "30s")')
-  return ms
 }

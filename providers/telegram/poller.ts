@@ -3,8 +3,8 @@
  * Telegram), one update at a time. An update whose handling fails because the state store is down is not
  * confirmed, so it comes back on the next poll and a user's start press survives a store outage.
  */
-import { StateStoreError } from '../../plugins/state-store/types.js'
-import type { Logger } from '../../plugins/core/logger.js'
+import { StateStoreError } from '../../lib/state-store/types.js'
+import type { Logger } from '../../lib/logger.js'
 import { TelegramApiError, type TelegramBotApi, type TgUpdate } from './bot-api.js'
 
 export interface PollerConfig {

@@ -1,5 +1,5 @@
 /**
- * Telegram-bot login, a self-implemented provider mounted with `addCustomHandler`:
+ * Telegram-bot login as a plugin (`telegramProvider`):
  *
  * 1. `GET /<name>/login` → `{bot, token}`; the browser that asked gets a signed handshake cookie naming the
  *    token, and the pending request goes into the state store.
@@ -13,17 +13,18 @@
  * (`polling: true`) is enough to poll the bot.
  */
 import { randomBytes } from 'node:crypto'
-import type { FastifyReply, FastifyRequest } from 'fastify'
-import { HttpError } from '../../plugins/shared/errors.js'
-import { safeEqual } from '../../plugins/shared/compare.js'
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { HttpError } from '../../lib/errors.js'
+import { safeEqual } from '../../lib/compare.js'
+import { userId } from '../../lib/user.js'
+import type { StateStore } from '../../lib/state-store/types.js'
+import { readLoginRequest } from '../../lib/login-request.js'
+import { mountProvider, providerStateStore } from '../../plugins/core/mount.js'
 import type { AuthProvider, GatehouseAuth } from '../../plugins/core/types.js'
-import { userId } from '../../plugins/core/user.js'
-import { resolveStateStore } from '../../plugins/state-store/resolve.js'
-import type { StateStore } from '../../plugins/state-store/types.js'
-import { checkAudience, queryAudience, queryFlag, queryText } from '../../plugins/shared/query.js'
 import { TelegramBotApi, type TgUpdate, type TgUser } from './bot-api.js'
 import { UpdatePoller } from './poller.js'
-import { resolveTelegramOptions, type TelegramOptions } from './options.js'
+import { resolveTelegramOptions, type ResolvedTelegramOptions, type TelegramOptions } from './options.js'
 
 /** A pending (`p`) or confirmed (`c`) login request, as stored. `exp`: ms timestamp. */
 interface LoginRecord { s: 'p' | 'c'; exp: number; aud?: string; from?: string; sess: boolean; uid?: number; name?: string }
@@ -35,16 +36,35 @@ const MAX_AVATAR_BYTES = 5 * 1024 * 1024
 // Time left to collect the session after a late start press.
 const MIN_CONFIRMED_MS = 60_000
 
-/** Mounts a Telegram-bot provider on `auth`; polling starts when Fastify is ready and stops on close. */
-export function addTelegramProvider (auth: GatehouseAuth, opts: TelegramOptions): void {
-  auth.addCustomHandler(telegramProvider(auth, opts))
+async function telegram (fastify: FastifyInstance, opts: TelegramOptions): Promise<void> {
+  const o = resolveTelegramOptions(opts)
+  const store = await providerStateStore(fastify, o.stateStore, `telegram.${o.name}.stateStore`)
+  const { provider, poller, bot, log } = createTelegramProvider(fastify.auth, o, store)
+  mountProvider(fastify, provider)
+  if (poller !== undefined) {
+    fastify.addHook('onReady', async () => {
+      bot().catch((err: Error) => log('WARN', 'getMe failed: %s', err.message))
+      poller.start()
+    })
+    fastify.addHook('onClose', async () => { await poller.stop() })
+  }
 }
 
-/** The provider object itself, with its lifecycle hooks already registered on `auth.instance`. */
-export function telegramProvider (auth: GatehouseAuth, opts: TelegramOptions): AuthProvider {
-  const o = resolveTelegramOptions(opts)
+/** Telegram-bot login (`gatehouse-telegram`); polling starts when Fastify is ready and stops on close. */
+export const telegramProvider = fp(telegram, { name: 'gatehouse-telegram', fastify: '5.x', dependencies: ['gatehouse-core'] })
+
+interface TelegramParts {
+  provider: AuthProvider
+  /** The update poller, when this instance polls. */
+  poller: UpdatePoller | undefined
+  /** The bot's username (asked once). */
+  bot: () => Promise<string>
+  log: (level: 'INFO' | 'WARN', format: string, ...args: unknown[]) => void
+}
+
+/** The provider object and its background parts (started by the plugin). */
+function createTelegramProvider (auth: GatehouseAuth, o: ResolvedTelegramOptions, store: StateStore): TelegramParts {
   const name = o.name
-  const store: StateStore = resolveStateStore(auth, o.stateStore)
   const api = new TelegramBotApi({ token: o.token, apiUrl: o.apiUrl, requestTimeoutMs: o.requestTimeoutMs })
   const cookieName = `gatehouse-tg-${name}`
   const cookiePath = `${auth.options.authPrefix}/${name}`
@@ -67,15 +87,16 @@ export function telegramProvider (auth: GatehouseAuth, opts: TelegramOptions): A
   }
 
   async function ask (reply: FastifyReply, query: Record<string, unknown>): Promise<unknown> {
-    const aud = queryAudience(query)
-    checkAudience(auth, aud)
-    const from = auth.safeRedirect(queryText(query, 'from', 2048, false))
+    const login = readLoginRequest(query)
+    const aud = login.aud
+    auth.checkAudience(aud)
+    const from = auth.safeRedirect(login.from)
     let username: string
     try { username = await bot() } catch (err) {
       throw new HttpError(503, 'telegram unavailable', (err as Error).message)
     }
     const token = randomBytes(18).toString('base64url')
-    const record: LoginRecord = { s: 'p', exp: Date.now() + o.requestTtlMs, sess: queryFlag(query, 'session') || queryFlag(query, 'sess') }
+    const record: LoginRecord = { s: 'p', exp: Date.now() + o.requestTtlMs, sess: login.sessionOnly }
     if (aud !== undefined) record.aud = aud
     if (from !== undefined) record.from = from
     if (!(await store.setIfAbsent(keyOf(token), JSON.stringify(record), o.requestTtlMs))) {
@@ -178,28 +199,18 @@ export function telegramProvider (auth: GatehouseAuth, opts: TelegramOptions): A
     try { await api.sendMessage(chatId, text) } catch (err) { log('WARN', 'reply not sent: %s', (err as Error).message) }
   }
 
-  if (o.polling) {
-    const poller = new UpdatePoller(api, onUpdate, { pollTimeoutSec: o.pollTimeoutSec, retryDelayMs: o.retryDelayMs }, auth.logger, name)
-    auth.instance.addHook('onReady', async () => {
-      bot().catch((err: Error) => log('WARN', 'getMe failed: %s', err.message))
-      poller.start()
-    })
-    auth.instance.addHook('onClose', async () => { await poller.stop() })
-  }
-
-  return {
+  const poller = o.polling
+    ? new UpdatePoller(api, onUpdate, { pollTimeoutSec: o.pollTimeoutSec, retryDelayMs: o.retryDelayMs }, auth.logger, name)
+    : undefined
+  const provider: AuthProvider = {
     name,
     async login (request, reply) {
       const query = (request.query ?? {}) as Record<string, unknown>
       if (query.token !== undefined) return await collect(request, reply, query.token)
       return await ask(reply, query)
-    },
-    callback () { throw new HttpError(404, 'not found', 'the telegram provider has no callback') },
-    logout (_request, reply) {
-      auth.tokens.reset(reply)
-      return { status: 'logged out' }
     }
   }
+  return { provider, poller, bot, log }
 }
 
 function parseRecord (raw: string | undefined): LoginRecord | undefined {

@@ -4,23 +4,37 @@
  * Sending stores nothing (the token is self-contained), so a failed send loses no state; the one-time
  * check records the token's jti in the state store until the token would have expired anyway.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify'
-import { HttpError } from '../../plugins/shared/errors.js'
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ErrorCodes, HttpError, OptionsError } from '../../lib/errors.js'
+import { userId } from '../../lib/user.js'
+import type { Duration } from '../../lib/duration.js'
+import { checkKeys, optionDuration, optionName } from '../../lib/options.js'
+import type { StateStoreOption } from '../../lib/state-store/resolve.js'
+import type { StateStore } from '../../lib/state-store/types.js'
+import { queryText, readLoginRequest } from '../../lib/login-request.js'
+import { mountProvider, providerStateStore } from '../../plugins/core/mount.js'
 import type { AuthProvider, Claims, GatehouseAuth } from '../../plugins/core/types.js'
-import { userId } from '../../plugins/core/user.js'
-import { parseDuration, type Duration } from '../../plugins/core/duration.js'
-import { resolveStateStore, type StateStoreOption } from '../../plugins/state-store/resolve.js'
-import type { StateStore } from '../../plugins/state-store/types.js'
 import { SendError, toSender, type Sender, type SenderFunc } from './sender.js'
-import { checkAudience, queryAudience, queryFlag, queryText } from '../../plugins/shared/query.js'
 import { checkTemplate, defaultEscape, renderTemplate, type TemplateEscape } from './template.js'
 
+/** Options of the verified provider plugin. */
+export interface VerifyProviderOptions extends VerifyOptions {
+  /** Route name: `{authPrefix}/<name>/login`. Required. */
+  name: string
+  /** Message template with `{{.Address}} {{.User}} {{.Token}} {{.Site}}`. Required. */
+  template: string
+  /** Delivers the message: `{ send(address, text) }` (e.g. `SmtpSender`) or a function. Required. */
+  sender: Sender | SenderFunc
+}
+
+/** Tuning of the verified provider. */
 export interface VerifyOptions {
   /** Lifetime of a confirmation token: ms or `'30m'`. Default 30 minutes. */
   tokenTtl?: Duration
   /**
    * Where used tokens are remembered: a StateStore or a `redis://` address. Share one between instances
-   * behind one URL. Default: the root option `stateStore`, else an in-memory store.
+   * behind one URL. Default: the core's state store.
    */
   stateStore?: StateStoreOption
   /**
@@ -42,37 +56,28 @@ const USED_KEY = 'verify:used:'
 // Used-token records outlive the token a little, covering clock differences between instances.
 const USED_MARGIN_MS = 60_000
 
-/** Mounts a verified provider on `auth` (via `addCustomHandler`). Throws TypeError on bad arguments. */
-export function addVerifProvider (auth: GatehouseAuth, name: string, template: string, sender: Sender | SenderFunc, opts: VerifyOptions = {}): void {
-  auth.addCustomHandler(verifProvider(auth, name, template, sender, opts))
-}
-
-/** The provider object itself, for hosts that mount it differently. */
-export function verifProvider (auth: GatehouseAuth, name: string, template: string, sender: Sender | SenderFunc, opts: VerifyOptions = {}): AuthProvider {
+/** The provider object: what `verifyProvider` mounts. Throws OptionsError on bad arguments. */
+export function createVerifyProvider (auth: GatehouseAuth, name: string, template: string, sender: Sender | SenderFunc, opts: VerifyOptions, store: StateStore): AuthProvider {
+  const label = `verify.${name}`
   checkTemplate(template, name)
-  const send = toSender(sender, `the sender of verified provider "${name}"`)
-  if (opts === null || typeof opts !== 'object') throw new TypeError(`fastify-gatehouse: options of verified provider "${name}" must be an object`)
-  const parsedTtl = opts.tokenTtl === undefined ? 30 * 60_000 : parseDuration(opts.tokenTtl)
-  if (parsedTtl === undefined) throw new TypeError(`fastify-gatehouse: option "tokenTtl" of verified provider "${name}" must be a positive duration`)
-  const ttlMs: number = parsedTtl
-  const parsedSendTimeout = opts.sendTimeout === undefined ? 30_000 : parseDuration(opts.sendTimeout)
-  if (parsedSendTimeout === undefined) throw new TypeError(`fastify-gatehouse: option "sendTimeout" of verified provider "${name}" must be a positive duration`)
-  const sendTimeoutMs: number = parsedSendTimeout
+  const send = toSender(sender, `${label}.sender`)
+  const ttlMs = optionDuration(`${label}.tokenTtl`, opts.tokenTtl, 30 * 60_000)
+  const sendTimeoutMs = optionDuration(`${label}.sendTimeout`, opts.sendTimeout, 30_000)
   // The body's real type decides too: a template without tags mailed as text/html is still HTML.
   const htmlBody = typeof send.contentType === 'string' && send.contentType.toLowerCase().startsWith('text/html')
   const escape = opts.escape ?? (htmlBody ? 'html' : defaultEscape(template))
-  if (escape !== 'html' && escape !== 'none') throw new TypeError(`fastify-gatehouse: option "escape" of verified provider "${name}" must be "html" or "none"`)
-  // Resolved now: a store created here registers its onClose hook, which Fastify allows only before start.
-  const store: StateStore = resolveStateStore(auth, opts.stateStore)
+  if (escape !== 'html' && escape !== 'none') throw new OptionsError(`${label}.escape`, 'must be "html" or "none"')
 
   async function sendConfirmation (query: Record<string, unknown>, reply: FastifyReply): Promise<unknown> {
     const user = queryText(query, 'user', MAX_USER, true)!
     const address = queryText(query, 'address', MAX_ADDRESS, true)!
-    const aud = queryAudience(query)
-    checkAudience(auth, aud)
-    const from = auth.safeRedirect(queryText(query, 'from', 2048, false))
+    const login = readLoginRequest(query)
+    const aud = login.aud
+    auth.checkAudience(aud)
+    const from = auth.safeRedirect(login.from)
     const payload: Record<string, unknown> = { prov: name, user, address }
     if (from !== undefined) payload.from = from
+    if (login.sessionOnly) payload.sess = true
     const token = await auth.tokens.signPurpose('confirm', payload, ttlMs, aud)
     const message = renderTemplate(template, { Address: address, User: user, Token: token, Site: aud ?? '' }, escape)
     try {
@@ -88,16 +93,17 @@ export function verifProvider (auth: GatehouseAuth, name: string, template: stri
     const token = query.token
     if (typeof token !== 'string' || token.length > 4096 || !JWT_SHAPE.test(token)) throw new HttpError(400, 'bad request', 'malformed confirmation token')
     const claims = await auth.tokens.verifyPurpose('confirm', token)
-    const { user, address, from } = confirmFields(claims, name)
+    const { user, address, from, sess } = confirmFields(claims, name)
     const key = USED_KEY + claims.jti
     const keepMs = Math.max(1, claims.exp * 1000 - Date.now()) + USED_MARGIN_MS
-    if (!(await store.setIfAbsent(key, '1', keepMs))) throw new HttpError(401, 'unauthorized', 'confirmation token already used')
+    if (!(await store.setIfAbsent(key, '1', keepMs))) throw new HttpError(401, 'unauthorized', 'confirmation token already used', ErrorCodes.ALREADY_USED)
     try {
       return await auth.completeLogin(request, reply, {
         user: { name: user, id: userId(name, address) },
         aud: claims.aud[0],
         from,
-        sessionOnly: queryFlag(query, 'sess')
+        // Asked for when the link was sent, or when it is opened.
+        sessionOnly: sess || readLoginRequest(query).sessionOnly
       })
     } catch (err) {
       // No session was issued: give the token back rather than burn it on our own failure.
@@ -113,20 +119,15 @@ export function verifProvider (auth: GatehouseAuth, name: string, template: stri
       if (query.token !== undefined) return await confirm(request, reply, query)
       return await sendConfirmation(query, reply)
     },
-    callback () { throw new HttpError(404, 'not found', 'verified providers have no callback') },
-    logout (_request, reply) {
-      auth.tokens.reset(reply)
-      return { status: 'logged out' }
-    }
   }
 }
 
-function confirmFields (claims: Claims, name: string): { user: string; address: string; from: string | undefined } {
-  const { prov, user, address, from } = claims
+function confirmFields (claims: Claims, name: string): { user: string; address: string; from: string | undefined; sess: boolean } {
+  const { prov, user, address, from, sess } = claims
   // A token of another verified provider (same secret) must not sign in here.
   if (prov !== name) throw new HttpError(401, 'unauthorized', 'confirmation token of another provider')
   if (typeof user !== 'string' || typeof address !== 'string') throw new HttpError(401, 'unauthorized', 'malformed confirmation token')
-  return { user, address, from: typeof from === 'string' ? from : undefined }
+  return { user, address, from: typeof from === 'string' ? from : undefined, sess: sess === true }
 }
 
 /** Runs `op`, failing with an `unavailable` SendError when it has not settled within `ms`. */
@@ -155,3 +156,14 @@ function sendFailure (auth: GatehouseAuth, name: string, err: unknown): HttpErro
   auth.logger.logf('[WARN] verified provider %s: send failed: %s', name, err instanceof Error ? err.message : String(err))
   return new HttpError(502, 'sender failed', 'the confirmation message could not be sent')
 }
+
+async function verify (fastify: FastifyInstance, opts: VerifyProviderOptions): Promise<void> {
+  const o = checkKeys(opts, ['name', 'template', 'sender', 'tokenTtl', 'stateStore', 'escape', 'sendTimeout'], 'verify') as unknown as VerifyProviderOptions
+  const name = optionName('verify.name', o.name)
+  const { template, sender, ...tuning } = o
+  const store = await providerStateStore(fastify, tuning.stateStore, `verify.${name}.stateStore`)
+  mountProvider(fastify, createVerifyProvider(fastify.auth, name, template, sender, tuning, store))
+}
+
+/** Verified (confirmation-token) login as a plugin (`gatehouse-verify`). */
+export const verifyProvider = fp(verify, { name: 'gatehouse-verify', fastify: '5.x', dependencies: ['gatehouse-core'] })

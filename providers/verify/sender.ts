@@ -3,7 +3,8 @@
  * `senderFunc` adapts a plain function. Senders report failures with `SendError` so the provider can tell
  * the user's mistake (a refused address: 400) from the upstream's trouble (502/503).
  */
-import type { MaybePromise } from '../../plugins/core/types.js'
+import { ErrorCodes, GatehouseError, OptionsError } from '../../lib/errors.js'
+import type { MaybePromise } from '../../lib/user.js'
 
 export interface Sender {
   send(address: string, text: string): MaybePromise<void>
@@ -19,26 +20,27 @@ export type SenderFunc = (address: string, text: string) => MaybePromise<void>
  */
 export type SendErrorKind = 'rejected' | 'unavailable' | 'failed'
 
-/** A delivery failure whose message is safe to show to the client (no secrets, no stack). */
-export class SendError extends Error {
+const KIND_CODES: Record<SendErrorKind, string> = { rejected: ErrorCodes.BAD_REQUEST, unavailable: ErrorCodes.UNAVAILABLE, failed: ErrorCodes.UPSTREAM }
+
+/** A delivery failure, classified by `kind` (its `code` follows the kind). */
+export class SendError extends GatehouseError {
   readonly kind: SendErrorKind
   constructor (kind: SendErrorKind, message: string, options?: { cause?: unknown }) {
-    super(message)
+    super(message, KIND_CODES[kind], options)
     this.name = 'SendError'
     this.kind = kind
-    if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause
   }
 }
 
 /** Adapts a function to the `Sender` interface. */
 export function senderFunc (fn: SenderFunc): Sender {
-  if (typeof fn !== 'function') throw new TypeError('senderFunc: expected a function (address, text)')
+  if (typeof fn !== 'function') throw new OptionsError('sender', 'must be a function (address, text)')
   return { send: (address, text) => fn(address, text) }
 }
 
-/** A `Sender` from either form; throws TypeError naming what is wrong. */
+/** A `Sender` from either form; throws OptionsError naming the option (`what`). */
 export function toSender (value: Sender | SenderFunc, what = 'sender'): Sender {
   if (typeof value === 'function') return senderFunc(value)
   if (value !== null && typeof value === 'object' && typeof value.send === 'function') return value
-  throw new TypeError(`fastify-gatehouse: ${what} must be a function (address, text) or an object with send(address, text)`)
+  throw new OptionsError(what, 'must be a function (address, text) or an object with send(address, text)')
 }

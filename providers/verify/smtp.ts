@@ -4,8 +4,11 @@
  * insecureSkipVerify (InsecureSkipVerify), from (From), subject (Subject), contentType (ContentType),
  * charset (Charset). `tls` (implicit TLS, port 465) and `timeoutMs` go beyond the seed.
  */
-import { createTransport } from 'nodemailer'
-import { parseDuration, type Duration } from '../../plugins/core/duration.js'
+import { OptionsError } from '../../lib/errors.js'
+import type { createTransport } from 'nodemailer'
+import { requireLazy } from '../../lib/lazy.js'
+import type { Duration } from '../../lib/duration.js'
+import { optionDuration } from '../../lib/options.js'
 import { SendError, type Sender } from './sender.js'
 
 export interface SmtpSenderOptions {
@@ -46,7 +49,7 @@ const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREAC
 
 type SmtpError = Error & { code?: string; originalCode?: string; command?: string; responseCode?: number }
 
-const bad = (name: string, why: string): TypeError => new TypeError(`SmtpSender: option "${name}" ${why}`)
+const bad = (name: string, why: string): OptionsError => new OptionsError(`SmtpSender.${name}`, why)
 
 export class SmtpSender implements Sender {
   private readonly transport: ReturnType<typeof createTransport>
@@ -59,7 +62,7 @@ export class SmtpSender implements Sender {
   private readonly where: string
 
   constructor (opts: SmtpSenderOptions) {
-    if (opts === null || typeof opts !== 'object') throw new TypeError('SmtpSender: options must be an object')
+    if (opts === null || typeof opts !== 'object') throw new OptionsError('SmtpSender', 'options must be an object')
     if (typeof opts.host !== 'string' || opts.host === '') throw bad('host', 'is required')
     const tls = bool('tls', opts.tls)
     const port = opts.port ?? (tls ? 465 : 25)
@@ -74,12 +77,13 @@ export class SmtpSender implements Sender {
     const encoding = CHARSETS[this.charset]
     if (encoding === undefined) throw bad('charset', `must be one of ${Object.keys(CHARSETS).join(', ')}`)
     this.encoding = encoding
-    const timeout = opts.timeout === undefined ? 10_000 : parseDuration(opts.timeout)
-    if (timeout === undefined) throw bad('timeout', 'must be a positive duration')
+    const timeout = optionDuration('SmtpSender.timeout', opts.timeout, 10_000)
     this.from = opts.from
     this.subject = opts.subject ?? 'Confirmation'
     this.where = `${opts.host}:${port}`
-    this.transport = createTransport({
+    // nodemailer is loaded when a mail sender is configured, not when the package is imported.
+    const nodemailer = requireLazy<{ createTransport: typeof createTransport }>('nodemailer')
+    this.transport = nodemailer.createTransport({
       host: opts.host,
       port,
       secure: tls,

@@ -3,6 +3,7 @@
  * a value that itself contains `{{.Token}}` is inserted as those characters, never evaluated, so a user name
  * cannot pull the token (or anything else) into a message sent to someone else.
  */
+import { OptionsError } from '../../lib/errors.js'
 
 export interface TemplateValues {
   Address: string
@@ -24,8 +25,8 @@ export function defaultEscape (template: string): TemplateEscape {
 
 /** Checks a template at registration: it must be a string carrying the token. */
 export function checkTemplate (template: unknown, provider: string): string {
-  if (typeof template !== 'string' || template === '') throw new TypeError(`fastify-gatehouse: verified provider "${provider}" needs a message template`)
-  if (!/\{\{\s*\.Token\s*\}\}/.test(template)) throw new TypeError(`fastify-gatehouse: the template of verified provider "${provider}" must contain {{.Token}}`)
+  if (typeof template !== 'string' || template === '') throw new OptionsError(`verify.${provider}.template`, 'is required')
+  if (!/\{\{\s*\.Token\s*\}\}/.test(template)) throw new OptionsError(`verify.${provider}.template`, 'must contain {{.Token}}')
   return template
 }
 

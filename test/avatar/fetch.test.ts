@@ -1,6 +1,6 @@
 import t from 'tap'
 import { fetchPicture, type FetchLimits } from '../../plugins/avatar/fetch.js'
-import { compileIpMatcher } from '../../plugins/shared/ip.js'
+import { compileIpMatcher } from '../../lib/ip.js'
 import { jpeg, startPictureServer } from './pictures.js'
 
 const server = await startPictureServer()

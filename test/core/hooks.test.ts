@@ -1,6 +1,6 @@
 import t from 'tap'
 import { authPlugin } from '../../plugins/auth.js'
-import { User } from '../../plugins/core/user.js'
+import { User } from '../../lib/user.js'
 import { client, listen, type Client } from '../helpers/client.js'
 
 const roles: Record<string, string> = { alice: 'editor', bob: 'viewer' }

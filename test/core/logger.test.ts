@@ -1,7 +1,7 @@
 import t from 'tap'
 import { Writable } from 'node:stream'
 import Fastify from 'fastify'
-import { funcLogger, noopLogger, pinoLogger, stdLogger } from '../../plugins/core/logger.js'
+import { funcLogger, noopLogger, pinoLogger, stdLogger } from '../../lib/logger.js'
 import { authPlugin } from '../../plugins/auth.js'
 import { client, listen } from '../helpers/client.js'
 

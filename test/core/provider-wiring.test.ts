@@ -1,7 +1,7 @@
 import t from 'tap'
 import Fastify from 'fastify'
 import { authPlugin } from '../../plugins/auth.js'
-import { startLocalOAuth2Server } from '../../providers/oauth2-server/index.js'
+import { startLocalOAuth2Server } from '../../servers/index.js'
 import { client, listen } from '../helpers/client.js'
 
 t.test('every provider kind can be given in the options object and by add* calls', async (t) => {

@@ -6,7 +6,7 @@ import t from 'tap'
 import type { Test } from 'tap'
 import { createHash, randomBytes } from 'node:crypto'
 import FakeTimers from '@sinonjs/fake-timers'
-import { startDevServer, startLocalOAuth2Server, DEV_CLIENT } from '../../providers/oauth2-server/index.js'
+import { startDevServer, startLocalOAuth2Server, DEV_CLIENT } from '../../servers/index.js'
 import { client } from '../helpers/client.js'
 
 const CALLBACK = 'http://127.0.0.1:1/auth/custom/callback'

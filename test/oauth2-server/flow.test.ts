@@ -8,8 +8,8 @@ import { createServer } from 'node:net'
 import sharp from 'sharp'
 import {
   DEV_CLIENT, escapeHtml, startDevServer, startLocalOAuth2Server, type RunningOAuth2Server
-} from '../../providers/oauth2-server/index.js'
-import { funcLogger } from '../../plugins/core/logger.js'
+} from '../../servers/index.js'
+import { funcLogger } from '../../lib/logger.js'
 import { client, type Client } from '../helpers/client.js'
 
 const CALLBACK = 'http://127.0.0.1:1/auth/dev/callback'

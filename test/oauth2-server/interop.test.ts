@@ -6,7 +6,7 @@
 import t from 'tap'
 import oauthPlugin, { type OAuth2Namespace } from '@fastify/oauth2'
 import type { FastifyInstance } from 'fastify'
-import { startDevServer, startLocalOAuth2Server, type RunningOAuth2Server } from '../../providers/oauth2-server/index.js'
+import { startDevServer, startLocalOAuth2Server, type RunningOAuth2Server } from '../../servers/index.js'
 import { client, listen } from '../helpers/client.js'
 
 declare module 'fastify' {

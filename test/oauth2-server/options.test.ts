@@ -4,10 +4,10 @@
  */
 import t from 'tap'
 import { createHash } from 'node:crypto'
-import { startDevServer, startLocalOAuth2Server, DEV_CLIENT, DEV_SERVER_PORT, type LocalOAuth2ServerOptions } from '../../providers/oauth2-server/index.js'
-import { OptionsError } from '../../plugins/core/options.js'
-import { funcLogger } from '../../plugins/core/logger.js'
-import { publicHostOf } from '../../providers/oauth2-server/dev-server.js'
+import { startDevServer, startLocalOAuth2Server, DEV_CLIENT, DEV_SERVER_PORT, type LocalOAuth2ServerOptions } from '../../servers/index.js'
+import { OptionsError } from '../../lib/errors.js'
+import { funcLogger } from '../../lib/logger.js'
+import { publicHostOf } from '../../servers/dev-server.js'
 
 t.test('bad options are refused before anything listens, naming the option', async (t) => {
   const bad: Array<[string, unknown, RegExp]> = [

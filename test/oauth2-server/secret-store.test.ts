@@ -4,7 +4,7 @@
  */
 import t from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
-import { SecretStore, looksLikeSecret, randomSecret } from '../../providers/oauth2-server/secret-store.js'
+import { SecretStore, looksLikeSecret, randomSecret } from '../../servers/secret-store.js'
 
 t.test('secrets are 43 base64url characters and unique', async (t) => {
   const a = randomSecret()

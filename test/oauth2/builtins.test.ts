@@ -6,7 +6,7 @@
  * verification for the OIDC ones. Plus registration errors.
  */
 import t from 'tap'
-import { userId } from '../../plugins/core/user.js'
+import { userId } from '../../lib/user.js'
 import { addOAuth2Provider, OAUTH2_BUILTIN_NAMES } from '../../providers/oauth2/index.js'
 import { startStandin, type Standin, type StandinProfile } from './standin.js'
 import { APP_URL, bootApp, currentUser, startApp } from './app.js'

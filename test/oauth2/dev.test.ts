@@ -4,9 +4,9 @@
  * function, picture link, refusal at the login page, and the dev server following the app's lifecycle.
  */
 import t from 'tap'
-import { userId } from '../../plugins/core/user.js'
+import { userId } from '../../lib/user.js'
 import { addCustomProvider, addDevProvider, type DevProvider } from '../../providers/oauth2/index.js'
-import { startLocalOAuth2Server } from '../../providers/oauth2-server/index.js'
+import { startLocalOAuth2Server } from '../../servers/index.js'
 import { APP_URL, bootApp, currentUser, startApp } from './app.js'
 
 let dev: DevProvider | undefined

@@ -6,8 +6,8 @@
  */
 import t from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
-import { userId } from '../../plugins/core/user.js'
-import { funcLogger } from '../../plugins/core/logger.js'
+import { userId } from '../../lib/user.js'
+import { funcLogger } from '../../lib/logger.js'
 import { addOAuth2Provider } from '../../providers/oauth2/index.js'
 import { startStandin } from './standin.js'
 import { APP_URL, currentUser, startApp, type TestApp } from './app.js'

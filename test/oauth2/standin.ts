@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
 import formbody from '@fastify/formbody'
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose'
-import { safeEqual } from '../../plugins/shared/compare.js'
+import { safeEqual } from '../../lib/compare.js'
 
 export interface StandinProfile {
   clientId: string

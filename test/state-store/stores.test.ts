@@ -3,7 +3,7 @@ import type { Test } from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
 import { once } from 'node:events'
 import Fastify from 'fastify'
-import { MemoryStateStore, RedisStateStore, StateStoreError, resolveStateStore, type StateStore } from '../../plugins/state-store/index.js'
+import { MemoryStateStore, RedisStateStore, StateStoreError, resolveStateStore, type StateStore } from '../../lib/state-store/index.js'
 import { authPlugin } from '../../plugins/auth.js'
 import { RedisServer, redisMissingReason } from './redis-server.js'
 

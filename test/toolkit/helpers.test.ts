@@ -3,10 +3,10 @@ import { listen } from '../helpers/client.js'
 import {
   decodeJSON, encodeJSON, errorLogger, renderJSON, renderJSONFromBytes, renderJSONWithHTML, sendErrorJSON, wrap, type JSONObject
 } from '../../plugins/toolkit/helpers.js'
-import { funcLogger } from '../../plugins/core/logger.js'
+import { funcLogger } from '../../lib/logger.js'
 import { recovererPlugin } from '../../plugins/toolkit/recoverer.js'
 import { reject } from '../../plugins/toolkit/maybe.js'
-import { HttpError } from '../../plugins/shared/errors.js'
+import { HttpError } from '../../lib/errors.js'
 import { Writable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { parseIp, isPublicIp, ipMatches, compileIpMatcher, formatIp } from '../../plugins/shared/ip.js'
+import { parseIp, isPublicIp, ipMatches, compileIpMatcher, formatIp } from '../../lib/ip.js'
 
 t.test('parseIp accepts the usual spellings', async (t) => {
   t.same(parseIp('1.2.3.4'), { family: 4, bytes: Uint8Array.from([1, 2, 3, 4]) })

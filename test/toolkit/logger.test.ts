@@ -3,7 +3,7 @@ import Fastify from 'fastify'
 import { request as httpRequest } from 'node:http'
 import { listen } from '../helpers/client.js'
 import { requestLoggerPlugin, sanitizeUrl } from '../../plugins/toolkit/logger.js'
-import { funcLogger } from '../../plugins/core/logger.js'
+import { funcLogger } from '../../lib/logger.js'
 
 // Resolves once the log line of the just-finished request exists (onResponse runs after the client got it).
 function waitLines (lines: string[], n: number): Promise<void> {

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { listen } from '../helpers/client.js'
 import { noCachePlugin, noCacheHook, NO_CACHE_HEADERS } from '../../plugins/toolkit/no-cache.js'
-import { HttpError } from '../../plugins/shared/errors.js'
+import { HttpError } from '../../lib/errors.js'
 
 t.test('noCache plugin', async (t) => {
   const { app, base } = await listen(async (app) => {

@@ -1,8 +1,8 @@
 import t from 'tap'
 import { listen } from '../helpers/client.js'
 import { recovererPlugin } from '../../plugins/toolkit/recoverer.js'
-import { funcLogger } from '../../plugins/core/logger.js'
-import { HttpError } from '../../plugins/shared/errors.js'
+import { funcLogger } from '../../lib/logger.js'
+import { HttpError } from '../../lib/errors.js'
 
 t.test('recoverer: throwing handlers are logged with a stack and answered 500', async (t) => {
   const lines: string[] = []

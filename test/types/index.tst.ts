@@ -3,7 +3,12 @@
  * type-check; misuse must not (each `@ts-expect-error` fails the build when the line stops being an error).
  */
 import Fastify from 'fastify'
-import authPlugin, { sanitizeUrl, User, SmtpSender, appleKeyFromFile, pingPlugin, healthPlugin, withBcryptHash, maybe, type AuthOptions, type Claims } from '../../index.js'
+import authPlugin, {
+  User, SmtpSender, appleKeyFromFile, directProvider, oauth2Provider, oidcProvider, devProvider, verifyProvider, telegramProvider,
+  corePlugin, ErrorCodes, OptionsError, type AuthOptions, type Claims
+} from '../../index.js'
+import { sanitizeUrl, pingPlugin, healthPlugin, withBcryptHash, maybe } from '../../toolkit.js'
+import { startLocalOAuth2Server } from '../../servers/index.js'
 
 const app = Fastify()
 
@@ -56,6 +61,24 @@ await app.register(healthPlugin, { checks: [{ name: 'db', check: async () => {} 
 app.get('/ops', { onRequest: withBcryptHash('ops', '$2a$10$abcdefghijklmnopqrstuu5Hk0V6oZpGkJ2aJrJ6J4p3m8y1cH7e') }, async () => 'ok')
 app.get('/maybe', { preHandler: maybe((req) => req.method === 'POST', app.auth.authenticate) }, async () => 'ok')
 
+// Providers as plugins
+await app.register(directProvider, { name: 'local2', checker: async (user, passwd) => user === passwd })
+await app.register(oauth2Provider, { name: 'github', cid: 'c', csecret: 's', timeoutMs: 5000 })
+await app.register(oauth2Provider, {
+  name: 'corp3', cid: 'c', csecret: 's', endpoint: { authURL: 'https://corp/auth', tokenURL: 'https://corp/token' },
+  infoURL: 'https://corp/me', mapUser: (data) => ({ id: String(data.sub) })
+})
+await app.register(oidcProvider, { name: 'sso', cid: 'c', csecret: 's', issuer: 'https://sso.example.com' })
+await app.register(devProvider, { port: 0, onServer: (server) => { const u: string = server.url; void u } })
+await app.register(verifyProvider, { name: 'mail', template: '{{.Token}}', sender: async () => {} })
+await app.register(telegramProvider, { token: '1:x', polling: false })
+const local = await startLocalOAuth2Server({ url: 'http://localhost:9096', withLoginPage: true })
+await app.register(oauth2Provider, { name: 'custom', ...local.providerOptions })
+await Fastify().register(corePlugin, { secret: () => 's', url: 'http://localhost' })
+const code: string = ErrorCodes.OPTION
+try { await app.ready() } catch (err) { if (err instanceof OptionsError) { const o: string = err.option; void o } }
+void code
+
 // @ts-expect-error an oauth2 entry needs its client secret
 const noSecretEntry: AuthOptions['providers'] = [{ kind: 'oauth2', name: 'google', cid: 'c' }]
 // @ts-expect-error a custom provider needs mapUser
@@ -68,6 +91,8 @@ const noSecret: AuthOptions = { url: 'http://x' }
 app.auth.rbac('admin')
 // @ts-expect-error request.user may be null
 const n: string = Fastify().get('/', async (r) => r.user.name) as unknown as string
+// @ts-expect-error the direct plugin needs a checker
+await app.register(directProvider, { name: 'x' })
 // @ts-expect-error a checker returns a boolean
 app.auth.addDirectProvider('bad', (u: string) => u)
 // @ts-expect-error unknown provider kinds are rejected

@@ -1,7 +1,7 @@
 import t from 'tap'
 import Fastify from 'fastify'
 import { authPlugin } from '../../plugins/auth.js'
-import { MemoryStateStore } from '../../plugins/state-store/index.js'
+import { MemoryStateStore } from '../../lib/state-store/index.js'
 import { addVerifProvider, renderTemplate, senderFunc, SmtpSender } from '../../providers/verify/index.js'
 import { client, listen } from '../helpers/client.js'
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { once } from 'node:events'
 import { authPlugin } from '../../plugins/auth.js'
-import { RedisStateStore } from '../../plugins/state-store/index.js'
+import { RedisStateStore } from '../../lib/state-store/index.js'
 import { addVerifProvider } from '../../providers/verify/index.js'
 import { client, listen } from '../helpers/client.js'
 import { RedisServer, redisMissingReason } from '../state-store/redis-server.js'

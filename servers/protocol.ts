@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { FastifyReply } from 'fastify'
-import { safeEqual } from '../../plugins/shared/compare.js'
+import { safeEqual } from '../lib/compare.js'
 
 /** Error codes of RFC 6749 §4.1.2.1 and §5.2 and RFC 6750 §3.1. */
 export type OAuthErrorCode =

@@ -1,4 +1,4 @@
 export { type StateStore, StateStoreError } from './types.js'
 export { MemoryStateStore, type MemoryStateStoreOptions } from './memory.js'
 export { RedisStateStore, type RedisStateStoreOptions } from './redis.js'
-export { resolveStateStore, isStateStore, type StateStoreOption } from './resolve.js'
+export { openStateStore, isStateStore, type OpenedStateStore, type StateStoreOption } from './resolve.js'

@@ -1,6 +1,6 @@
 /**
- * What a client of a local OAuth2 server registers: the shape `addCustomProvider(name, client, opts)` takes
- * (providers/oauth2/custom.ts), so `addCustomProvider(name, p.client, p)` works as is.
+ * What a client of a local OAuth2 server registers: the options of a custom provider, so that
+ * `app.register(oauth2Provider, { name, ...server.providerOptions })` works as is.
  */
 import type { ClientCredentials } from './server.js'
 import { serverEndpoints } from './endpoints.js'
@@ -15,9 +15,12 @@ export const LOCAL_SCOPES: readonly string[] = Object.freeze(['user'])
  */
 export interface LocalMappedUser { id: string; name: string; picture?: string; email?: string }
 
-/** Custom-provider options for a local server (SPEC §3 "custom OAuth2"). */
+/** Custom-provider options for a local server: client credentials, endpoints, scopes and the mapping. */
 export interface LocalProviderOptions {
-  client: ClientCredentials
+  /** Client id. */
+  cid: string
+  /** Client secret. */
+  csecret: string
   endpoint: { authURL: string; tokenURL: string }
   infoURL: string
   scopes: string[]
@@ -43,5 +46,5 @@ export function mapLocalUser (data: unknown): LocalMappedUser {
 /** Everything a client needs to use the server at `url` with these credentials. */
 export function providerOptionsFor (url: string, client: ClientCredentials): LocalProviderOptions {
   const { authURL, tokenURL, infoURL } = serverEndpoints(url)
-  return { client: { ...client }, endpoint: { authURL, tokenURL }, infoURL, scopes: [...LOCAL_SCOPES], mapUser: mapLocalUser }
+  return { cid: client.cid, csecret: client.csecret, endpoint: { authURL, tokenURL }, infoURL, scopes: [...LOCAL_SCOPES], mapUser: mapLocalUser }
 }

@@ -3,7 +3,7 @@
  * the configured user in at once) and redirects back to the client with a one-time code and the state.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { safeEqual } from '../../plugins/shared/compare.js'
+import { safeEqual } from '../lib/compare.js'
 import {
   OAuthError, checkCodeChallenge, checkRedirectUri, param, parseScope, requiredParam, withQuery
 } from './protocol.js'

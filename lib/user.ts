@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto'
 
+/** A value or a promise of it: host callbacks may be sync or async. */
+export type MaybePromise<T> = T | Promise<T>
+
 /** The user as it travels in JSON and in the token's `user` claim. */
 export interface UserData {
   name: string
@@ -86,3 +89,7 @@ export class User implements UserData {
     return this
   }
 }
+
+/** Result of a basic-auth checker: `ok` and, when ok, the user placed in `request.user`. */
+export interface BasicAuthResult { ok: boolean; user?: UserData }
+export type BasicAuthChecker = (user: string, passwd: string) => MaybePromise<BasicAuthResult>

@@ -1,4 +1,5 @@
-import { Redis, type RedisOptions } from 'ioredis'
+import type { Redis, RedisOptions } from 'ioredis'
+import { requireLazy } from '../lazy.js'
 import { checkEntry, StateStoreError, type StateStore } from './types.js'
 
 /** Options of the Redis store. */
@@ -48,7 +49,11 @@ export class RedisStateStore implements StateStore {
         retryStrategy: (times) => Math.min(times * 100, 2000)
       }
       let client: Redis
-      try { client = new Redis(clientOrUrl, options) } catch (err) {
+      try {
+        // ioredis is loaded here, when a Redis store is really wanted, not when the package is imported.
+        const { Redis: RedisClient } = requireLazy<typeof import('ioredis')>('ioredis')
+        client = new RedisClient(clientOrUrl, options)
+      } catch (err) {
         throw new TypeError(`RedisStateStore: bad Redis address: ${(err as Error).message}`)
       }
       this.client = client

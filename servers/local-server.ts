@@ -3,7 +3,7 @@
  * options to register a custom provider on it. Client credentials are generated unless given.
  */
 import { randomBytes } from 'node:crypto'
-import { OptionsError } from '../../plugins/core/options.js'
+import { OptionsError } from '../lib/errors.js'
 import { startAuthServer, type ClientCredentials } from './server.js'
 import { listenHost, resolveClient, resolveCommon, resolvePort, type CommonServerOptions } from './options.js'
 import { providerOptionsFor } from './provider-options.js'

@@ -2,8 +2,8 @@
  * Options both server flavours share, validated once with errors naming the option.
  */
 import { isIP } from 'node:net'
-import { OptionsError } from '../../plugins/core/options.js'
-import { noopLogger, type Logger } from '../../plugins/core/logger.js'
+import { OptionsError } from '../lib/errors.js'
+import { noopLogger, type Logger } from '../lib/logger.js'
 import type { LoginPageHandler } from './login-page.js'
 import type { AuthServerConfig, ClientCredentials, EmailFn } from './server.js'
 

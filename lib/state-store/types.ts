@@ -1,4 +1,4 @@
-import { HttpError } from '../shared/errors.js'
+import { ErrorCodes, HttpError } from '../errors.js'
 
 /**
  * Short-lived shared state: used confirmation tokens, pending Telegram logins. Values are strings (callers
@@ -20,12 +20,11 @@ export interface StateStore {
   close(): Promise<void>
 }
 
-/** The backend failed (down, timed out, full). Maps to 503 `{error, details}` through HttpError. */
+/** The backend failed (down, timed out, full). Maps to 503 `{error, details, code: GATEHOUSE_STATE_STORE}`. */
 export class StateStoreError extends HttpError {
   constructor (details: string, options?: { cause?: unknown }) {
-    super(503, 'state store unavailable', details)
+    super(503, 'state store unavailable', details, ErrorCodes.STATE_STORE, options)
     this.name = 'StateStoreError'
-    if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause
   }
 }
 

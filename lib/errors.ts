@@ -1,0 +1,130 @@
+/**
+ * The package's one error family. Every error it throws is a `GatehouseError` with a stable `code`; every
+ * client-facing failure is an `HttpError` and answers `{ error, details?, code }`. Codes never change
+ * meaning; messages may be reworded. Match on `code` (and `option` for configuration errors).
+ */
+import type { FastifyReply } from 'fastify'
+
+/** Stable error codes. */
+export const ErrorCodes = {
+  /** A configuration mistake found at registration (`OptionsError`, which also names the `option`). */
+  OPTION: 'GATEHOUSE_OPTION',
+  /** 400: malformed or missing input. */
+  BAD_REQUEST: 'GATEHOUSE_BAD_REQUEST',
+  /** 401: no session, or a bad one. */
+  UNAUTHORIZED: 'GATEHOUSE_UNAUTHORIZED',
+  /** 401: the token is well formed but expired and may not be refreshed. */
+  TOKEN_EXPIRED: 'GATEHOUSE_TOKEN_EXPIRED',
+  /** 401: signature, algorithm, purpose, issuer or claims do not verify. */
+  TOKEN_INVALID: 'GATEHOUSE_TOKEN_INVALID',
+  /** 401: the session ended (absolute lifetime or idle timeout) and may not be refreshed. */
+  SESSION_EXPIRED: 'GATEHOUSE_SESSION_EXPIRED',
+  /** 401: the session was revoked (logout, revokeSession, revokeUser, key removed). */
+  SESSION_REVOKED: 'GATEHOUSE_SESSION_REVOKED',
+  /** 401/403: the XSRF header is missing or does not match. */
+  XSRF: 'GATEHOUSE_XSRF',
+  /** 403: the credentials were checked and refused. */
+  CREDENTIALS: 'GATEHOUSE_CREDENTIALS',
+  /** 403: authenticated but not allowed (admin, role, audience). */
+  FORBIDDEN: 'GATEHOUSE_FORBIDDEN',
+  /** 403: a cross-site request to a login, confirm or logout route. */
+  CROSS_SITE: 'GATEHOUSE_CROSS_SITE',
+  /** 400/403: the OAuth2 handshake cookie is missing, expired, forged or of another provider. */
+  HANDSHAKE: 'GATEHOUSE_HANDSHAKE',
+  /** 403: the callback's `state` does not belong to this browser's login. */
+  STATE_MISMATCH: 'GATEHOUSE_STATE_MISMATCH',
+  /** 401/403: a one-time value (state, confirmation token, login token) was already used. */
+  ALREADY_USED: 'GATEHOUSE_ALREADY_USED',
+  /** 404: no such route, provider, avatar or pending login. */
+  NOT_FOUND: 'GATEHOUSE_NOT_FOUND',
+  /** 413: the body is larger than allowed. */
+  TOO_LARGE: 'GATEHOUSE_TOO_LARGE',
+  /** 429: too many attempts; see `Retry-After`. */
+  RATE_LIMITED: 'GATEHOUSE_RATE_LIMITED',
+  /** 500: a failure of the server itself (logged with its cause). */
+  INTERNAL: 'GATEHOUSE_INTERNAL',
+  /** 502: a peer (OAuth2 provider, mail server, Bot API) answered something unusable. */
+  UPSTREAM: 'GATEHOUSE_UPSTREAM',
+  /** 503: a peer or store this server needs is unavailable. */
+  UNAVAILABLE: 'GATEHOUSE_UNAVAILABLE',
+  /** 503: the state store (memory or Redis) could not answer or is full. */
+  STATE_STORE: 'GATEHOUSE_STATE_STORE',
+  /** 504: a peer did not answer in time. */
+  UPSTREAM_TIMEOUT: 'GATEHOUSE_UPSTREAM_TIMEOUT'
+} as const
+
+export type ErrorCode = typeof ErrorCodes[keyof typeof ErrorCodes]
+
+/** Base class of every error the package throws. */
+export class GatehouseError extends Error {
+  readonly code: string
+  constructor (message: string, code: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'GatehouseError'
+    this.code = code
+  }
+}
+
+/** A registration-time configuration error naming the option (`code: GATEHOUSE_OPTION`). */
+export class OptionsError extends GatehouseError {
+  /** The option at fault, e.g. `secret` or `avatarFetch.maxBytes`. */
+  readonly option: string
+  constructor (option: string, message: string, options?: { cause?: unknown }) {
+    super(`fastify-gatehouse: option "${option}" ${message}`, ErrorCodes.OPTION, options)
+    this.name = 'OptionsError'
+    this.option = option
+  }
+}
+
+/** The one error body shape of the package. */
+export interface ErrorBody { error: string; details?: string; code: string }
+
+const BY_STATUS: Record<number, ErrorCode> = {
+  400: ErrorCodes.BAD_REQUEST,
+  401: ErrorCodes.UNAUTHORIZED,
+  403: ErrorCodes.FORBIDDEN,
+  404: ErrorCodes.NOT_FOUND,
+  413: ErrorCodes.TOO_LARGE,
+  429: ErrorCodes.RATE_LIMITED,
+  502: ErrorCodes.UPSTREAM,
+  503: ErrorCodes.UNAVAILABLE,
+  504: ErrorCodes.UPSTREAM_TIMEOUT
+}
+
+/** The code a status answers with when no more precise one is given. */
+export function codeForStatus (status: number): string {
+  return BY_STATUS[status] ?? (status >= 500 ? ErrorCodes.INTERNAL : ErrorCodes.BAD_REQUEST)
+}
+
+/**
+ * An error that maps to a client-facing status and JSON body. Thrown from hooks, providers and routes; the
+ * auth routes' error handler (and `sendError`) turn it into `{error, details?, code}`.
+ */
+export class HttpError extends GatehouseError {
+  readonly statusCode: number
+  readonly details: string | undefined
+  constructor (statusCode: number, error: string, details?: string, code?: string, options?: { cause?: unknown }) {
+    super(error, code ?? codeForStatus(statusCode), options)
+    this.name = 'HttpError'
+    this.statusCode = statusCode
+    this.details = details
+  }
+
+  toJSON (): ErrorBody {
+    return errorBody(this.message, this.details, this.code)
+  }
+}
+
+function errorBody (error: string, details: string | undefined, code: string): ErrorBody {
+  return details === undefined ? { error, code } : { error, details, code }
+}
+
+/** Sends `{error, details?, code}` with the given status; the code defaults to the status's. */
+export function sendError (reply: FastifyReply, statusCode: number, error: string, details?: string, code?: string): FastifyReply {
+  return reply.code(statusCode).type('application/json; charset=utf-8').send(errorBody(error, details, code ?? codeForStatus(statusCode)))
+}
+
+/** Sends an HttpError as its status and body. */
+export function sendHttpError (reply: FastifyReply, err: HttpError): FastifyReply {
+  return sendError(reply, err.statusCode, err.message, err.details, err.code)
+}

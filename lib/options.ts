@@ -1,0 +1,118 @@
+/**
+ * Option validators shared by every plugin: each throws an `OptionsError` naming the option, so a
+ * configuration mistake is reported the same way wherever it is made.
+ */
+import { OptionsError } from './errors.js'
+import { parseDuration } from './duration.js'
+
+/** Keys Fastify passes through every plugin's options object. */
+export const FASTIFY_KEYS: readonly string[] = ['prefix', 'logLevel', 'logSerializers']
+
+/**
+ * Checks that `opts` is an object with no key outside `known` (Fastify's own registration keys allowed).
+ * `label` prefixes the option names in errors (`'avatar'` → `avatar.foo`).
+ */
+export function checkKeys (opts: unknown, known: readonly string[], label?: string): Record<string, unknown> {
+  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) throw new OptionsError(label ?? '(options)', 'must be an object')
+  for (const key of Object.keys(opts)) {
+    if (!known.includes(key) && !FASTIFY_KEYS.includes(key)) throw new OptionsError(named(label, key), 'is not a known option')
+  }
+  return opts as Record<string, unknown>
+}
+
+/** `label.key`, or `key` without a label. */
+export function named (label: string | undefined, key: string): string {
+  return label === undefined ? key : `${label}.${key}`
+}
+
+/** A duration in ms or like `'15m'`, `'1h30m'`; `dflt` when absent. */
+export function optionDuration (name: string, value: unknown, dflt: number): number {
+  if (value === undefined) return dflt
+  const ms = parseDuration(value as number | string)
+  if (ms === undefined) throw new OptionsError(name, `must be a positive duration in ms or like "15m", got ${JSON.stringify(value)}`)
+  return ms
+}
+
+/** A non-empty string, or undefined when absent. */
+export function optionString (name: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'string') throw new OptionsError(name, 'must be a string')
+  if (value === '') throw new OptionsError(name, 'must not be empty')
+  return value
+}
+
+/** A required non-empty string. */
+export function requiredString (name: string, value: unknown, hint = ''): string {
+  if (value === undefined || value === null || value === '') throw new OptionsError(name, `is required${hint === '' ? '' : ` (${hint})`}`)
+  return optionString(name, value)!
+}
+
+/** A boolean, or `dflt` when absent. */
+export function optionBoolean (name: string, value: unknown, dflt: boolean): boolean
+export function optionBoolean (name: string, value: unknown): boolean | undefined
+export function optionBoolean (name: string, value: unknown, dflt?: boolean): boolean | undefined {
+  if (value === undefined) return dflt
+  if (typeof value !== 'boolean') throw new OptionsError(name, 'must be a boolean')
+  return value
+}
+
+/** A list of non-empty strings (a copy), `[]` when absent. */
+export function optionList (name: string, value: unknown): string[] {
+  if (value === undefined) return []
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && v !== '')) throw new OptionsError(name, 'must be a list of non-empty strings')
+  return [...value]
+}
+
+/** An integer `>= min`, `dflt` when absent. */
+export function optionInt (name: string, value: unknown, dflt: number, min = 0): number {
+  if (value === undefined) return dflt
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) throw new OptionsError(name, `must be an integer >= ${min}`)
+  return value
+}
+
+/** An http(s) URL (parsed), required. */
+export function optionUrl (name: string, value: unknown): URL {
+  if (typeof value !== 'string' || value === '') throw new OptionsError(name, `must be an http(s) URL, got ${JSON.stringify(value)}`)
+  let u: URL
+  try { u = new URL(value) } catch { throw new OptionsError(name, `is not a valid URL: ${JSON.stringify(value)}`) }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new OptionsError(name, 'must be an http or https URL')
+  return u
+}
+
+/** A route prefix such as `/auth` (trailing slashes dropped), `dflt` when absent. */
+export function optionPrefix (name: string, value: unknown, dflt: string): string {
+  if (value === undefined) return dflt
+  if (typeof value !== 'string' || !/^\/[A-Za-z0-9._~\-/]*$/.test(value)) throw new OptionsError(name, 'must be a path starting with "/"')
+  return value.replace(/\/+$/, '') || dflt
+}
+
+/** A function, or `dflt` when absent. */
+export function optionFunction<F> (name: string, value: unknown): F | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'function') throw new OptionsError(name, 'must be a function')
+  return value as F
+}
+
+/** Accepts a function or an object with the named method; returns a function. */
+export function adaptFunction<F> (name: string, value: unknown, method: string, required = false): F | undefined {
+  if (value === undefined || value === null) {
+    if (required) throw new OptionsError(name, `is required (a function or an object with ${method}())`)
+    return undefined
+  }
+  if (typeof value === 'function') return value as F
+  if (typeof value === 'object' && typeof (value as Record<string, unknown>)[method] === 'function') {
+    const obj = value as Record<string, (...a: unknown[]) => unknown>
+    return ((...a: unknown[]) => obj[method]!(...a)) as F
+  }
+  throw new OptionsError(name, `must be a function or an object with ${method}()`)
+}
+
+/** A provider or route name: 1-64 letters, digits, `_` or `-`. */
+export const NAME_RE = /^[A-Za-z0-9_-]{1,64}$/
+
+/** A provider name, required. */
+export function optionName (name: string, value: unknown, dflt?: string): string {
+  if (value === undefined && dflt !== undefined) return dflt
+  if (typeof value !== 'string' || !NAME_RE.test(value)) throw new OptionsError(name, 'must be 1-64 letters, digits, "_" or "-"')
+  return value
+}

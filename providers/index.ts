@@ -1,0 +1,29 @@
+/**
+ * `fastify-gatehouse/providers`: every login-method family as a Fastify plugin, each registered after the auth
+ * core (`authPlugin` or `corePlugin`) and mounting one provider at `{authPrefix}/<name>/…`:
+ *
+ * ```ts
+ * await app.register(authPlugin, { secret, url })
+ * await app.register(oauth2Provider, { name: 'github', cid, csecret })
+ * await app.register(directProvider, { name: 'local', checker })
+ * ```
+ */
+export { directProvider, type DirectProviderOptions } from './direct.js'
+export {
+  oauth2Provider, oidcProvider, appleProvider,
+  type OAuth2Client, type OAuth2ProviderOptions, type BuiltinProviderOptions, type CustomOAuth2ProviderOptions,
+  type OidcPluginOptions, type AppleProviderOptions
+} from './oauth2/plugins.js'
+export { OAUTH2_BUILTIN_NAMES, RESERVED_PROVIDER_NAMES, type BuiltinProviderName, type OAuth2Overrides } from './oauth2/builtins.js'
+export type { CustomClient, CustomProviderOptions } from './oauth2/custom.js'
+export { discoverOidc, mapStandardClaims, type OidcProviderOptions } from './oauth2/oidc.js'
+export { appleKeyFromFile, type AppleConfig, type AppleKeyLoader, type ApplePrivateKey } from './oauth2/apple.js'
+export type { MappedUser, MapContext, MapUserFn, OAuth2ProviderConfig } from './oauth2/engine.js'
+export type { OidcSettings } from './oauth2/idtoken.js'
+export { devProvider, DEV_PORT, type DevProviderOptions } from './oauth2/dev.js'
+export { verifyProvider, type VerifyOptions, type VerifyProviderOptions } from './verify/provider.js'
+export { SendError, senderFunc, type Sender, type SenderFunc, type SendErrorKind } from './verify/sender.js'
+export { SmtpSender, type SmtpSenderOptions } from './verify/smtp.js'
+export type { TemplateEscape } from './verify/template.js'
+export { telegramProvider } from './telegram/provider.js'
+export type { TelegramOptions } from './telegram/options.js'
