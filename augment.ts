@@ -15,7 +15,10 @@ declare module 'fastify' {
     benchmarks: Benchmarks
   }
   interface FastifyRequest {
-    /** The signed-in user, set by the auth hooks (`null` when there is none or no hook ran). */
+    /**
+     * The signed-in user, set by the auth hooks (`authenticate`, `admin`, `rbac`, `trace`, `updateUser`): the user
+     * or `null`. Not set on a route where none of them ran; `fastify.auth.getUser(request)` answers `null` there.
+     */
     user: User | null
     /** `X-Request-ID` of this request, set by the toolkit's trace plugin or hook (`''` before). */
     requestId: string

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import {
-  appleKeyFromFile, devProvider, oauth2Provider, oidcProvider, safeEqual, SmtpSender,
+  appleKeyFromFile, devProvider, discoverOidc, oauth2Provider, safeEqual, SmtpSender,
   type ClaimsUpdFunc, type CredChecker, type Logger, type Sender
 } from '../index.js'
 import { startLocalOAuth2Server, type RunningOAuth2Server } from '../servers/index.js'
@@ -74,14 +74,9 @@ export async function addDemoProviders (app: FastifyInstance, ctx: ProviderConte
   await app.register(oauth2Provider, { name: 'custom', ...local.providerOptions })
 
   if (cfg.oidc !== undefined) {
-    // Discovery runs while the app boots; an issuer that cannot be read leaves the demo without `oidc`.
-    await app.register(async (scope) => {
-      try {
-        await scope.register(oidcProvider, { name: 'oidc', cid: cfg.oidc!.cid, csecret: cfg.oidc!.csecret, issuer: cfg.oidc!.issuer })
-      } catch (err) {
-        ctx.warn(`provider oidc is off: ${(err as Error).message}`)
-      }
-    })
+    // Discovered before registering: an issuer that cannot be read leaves the demo without `oidc`, with a warning.
+    const discovered = await discoverOidc(cfg.oidc.issuer).catch((err: unknown) => { ctx.warn(`provider oidc is off: ${(err as Error).message}`) })
+    if (discovered !== undefined) await app.register(oauth2Provider, { name: 'oidc', cid: cfg.oidc.cid, csecret: cfg.oidc.csecret, ...discovered })
   }
   for (const b of cfg.builtins) auth.addProvider(b.name, b.cid, b.csecret)
   if (cfg.apple !== undefined) {

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { UserResolver } from '../plugins/core/session.js'
 import type { User } from '../lib/user.js'
-import { HttpError, sendError } from '../lib/errors.js'
+import { HttpError, sendHttpError } from '../lib/errors.js'
 
 /** Outcome of a guard: the user to attach, or the error to answer with. */
 export type Guard = (user: User | null) => HttpError | null
@@ -18,11 +18,11 @@ export function guardedHook (resolve: UserResolver, guard: Guard) {
     try {
       user = await resolve(request, reply)
     } catch (err) {
-      if (err instanceof HttpError) return sendError(reply.header('cache-control', 'no-store'), err.statusCode, err.message, err.details)
+      if (err instanceof HttpError) return sendHttpError(reply.header('cache-control', 'no-store'), err)
       throw err
     }
     const denied = guard(user)
-    if (denied !== null) return sendError(reply.header('cache-control', 'no-store'), denied.statusCode, denied.message, denied.details)
+    if (denied !== null) return sendHttpError(reply.header('cache-control', 'no-store'), denied)
     request.user = user
     return undefined
   }

@@ -11,8 +11,8 @@ import type { UserResolver } from '../plugins/core/session.js'
 export function updateUserHook (resolve: UserResolver, updater: UserUpdFunc) {
   const trace = traceHook(resolve)
   return async function gatehouseUpdateUser (request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (request.user === null) await trace(request, reply)
-    if (request.user === null) return
+    if (request.user == null) await trace(request, reply)
+    if (request.user == null) return
     const updated = await updater(request.user)
     request.user = updated instanceof User ? updated : new User(updated)
   }

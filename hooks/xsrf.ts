@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { safeEqual } from '../lib/compare.js'
-import { HttpError, sendError } from '../lib/errors.js'
+import { ErrorCodes, HttpError, sendError } from '../lib/errors.js'
 import type { ResolvedOptions } from '../plugins/core/types.js'
 
 /**
@@ -13,11 +13,11 @@ export function makeXsrfCheck (o: ResolvedOptions): (request: FastifyRequest, jt
     if (o.xsrf.disable || o.xsrf.ignoreMethods.has(request.method)) return
     const header = request.headers[o.xsrf.headerKey]
     const cookie = request.cookies?.[o.xsrf.cookieName]
-    if (typeof header !== 'string' || header === '' || typeof cookie !== 'string') throw new HttpError(401, 'unauthorized', 'missing XSRF header or cookie')
+    if (typeof header !== 'string' || header === '' || typeof cookie !== 'string') throw new HttpError(401, 'unauthorized', 'missing XSRF header or cookie', ErrorCodes.XSRF)
     // Both comparisons always run.
     const headerOk = safeEqual(header, jti)
     const cookieOk = safeEqual(cookie, jti)
-    if (!headerOk || !cookieOk) throw new HttpError(401, 'unauthorized', 'XSRF token mismatch')
+    if (!headerOk || !cookieOk) throw new HttpError(401, 'unauthorized', 'XSRF token mismatch', ErrorCodes.XSRF)
   }
 }
 
@@ -32,7 +32,7 @@ export function xsrfHook (o: ResolvedOptions) {
     const cookie = request.cookies?.[o.xsrf.cookieName]
     if (typeof header !== 'string' || header === '' || typeof cookie !== 'string' || !safeEqual(header, cookie)) {
       // Returned so that Fastify stops the chain (see hooks/authenticate.ts).
-      return sendError(reply, 403, 'forbidden', 'missing or mismatched XSRF header')
+      return sendError(reply, 403, 'forbidden', 'missing or mismatched XSRF header', ErrorCodes.XSRF)
     }
     return undefined
   }

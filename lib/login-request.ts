@@ -35,7 +35,7 @@ export function queryFlag (query: Record<string, unknown>, key: string): boolean
   const v = query[key]
   if (v === undefined || v === '' || v === '0' || v === 'false') return false
   if (v === '1' || v === 'true') return true
-  throw new HttpError(400, 'bad request', `${key} must be 1 or 0`)
+  throw new HttpError(400, 'bad request', `${key} must be 1, 0, true or false`)
 }
 
 /** The common fields of a login request. */

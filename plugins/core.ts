@@ -16,7 +16,7 @@ import { createTokenService } from './core/tokens.js'
 import { createUserResolver } from './core/session.js'
 import { makeRedirectPolicy } from './core/redirect.js'
 import { authRoutes } from './core/routes.js'
-import { closeRegistry, createRegistry, mountProvider, providerNames } from './core/mount.js'
+import { closeRegistry, createRegistry, mountLater, providerNames } from './core/mount.js'
 import type { GatehouseAuth, LoginResult, UserUpdater, UserUpdFunc } from './core/types.js'
 import { authenticateHook } from '../hooks/authenticate.js'
 import { adminHook } from '../hooks/admin.js'
@@ -55,7 +55,7 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
       return request.user
     },
     providerNames: () => providerNames(auth),
-    addCustomHandler: (provider) => mountProvider(fastify, provider),
+    addCustomHandler: (provider) => mountLater(fastify, provider),
     completeLogin: (request, reply, result) => completeLogin(auth, request, reply, result),
     async logout (_request, reply) {
       tokens.reset(reply)
@@ -73,7 +73,8 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
 
   // The root plugin adds the add*Provider methods to this same object (see augment.ts).
   fastify.decorate('auth', auth as FastifyInstance['auth'])
-  fastify.decorateRequest('user', null)
+  // `request.user` is set by the auth hooks, not declared with decorateRequest: @fastify/jwt declares the same
+  // name synchronously and would crash the process if it came second (see the README on using both).
   await fastify.register(authRoutes(auth, resolve), { prefix: o.authPrefix })
 }
 
@@ -106,7 +107,7 @@ function adaptUpdater (u: UserUpdater | UserUpdFunc): UserUpdFunc {
   throw new OptionsError('updater', 'must be a function or an object with update()')
 }
 
-/** The core plugin (`gatehouse-core`). Decorates `fastify.auth` and `request.user`. */
+/** The core plugin (`gatehouse-core`). Decorates `fastify.auth`; its hooks set `request.user`. */
 export const corePlugin = fp(gatehouseCore, {
   name: 'gatehouse-core',
   fastify: '5.x',

@@ -1,3 +1,4 @@
+import { OptionsError } from '../errors.js'
 import { checkEntry, StateStoreError, type StateStore } from './types.js'
 
 /** Options of the in-memory store. */
@@ -18,8 +19,9 @@ export class MemoryStateStore implements StateStore {
   private readonly maxEntries: number
 
   constructor (opts: MemoryStateStoreOptions = {}) {
+    if (opts === null || typeof opts !== 'object') throw new OptionsError('MemoryStateStore', 'options must be an object')
     const max = opts.maxEntries ?? 100_000
-    if (!Number.isInteger(max) || max < 1) throw new TypeError('MemoryStateStore: maxEntries must be a positive integer')
+    if (!Number.isInteger(max) || max < 1) throw new OptionsError('MemoryStateStore.maxEntries', 'must be a positive integer')
     this.maxEntries = max
   }
 

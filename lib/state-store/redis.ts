@@ -1,4 +1,5 @@
 import type { Redis, RedisOptions } from 'ioredis'
+import { OptionsError } from '../errors.js'
 import { requireLazy } from '../lazy.js'
 import { checkEntry, StateStoreError, type StateStore } from './types.js'
 
@@ -36,11 +37,13 @@ export class RedisStateStore implements StateStore {
   private readonly onReadyEvent: () => void
 
   constructor (clientOrUrl: Redis | string, opts: RedisStateStoreOptions = {}) {
+    if (opts === null || typeof opts !== 'object') throw new OptionsError('RedisStateStore', 'options must be an object')
     this.prefix = opts.keyPrefix ?? 'gatehouse:'
-    if (typeof this.prefix !== 'string') throw new TypeError('RedisStateStore: keyPrefix must be a string')
+    if (typeof this.prefix !== 'string') throw new OptionsError('RedisStateStore.keyPrefix', 'must be a string')
+    if (opts.onError !== undefined && typeof opts.onError !== 'function') throw new OptionsError('RedisStateStore.onError', 'must be a function')
     if (typeof clientOrUrl === 'string') {
       const timeout = opts.commandTimeoutMs ?? 2000
-      if (!Number.isFinite(timeout) || timeout <= 0) throw new TypeError('RedisStateStore: commandTimeoutMs must be a positive number')
+      if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) throw new OptionsError('RedisStateStore.commandTimeoutMs', 'must be a positive number')
       const options: RedisOptions = {
         maxRetriesPerRequest: 1,
         commandTimeout: timeout,
@@ -48,13 +51,15 @@ export class RedisStateStore implements StateStore {
         // Keep reconnecting (up to every 2 s) so the store recovers by itself when Redis returns.
         retryStrategy: (times) => Math.min(times * 100, 2000)
       }
+      // ioredis is loaded here, when a Redis store is really wanted, not when the package is imported.
+      const { Redis: RedisClient } = requireLazy<typeof import('ioredis')>('ioredis')
       let client: Redis
       try {
-        // ioredis is loaded here, when a Redis store is really wanted, not when the package is imported.
-        const { Redis: RedisClient } = requireLazy<typeof import('ioredis')>('ioredis')
         client = new RedisClient(clientOrUrl, options)
-      } catch (err) {
-        throw new TypeError(`RedisStateStore: bad Redis address: ${(err as Error).message}`)
+      } catch {
+        // Neither the address nor the parser's error (which carries the address as `input`) goes into the
+        // error: the address may hold a password.
+        throw new OptionsError('RedisStateStore', 'was given an address that is not a valid Redis URL')
       }
       this.client = client
       this.ownsClient = true
@@ -62,7 +67,7 @@ export class RedisStateStore implements StateStore {
       this.client = clientOrUrl
       this.ownsClient = false
     } else {
-      throw new TypeError('RedisStateStore: expected an ioredis client or a redis:// address')
+      throw new OptionsError('RedisStateStore', 'needs an ioredis client or a redis:// address')
     }
     const report = opts.onError ?? (() => {})
     // Without an 'error' listener ioredis prints every failed reconnect; report the first of each outage only.

@@ -28,12 +28,17 @@ export async function openStateStore (option: unknown, optionName: string, onErr
     throw new OptionsError(optionName, 'must be a state store (setIfAbsent, set, get, take, delete, close) or a redis:// address')
   }
   if (!/^rediss?:\/\//.test(option)) {
-    throw new OptionsError(optionName, `must be a redis:// or rediss:// address, got "${option.replace(/\/\/[^@/]*@/, '//***@')}"`)
+    // Only the scheme is named: the rest of an address may hold a password.
+    const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(option)?.[1]
+    throw new OptionsError(optionName, `must be a redis:// or rediss:// address, got ${scheme === undefined ? 'a string that is not an address' : `a "${scheme}:" address`}`)
   }
   const { RedisStateStore } = await import('./redis.js')
   try {
     return { store: new RedisStateStore(option, onError === undefined ? {} : { onError }), owned: true }
   } catch (err) {
-    throw new OptionsError(optionName, (err as Error).message, { cause: err })
+    if (!(err instanceof OptionsError)) throw err // e.g. ioredis not installed
+    // The one option left to refuse is an address that does not parse; the store's error names neither it nor
+    // any password in it, and it is not kept as the cause, so that this error stays the store option's.
+    throw new OptionsError(optionName, 'is not a valid redis:// address')
   }
 }

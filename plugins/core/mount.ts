@@ -49,6 +49,19 @@ export function mountProvider (instance: FastifyInstance, provider: AuthProvider
   registry.providers.set(provider.name, provider)
 }
 
+/**
+ * Mounts a provider when `instance` loads its plugins, so that providers keep their registration order however
+ * they were added (`addCustomHandler`, `add*` methods, provider plugins). Throws at once after ready.
+ */
+export function mountLater (instance: FastifyInstance, provider: AuthProvider): void {
+  if (registryOf(instance.auth).ready) throw afterReady(String(provider?.name))
+  try {
+    instance.register(async (scope) => { mountProvider(scope, provider) })
+  } catch (err) {
+    throw afterReady(String(provider?.name), err)
+  }
+}
+
 function afterReady (name: string, cause?: unknown): OptionsError {
   return new OptionsError('providers', `cannot take "${name}" after the server is ready: add providers before listen() or ready()`, { cause })
 }

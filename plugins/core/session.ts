@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { HttpError } from '../../lib/errors.js'
+import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { safeEqual } from '../../lib/compare.js'
 import { parseBasicCredentials } from '../../lib/basic-credentials.js'
 import type { ResolvedOptions } from './types.js'
@@ -17,13 +17,13 @@ export function createUserResolver (o: ResolvedOptions, tokens: TokenService): U
   async function fromBasic (creds: { user: string; passwd: string }): Promise<User> {
     if (o.basicAuthChecker !== undefined) {
       const res = await o.basicAuthChecker(creds.user, creds.passwd)
-      if (res?.ok !== true) throw new HttpError(401, 'unauthorized', 'basic auth credentials rejected')
+      if (res?.ok !== true) throw new HttpError(401, 'unauthorized', 'basic auth credentials rejected', ErrorCodes.CREDENTIALS)
       return new User(res.user ?? { name: creds.user, id: creds.user })
     }
     // Both comparisons always run, so timing does not tell a wrong user from a wrong password.
     const userOk = safeEqual(creds.user, 'admin')
     const passOk = safeEqual(creds.passwd, o.adminPasswd!)
-    if (!userOk || !passOk) throw new HttpError(401, 'unauthorized', 'basic auth credentials rejected')
+    if (!userOk || !passOk) throw new HttpError(401, 'unauthorized', 'basic auth credentials rejected', ErrorCodes.CREDENTIALS)
     return new User(ADMIN.toJSON())
   }
 

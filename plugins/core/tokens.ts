@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { createDecoder, createSigner, createVerifier, TokenError } from 'fast-jwt'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { CookieSerializeOptions } from '@fastify/cookie'
-import { HttpError } from '../../lib/errors.js'
+import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { makeXsrfCheck } from '../../hooks/xsrf.js'
 import type { ResolvedOptions } from './types.js'
 import { MemoryRefreshCache } from './refresh-cache.js'
@@ -22,7 +22,7 @@ const MAX_TOKEN_LENGTH = 8192
 type Sign = (payload: Record<string, unknown>) => string
 type Verify = (token: string) => Record<string, unknown>
 
-const unauthorized = (details: string): HttpError => new HttpError(401, 'unauthorized', details)
+const unauthorized = (details: string, code: string = ErrorCodes.TOKEN_INVALID): HttpError => new HttpError(401, 'unauthorized', details, code)
 
 export function createTokenService (o: ResolvedOptions): TokenService {
   const decode = createDecoder({ complete: false })
@@ -39,7 +39,7 @@ export function createTokenService (o: ResolvedOptions): TokenService {
   async function secretFor (aud: string, purpose: TokenPurpose): Promise<string> {
     const s = o.secret(aud)
     const secret = typeof s === 'string' ? s : await s
-    if (typeof secret !== 'string' || secret === '') throw unauthorized('no secret for this audience')
+    if (typeof secret !== 'string' || secret === '') throw unauthorized('no secret for this audience', ErrorCodes.UNAUTHORIZED)
     return purpose === 'session' ? secret : `${purpose}:${secret}`
   }
 
@@ -159,7 +159,7 @@ export function createTokenService (o: ResolvedOptions): TokenService {
 
     async parse (token, opts = {}) {
       const claims = await verify(token, 'session')
-      if (opts.allowExpired !== true && claims.exp <= nowSeconds()) throw unauthorized('token expired')
+      if (opts.allowExpired !== true && claims.exp <= nowSeconds()) throw unauthorized('token expired', ErrorCodes.TOKEN_EXPIRED)
       return claims
     },
 
@@ -174,18 +174,18 @@ export function createTokenService (o: ResolvedOptions): TokenService {
       if (found === null) return null
       let claims = await verify(found.token, 'session')
       if (found.source === 'cookie') checkXsrf(request, claims.jti)
-      if (o.audiences.length > 0 && !claims.aud.some((a) => o.audiences.includes(a))) throw unauthorized('audience not allowed')
+      if (o.audiences.length > 0 && !claims.aud.some((a) => o.audiences.includes(a))) throw unauthorized('audience not allowed', ErrorCodes.FORBIDDEN)
       let token = found.token
       const now = nowSeconds()
       if (claims.exp <= now) {
         const loginAt = typeof claims.auth_time === 'number' ? claims.auth_time : claims.iat
-        if (loginAt + cookieSeconds <= now) throw unauthorized('session expired')
+        if (loginAt + cookieSeconds <= now) throw unauthorized('session expired', ErrorCodes.SESSION_EXPIRED)
         claims = await refresh(found.token, claims)
         token = await sign(claims)
         if (found.source === 'cookie') setCookies(reply, token, claims)
         else reply.header(o.jwtHeaderKey, token)
       }
-      if (o.validator !== undefined && (await o.validator(token, claims)) !== true) throw unauthorized('rejected by validator')
+      if (o.validator !== undefined && (await o.validator(token, claims)) !== true) throw unauthorized('rejected by validator', ErrorCodes.UNAUTHORIZED)
       return { token, claims }
     },
 
@@ -212,7 +212,7 @@ export function createTokenService (o: ResolvedOptions): TokenService {
 
     async verifyPurpose (purpose, token) {
       const claims = await verify(token, purpose)
-      if (claims.exp <= nowSeconds()) throw unauthorized('token expired')
+      if (claims.exp <= nowSeconds()) throw unauthorized('token expired', ErrorCodes.TOKEN_EXPIRED)
       return claims
     }
   }

@@ -186,8 +186,8 @@ export interface GatehouseAuth {
   /** Names of every mounted provider, in registration order. */
   providerNames(): string[]
   /**
-   * Mounts a self-implemented provider at `{authPrefix}/<name>/…`. Names must be unique; after the server is
-   * ready this throws an OptionsError.
+   * Mounts a self-implemented provider at `{authPrefix}/<name>/…` when the app loads its plugins (so a bad or
+   * duplicate provider fails `ready()` with an OptionsError). After the server is ready this throws at once.
    */
   addCustomHandler(provider: AuthProvider): void
   /**

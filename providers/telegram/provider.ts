@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { HttpError } from '../../lib/errors.js'
+import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { safeEqual } from '../../lib/compare.js'
 import { userId } from '../../lib/user.js'
 import type { StateStore } from '../../lib/state-store/types.js'
@@ -38,7 +38,7 @@ const MIN_CONFIRMED_MS = 60_000
 
 async function telegram (fastify: FastifyInstance, opts: TelegramOptions): Promise<void> {
   const o = resolveTelegramOptions(opts)
-  const store = await providerStateStore(fastify, o.stateStore, `telegram.${o.name}.stateStore`)
+  const store = await providerStateStore(fastify, o.stateStore, 'telegram.stateStore')
   const { provider, poller, bot, log } = createTelegramProvider(fastify.auth, o, store)
   mountProvider(fastify, provider)
   if (poller !== undefined) {
@@ -141,18 +141,17 @@ function createTelegramProvider (auth: GatehouseAuth, o: ResolvedTelegramOptions
   }
 
   async function checkBrowser (request: FastifyRequest, token: string): Promise<void> {
+    const notThisBrowser = (): HttpError => new HttpError(403, 'forbidden', 'this login token was not issued to this browser', ErrorCodes.HANDSHAKE)
     const cookie = request.cookies?.[cookieName]
-    if (typeof cookie !== 'string' || cookie === '') throw new HttpError(403, 'forbidden', 'this login token was not issued to this browser')
+    if (typeof cookie !== 'string' || cookie === '') throw notThisBrowser()
     let claims
     try {
       claims = await auth.tokens.verifyPurpose('handshake', cookie)
     } catch (err) {
-      if (err instanceof HttpError && err.details === 'token expired') throw new HttpError(404, 'not found', 'login request expired')
-      throw new HttpError(403, 'forbidden', 'this login token was not issued to this browser')
+      if (err instanceof HttpError && err.code === ErrorCodes.TOKEN_EXPIRED) throw new HttpError(404, 'not found', 'login request expired')
+      throw notThisBrowser()
     }
-    if (claims.prov !== name || typeof claims.tg !== 'string' || !safeEqual(claims.tg, token)) {
-      throw new HttpError(403, 'forbidden', 'this login token was not issued to this browser')
-    }
+    if (claims.prov !== name || typeof claims.tg !== 'string' || !safeEqual(claims.tg, token)) throw notThisBrowser()
   }
 
   async function avatarBytes (uid: number): Promise<Uint8Array | undefined> {

@@ -92,6 +92,9 @@ export function createVerifyProvider (auth: GatehouseAuth, name: string, templat
   async function confirm (request: FastifyRequest, reply: FastifyReply, query: Record<string, unknown>): Promise<unknown> {
     const token = query.token
     if (typeof token !== 'string' || token.length > 4096 || !JWT_SHAPE.test(token)) throw new HttpError(400, 'bad request', 'malformed confirmation token')
+    // The flag may also be given when the link is opened; it is read before the token is spent, so a
+    // malformed one (400) leaves the token usable.
+    const askedNow = readLoginRequest(query).sessionOnly
     const claims = await auth.tokens.verifyPurpose('confirm', token)
     const { user, address, from, sess } = confirmFields(claims, name)
     const key = USED_KEY + claims.jti
@@ -103,7 +106,7 @@ export function createVerifyProvider (auth: GatehouseAuth, name: string, templat
         aud: claims.aud[0],
         from,
         // Asked for when the link was sent, or when it is opened.
-        sessionOnly: sess || readLoginRequest(query).sessionOnly
+        sessionOnly: sess || askedNow
       })
     } catch (err) {
       // No session was issued: give the token back rather than burn it on our own failure.
@@ -118,15 +121,15 @@ export function createVerifyProvider (auth: GatehouseAuth, name: string, templat
       const query = (request.query ?? {}) as Record<string, unknown>
       if (query.token !== undefined) return await confirm(request, reply, query)
       return await sendConfirmation(query, reply)
-    },
+    }
   }
 }
 
 function confirmFields (claims: Claims, name: string): { user: string; address: string; from: string | undefined; sess: boolean } {
   const { prov, user, address, from, sess } = claims
   // A token of another verified provider (same secret) must not sign in here.
-  if (prov !== name) throw new HttpError(401, 'unauthorized', 'confirmation token of another provider')
-  if (typeof user !== 'string' || typeof address !== 'string') throw new HttpError(401, 'unauthorized', 'malformed confirmation token')
+  if (prov !== name) throw new HttpError(401, 'unauthorized', 'confirmation token of another provider', ErrorCodes.TOKEN_INVALID)
+  if (typeof user !== 'string' || typeof address !== 'string') throw new HttpError(401, 'unauthorized', 'malformed confirmation token', ErrorCodes.TOKEN_INVALID)
   return { user, address, from: typeof from === 'string' ? from : undefined, sess: sess === true }
 }
 

@@ -10,7 +10,6 @@ import { corePlugin } from '../../plugins/core.js'
 import { authPlugin } from '../../plugins/auth.js'
 import { avatarPlugin, type AvatarOptions } from '../../plugins/avatar.js'
 import { funcLogger } from '../../lib/logger.js'
-import { resolveOptions } from '../../plugins/core/options.js'
 import type { AuthProvider } from '../../plugins/core/types.js'
 import { listen } from '../helpers/client.js'
 
@@ -25,19 +24,7 @@ export function picProvider (): AuthProvider {
       const name = q.user ?? 'someone'
       const id = 'pic_' + createHash('sha1').update(name).digest('hex')
       return request.server.auth.completeLogin(request, reply, { user: { name, id }, avatar: q.picture === undefined ? undefined : { url: q.picture } })
-    },
-    async callback (_request: FastifyRequest, reply: FastifyReply) { return reply.code(404).send({ error: 'no callback' }) },
-    async logout (request: FastifyRequest, reply: FastifyReply) { request.server.auth.tokens.reset(reply); return { status: 'logged out' } }
-  }
-}
-
-/** True when the root plugin accepts `avatarFetch` (it then passes the fetch limits to the avatar plugin). */
-function rootTakesAvatarFetch (): boolean {
-  try {
-    resolveOptions({ secret: () => 's', url: PUBLIC_URL, avatarFetch: {} } as never)
-    return true
-  } catch {
-    return false
+    }
   }
 }
 
@@ -56,12 +43,15 @@ export async function startApp (avatar: AvatarOptions, setup?: (app: FastifyInst
       logger: funcLogger((line) => lines.push(line)),
       providers: [{ kind: 'handler' as const, handler: picProvider() }]
     }
-    const viaRoot = rootTakesAvatarFetch()
-      ? { avatarStore: avatar.store, avatarPrefix: avatar.prefix, avatarResizeLimit: avatar.resizeLimit, avatarFetch: avatar.fetch }
-      : {}
-    await app.register(authPlugin, { ...root, ...viaRoot } as never)
-    // A root plugin that does not register the avatar plugin (yet): register it beside the root plugin.
-    if (app.auth.avatar === null) await app.register(avatarPlugin, avatar)
+    // Always through the root's options: a root that dropped or renamed one would fail these tests.
+    await app.register(authPlugin, {
+      ...root,
+      avatarStore: avatar.store,
+      avatarPrefix: avatar.prefix,
+      avatarResizeLimit: avatar.resizeLimit,
+      avatarMaxAge: avatar.maxAge,
+      avatarFetch: avatar.fetch
+    })
     setup?.(app)
   })
   return { app, base, lines }

@@ -92,7 +92,7 @@ t.test('an unknown id is a 404 JSON error', async (t) => {
   const r = await fetch(`${base}/avatar/${'0'.repeat(40)}.image`)
   t.equal(r.status, 404)
   t.match(r.headers.get('content-type'), /^application\/json/)
-  t.same(await r.json(), { error: 'avatar not found' })
+  t.same(await r.json(), { error: 'avatar not found', code: 'GATEHOUSE_NOT_FOUND' })
   t.equal(r.headers.get('cache-control'), 'no-store', 'a 404 is not cached: the avatar may appear at the next login')
 })
 

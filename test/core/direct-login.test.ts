@@ -69,7 +69,7 @@ t.test('/user and /status signed in and out; logout clears the session', async (
   const c = client(base)
   let r = await c.fetch('/auth/user')
   t.equal(r.status, 401)
-  t.same(await r.json(), { error: 'unauthorized', details: 'not logged in' })
+  t.same(await r.json(), { error: 'unauthorized', details: 'not logged in', code: 'GATEHOUSE_UNAUTHORIZED' })
   r = await c.fetch('/auth/status')
   t.same(await r.json(), { status: 'not logged in' })
 
@@ -139,5 +139,5 @@ t.test('a throwing checker is a 503 JSON, not a crash', async (t) => {
   t.teardown(() => app2.close())
   const r = await client(base2).fetch('/auth/boom/login', { method: 'POST', json: { user: 'a', passwd: 'b' } })
   t.equal(r.status, 503)
-  t.same(await r.json(), { error: 'unavailable', details: 'credential check failed' })
+  t.same(await r.json(), { error: 'unavailable', details: 'credential check failed', code: 'GATEHOUSE_UNAVAILABLE' })
 })

@@ -40,7 +40,7 @@ t.test('admin allows admins, 403 for others, 401 without a user', async (t) => {
   t.equal((await get(await login('root'), '/admin')).status, 200)
   const r = await get(await login('alice'), '/admin')
   t.equal(r.status, 403)
-  t.same(await r.json(), { error: 'forbidden', details: 'admin only' })
+  t.same(await r.json(), { error: 'forbidden', details: 'admin only', code: 'GATEHOUSE_FORBIDDEN' })
   t.equal((await get(client(base), '/admin')).status, 401)
 })
 

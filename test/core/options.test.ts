@@ -6,29 +6,46 @@ import { client, listen } from '../helpers/client.js'
 const base = { secret: () => 'abc-abc-abc', url: 'http://localhost:8080' }
 
 t.test('bad options are startup errors naming the option', async (t) => {
-  const cases: Array<[Record<string, unknown>, RegExp]> = [
-    [{ url: 'http://x' }, /option "secret" is required/],
-    [{ secret: () => 's' }, /option "url" is required/],
-    [{ ...base, url: 'not a url' }, /option "url" is not a valid URL/],
-    [{ ...base, url: 'ftp://x' }, /option "url" must be http or https/],
-    [{ ...base, secret: 42 }, /option "secret" must be a function or an object with get\(\)/],
-    [{ ...base, tokenDuration: -5 }, /option "tokenDuration" must be a positive duration/],
-    [{ ...base, cookieDuration: '3 weeks' }, /option "cookieDuration" must be a positive duration/],
-    [{ ...base, validator: 'yes' }, /option "validator"/],
-    [{ ...base, sameSite: 'loose' }, /option "sameSite"/],
-    [{ ...base, sameSite: 'None' }, /"None" requires secure cookies/],
-    [{ ...base, audiences: 'a' }, /option "audiences" must be a list/],
-    [{ ...base, authPrefix: 'auth' }, /option "authPrefix" must be a path/],
-    [{ ...base, xsrf: { ignoreMethods: 'GET' } }, /option "xsrf.ignoreMethods"/],
-    [{ ...base, logger: console }, /option "logger" must have a logf/],
-    [{ ...base, tokenDurationn: 5 }, /option "tokenDurationn" is not a known option/],
-    [{ ...base, providers: [{ kind: 'nope' }] }, /option "providers" has an entry of unknown kind "nope"/]
+  const cases: Array<[Record<string, unknown>, string]> = [
+    [{ url: 'http://x' }, 'secret'],
+    [{ secret: () => 's' }, 'url'],
+    [{ ...base, url: 'not a url' }, 'url'],
+    [{ ...base, url: 'ftp://x' }, 'url'],
+    [{ ...base, secret: 42 }, 'secret'],
+    [{ ...base, tokenDuration: -5 }, 'tokenDuration'],
+    [{ ...base, cookieDuration: '3 weeks' }, 'cookieDuration'],
+    [{ ...base, validator: 'yes' }, 'validator'],
+    [{ ...base, sameSite: 'loose' }, 'sameSite'],
+    [{ ...base, sameSite: 'None' }, 'sameSite'],
+    [{ ...base, audiences: 'a' }, 'audiences'],
+    [{ ...base, authPrefix: 'auth' }, 'authPrefix'],
+    [{ ...base, xsrf: { ignoreMethods: 'GET' } }, 'xsrf.ignoreMethods'],
+    [{ ...base, xsrf: { headerKye: 'X' } }, 'xsrf.headerKye'],
+    [{ ...base, logger: console }, 'logger'],
+    [{ ...base, tokenDurationn: 5 }, 'tokenDurationn'],
+    [{ ...base, avatarFetch: { maxBytes: -1 } }, 'avatar.fetch.maxBytes'],
+    [{ ...base, avatarMaxAge: 'long' }, 'avatar.maxAge'],
+    [{ ...base, providers: {} }, 'providers'],
+    [{ ...base, providers: [{ kind: 'nope' }] }, 'providers']
   ]
-  for (const [opts, re] of cases) {
+  for (const [opts, option] of cases) {
     const app = Fastify()
-    await t.rejects(app.register(authPlugin, opts as never).ready(), re, re.source)
+    await t.rejects(app.register(authPlugin, opts as never).ready(), { name: 'OptionsError', code: 'GATEHOUSE_OPTION', option }, option)
     await app.close()
   }
+})
+
+t.test('the root hands avatar options to the avatar plugin (maxAge included)', async (t) => {
+  const { app, base: b } = await listen(async (a) => {
+    await a.register(authPlugin, { ...base, avatarMaxAge: 60, avatarPrefix: '/pics', providers: [{ kind: 'direct', name: 'local', checker: () => true }] })
+  })
+  t.teardown(() => app.close())
+  const c = client(b)
+  const user = await (await c.fetch('/auth/local/login', { method: 'POST', json: { user: 'u', passwd: 'p' } })).json() as { picture: string }
+  t.match(user.picture, /^http:\/\/localhost:8080\/pics\/[0-9a-f]{40}\.image$/)
+  const pic = await c.fetch(new URL(user.picture).pathname)
+  t.equal(pic.status, 200)
+  t.match(pic.headers.get('cache-control'), /max-age=60\b/)
 })
 
 t.test('durations accept ms and strings; Secure cookies on https urls; custom names and prefix', async (t) => {

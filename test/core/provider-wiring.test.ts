@@ -16,14 +16,14 @@ t.test('every provider kind can be given in the options object and by add* calls
         { kind: 'direct', name: 'local', checker: () => true },
         { kind: 'oauth2', name: 'github', cid: 'cid', csecret: 'csec' },
         { kind: 'dev', port: 0 },
-        { kind: 'custom', name: 'custom', client: local.providerOptions.client, options: local.providerOptions },
+        { kind: 'custom', name: 'custom', client: local.providerOptions, options: local.providerOptions },
         { kind: 'verify', name: 'email', template: 'token {{.Token}}', sender: (_a: string, text: string) => { sent.push(text) } },
         { kind: 'telegram', options: { token: '123:abc', polling: false, apiUrl: 'http://127.0.0.1:9' } },
         { kind: 'handler', handler: { name: 'mine', login: () => ({ mine: true }), callback: () => ({}), logout: () => ({}) } }
       ]
     })
     app.auth.addProvider('google', 'gid', 'gsecret')
-    app.auth.addCustomProvider('custom2', local.providerOptions.client, local.providerOptions)
+    app.auth.addCustomProvider('custom2', local.providerOptions, local.providerOptions)
     app.auth.addDirectProvider('direct2', () => false)
   })
   t.equal(app.auth.providerNames().length, 10)
@@ -55,21 +55,46 @@ t.test('every provider kind can be given in the options object and by add* calls
   t.match(sent[0], /^token [\w-]+\.[\w-]+\.[\w-]+$/)
 })
 
-t.test('registration errors are clear', async (t) => {
-  const cases: Array<[(app: ReturnType<typeof Fastify>) => unknown, RegExp]> = [
-    [(app) => app.auth.addProvider('myspace', 'a', 'b'), /myspace/],
-    [(app) => app.auth.addCustomProvider('github', { cid: 'a', csecret: 'b' }, { endpoint: { authURL: 'http://x/a', tokenURL: 'http://x/t' }, infoURL: 'http://x/u', mapUser: () => ({ id: '1' }) }), /github/],
-    [(app) => app.auth.addDirectProvider('local', () => true), /already registered/],
-    [(app) => app.auth.addDirectProvider('bad name', () => true), /must match/]
+t.test('registration errors are OptionsErrors naming the option, at ready', async (t) => {
+  const cases: Array<[(app: ReturnType<typeof Fastify>) => unknown, string]> = [
+    [(app) => app.auth.addProvider('myspace', 'a', 'b'), 'oauth2.myspace.endpoint'],
+    [(app) => app.auth.addProvider('github', 'a', ''), 'oauth2.github.csecret'],
+    [(app) => app.auth.addCustomProvider('github', { cid: 'a', csecret: 'b' }, { endpoint: { authURL: 'http://x/a', tokenURL: 'http://x/t' }, infoURL: 'http://x/u', mapUser: () => ({ id: '1' }) }), 'oauth2.github.name'],
+    [(app) => app.auth.addDirectProvider('local', () => true), 'providers'],
+    [(app) => app.auth.addDirectProvider('bad name', () => true), 'direct.name'],
+    [(app) => app.auth.addDirectProvider('x', 'yes' as never), 'direct.checker']
   ]
-  for (const [call, re] of cases) {
+  for (const [call, option] of cases) {
     const app = Fastify()
     await app.register(authPlugin, { secret: () => 'x-secret-x', url: 'http://127.0.0.1', providers: [{ kind: 'direct', name: 'local', checker: () => true }] })
-    t.throws(() => call(app), re, re.source)
+    call(app)
+    await t.rejects(app.ready(), { code: 'GATEHOUSE_OPTION', option }, option)
     await app.close()
   }
   const app = Fastify()
   await app.register(authPlugin, { secret: () => 'x-secret-x', url: 'http://127.0.0.1' })
-  await t.rejects(app.auth.addAppleProvider({ clientId: 'c', teamId: 't', keyId: 'k' }, async () => { throw new Error('no such key file') }), /key/, 'apple: a failing key loader rejects')
+  await t.rejects(app.auth.addAppleProvider({ clientId: 'c', teamId: 't', keyId: 'k' }, async () => { throw new Error('no such key file') }),
+    { code: 'GATEHOUSE_OPTION', option: 'apple.keyLoader' }, 'apple: a failing key loader rejects')
   await app.close()
+})
+
+t.test('after ready every add* call and addCustomHandler throw the same OptionsError', async (t) => {
+  const app = Fastify()
+  await app.register(authPlugin, { secret: () => 'x-secret-x', url: 'http://127.0.0.1' })
+  await app.ready()
+  t.teardown(() => app.close())
+  const calls: Array<[string, () => unknown]> = [
+    ['addProvider', () => app.auth.addProvider('github', 'a', 'b')],
+    ['addDevProvider', () => app.auth.addDevProvider(0)],
+    ['addDirectProvider', () => app.auth.addDirectProvider('late', () => true)],
+    ['addVerifProvider', () => app.auth.addVerifProvider('mail', '{{.Token}}', () => {})],
+    ['addCustomProvider', () => app.auth.addCustomProvider('corp', { cid: 'a', csecret: 'b' }, { endpoint: { authURL: 'http://x/a', tokenURL: 'http://x/t' }, infoURL: 'http://x/u', mapUser: () => ({ id: '1' }) })],
+    ['addOidcProvider', () => app.auth.addOidcProvider('sso', { cid: 'a', csecret: 'b' }, { issuer: 'http://127.0.0.1:9' })],
+    ['addTelegramProvider', () => app.auth.addTelegramProvider({ token: '1:x', polling: false })],
+    ['addCustomHandler', () => app.auth.addCustomHandler({ name: 'mine', login: () => ({}) })]
+  ]
+  for (const [what, call] of calls) t.throws(call, { code: 'GATEHOUSE_OPTION', option: 'providers' }, what)
+  await t.rejects(app.auth.addAppleProvider({ clientId: 'c', teamId: 't', keyId: 'k' }, async () => { throw new Error('never called') }),
+    { code: 'GATEHOUSE_OPTION' }, 'addAppleProvider')
+  t.same(app.auth.providerNames(), [], 'nothing was mounted')
 })

@@ -47,7 +47,7 @@ t.test('cookie session needs the XSRF header equal to the cookie and bound to th
   const c = await login()
   let r = await c.fetch('/private')
   t.equal(r.status, 401, 'cookie without XSRF header rejected')
-  t.same(await r.json(), { error: 'unauthorized', details: 'missing XSRF header or cookie' })
+  t.same(await r.json(), { error: 'unauthorized', details: 'missing XSRF header or cookie', code: 'GATEHOUSE_XSRF' })
   r = await c.fetch('/private', { headers: { 'x-xsrf-token': 'forged' } })
   t.equal(r.status, 401, 'wrong XSRF value rejected')
   r = await c.fetch('/private', { headers: xsrf(c) })
@@ -95,7 +95,7 @@ t.test('validator false rejects (black list by claims updater + validator)', asy
   const m = await login('mallory')
   const r = await m.fetch('/private', { headers: xsrf(m) })
   t.equal(r.status, 401)
-  t.same(await r.json(), { error: 'unauthorized', details: 'rejected by validator' })
+  t.same(await r.json(), { error: 'unauthorized', details: 'rejected by validator', code: 'GATEHOUSE_UNAUTHORIZED' })
   rejectUser = 'dave'
   const d = await login('dave')
   t.equal((await d.fetch('/private', { headers: xsrf(d) })).status, 401)
@@ -139,7 +139,7 @@ t.test('a future nbf is rejected as 401, not 500', async (t) => {
   const tok = createSigner({ key: SECRET, algorithm: 'HS256', noTimestamp: true })({ aud: [], iss: 'fastify-gatehouse', iat: now, nbf: now + 3600, exp: now + 7200, jti: 'n', purpose: 'session', user: { name: 'f', id: 'f' } })
   const r = await client(base).fetch('/private', { headers: { 'x-jwt': tok } })
   t.equal(r.status, 401)
-  t.same(await r.json(), { error: 'unauthorized', details: 'token not valid yet' })
+  t.same(await r.json(), { error: 'unauthorized', details: 'token not valid yet', code: 'GATEHOUSE_TOKEN_INVALID' })
 })
 
 t.test('refresh: new cookie after tokenDuration, same session; none after cookieDuration', async (t) => {
@@ -166,7 +166,7 @@ t.test('refresh: new cookie after tokenDuration, same session; none after cookie
   for (const path of ['/private', '/auth/user']) {
     r = await client(base).fetch(path, { headers: { cookie: `JWT=${expired}; XSRF-TOKEN=${jti}`, 'x-xsrf-token': jti } })
     t.equal(r.status, 401, `${path}: not refreshed past cookieDuration`)
-    t.same(await r.json(), { error: 'unauthorized', details: 'session expired' })
+    t.same(await r.json(), { error: 'unauthorized', details: 'session expired', code: 'GATEHOUSE_SESSION_EXPIRED' })
   }
   r = await client(base).fetch('/auth/status', { headers: { cookie: `JWT=${expired}; XSRF-TOKEN=${jti}`, 'x-xsrf-token': jti } })
   t.same(await r.json(), { status: 'not logged in' }, '/status says not logged in')

@@ -170,7 +170,7 @@ t.test('a running demo', async (t) => {
     t.equal(old.status, 303, 'Accept: text/html counts as a page load without Sec-Fetch-Mode')
     const user = await rawGet(`${c.base}/auth/user`, { 'sec-fetch-mode': 'navigate', accept: 'text/html' })
     t.equal(user.status, 401, '/auth/user opened by hand still shows its JSON')
-    t.match(JSON.parse(user.body.toString()), { error: 'unauthorized' })
+    t.match(JSON.parse(user.body.toString()), { error: 'unauthorized', code: 'GATEHOUSE_UNAUTHORIZED' })
     const api = await c.fetch('/auth/dev/callback?error=access_denied')
     t.equal(api.status, 403)
     t.match(await api.json(), { error: 'access denied' })
@@ -252,6 +252,6 @@ t.test('an Apple key that cannot be loaded is a one-line start-up error', async 
   const env = { ...ports, DEV_AUTH_PORT: '0', AVATAR_STORE: 'memory://', APPLE_CID: 'a', APPLE_TEAM_ID: 'b', APPLE_KEY_ID: 'c', APPLE_KEY_FILE: '/nonexistent/key.p8' }
   t.equal(await runDemo(env, io), undefined)
   t.equal(io.errLines.length, 1)
-  t.match(io.errLines[0], /^demo: .*apple provider: the private key could not be loaded/)
+  t.match(io.errLines[0], /^demo: .*option "apple.keyLoader" could not load the private key/)
   for (const [name, port] of Object.entries(ports)) t.notOk(await isListening(Number(port)), `${name} released: the local OAuth2 server started before the failure is stopped`)
 })

@@ -1,10 +1,14 @@
 import t from 'tap'
 import type { Test } from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
+import { Redis } from 'ioredis'
 import { once } from 'node:events'
 import Fastify from 'fastify'
-import { MemoryStateStore, RedisStateStore, StateStoreError, resolveStateStore, type StateStore } from '../../lib/state-store/index.js'
+import { inspect } from 'node:util'
+import { MemoryStateStore, RedisStateStore, StateStoreError, isStateStore, openStateStore, type StateStore } from '../../lib/state-store/index.js'
+import { OptionsError } from '../../lib/errors.js'
 import { authPlugin } from '../../plugins/auth.js'
+import { verifyProvider } from '../../providers/verify/provider.js'
 import { RedisServer, redisMissingReason } from './redis-server.js'
 
 /** The behaviour every store must share. */
@@ -83,7 +87,7 @@ t.test('memory store', async (t) => {
     const err = await s.set('d', '1', 5000).catch((e: unknown) => e)
     t.ok(err instanceof StateStoreError)
     t.equal((err as StateStoreError).statusCode, 503)
-    t.match((err as StateStoreError).toJSON(), { error: 'state store unavailable', details: /full/ })
+    t.match((err as StateStoreError).toJSON(), { error: 'state store unavailable', details: /full/, code: 'GATEHOUSE_STATE_STORE' })
     t.equal(await s.get('a'), '1', 'the failed write changed nothing')
     clock.tick(1000)
     await s.set('d', '1', 5000)
@@ -92,29 +96,101 @@ t.test('memory store', async (t) => {
   })
 
   t.test('options are checked', async (t) => {
-    t.throws(() => new MemoryStateStore({ maxEntries: 0 }), /maxEntries/)
+    for (const maxEntries of [0, -1, 1.5, Number.NaN]) {
+      t.throws(() => new MemoryStateStore({ maxEntries }), { code: 'GATEHOUSE_OPTION', option: 'MemoryStateStore.maxEntries' }, String(maxEntries))
+    }
   })
 })
 
-t.test('resolveStateStore: option, root option, shared in-memory default', async (t) => {
-  const own = new MemoryStateStore()
-  const app = Fastify()
-  await app.register(authPlugin, { secret: () => 'resolve-secret-0123456789', url: 'http://127.0.0.1' })
-  const dflt = resolveStateStore(app.auth, undefined)
-  t.ok(dflt instanceof MemoryStateStore)
-  t.equal(resolveStateStore(app.auth, undefined), dflt, 'one default store per app')
-  t.equal(resolveStateStore(app.auth, own), own)
-  t.throws(() => resolveStateStore(app.auth, 42), /option "stateStore" must be a state store/)
-  t.throws(() => resolveStateStore(app.auth, { get () {} }), /must be a state store/)
-  const err = (() => { try { resolveStateStore(app.auth, 'http://user:pw@x', 'myStore') } catch (e) { return e as Error } })()
-  t.match(err?.message, /option "myStore" must be a redis/)
-  t.notMatch(err?.message, /pw/, 'credentials in the address are not echoed')
-  await app.close()
+/** A store object that records whether it was closed. */
+function trackedStore (): MemoryStateStore & { closed: boolean } {
+  const s = new MemoryStateStore() as MemoryStateStore & { closed: boolean }
+  s.closed = false
+  const close = s.close.bind(s)
+  s.close = async () => { s.closed = true; await close() }
+  return s
+}
 
-  const withRoot = Fastify()
-  await withRoot.register(authPlugin, { secret: () => 'resolve-secret-0123456789', url: 'http://127.0.0.1', stateStore: own })
-  t.equal(resolveStateStore(withRoot.auth, undefined), own, 'the root option is the default')
-  await withRoot.close()
+const SECRET = () => 'resolve-secret-0123456789'
+
+t.test('openStateStore: undefined, a store object, garbage', async (t) => {
+  const dflt = await openStateStore(undefined, 'x')
+  t.ok(dflt.store instanceof MemoryStateStore, 'nothing given: an in-memory store')
+  t.equal(dflt.owned, true, '… that the caller opened and so closes')
+  const own = new MemoryStateStore()
+  const given = await openStateStore(own, 'x')
+  t.equal(given.store, own, 'a store object is used as given')
+  t.equal(given.owned, false, '… and left to its owner to close')
+  t.ok(isStateStore(own))
+  t.notOk(isStateStore({ get () {} }))
+
+  for (const bad of [42, null, { get () {} }, 'mysql://x', 'localhost:6379', '']) {
+    await t.rejects(openStateStore(bad, 'my.store'), { code: 'GATEHOUSE_OPTION', option: 'my.store' }, JSON.stringify(bad))
+  }
+  t.test('an address with credentials never shows them', async (t) => {
+    for (const address of ['http://admin:hunter2@x', 'mysql://admin:hunter2@db/x', 'admin:hunter2@x:6379', 'redis://admin:hunter2@127.0.0.1:notaport', 'redis://admin:hunter2@[::1']) {
+      const err = await openStateStore(address, 'my.store').then(() => undefined, (e: unknown) => e)
+      t.ok(err instanceof OptionsError, address)
+      t.match(err, { code: 'GATEHOUSE_OPTION', option: 'my.store' })
+      t.notMatch(inspect(err, { depth: 10 }), /hunter2|admin/, 'neither the password nor the user, cause chain included')
+    }
+  })
+})
+
+t.test('the root stateStore option: fastify.auth.stateStore', async (t) => {
+  t.test('not given: an in-memory store, closed with the app', async (t) => {
+    const app = Fastify()
+    await app.register(authPlugin, { secret: SECRET, url: 'http://127.0.0.1' })
+    const store = app.auth.stateStore
+    t.ok(store instanceof MemoryStateStore)
+    await store.set('k', 'v', 60_000)
+    await app.close()
+    t.equal((store as MemoryStateStore).size, 0, 'closing the app closed (emptied) it')
+  })
+
+  t.test('a store object: used as given, not closed with the app', async (t) => {
+    const own = trackedStore()
+    const app = Fastify()
+    await app.register(authPlugin, { secret: SECRET, url: 'http://127.0.0.1', stateStore: own })
+    t.equal(app.auth.stateStore, own)
+    await own.set('k', 'v', 60_000)
+    await app.close()
+    t.equal(own.closed, false, 'its owner closes it')
+    t.equal(await own.get('k'), 'v')
+  })
+
+  t.test('garbage: an OptionsError naming the option, credentials not echoed', async (t) => {
+    for (const bad of [42, { get () {} }, 'http://user:pa55word@x']) {
+      const app = Fastify()
+      const err = await app.register(authPlugin, { secret: SECRET, url: 'http://127.0.0.1', stateStore: bad as never }).then(() => undefined, (e: unknown) => e)
+      t.match(err, { code: 'GATEHOUSE_OPTION', option: 'stateStore' }, JSON.stringify(bad))
+      t.notMatch(inspect(err, { depth: 10 }), /pa55word/)
+      await app.close()
+    }
+  })
+
+  t.test('providers without a store of their own use it', async (t) => {
+    const own = trackedStore()
+    const outbox: string[] = []
+    const app = Fastify()
+    await app.register(authPlugin, { secret: SECRET, url: 'http://127.0.0.1', stateStore: own })
+    await app.register(verifyProvider, { name: 'mail', template: '{{.Token}}', sender: (_a: string, text: string) => { outbox.push(text) } })
+    t.teardown(() => app.close())
+    t.equal((await app.inject('/auth/mail/login?user=u&address=u@example.com')).statusCode, 200)
+    t.equal(own.size, 0, 'sending stores nothing')
+    t.equal((await app.inject(`/auth/mail/login?token=${outbox[0]!}`)).statusCode, 200)
+    t.equal(own.size, 1, 'the used token is remembered in the root store')
+  })
+
+  t.test('a provider\'s own store option: garbage names that option', async (t) => {
+    const app = Fastify()
+    await app.register(authPlugin, { secret: SECRET, url: 'http://127.0.0.1' })
+    app.register(verifyProvider, { name: 'mail', template: '{{.Token}}', sender: () => {}, stateStore: 'mysql://user:pa55word@x' })
+    const err = await app.ready().then(() => undefined, (e: unknown) => e)
+    t.match(err, { code: 'GATEHOUSE_OPTION', option: 'verify.mail.stateStore' })
+    t.notMatch(inspect(err, { depth: 10 }), /pa55word/)
+    await app.close()
+  })
 })
 
 const missing = redisMissingReason()
@@ -162,20 +238,84 @@ t.test('redis store', { skip: missing ?? false }, async (t) => {
     t.equal(await owner.client.get('borrowed:k'), 'v')
   })
 
-  t.test('a store made from an address is closed with the app', async (t) => {
-    const app = Fastify()
-    await app.register(authPlugin, { secret: () => 'resolve-secret-0123456789', url: 'http://127.0.0.1' })
-    const s = resolveStateStore(app.auth, redis.url) as RedisStateStore
-    t.ok(s instanceof RedisStateStore)
-    t.equal(resolveStateStore(app.auth, redis.url), s, 'one client per address')
-    await s.set('k', 'v', 1000)
-    await app.close()
-    await t.rejects(s.get('k'), StateStoreError, 'its connection is gone')
+  /** Connections the Redis server has now, polled until `until` holds (a quit is answered before the socket closes). */
+  async function connections (until: (n: number) => boolean = () => true): Promise<number> {
+    const admin = new Redis(redis.url)
+    try {
+      for (let i = 0; ; i++) {
+        const n = String(await admin.client('LIST')).trim().split('\n').length - 1 // less the admin's own
+        if (until(n) || i >= 40) return n
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+    } finally {
+      admin.disconnect()
+    }
+  }
+
+  t.test('openStateStore with an address: a Redis store the caller owns', async (t) => {
+    const errors: Error[] = []
+    const { store, owned } = await openStateStore(redis.url, 'x', (e) => errors.push(e))
+    t.ok(store instanceof RedisStateStore)
+    t.equal(owned, true)
+    await store.set('k', 'v', 1000)
+    t.equal(await store.get('k'), 'v')
+    await store.close()
+    await t.rejects(store.get('k'), StateStoreError, 'closed')
   })
 
-  t.test('bad constructor arguments', async (t) => {
-    t.throws(() => new RedisStateStore(42 as never), /ioredis client or a redis/)
-    t.throws(() => new RedisStateStore('redis://127.0.0.1:1', { commandTimeoutMs: -1 }), /commandTimeoutMs/)
+  t.test('a root stateStore address: opened by the core, closed with the app', async (t) => {
+    const before = await connections()
+    const app = Fastify()
+    await app.register(authPlugin, { secret: SECRET, url: 'http://127.0.0.1', stateStore: redis.url })
+    const s = app.auth.stateStore as RedisStateStore
+    t.ok(s instanceof RedisStateStore)
+    await s.set('k', 'v', 1000)
+    t.equal(await s.get('k'), 'v')
+    t.equal(await connections(), before + 1)
+    await app.close()
+    await t.rejects(s.get('k'), { code: 'GATEHOUSE_STATE_STORE' }, 'its connection is gone')
+    t.equal(await connections((n) => n === before), before)
+  })
+
+  t.test('a root Redis store object: used as given, not closed with the app', async (t) => {
+    const own = make()
+    const app = Fastify()
+    await app.register(authPlugin, { secret: SECRET, url: 'http://127.0.0.1', stateStore: own })
+    t.equal(app.auth.stateStore, own)
+    await app.close()
+    t.equal(own.client.status, 'ready')
+    await own.set('still', 'open', 1000)
+    t.equal(await own.get('still'), 'open')
+  })
+
+  t.test('a provider\'s own address: opened for it, used, closed with the app', async (t) => {
+    const before = await connections()
+    const outbox: string[] = []
+    const app = Fastify()
+    await app.register(authPlugin, { secret: SECRET, url: 'http://127.0.0.1' })
+    app.auth.addVerifProvider('mail', '{{.Token}}', (_a, text) => { outbox.push(text) }, { stateStore: redis.url })
+    await app.ready()
+    t.equal((await app.inject('/auth/mail/login?user=u&address=u@example.com')).statusCode, 200)
+    t.equal((await app.inject(`/auth/mail/login?token=${outbox[0]!}`)).statusCode, 200)
+    const again = await app.inject(`/auth/mail/login?token=${outbox[0]!}`)
+    t.equal(again.statusCode, 401)
+    t.equal(again.json().code, 'GATEHOUSE_ALREADY_USED')
+    const admin = new Redis(redis.url)
+    t.equal((await admin.keys('gatehouse:verify:used:*')).length, 1, 'the used token is in Redis, not in the core\'s memory store')
+    admin.disconnect()
+    t.equal(await connections(), before + 1)
+    await app.close()
+    t.equal(await connections((n) => n === before), before, 'closed with the app')
+  })
+
+  t.test('bad constructor arguments are OptionsErrors', async (t) => {
+    t.throws(() => new RedisStateStore(42 as never), { code: 'GATEHOUSE_OPTION', option: 'RedisStateStore' })
+    t.throws(() => new RedisStateStore('redis://127.0.0.1:1', { commandTimeoutMs: -1 }), { code: 'GATEHOUSE_OPTION', option: 'RedisStateStore.commandTimeoutMs' })
+    t.throws(() => new RedisStateStore('redis://127.0.0.1:1', { keyPrefix: 5 as never }), { code: 'GATEHOUSE_OPTION', option: 'RedisStateStore.keyPrefix' })
+    t.throws(() => new RedisStateStore('redis://127.0.0.1:1', { onError: 'log' as never }), { code: 'GATEHOUSE_OPTION', option: 'RedisStateStore.onError' })
+    const err = (() => { try { return new RedisStateStore('redis://admin:hunter2@127.0.0.1:notaport') } catch (e) { return e } })()
+    t.match(err, { code: 'GATEHOUSE_OPTION', option: 'RedisStateStore' })
+    t.notMatch(inspect(err, { depth: 10 }), /hunter2/, 'the address is not echoed')
   })
 
   t.test('redis down: 503 errors; back: the same store works again', async (t) => {
@@ -188,6 +328,7 @@ t.test('redis store', { skip: missing ?? false }, async (t) => {
       const err = await op().then(() => undefined, (e: unknown) => e)
       t.ok(err instanceof StateStoreError, 'rejects with StateStoreError')
       t.equal((err as StateStoreError).statusCode, 503)
+      t.equal((err as StateStoreError).code, 'GATEHOUSE_STATE_STORE')
       t.match((err as StateStoreError).details, /^redis: /)
     }
     t.equal(errors.length, 1, 'the outage is reported once')

@@ -4,7 +4,7 @@ import { once } from 'node:events'
 import { authPlugin } from '../../plugins/auth.js'
 import { funcLogger } from '../../lib/logger.js'
 import { RedisStateStore } from '../../lib/state-store/index.js'
-import { addTelegramProvider } from '../../providers/telegram/index.js'
+import { telegramProvider } from '../../providers/telegram/provider.js'
 import { client, listen, type Client } from '../helpers/client.js'
 import { RedisServer, redisMissingReason } from '../state-store/redis-server.js'
 import { BOT_TOKEN, BotApiStandIn } from './bot-api-standin.js'
@@ -27,10 +27,13 @@ t.test('two instances sharing Redis', { skip: missing ?? false }, async (t) => {
   t.teardown(() => storeA.close())
   t.teardown(() => storeB.close())
 
-  // Only A polls the bot (Telegram gives each update to one poller); B serves browsers only.
+  // Only A polls the bot (Telegram gives each update to one poller); B serves browsers only. A registers the
+  // plugin, B goes through fastify.auth.addTelegramProvider.
   const mk = (store: RedisStateStore, polling: boolean) => listen(async (app) => {
     await app.register(authPlugin, { secret: () => 'shared-secret-0123456789', url: 'http://127.0.0.1', logger: funcLogger((l) => logs.push(l)) })
-    addTelegramProvider(app.auth, { token: BOT_TOKEN, apiUrl: api.url, stateStore: store, polling, retryDelay: '20ms', successMsg: 'ok', errorMsg: 'no' })
+    const o = { token: BOT_TOKEN, apiUrl: api.url, stateStore: store, polling, retryDelay: '20ms', successMsg: 'ok', errorMsg: 'no' }
+    if (polling) await app.register(telegramProvider, o)
+    else app.auth.addTelegramProvider(o)
   })
   const a = await mk(storeA, true)
   const b = await mk(storeB, false)
@@ -80,9 +83,10 @@ t.test('two instances sharing Redis', { skip: missing ?? false }, async (t) => {
     for (const x of [a, b]) {
       const r = await client(x.base).fetch('/auth/telegram/login')
       t.equal(r.status, 503)
-      t.match(await r.json(), { error: 'state store unavailable', details: /^redis: / })
+      t.match(await r.json(), { error: 'state store unavailable', details: /^redis: /, code: 'GATEHOUSE_STATE_STORE' })
       const r2 = await client(x.base).fetch(`/auth/telegram/login?token=${'A'.repeat(24)}`, { headers: { cookie: 'x=y' } })
       t.equal(r2.status, 403, 'the browser check needs no store')
+      t.equal((await r2.json() as { code: string }).code, 'GATEHOUSE_HANDSHAKE')
     }
     await redis.start()
     for (const s of [storeA, storeB]) if (s.client.status !== 'ready') await once(s.client, 'ready')

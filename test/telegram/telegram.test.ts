@@ -1,13 +1,16 @@
 import t from 'tap'
+import type { Test } from 'tap'
+import Fastify, { type FastifyInstance } from 'fastify'
 import FakeTimers from '@sinonjs/fake-timers'
 import { createHash } from 'node:crypto'
 import { once } from 'node:events'
 import sharp from 'sharp'
 import { authPlugin } from '../../plugins/auth.js'
 import { funcLogger } from '../../lib/logger.js'
-import { addTelegramProvider, type TelegramOptions } from '../../providers/telegram/index.js'
-import { client, listen, type Client } from '../helpers/client.js'
+import { telegramProvider, type TelegramOptions } from '../../providers/index.js'
+import { client, listen, parseSetCookie, type Client } from '../helpers/client.js'
 import { BOT_TOKEN, BOT_USERNAME, BotApiStandIn } from './bot-api-standin.js'
+import type { TgUser } from '../../providers/telegram/bot-api.js'
 
 const api = new BotApiStandIn()
 await api.start()
@@ -19,11 +22,14 @@ const SUCCESS = 'signed in, go back'
 const ERROR = 'bad or expired link'
 const logs: string[] = []
 
-// The root plugin registers the avatar proxy (in-memory store by default).
-async function app (opts: Partial<TelegramOptions> = {}) {
+// The root plugin registers the avatar proxy (in-memory store by default). `plugin`: register telegramProvider
+// itself rather than through fastify.auth.addTelegramProvider.
+async function app (opts: Partial<TelegramOptions> = {}, plugin = false) {
   return await listen(async (app) => {
     await app.register(authPlugin, { secret: () => 'telegram-test-secret-0123456789', url: 'http://127.0.0.1', logger: funcLogger((l) => logs.push(l)) })
-    addTelegramProvider(app.auth, { token: BOT_TOKEN, apiUrl: api.url, successMsg: SUCCESS, errorMsg: ERROR, retryDelay: '20ms', requestTtl: '2m', ...opts })
+    const o: TelegramOptions = { token: BOT_TOKEN, apiUrl: api.url, successMsg: SUCCESS, errorMsg: ERROR, retryDelay: '20ms', requestTtl: '2m', ...opts }
+    if (plugin) await app.register(telegramProvider, o)
+    else app.auth.addTelegramProvider(o)
   })
 }
 
@@ -40,7 +46,7 @@ async function ask (c: Client, query = ''): Promise<string> {
 }
 
 /** The user presses start; resolves with the bot's answer. */
-async function pressStart (user: typeof ada, text: string): Promise<{ chat_id: number; text: string }> {
+async function pressStart (user: TgUser, text: string): Promise<{ chat_id: number; text: string }> {
   const answer = api.nextMessage()
   api.say(user, text)
   return await answer
@@ -62,7 +68,7 @@ t.test('login: {bot, token}, 404 until start, then session and user with avatar'
 
   const waiting = await c.fetch(`/auth/telegram/login?token=${body.token}`)
   t.equal(waiting.status, 404)
-  t.same(await waiting.json(), { error: 'not found', details: 'waiting for the user to press start in the bot chat' })
+  t.same(await waiting.json(), { error: 'not found', details: 'waiting for the user to press start in the bot chat', code: 'GATEHOUSE_NOT_FOUND' })
   t.equal(c.jar.get('JWT'), undefined)
 
   api.photos.set(ada.id, await sharp({ create: { width: 640, height: 640, channels: 3, background: { r: 200, g: 30, b: 40 } } }).png().toBuffer())
@@ -77,6 +83,7 @@ t.test('login: {bot, token}, 404 until start, then session and user with avatar'
   t.equal(user.id, 'telegram_' + createHash('sha1').update('4242').digest('hex'))
   t.match(user.picture, /^http:\/\/127\.0\.0\.1\/avatar\/[0-9a-f]{40}\.image$/)
   t.ok(c.jar.get('JWT'), 'session cookie set')
+  cookieLifetime(t, done, false, 'no session flag')
   t.equal(c.jar.get('gatehouse-tg-telegram'), undefined, 'handshake cookie cleared')
   const me = await c.fetch('/auth/user', { headers: { 'x-xsrf-token': c.jar.get('XSRF-TOKEN')! } })
   t.equal((await me.json() as { name: string }).name, 'Ada Lovelace')
@@ -90,17 +97,33 @@ t.test('login: {bot, token}, 404 until start, then session and user with avatar'
 
   const replay = await fetch(`${base}/auth/telegram/login?token=${body.token}`, { headers: { cookie: cookieBefore } })
   t.equal(replay.status, 404, 'a collected login cannot be collected again')
-  t.same(await replay.json(), { error: 'not found', details: 'unknown or expired login request' })
+  t.same(await replay.json(), { error: 'not found', details: 'unknown or expired login request', code: 'GATEHOUSE_NOT_FOUND' })
 })
 
-t.test('from and session=1 are kept from the request to the session', async (t) => {
-  const c = client(base)
-  const token = await ask(c, '?from=' + encodeURIComponent('http://127.0.0.1/after') + '&session=1')
-  await pressStart(bob, `/start ${token}`)
-  const r = await c.fetch(`/auth/telegram/login?token=${token}`)
-  t.equal(r.status, 302)
-  t.equal(r.headers.get('location'), 'http://127.0.0.1/after')
-  t.notOk(c.jar.cookies.get('JWT')!.attrs['max-age'], 'session-only cookie')
+t.test('from and the session flag (session or sess, 1 or true) are kept from the request to the session', async (t) => {
+  const cases: Array<[string, boolean]> = [
+    ['session=1', true], ['sess=1', true], ['session=true', true], ['sess=true', true],
+    ['', false], ['sess=0', false], ['session=false', false]
+  ]
+  for (const [flag, sessionOnly] of cases) {
+    const c = client(base)
+    const token = await ask(c, '?from=' + encodeURIComponent('http://127.0.0.1/after') + '&' + flag)
+    await pressStart(bob, `/start ${token}`)
+    const r = await c.fetch(`/auth/telegram/login?token=${token}`)
+    t.equal(r.status, 302, flag)
+    t.equal(r.headers.get('location'), 'http://127.0.0.1/after')
+    cookieLifetime(t, r, sessionOnly, `"${flag}"`)
+  }
+})
+
+t.test('a malformed session flag: 400 before anything is stored or bound to the browser', async (t) => {
+  for (const flag of ['sess=bogus', 'session=yes', 'sess=1&sess=1']) {
+    const c = client(base)
+    const r = await c.fetch(`/auth/telegram/login?${flag}`)
+    t.equal(r.status, 400, flag)
+    t.match(await r.json(), { error: 'bad request', details: /^(sess|session) must be 1, 0, true or false$/, code: 'GATEHOUSE_BAD_REQUEST' }, flag)
+    t.equal(r.headers.getSetCookie().length, 0, 'no handshake cookie')
+  }
 })
 
 t.test('an expired request: the bot answers ErrorMsg, the browser gets 404', async (t) => {
@@ -112,11 +135,11 @@ t.test('an expired request: the bot answers ErrorMsg, the browser gets 404', asy
   t.same(await pressStart(ada, `/start ${token}`), { chat_id: ada.id, text: ERROR })
   let r = await c.fetch(`/auth/telegram/login?token=${token}`)
   t.equal(r.status, 404)
-  t.same(await r.json(), { error: 'not found', details: 'unknown or expired login request' })
+  t.same(await r.json(), { error: 'not found', details: 'unknown or expired login request', code: 'GATEHOUSE_NOT_FOUND' })
   clock.tick(60_000) // past the browser binding too
   r = await c.fetch(`/auth/telegram/login?token=${token}`)
   t.equal(r.status, 404)
-  t.same(await r.json(), { error: 'not found', details: 'login request expired' })
+  t.same(await r.json(), { error: 'not found', details: 'login request expired', code: 'GATEHOUSE_NOT_FOUND' })
   t.equal(c.jar.get('JWT'), undefined)
 })
 
@@ -168,8 +191,10 @@ t.test('a token redeemed from another browser is refused, before and after start
   await ask(mallory) // mallory holds a handshake cookie of her own
   const noCookie = await client(base).fetch(`/auth/telegram/login?token=${token}`)
   t.equal(noCookie.status, 403)
-  t.same(await noCookie.json(), { error: 'forbidden', details: 'this login token was not issued to this browser' })
-  t.equal((await mallory.fetch(`/auth/telegram/login?token=${token}`)).status, 403)
+  t.same(await noCookie.json(), { error: 'forbidden', details: 'this login token was not issued to this browser', code: 'GATEHOUSE_HANDSHAKE' })
+  const before = await mallory.fetch(`/auth/telegram/login?token=${token}`)
+  t.equal(before.status, 403)
+  t.equal((await before.json() as { code: string }).code, 'GATEHOUSE_HANDSHAKE')
   await pressStart(ada, `/start ${token}`)
   const after = await mallory.fetch(`/auth/telegram/login?token=${token}`)
   t.equal(after.status, 403)
@@ -184,23 +209,26 @@ t.test('bad inputs in the browser: 4xx JSON, no session', async (t) => {
   const sessionToken = await ask(session)
   await pressStart(bob, `/start ${sessionToken}`)
   t.equal((await session.fetch(`/auth/telegram/login?token=${sessionToken}`)).status, 200)
-  const cases: Array<[string, Record<string, string>, number, RegExp]> = [
-    ['?token=short', {}, 400, /malformed login token/],
-    ['?token=' + encodeURIComponent('../../etc/passwd-xxxxxxxx'), {}, 400, /malformed login token/],
-    [`?token=${token}&token=${token}`, {}, 400, /malformed login token/],
-    ['?token=' + 'a'.repeat(65), {}, 400, /malformed login token/],
-    [`?token=${token}`, { cookie: 'gatehouse-tg-telegram=forged' }, 403, /not issued to this browser/],
-    [`?token=${token}`, { cookie: `gatehouse-tg-telegram=${session.jar.get('JWT') ?? 'x'}` }, 403, /not issued to this browser/],
-    ['?site=%0a', {}, 400, /control characters/],
-    ['?from=a&from=b', {}, 400, /from must be given once/]
+  const BAD = 'GATEHOUSE_BAD_REQUEST'
+  const cases: Array<[string, Record<string, string>, number, string, RegExp]> = [
+    ['?token=short', {}, 400, BAD, /malformed login token/],
+    ['?token=' + encodeURIComponent('../../etc/passwd-xxxxxxxx'), {}, 400, BAD, /malformed login token/],
+    [`?token=${token}&token=${token}`, {}, 400, BAD, /malformed login token/],
+    ['?token=' + 'a'.repeat(65), {}, 400, BAD, /malformed login token/],
+    [`?token=${token}`, { cookie: 'gatehouse-tg-telegram=forged' }, 403, 'GATEHOUSE_HANDSHAKE', /not issued to this browser/],
+    [`?token=${token}`, { cookie: `gatehouse-tg-telegram=${session.jar.get('JWT') ?? 'x'}` }, 403, 'GATEHOUSE_HANDSHAKE', /not issued to this browser/],
+    ['?site=%0a', {}, 400, BAD, /control characters/],
+    ['?from=a&from=b', {}, 400, BAD, /from must be given once/]
   ]
-  for (const [query, headers, status, details] of cases) {
+  for (const [query, headers, status, code, details] of cases) {
     const r = await fetch(`${base}/auth/telegram/login${query}`, { headers })
     t.equal(r.status, status, query)
-    t.match(await r.json(), { error: String, details }, query)
+    t.match(await r.json(), { error: String, details, code }, query)
     t.equal(r.headers.getSetCookie().filter((s) => s.startsWith('JWT=')).length, 0)
   }
-  t.equal((await c.fetch('/auth/telegram/callback')).status, 404)
+  const cb = await c.fetch('/auth/telegram/callback')
+  t.equal(cb.status, 404)
+  t.same(await cb.json(), { error: 'not found', details: 'provider "telegram" has no callback', code: 'GATEHOUSE_NOT_FOUND' })
 })
 
 t.test('bad inputs in the chat: ErrorMsg for bad start tokens, silence for the rest', async (t) => {
@@ -221,16 +249,16 @@ t.test('bad inputs in the chat: ErrorMsg for bad start tokens, silence for the r
 
 t.test('Bot API trouble: 503 on ask while getMe fails; the poller rides out failed polls', async (t) => {
   api.failing.set('getMe', 502)
-  const other = await app({ name: 'tg2', polling: false })
+  const other = await app({ name: 'tg2', polling: false }, true)
   t.teardown(() => other.app.close())
   const r = await client(other.base).fetch('/auth/tg2/login')
   t.equal(r.status, 503)
-  t.same(await r.json(), { error: 'telegram unavailable', details: 'getMe: Stand-in failure of getMe' })
+  t.same(await r.json(), { error: 'telegram unavailable', details: 'getMe: Stand-in failure of getMe', code: 'GATEHOUSE_UNAVAILABLE' })
   api.failing.delete('getMe')
   api.garbled.add('getMe')
   const garbled = await client(other.base).fetch('/auth/tg2/login')
   t.equal(garbled.status, 503)
-  t.same(await garbled.json(), { error: 'telegram unavailable', details: 'getMe: HTTP 502, answer is not JSON' })
+  t.same(await garbled.json(), { error: 'telegram unavailable', details: 'getMe: HTTP 502, answer is not JSON', code: 'GATEHOUSE_UNAVAILABLE' })
   api.garbled.delete('getMe')
   t.equal((await client(other.base).fetch('/auth/tg2/login')).status, 200)
 
@@ -254,7 +282,7 @@ t.test('close aborts the long poll in flight and stops polling', async (t) => {
   t.teardown(() => own.stop())
   const { app: extra } = await listen(async (app) => {
     await app.register(authPlugin, { secret: () => 'x-secret-0123456789', url: 'http://127.0.0.1' })
-    addTelegramProvider(app.auth, { token: BOT_TOKEN, apiUrl: own.url })
+    await app.register(telegramProvider, { token: BOT_TOKEN, apiUrl: own.url })
   })
   await own.polling()
   t.same(own.calls.filter((m) => m === 'getUpdates').length, 1)
@@ -266,15 +294,56 @@ t.test('close aborts the long poll in flight and stops polling', async (t) => {
   t.equal(own.waiting, false, 'no poll left waiting')
 })
 
-t.test('options are checked at registration', async (t) => {
-  const { app: a } = await listen(async (app) => {
-    await app.register(authPlugin, { secret: () => 'x-secret-0123456789', url: 'http://127.0.0.1' })
-    t.throws(() => addTelegramProvider(app.auth, { token: 'nope' }), /option "token"/)
-    t.throws(() => addTelegramProvider(app.auth, { token: BOT_TOKEN, apiUrl: 'ftp://x' }), /option "apiUrl"/)
-    t.throws(() => addTelegramProvider(app.auth, { token: BOT_TOKEN, pollTimeout: '2m' }), /option "pollTimeout"/)
-    t.throws(() => addTelegramProvider(app.auth, { token: BOT_TOKEN, requestTtl: -1 }), /option "requestTtl"/)
-    t.throws(() => addTelegramProvider(app.auth, { token: BOT_TOKEN, polling: 'yes' as never }), /option "polling"/)
-    t.throws(() => addTelegramProvider(app.auth, { token: BOT_TOKEN, stateStore: 'mysql://x' }), /stateStore/)
-  })
-  await a.close()
+/** Builds an app, lets `add` add a provider, and expects ready() to fail with an OptionsError naming `option`. */
+async function refused (t: Test, add: (app: FastifyInstance) => void, option: string, what: string): Promise<void> {
+  const app = Fastify()
+  await app.register(authPlugin, { secret: () => 'x-secret-0123456789', url: 'http://127.0.0.1' })
+  add(app)
+  await t.rejects(async () => { await app.ready() }, { name: 'OptionsError', code: 'GATEHOUSE_OPTION', option }, what)
+  await app.close()
+}
+
+t.test('options are checked at registration, for the wrapper and the plugin alike', async (t) => {
+  const cases: Array<[Partial<TelegramOptions> & Record<string, unknown>, string]> = [
+    [{ token: 'nope' }, 'telegram.token'],
+    [{ token: undefined }, 'telegram.token'],
+    [{ apiUrl: 'ftp://x' }, 'telegram.apiUrl'],
+    [{ pollTimeout: '2m' }, 'telegram.pollTimeout'],
+    [{ requestTtl: -1 }, 'telegram.requestTtl'],
+    [{ requestTimeout: 'soon' }, 'telegram.requestTimeout'],
+    [{ retryDelay: 0 }, 'telegram.retryDelay'],
+    [{ polling: 'yes' as never }, 'telegram.polling'],
+    [{ avatar: 1 as never }, 'telegram.avatar'],
+    [{ successMsg: '' }, 'telegram.successMsg'],
+    [{ errorMsg: 5 as never }, 'telegram.errorMsg'],
+    [{ name: 'bad name!' }, 'telegram.name'],
+    [{ stateStore: 'mysql://user:pw@x' }, 'telegram.stateStore'],
+    [{ stateStore: 42 as never }, 'telegram.stateStore'],
+    [{ polltimeout: 5 }, 'telegram.polltimeout']
+  ]
+  for (const [over, option] of cases) {
+    const o = { token: BOT_TOKEN, apiUrl: api.url, polling: false, ...over } as TelegramOptions
+    await refused(t, (app) => { app.auth.addTelegramProvider(o) }, option, `addTelegramProvider: ${option}`)
+    await refused(t, (app) => { app.register(telegramProvider, o) }, option, `telegramProvider: ${option}`)
+  }
+  await refused(t, (app) => {
+    app.auth.addTelegramProvider({ token: BOT_TOKEN, apiUrl: api.url, polling: false })
+    app.register(telegramProvider, { token: BOT_TOKEN, apiUrl: api.url, polling: false })
+  }, 'providers', 'the default name taken twice')
+
+  const late = Fastify()
+  await late.register(authPlugin, { secret: () => 'x-secret-0123456789', url: 'http://127.0.0.1' })
+  await late.ready()
+  t.throws(() => late.auth.addTelegramProvider({ token: BOT_TOKEN, apiUrl: api.url, polling: false }), { code: 'GATEHOUSE_OPTION', option: 'providers' }, 'after ready')
+  await late.close()
 })
+
+/** Whether a login response set session-only cookies (neither Max-Age nor Expires) or persistent ones. */
+function cookieLifetime (t: Test, res: Response, sessionOnly: boolean, what: string): void {
+  const cookies = res.headers.getSetCookie().map(parseSetCookie).filter((c) => c.name === 'JWT' || c.name === 'XSRF-TOKEN')
+  t.same(cookies.map((c) => c.name).sort(), ['JWT', 'XSRF-TOKEN'], `${what}: both cookies set`)
+  for (const c of cookies) {
+    if (sessionOnly) t.notOk('max-age' in c.attrs || 'expires' in c.attrs, `${what}: ${c.name} is session-only`)
+    else t.ok(Number(c.attrs['max-age']) > 0, `${what}: ${c.name} is persistent`)
+  }
+}

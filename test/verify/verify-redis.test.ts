@@ -2,7 +2,7 @@ import t from 'tap'
 import { once } from 'node:events'
 import { authPlugin } from '../../plugins/auth.js'
 import { RedisStateStore } from '../../lib/state-store/index.js'
-import { addVerifProvider } from '../../providers/verify/index.js'
+import { verifyProvider } from '../../providers/verify/provider.js'
 import { client, listen } from '../helpers/client.js'
 import { RedisServer, redisMissingReason } from '../state-store/redis-server.js'
 
@@ -17,13 +17,17 @@ t.test('two instances sharing Redis', { skip: missing ?? false }, async (t) => {
   t.teardown(() => store.close())
 
   const outbox: string[] = []
-  // Instance A uses a store object, instance B the same Redis by address (created and closed by the package).
-  const mk = (stateStore: RedisStateStore | string) => listen(async (app) => {
+  const sender = (_address: string, text: string): void => { outbox.push(text.slice(6)) }
+  // Instance A: the plugin with a store object. Instance B: the wrapper with the same Redis by address (a store
+  // the package creates and closes).
+  const a = await listen(async (app) => {
     await app.register(authPlugin, { secret: () => 'shared-secret-0123456789', url: 'http://127.0.0.1' })
-    addVerifProvider(app.auth, 'email', 'token {{.Token}}', (_address, text) => { outbox.push(text.slice(6)) }, { stateStore })
+    await app.register(verifyProvider, { name: 'email', template: 'token {{.Token}}', sender, stateStore: store })
   })
-  const a = await mk(store)
-  const b = await mk(redis.url)
+  const b = await listen(async (app) => {
+    await app.register(authPlugin, { secret: () => 'shared-secret-0123456789', url: 'http://127.0.0.1' })
+    app.auth.addVerifProvider('email', 'token {{.Token}}', sender, { stateStore: redis.url })
+  })
   t.teardown(() => a.app.close())
   t.teardown(() => b.app.close())
 
@@ -39,11 +43,13 @@ t.test('two instances sharing Redis', { skip: missing ?? false }, async (t) => {
     t.equal(first.status, 200)
     const second = await client(b.base).fetch(`/auth/email/login?token=${tk}`)
     t.equal(second.status, 401)
-    t.same(await second.json(), { error: 'unauthorized', details: 'confirmation token already used' })
+    t.same(await second.json(), { error: 'unauthorized', details: 'confirmation token already used', code: 'GATEHOUSE_ALREADY_USED' })
 
     const tk2 = await token()
     const results = await Promise.all([a, b, a, b].map((x) => client(x.base).fetch(`/auth/email/login?token=${tk2}`)))
     t.same(results.map((r) => r.status).sort(), [200, 401, 401, 401], 'concurrent redemptions: exactly one wins')
+    const codes = await Promise.all(results.filter((r) => r.status === 401).map(async (r) => (await r.json() as { code: string }).code))
+    t.same(codes, Array(3).fill('GATEHOUSE_ALREADY_USED'))
   })
 
   t.test('Redis down: 503 JSON, the token is not consumed; back: it signs in once', async (t) => {
@@ -52,9 +58,7 @@ t.test('two instances sharing Redis', { skip: missing ?? false }, async (t) => {
     for (const x of [a, b]) {
       const r = await client(x.base).fetch(`/auth/email/login?token=${tk}`)
       t.equal(r.status, 503)
-      const body = await r.json() as { error: string; details: string }
-      t.equal(body.error, 'state store unavailable')
-      t.match(body.details, /^redis: /)
+      t.match(await r.json(), { error: 'state store unavailable', details: /^redis: /, code: 'GATEHOUSE_STATE_STORE' })
       t.equal(r.headers.getSetCookie().length, 0, 'no session')
     }
     const sent = await client(a.base).fetch('/auth/email/login?user=sam&address=sam@example.com')
@@ -63,6 +67,8 @@ t.test('two instances sharing Redis', { skip: missing ?? false }, async (t) => {
     if (store.client.status !== 'ready') await once(store.client, 'ready')
     const back = await client(b.base).fetch(`/auth/email/login?token=${tk}`)
     t.equal(back.status, 200, 'recovered')
-    t.equal((await client(a.base).fetch(`/auth/email/login?token=${tk}`)).status, 401)
+    const reused = await client(a.base).fetch(`/auth/email/login?token=${tk}`)
+    t.equal(reused.status, 401)
+    t.equal((await reused.json() as { code: string }).code, 'GATEHOUSE_ALREADY_USED')
   })
 })

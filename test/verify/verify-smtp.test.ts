@@ -1,9 +1,10 @@
 import t from 'tap'
+import type { Test } from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
 import { freePort } from '../state-store/redis-server.js'
 import { authPlugin } from '../../plugins/auth.js'
-import { addVerifProvider, SmtpSender, SendError } from '../../providers/verify/index.js'
-import { client, listen, type Client } from '../helpers/client.js'
+import { SmtpSender, SendError, verifyProvider } from '../../providers/index.js'
+import { client, listen, parseSetCookie, type Client } from '../helpers/client.js'
 import { MailSink, selfSignedCert } from './mail-sink.js'
 
 const TEMPLATE = 'Hello {{.User}} <{{.Address}}>, confirm your login to {{.Site}}: {{.Token}}'
@@ -31,22 +32,23 @@ const downPort = await freePort()
 
 const { app, base } = await listen(async (app) => {
   await app.register(authPlugin, { secret: () => 'verify-test-secret-0123456789', url: 'http://127.0.0.1' })
-  addVerifProvider(app.auth, 'email', TEMPLATE, smtp({ port: sink.port }))
-  addVerifProvider(app.auth, 'short', 'token {{.Token}}', smtp({ port: sink.port }), { tokenTtl: '1m' })
-  addVerifProvider(app.auth, 'html', '<p>Hi {{.User}}</p><a href="https://x.test/?t={{.Token}}">go</a>',
+  // Most providers through the fastify.auth wrapper, some through the plugin itself: both mount the same thing.
+  await app.register(verifyProvider, { name: 'email', template: TEMPLATE, sender: smtp({ port: sink.port }) })
+  app.auth.addVerifProvider('short', 'token {{.Token}}', smtp({ port: sink.port }), { tokenTtl: '1m' })
+  app.auth.addVerifProvider('html', '<p>Hi {{.User}}</p><a href="https://x.test/?t={{.Token}}">go</a>',
     smtp({ port: sink.port, contentType: 'text/html', charset: 'iso-8859-1' }))
   // A template without a tag, mailed as HTML: the body is still HTML, so values must still be escaped.
-  addVerifProvider(app.auth, 'htmlbody', 'Hi {{.User}}, your code: {{.Token}}', smtp({ port: sink.port, contentType: 'text/html' }))
-  addVerifProvider(app.auth, 'secure', 'token {{.Token}}',
+  app.auth.addVerifProvider('htmlbody', 'Hi {{.User}}, your code: {{.Token}}', smtp({ port: sink.port, contentType: 'text/html' }))
+  app.auth.addVerifProvider('secure', 'token {{.Token}}',
     smtp({ port: authSink.port, startTLS: true, insecureSkipVerify: true, username: 'mailer', password: 'mail-secret' }))
-  addVerifProvider(app.auth, 'untrusted', 'token {{.Token}}', smtp({ port: authSink.port, startTLS: true, username: 'mailer', password: 'mail-secret' }))
-  addVerifProvider(app.auth, 'wrongpw', 'token {{.Token}}', smtp({ port: authSink.port, startTLS: true, insecureSkipVerify: true, username: 'mailer', password: 'nope' }))
-  addVerifProvider(app.auth, 'down', 'token {{.Token}}', smtp({ port: downPort }))
-  addVerifProvider(app.auth, 'flaky', 'token {{.Token}}', smtp({ port: flaky.port }))
-  addVerifProvider(app.auth, 'func', 'code {{.Token}} for {{.User}}', (address, text) => { sentByFunc.push({ address, text }) })
-  addVerifProvider(app.auth, 'leaky', 'token {{.Token}}', () => { throw new Error('db password=hunter2 refused') })
-  addVerifProvider(app.auth, 'hung', 'token {{.Token}}', () => new Promise<void>(() => {}), { sendTimeout: '200ms' })
-  addVerifProvider(app.auth, 'picky', 'token {{.Token}}', { send () { throw new SendError('rejected', 'only example.org addresses') } })
+  app.auth.addVerifProvider('untrusted', 'token {{.Token}}', smtp({ port: authSink.port, startTLS: true, username: 'mailer', password: 'mail-secret' }))
+  app.auth.addVerifProvider('wrongpw', 'token {{.Token}}', smtp({ port: authSink.port, startTLS: true, insecureSkipVerify: true, username: 'mailer', password: 'nope' }))
+  app.auth.addVerifProvider('down', 'token {{.Token}}', smtp({ port: downPort }))
+  app.auth.addVerifProvider('flaky', 'token {{.Token}}', smtp({ port: flaky.port }))
+  await app.register(verifyProvider, { name: 'func', template: 'code {{.Token}} for {{.User}}', sender: (address: string, text: string) => { sentByFunc.push({ address, text }) } })
+  app.auth.addVerifProvider('leaky', 'token {{.Token}}', () => { throw new Error('db password=hunter2 refused') })
+  app.auth.addVerifProvider('hung', 'token {{.Token}}', () => new Promise<void>(() => {}), { sendTimeout: '200ms' })
+  await app.register(verifyProvider, { name: 'picky', template: 'token {{.Token}}', sender: { send () { throw new SendError('rejected', 'only example.org addresses') } } })
 })
 t.teardown(async () => { await app.close(); for (const s of senders) s.close() })
 
@@ -58,6 +60,24 @@ async function requestMail (c: Client, provider: string, query: Record<string, s
   if (res.status !== 200) throw new Error(`send failed: ${res.status} ${await res.text()}`)
   const mail = await arriving
   return { res, token: TOKEN_IN_MAIL.exec(mail.body)![1]!, mail }
+}
+
+/** The JWT and XSRF-TOKEN cookies a response sets. */
+function sessionCookies (res: Response): Array<ReturnType<typeof parseSetCookie>> {
+  return res.headers.getSetCookie().map(parseSetCookie).filter((c) => c.name === 'JWT' || c.name === 'XSRF-TOKEN')
+}
+
+/** Whether a login response set session-only cookies (neither Max-Age nor Expires) or persistent ones. */
+function cookieLifetime (t: Test, res: Response, sessionOnly: boolean, what: string): void {
+  const cookies = sessionCookies(res)
+  t.same(cookies.map((c) => c.name).sort(), ['JWT', 'XSRF-TOKEN'], `${what}: both cookies set`)
+  for (const c of cookies) {
+    if (sessionOnly) {
+      t.notOk('max-age' in c.attrs || 'expires' in c.attrs, `${what}: ${c.name} is session-only`)
+    } else {
+      t.ok(Number(c.attrs['max-age']) > 0, `${what}: ${c.name} is persistent`)
+    }
+  }
 }
 
 async function whoAmI (c: Client): Promise<Response> {
@@ -79,9 +99,8 @@ t.test('end to end over SMTP: mail with the rendered template, its token signs i
   const login = await c.fetch(`/auth/email/login?token=${token}&sess=1`)
   t.equal(login.status, 302, 'redirects to the allowed from')
   t.equal(login.headers.get('location'), 'http://127.0.0.1/after')
-  const jwt = c.jar.cookies.get('JWT')!
-  t.ok(jwt, 'session cookie set')
-  t.notOk(jwt.attrs['max-age'], 'sess=1 gives a session-only cookie')
+  t.ok(c.jar.cookies.get('JWT'), 'session cookie set')
+  cookieLifetime(t, login, true, 'sess=1')
   const me = await whoAmI(c)
   t.equal(me.status, 200)
   const user = await me.json() as { name: string; id: string }
@@ -90,7 +109,7 @@ t.test('end to end over SMTP: mail with the rendered template, its token signs i
 
   const again = await client(base).fetch(`/auth/email/login?token=${token}`)
   t.equal(again.status, 401, 'the same token a second time is refused')
-  t.same(await again.json(), { error: 'unauthorized', details: 'confirmation token already used' })
+  t.same(await again.json(), { error: 'unauthorized', details: 'confirmation token already used', code: 'GATEHOUSE_ALREADY_USED' })
 })
 
 t.test('the user id follows the address, the name is the one asked for', async (t) => {
@@ -100,10 +119,10 @@ t.test('the user id follows the address, the name is the one asked for', async (
     const { token } = await requestMail(c, 'email', { user, address: 'same@example.com' })
     const r = await c.fetch(`/auth/email/login?token=${token}`)
     t.equal(r.status, 200, 'no from: the user comes back as JSON')
+    cookieLifetime(t, r, false, 'without sess=1')
     const u = await r.json() as { name: string; id: string }
     t.equal(u.name, user)
     ids.add(u.id)
-    t.notOk(c.jar.cookies.get('JWT')!.attrs['max-age'] === undefined, 'persistent cookie without sess=1')
   }
   t.equal(ids.size, 1)
 })
@@ -116,7 +135,7 @@ t.test('an expired confirmation token is refused (fake clock)', async (t) => {
   clock.tick(61_000)
   const r = await c.fetch(`/auth/short/login?token=${token}`)
   t.equal(r.status, 401)
-  t.same(await r.json(), { error: 'unauthorized', details: 'token expired' })
+  t.same(await r.json(), { error: 'unauthorized', details: 'token expired', code: 'GATEHOUSE_TOKEN_EXPIRED' })
   t.equal(c.jar.get('JWT'), undefined)
 })
 
@@ -129,7 +148,9 @@ t.test('default lifetime is 30 minutes', async (t) => {
   t.equal((await c.fetch(`/auth/email/login?token=${token}`)).status, 200, 'valid at 29 minutes')
   const { token: second } = await requestMail(c, 'email', { user: 'slow', address: 'slow@example.com' })
   clock.tick(30 * 60_000 + 1000)
-  t.equal((await c.fetch(`/auth/email/login?token=${second}`)).status, 401, 'expired after 30 minutes')
+  const late = await c.fetch(`/auth/email/login?token=${second}`)
+  t.equal(late.status, 401, 'expired after 30 minutes')
+  t.equal((await late.json() as { code: string }).code, 'GATEHOUSE_TOKEN_EXPIRED')
 })
 
 t.test('STARTTLS with SMTP AUTH delivers; certificate and password failures are clear 502s', { skip: noTls ?? false }, async (t) => {
@@ -141,14 +162,12 @@ t.test('STARTTLS with SMTP AUTH delivers; certificate and password failures are 
   const before = authSink.mails.length
   const untrusted = await c.fetch('/auth/untrusted/login?user=a&address=a@example.com')
   t.equal(untrusted.status, 502)
-  const ub = await untrusted.json() as { error: string; details: string }
-  t.equal(ub.error, 'sender failed')
-  t.match(ub.details, /^SMTP 127\.0\.0\.1:\d+: .*certificate/i, 'names the TLS failure')
+  t.match(await untrusted.json(), { error: 'sender failed', details: /^SMTP 127\.0\.0\.1:\d+: .*certificate/i, code: 'GATEHOUSE_UPSTREAM' }, 'names the TLS failure')
 
   const wrong = await c.fetch('/auth/wrongpw/login?user=a&address=a@example.com')
   t.equal(wrong.status, 502)
   const wb = await wrong.json() as { error: string; details: string }
-  t.match(wb, { error: 'sender failed', details: /535/ })
+  t.match(wb, { error: 'sender failed', details: /535/, code: 'GATEHOUSE_UPSTREAM' })
   t.notMatch(wb.details, /nope/, 'the password is not echoed')
   t.equal(authSink.mails.length, before, 'nothing delivered')
 })
@@ -182,28 +201,33 @@ t.test('bad inputs: 4xx JSON, nothing sent, nothing signed in', async (t) => {
   const c = client(base)
   const conns = sink.connections
   const funcSent = sentByFunc.length
-  const cases: Array<[string, number, RegExp]> = [
-    ['/auth/email/login?address=a@example.com', 400, /user is required/],
-    ['/auth/email/login?user=alice', 400, /address is required/],
-    ['/auth/email/login?user=&address=a@example.com', 400, /user is required/],
-    ['/auth/email/login?user=a&user=b&address=a@example.com', 400, /user must be given once/],
-    ['/auth/email/login?user=a%0d%0aBcc:%20x@evil.test&address=a@example.com', 400, /control characters/],
-    ['/auth/email/login?user=%20%20&address=a@example.com', 400, /only spaces/],
-    [`/auth/email/login?user=${'u'.repeat(129)}&address=a@example.com`, 400, /too long/],
-    ['/auth/email/login?user=a&address=a@example.com,b@example.com', 400, /not a single mail address/],
-    ['/auth/email/login?user=a&address=%22Eve%22%20%3Ceve@example.com%3E', 400, /not a single mail address/],
-    ['/auth/email/login?user=a&address=no-at-sign', 400, /not a single mail address/],
-    ['/auth/email/login?token=not-a-token', 400, /malformed confirmation token/],
-    ['/auth/email/login?token=a.b.c', 401, /malformed token|invalid token/],
-    ['/auth/email/login?token=', 400, /malformed confirmation token/],
-    ['/auth/func/login?user=a&address=%0a', 400, /control characters/],
-    ['/auth/picky/login?user=a&address=a@example.com', 400, /only example\.org addresses/]
+  const BAD = 'GATEHOUSE_BAD_REQUEST'
+  const cases: Array<[string, number, string, RegExp]> = [
+    ['/auth/email/login?address=a@example.com', 400, BAD, /user is required/],
+    ['/auth/email/login?user=alice', 400, BAD, /address is required/],
+    ['/auth/email/login?user=&address=a@example.com', 400, BAD, /user is required/],
+    ['/auth/email/login?user=a&user=b&address=a@example.com', 400, BAD, /user must be given once/],
+    ['/auth/email/login?user=a%0d%0aBcc:%20x@evil.test&address=a@example.com', 400, BAD, /control characters/],
+    ['/auth/email/login?user=%20%20&address=a@example.com', 400, BAD, /only spaces/],
+    [`/auth/email/login?user=${'u'.repeat(129)}&address=a@example.com`, 400, BAD, /too long/],
+    ['/auth/email/login?user=a&address=a@example.com,b@example.com', 400, BAD, /not a single mail address/],
+    ['/auth/email/login?user=a&address=%22Eve%22%20%3Ceve@example.com%3E', 400, BAD, /not a single mail address/],
+    ['/auth/email/login?user=a&address=no-at-sign', 400, BAD, /not a single mail address/],
+    ['/auth/email/login?user=a&address=a@example.com&sess=bogus', 400, BAD, /sess must be 1, 0, true or false/],
+    ['/auth/email/login?user=a&address=a@example.com&session=yes', 400, BAD, /session must be 1, 0, true or false/],
+    ['/auth/email/login?user=a&address=a@example.com&sess=1&sess=1', 400, BAD, /sess must be 1, 0, true or false/],
+    ['/auth/email/login?token=not-a-token', 400, BAD, /malformed confirmation token/],
+    ['/auth/email/login?token=a.b.c', 401, 'GATEHOUSE_TOKEN_INVALID', /malformed token|invalid token/],
+    ['/auth/email/login?token=', 400, BAD, /malformed confirmation token/],
+    ['/auth/func/login?user=a&address=%0a', 400, BAD, /control characters/],
+    ['/auth/picky/login?user=a&address=a@example.com', 400, BAD, /only example\.org addresses/]
   ]
-  for (const [path, status, details] of cases) {
+  for (const [path, status, code, details] of cases) {
     const r = await c.fetch(path)
     t.equal(r.status, status, path)
     t.match(r.headers.get('content-type'), /^application\/json/)
-    const body = await r.json() as { error: string; details: string }
+    const body = await r.json() as { error: string; details: string; code: string }
+    t.equal(body.code, code, path)
     t.match(body.details, details, path)
     t.notMatch(JSON.stringify(body), /at .*\.ts:\d+/, 'no stack trace')
   }
@@ -219,7 +243,8 @@ t.test('a recipient refused by the SMTP server: 400 naming the refusal', async (
   t.equal(r.status, 400)
   t.same(await r.json(), {
     error: 'address rejected',
-    details: "recipient refused by the mail server: Can't send mail - all recipients were rejected: 550 5.1.1 no such user here"
+    details: "recipient refused by the mail server: Can't send mail - all recipients were rejected: 550 5.1.1 no such user here",
+    code: 'GATEHOUSE_BAD_REQUEST'
   })
   t.equal(sink.mails.length, before)
 })
@@ -232,7 +257,7 @@ t.test('token kinds cannot stand in for each other', async (t) => {
   const session = c.jar.get('JWT')!
   const r1 = await client(base).fetch(`/auth/email/login?token=${session}`)
   t.equal(r1.status, 401)
-  t.same(await r1.json(), { error: 'unauthorized', details: 'invalid token' })
+  t.same(await r1.json(), { error: 'unauthorized', details: 'invalid token', code: 'GATEHOUSE_TOKEN_INVALID' })
   // A confirmation token as a session token (query, header).
   const { token: confirm } = await requestMail(client(base), 'email', { user: 'kim', address: 'kim@example.com' })
   t.equal((await client(base).fetch(`/auth/user?token=${confirm}`)).status, 401)
@@ -244,7 +269,7 @@ t.test('token kinds cannot stand in for each other', async (t) => {
   const funcToken = TOKEN_IN_MAIL.exec(sentByFunc[funcSent]!.text)![1]!
   const r2 = await other.fetch(`/auth/email/login?token=${funcToken}`)
   t.equal(r2.status, 401)
-  t.same(await r2.json(), { error: 'unauthorized', details: 'confirmation token of another provider' })
+  t.same(await r2.json(), { error: 'unauthorized', details: 'confirmation token of another provider', code: 'GATEHOUSE_TOKEN_INVALID' })
   t.equal((await other.fetch(`/auth/func/login?token=${funcToken}`)).status, 200, 'and it still works where it belongs')
   // The confirmation token was never consumed by the failed attempts.
   t.equal((await client(base).fetch(`/auth/email/login?token=${confirm}`)).status, 200)
@@ -262,13 +287,12 @@ t.test('SMTP server down: 503 naming the failure, no stack; works again when it 
   const c = client(base)
   const r = await c.fetch('/auth/down/login?user=a&address=a@example.com')
   t.equal(r.status, 503)
-  const body = await r.json() as { error: string; details: string }
-  t.equal(body.error, 'sender unavailable')
-  t.match(body.details, new RegExp(`^SMTP 127\\.0\\.0\\.1:${downPort}: .*ECONNREFUSED`))
+  t.match(await r.json(), { error: 'sender unavailable', details: new RegExp(`^SMTP 127\\.0\\.0\\.1:${downPort}: .*ECONNREFUSED`), code: 'GATEHOUSE_UNAVAILABLE' })
 
   await flaky.stop()
   const r2 = await c.fetch('/auth/flaky/login?user=a&address=a@example.com')
   t.equal(r2.status, 503)
+  t.equal((await r2.json() as { code: string }).code, 'GATEHOUSE_UNAVAILABLE')
   await flaky.start()
   const { token } = await requestMail(c, 'flaky', { user: 'a', address: 'a@example.com' }, flaky)
   t.equal((await c.fetch(`/auth/flaky/login?token=${token}`)).status, 200)
@@ -277,14 +301,14 @@ t.test('SMTP server down: 503 naming the failure, no stack; works again when it 
 t.test('a host sender that throws: 502 without its internals', async (t) => {
   const r = await client(base).fetch('/auth/leaky/login?user=a&address=a@example.com')
   t.equal(r.status, 502)
-  t.same(await r.json(), { error: 'sender failed', details: 'the confirmation message could not be sent' })
+  t.same(await r.json(), { error: 'sender failed', details: 'the confirmation message could not be sent', code: 'GATEHOUSE_UPSTREAM' })
 })
 
 t.test('a sender that never answers: 503 at the send deadline, not a request held open', async (t) => {
   const started = Date.now()
   const r = await client(base).fetch('/auth/hung/login?user=a&address=a@example.com', { signal: AbortSignal.timeout(5000) })
   t.equal(r.status, 503)
-  t.same(await r.json(), { error: 'sender unavailable', details: 'no answer within 200 ms' })
+  t.same(await r.json(), { error: 'sender unavailable', details: 'no answer within 200 ms', code: 'GATEHOUSE_UNAVAILABLE' })
   t.ok(Date.now() - started < 2000, 'answered at the deadline')
 })
 
@@ -292,10 +316,62 @@ t.test('callback and logout', async (t) => {
   const c = client(base)
   const cb = await c.fetch('/auth/email/callback')
   t.equal(cb.status, 404)
+  t.same(await cb.json(), { error: 'not found', details: 'provider "email" has no callback', code: 'GATEHOUSE_NOT_FOUND' })
   const { token } = await requestMail(c, 'email', { user: 'o', address: 'o@example.com' })
   await c.fetch(`/auth/email/login?token=${token}`)
   t.ok(c.jar.get('JWT'))
   const out = await c.fetch('/auth/email/logout')
   t.same(await out.json(), { status: 'logged out' })
   t.equal(c.jar.get('JWT'), undefined)
+})
+
+t.test('session-only cookies: session or sess (1 or true), asked for when the mail is sent or when the link is opened', async (t) => {
+  // [flag on the send step, flag on the confirm step, session-only expected]
+  const cases: Array<[string, string, boolean]> = [
+    ['sess=1', '', true],
+    ['session=1', '', true],
+    ['sess=true', '', true],
+    ['session=true', '', true],
+    ['', 'sess=1', true],
+    ['', 'session=1', true],
+    ['', 'sess=true', true],
+    ['sess=1', 'sess=0', true],
+    ['', '', false],
+    ['sess=0', '', false],
+    ['session=false', 'sess=0', false]
+  ]
+  for (const [atSend, atConfirm, sessionOnly] of cases) {
+    const what = `send "${atSend}", confirm "${atConfirm}"`
+    const c = client(base)
+    const n = sentByFunc.length
+    const sent = await c.fetch(`/auth/func/login?user=s&address=s@example.com&${atSend}`)
+    t.equal(sent.status, 200, what)
+    t.equal(sessionCookies(sent).length, 0, 'sending signs nobody in')
+    const token = TOKEN_IN_MAIL.exec(sentByFunc[n]!.text)![1]!
+    const login = await c.fetch(`/auth/func/login?token=${token}&${atConfirm}`)
+    t.equal(login.status, 200, what)
+    cookieLifetime(t, login, sessionOnly, what)
+    t.equal((await whoAmI(c)).status, 200, `${what}: the session works`)
+  }
+})
+
+t.test('a malformed session flag: 400, nothing sent, the confirmation token not spent', async (t) => {
+  const c = client(base)
+  const n = sentByFunc.length
+  const bad = await c.fetch('/auth/func/login?user=s&address=s@example.com&sess=bogus')
+  t.equal(bad.status, 400)
+  t.same(await bad.json(), { error: 'bad request', details: 'sess must be 1, 0, true or false', code: 'GATEHOUSE_BAD_REQUEST' })
+  t.equal(sentByFunc.length, n, 'nothing sent')
+
+  t.equal((await c.fetch('/auth/func/login?user=s&address=s@example.com')).status, 200)
+  const token = TOKEN_IN_MAIL.exec(sentByFunc[n]!.text)![1]!
+  for (const flag of ['sess=bogus', 'session=2']) {
+    const r = await c.fetch(`/auth/func/login?token=${token}&${flag}`)
+    t.equal(r.status, 400, flag)
+    t.equal((await r.json() as { code: string }).code, 'GATEHOUSE_BAD_REQUEST')
+    t.equal(sessionCookies(r).length, 0, 'no session')
+  }
+  const ok = await c.fetch(`/auth/func/login?token=${token}&sess=1`)
+  t.equal(ok.status, 200, 'the token still works')
+  cookieLifetime(t, ok, true, 'after the refused attempts')
 })
