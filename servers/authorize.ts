@@ -8,7 +8,7 @@ import {
   OAuthError, checkCodeChallenge, checkRedirectUri, param, parseScope, requiredParam, withQuery
 } from './protocol.js'
 import { DENY_FIELD, USER_FIELD, defaultLoginPage, type LoginPageContext } from './login-page.js'
-import type { AuthorizationRequest, ServerContext } from './server.js'
+import type { AuthorizationRequest, ServerContext } from './types.js'
 import { AUTHORIZE_PATH } from './endpoints.js'
 import { looksLikeSecret, randomSecret } from './secret-store.js'
 

@@ -2,11 +2,12 @@
  * The `dev` provider's fake OAuth2 server: any user name signs in. Development only, hence the fixed,
  * well-known client credentials. Listens on loopback, port 8084 by default.
  */
-import { startAuthServer, type ClientCredentials } from './server.js'
+import { startAuthServer } from './server.js'
+import type { ClientCredentials } from './types.js'
 import { listenHost, resolveClient, resolveCommon, resolvePort, type CommonServerOptions } from './options.js'
 import { providerOptionsFor, type LocalProviderOptions } from './provider-options.js'
 
-/** Default port of the dev server (the seed's). */
+/** Default port of the dev server. */
 export const DEV_SERVER_PORT = 8084
 /** The dev server's client credentials unless others are given. Public by design: dev only. */
 export const DEV_CLIENT: Readonly<ClientCredentials> = Object.freeze({ cid: 'dev', csecret: 'dev-secret' })
@@ -25,7 +26,7 @@ export interface DevServerOptions extends CommonServerOptions {
 export interface RunningOAuth2Server {
   /** Base URL with the bound port, e.g. `http://127.0.0.1:8084`. */
   url: string
-  /** Options for `addCustomProvider(name, providerOptions.client, providerOptions)`. */
+  /** Options of a custom provider on this server: `app.register(oauth2Provider, { name, ...providerOptions })`. */
   providerOptions: LocalProviderOptions
   /** Stops listening; resolves once the port is free. Safe to call twice. */
   close(): Promise<void>

@@ -6,7 +6,7 @@
 export { startDevServer, DEV_CLIENT, DEV_SERVER_PORT, type DevServerOptions, type RunningOAuth2Server } from './dev-server.js'
 export { startLocalOAuth2Server, type LocalOAuth2ServerOptions } from './local-server.js'
 export type { LocalMappedUser, LocalProviderOptions } from './provider-options.js'
-export type { ClientCredentials, EmailFn } from './server.js'
+export type { ClientCredentials, EmailFn } from './types.js'
 export type { LocalUserInfo } from './token.js'
 export { escapeHtml, type LoginPageContext, type LoginPageHandler } from './login-page.js'
 export type { CommonServerOptions } from './options.js'

@@ -1,10 +1,11 @@
 /**
- * The embeddable local OAuth2 server (seed §2.5): started in the background at a given URL, it yields the
+ * The embeddable local OAuth2 server: started in the background at a given URL, it yields the
  * options to register a custom provider on it. Client credentials are generated unless given.
  */
 import { randomBytes } from 'node:crypto'
 import { OptionsError } from '../lib/errors.js'
-import { startAuthServer, type ClientCredentials } from './server.js'
+import { startAuthServer } from './server.js'
+import type { ClientCredentials } from './types.js'
 import { listenHost, resolveClient, resolveCommon, resolvePort, type CommonServerOptions } from './options.js'
 import { providerOptionsFor } from './provider-options.js'
 import { publicHostOf, type RunningOAuth2Server } from './dev-server.js'
@@ -13,7 +14,7 @@ import { publicHostOf, type RunningOAuth2Server } from './dev-server.js'
 export interface LocalOAuth2ServerOptions extends CommonServerOptions {
   /** Address of the server with port, e.g. `http://localhost:9096`; port 0 picks a free one. Required. */
   url: string
-  /** Show a login page (true) or sign `autoLoginUser` in at once (false, the default as in the seed). */
+  /** Show a login page (true) or sign `autoLoginUser` in at once (false, the default). */
   withLoginPage?: boolean
   /** Client credentials. Default: generated per start. */
   client?: ClientCredentials
@@ -21,7 +22,7 @@ export interface LocalOAuth2ServerOptions extends CommonServerOptions {
   host?: string
 }
 
-/** Starts a local OAuth2 server; resolves once it listens, with the options for `addCustomProvider`. */
+/** Starts a local OAuth2 server; resolves once it listens, with the options of a custom provider on it. */
 export async function startLocalOAuth2Server (opts: LocalOAuth2ServerOptions): Promise<RunningOAuth2Server> {
   if (opts === null || typeof opts !== 'object') throw new OptionsError('startLocalOAuth2Server', 'needs an options object with url')
   const url = parseServerUrl(opts.url)

@@ -5,7 +5,7 @@ import { isIP } from 'node:net'
 import { OptionsError } from '../lib/errors.js'
 import { noopLogger, type Logger } from '../lib/logger.js'
 import type { LoginPageHandler } from './login-page.js'
-import type { AuthServerConfig, ClientCredentials, EmailFn } from './server.js'
+import type { AuthServerConfig, ClientCredentials, EmailFn } from './types.js'
 
 /** Options common to `startDevServer` and `startLocalOAuth2Server`. */
 export interface CommonServerOptions {

@@ -2,7 +2,7 @@
  * What a client of a local OAuth2 server registers: the options of a custom provider, so that
  * `app.register(oauth2Provider, { name, ...server.providerOptions })` works as is.
  */
-import type { ClientCredentials } from './server.js'
+import type { ClientCredentials } from './types.js'
 import { serverEndpoints } from './endpoints.js'
 import type { LocalUserInfo } from './token.js'
 
@@ -11,7 +11,7 @@ export const LOCAL_SCOPES: readonly string[] = Object.freeze(['user'])
 
 /**
  * A user as a custom provider's mapping function returns it: `id` is the server's own user id; the login
- * engine turns it into `<provider name>_<sha1 hex>` (SPEC §2), so the provider name is not needed here.
+ * engine turns it into `<provider name>_<sha1 hex>`, so the provider name is not needed here.
  */
 export interface LocalMappedUser { id: string; name: string; picture?: string; email?: string }
 

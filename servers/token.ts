@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
   OAuthError, authenticateClient, bearerToken, invalidToken, param, presentedClient, requiredParam, verifyCodeVerifier
 } from './protocol.js'
-import type { ServerContext } from './server.js'
+import type { ServerContext } from './types.js'
 import { TOKEN_PATH, USERINFO_PATH } from './endpoints.js'
 import { pictureFile } from './picture.js'
 

@@ -58,11 +58,14 @@ export function appleKeyFromFile (path: string): AppleKeyLoader {
 }
 
 /**
- * Registers Apple sign-in at `{authPrefix}/apple/…`. Loads the key now; rejects with a clear error when the
- * loader fails or the key is not an ES256 (P-256) private key.
+ * The engine configuration of Sign in with Apple (mounted at `{authPrefix}/apple/…`). Loads the key now;
+ * rejects with an OptionsError (`apple.keyLoader`, the loader's error as its cause) when the loader fails or the
+ * key is not an ES256 (P-256) private key.
  */
 export async function appleConfig (config: AppleConfig, keyLoader: AppleKeyLoader): Promise<OAuth2ProviderConfig> {
-  const fail = (why: string, option = 'apple'): never => { throw new OptionsError(option, why) }
+  const fail = (why: string, option = 'apple', cause?: unknown): never => {
+    throw new OptionsError(option, why, cause === undefined ? undefined : { cause })
+  }
   if (config === null || typeof config !== 'object') fail('needs {clientId, teamId, keyId}')
   for (const k of ['clientId', 'teamId', 'keyId'] as const) if (typeof config[k] !== 'string' || config[k] === '') fail('is required', `apple.${k}`)
   if (typeof keyLoader !== 'function') fail('is required (e.g. appleKeyFromFile(path))', 'apple.keyLoader')
@@ -75,7 +78,7 @@ export async function appleConfig (config: AppleConfig, keyLoader: AppleKeyLoade
   try {
     loaded = await keyLoader()
   } catch (err) {
-    return fail(`could not load the private key: ${(err as Error)?.message ?? String(err)}`, 'apple.keyLoader')
+    return fail(`could not load the private key: ${(err as Error)?.message ?? String(err)}`, 'apple.keyLoader', err)
   }
   // jose is loaded when Apple is configured, not when the package is imported.
   const { importPKCS8, SignJWT } = await import('jose')
@@ -83,7 +86,7 @@ export async function appleConfig (config: AppleConfig, keyLoader: AppleKeyLoade
   try {
     key = typeof loaded === 'string' ? await importPKCS8(loaded, 'ES256') : loaded
   } catch (err) {
-    return fail(`gave a key that is not a PKCS#8 P-256 key: ${(err as Error).message}`, 'apple.keyLoader')
+    return fail(`gave a key that is not a PKCS#8 P-256 key: ${(err as Error).message}`, 'apple.keyLoader', err)
   }
   const issuer = config.issuer ?? APPLE
   const makeSecret = (): Promise<string> => new SignJWT({})
@@ -95,7 +98,7 @@ export async function appleConfig (config: AppleConfig, keyLoader: AppleKeyLoade
     .setExpirationTime(CLIENT_SECRET_TTL)
     .sign(key)
   // Sign once now, so a key of the wrong type fails registration, not the first login.
-  try { await makeSecret() } catch (err) { fail(`gave a key that cannot sign ES256: ${(err as Error).message}`, 'apple.keyLoader') }
+  try { await makeSecret() } catch (err) { fail(`gave a key that cannot sign ES256: ${(err as Error).message}`, 'apple.keyLoader', err) }
 
   return {
     name: 'apple',

@@ -1,5 +1,5 @@
 /**
- * Custom OAuth2 providers (SPEC §3): any third-party OAuth2 or OpenID Connect server, under any name that is not
+ * Custom OAuth2 providers: any third-party OAuth2 or OpenID Connect server, under any name that is not
  * a built-in's. Several clients of one provider may be registered under different names.
  */
 import { OptionsError } from '../../lib/errors.js'

@@ -6,7 +6,7 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { HttpError } from '../../lib/errors.js'
+import { HttpError, OptionsError } from '../../lib/errors.js'
 import { checkKeys, optionInt } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 import { mountProvider, providerStateStore } from '../../plugins/core/mount.js'
@@ -37,6 +37,7 @@ const KEYS = [
 async function dev (fastify: FastifyInstance, opts: DevProviderOptions): Promise<void> {
   const { port: rawPort, timeoutMs, stateStore, onServer, ...serverOpts } = checkKeys(opts ?? {}, KEYS, 'dev') as DevProviderOptions
   const port = optionInt('dev.port', rawPort, DEV_PORT)
+  if (port > 65535) throw new OptionsError('dev.port', 'must be an integer port 0..65535')
   const auth = fastify.auth
   const store = await providerStateStore(fastify, stateStore, 'dev.stateStore')
   let server: RunningOAuth2Server | undefined

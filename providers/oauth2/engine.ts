@@ -18,7 +18,7 @@ import type { JWTPayload } from 'jose'
 import type { AuthProvider, GatehouseAuth } from '../../plugins/core/types.js'
 import { userId, type UserData } from '../../lib/user.js'
 import { HttpError } from '../../lib/errors.js'
-import { callProvider, DEFAULT_TIMEOUT_MS, excerpt, jsonObject, type UpstreamAnswer } from './upstream.js'
+import { callProvider, DEFAULT_TIMEOUT_MS, excerpt, jsonObject, upstreamError, type UpstreamAnswer } from './upstream.js'
 import {
   clearHandshake, DEFAULT_HANDSHAKE_TTL_MS, handshakeCookie, randomToken, setHandshake, takeHandshake, type Handshake
 } from './handshake.js'
@@ -31,7 +31,7 @@ import type { OidcSettings } from './idtoken.js'
 
 export type { OidcSettings }
 
-/** What a mapping function returns. `id` is the provider's own user id; the engine hashes it (SPEC §2). */
+/** What a mapping function returns. `id` is the provider's own user id; the engine hashes it into the session's user id. */
 export interface MappedUser {
   id: string | number
   /** Display name; `noname_<8 hex>` when empty. */
@@ -173,7 +173,7 @@ export async function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2Prov
     const accessToken = tokenResponse.access_token as string
     let idToken: JWTPayload | undefined
     if (verifyIdToken !== undefined) {
-      if (typeof tokenResponse.id_token !== 'string') throw new HttpError(502, 'token endpoint answered garbage', 'no id_token from an OpenID Connect provider')
+      if (typeof tokenResponse.id_token !== 'string') throw upstreamError('token endpoint answered garbage', 'no id_token from an OpenID Connect provider')
       idToken = await verifyIdToken(tokenResponse.id_token, hs.n)
     }
 
@@ -183,7 +183,7 @@ export async function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2Prov
       ({ data, raw } = await fetchUserinfo(accessToken))
       // OIDC Core §5.3.2: userinfo must be about the ID token's subject.
       if (idToken !== undefined && data.sub !== undefined && data.sub !== idToken.sub) {
-        throw new HttpError(502, 'userinfo malformed', 'userinfo subject differs from the id token subject')
+        throw upstreamError('userinfo malformed', 'userinfo subject differs from the id token subject')
       }
     } else {
       data = { ...(idToken ?? {}) }
@@ -194,7 +194,7 @@ export async function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2Prov
     try {
       mapped = await cfg.mapUser(data, raw, { provider: name, idToken, form, tokenResponse })
     } catch (err) {
-      throw new HttpError(502, 'userinfo malformed', excerpt((err as Error).message ?? err))
+      throw upstreamError('userinfo malformed', excerpt((err as Error).message ?? err))
     }
     const user = toUserData(name, mapped)
     return auth.completeLogin(request, reply, {
@@ -229,16 +229,16 @@ export async function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2Prov
       form.set('client_secret', secret)
     }
     const ans = await callProvider(cfg.tokenURL, { method: 'POST', headers, body: form.toString() }, 'token endpoint', timeoutMs)
-    if (ans.status >= 500) throw new HttpError(502, 'token endpoint failed', `status ${ans.status}`)
+    if (ans.status >= 500) throw upstreamError('token endpoint failed', `status ${ans.status}`)
     const body = tokenBody(ans)
-    if (body === undefined) throw new HttpError(502, 'token endpoint answered garbage', `status ${ans.status}, ${excerpt(ans.contentType, 60) || 'no content type'}`)
+    if (body === undefined) throw upstreamError('token endpoint answered garbage', `status ${ans.status}, ${excerpt(ans.contentType, 60) || 'no content type'}`)
     if (typeof body.error === 'string') {
       // An expired, reused or forged code is the caller's problem; anything else (bad client) is ours.
       if (body.error === 'invalid_grant' || body.error === 'bad_verification_code') throw new HttpError(400, 'authorization code rejected', excerpt(body.error))
-      throw new HttpError(502, 'token endpoint refused the exchange', excerpt(body.error))
+      throw upstreamError('token endpoint refused the exchange', excerpt(body.error))
     }
-    if (ans.status < 200 || ans.status > 299) throw new HttpError(502, 'token endpoint failed', `status ${ans.status}`)
-    if (typeof body.access_token !== 'string' || body.access_token === '') throw new HttpError(502, 'token endpoint answered garbage', 'no access_token')
+    if (ans.status < 200 || ans.status > 299) throw upstreamError('token endpoint failed', `status ${ans.status}`)
+    if (typeof body.access_token !== 'string' || body.access_token === '') throw upstreamError('token endpoint answered garbage', 'no access_token')
     return body
   }
 
@@ -247,9 +247,9 @@ export async function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2Prov
       method: 'GET',
       headers: { authorization: `${cfg.infoAuthScheme ?? 'Bearer'} ${accessToken}`, accept: 'application/json' }
     }, 'userinfo endpoint', timeoutMs)
-    if (ans.status < 200 || ans.status > 299) throw new HttpError(502, 'userinfo request failed', `status ${ans.status}`)
+    if (ans.status < 200 || ans.status > 299) throw upstreamError('userinfo request failed', `status ${ans.status}`)
     const data = jsonObject(ans.body)
-    if (data === undefined) throw new HttpError(502, 'userinfo malformed', 'not a JSON object')
+    if (data === undefined) throw upstreamError('userinfo malformed', 'not a JSON object')
     return { data, raw: ans.body }
   }
 
@@ -283,11 +283,11 @@ function formEncode (s: string): string {
   return encodeURIComponent(s).replace(/%20/g, '+')
 }
 
-/** The session's user: hashed id (SPEC §2), a name that is never empty, optional extras of the right type. */
+/** The session's user: hashed id (`<provider>_<sha1 hex>`), a name that is never empty, optional extras of the right type. */
 export function toUserData (provider: string, mapped: MappedUser): UserData {
   const raw = mapped?.id
   const rawId = typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : raw
-  if (typeof rawId !== 'string' || rawId === '') throw new HttpError(502, 'userinfo malformed', 'no user id')
+  if (typeof rawId !== 'string' || rawId === '') throw upstreamError('userinfo malformed', 'no user id')
   const id = userId(provider, rawId)
   const name = typeof mapped.name === 'string' && mapped.name.trim() !== ''
     ? mapped.name.trim().slice(0, 256)

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type {} from '@fastify/cookie'
 import type { GatehouseAuth } from '../../plugins/core/types.js'
-import { HttpError } from '../../lib/errors.js'
+import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { safeEqual } from '../../lib/compare.js'
 import type { StateStore } from '../../lib/state-store/types.js'
 
@@ -76,25 +76,27 @@ export function clearHandshake (auth: GatehouseAuth, reply: FastifyReply, cookie
 }
 
 /**
- * Checks the callback's `state` against the browser's handshake cookie and consumes it.
- * Missing pieces → 400; a handshake that is expired, forged, of another provider, not matching or reused → 403.
+ * Checks the callback's `state` against the browser's handshake cookie and consumes it. A missing `state` is a
+ * 400 (`GATEHOUSE_BAD_REQUEST`); a missing cookie a 400 and an expired, forged or foreign one a 403
+ * (`GATEHOUSE_HANDSHAKE`); a `state` other than the cookie's a 403 (`GATEHOUSE_STATE_MISMATCH`); a state
+ * already used a 403 (`GATEHOUSE_ALREADY_USED`).
  */
 export async function takeHandshake (
   auth: GatehouseAuth, request: FastifyRequest, cookie: HandshakeCookie, provider: string, state: string | undefined, used: StateStore
 ): Promise<Handshake> {
   if (state === undefined || state === '') throw new HttpError(400, 'missing state', 'the provider did not return the state parameter')
   const token = request.cookies?.[cookie.name]
-  if (token === undefined || token === '') throw new HttpError(400, 'no login in progress', 'the login handshake cookie is missing; start again at /login')
+  if (token === undefined || token === '') throw new HttpError(400, 'no login in progress', 'the login handshake cookie is missing; start again at /login', ErrorCodes.HANDSHAKE)
   let claims: Record<string, unknown>
   try {
     claims = await auth.tokens.verifyPurpose('handshake', token)
   } catch {
-    throw new HttpError(403, 'login handshake expired or invalid', 'start again at /login')
+    throw new HttpError(403, 'login handshake expired or invalid', 'start again at /login', ErrorCodes.HANDSHAKE)
   }
-  if (claims.p !== provider || typeof claims.st !== 'string') throw new HttpError(403, 'login handshake expired or invalid', 'the handshake belongs to another provider')
-  if (!safeEqual(state, claims.st)) throw new HttpError(403, 'state mismatch', 'the callback does not belong to the login this browser started')
+  if (claims.p !== provider || typeof claims.st !== 'string') throw new HttpError(403, 'login handshake expired or invalid', 'the handshake belongs to another provider', ErrorCodes.HANDSHAKE)
+  if (!safeEqual(state, claims.st)) throw new HttpError(403, 'state mismatch', 'the callback does not belong to the login this browser started', ErrorCodes.STATE_MISMATCH)
   // Remembered until the handshake would have expired anyway; after that the signature check refuses it.
   const ttlMs = Math.max(1000, (typeof claims.exp === 'number' ? claims.exp * 1000 : Date.now() + DEFAULT_HANDSHAKE_TTL_MS) - Date.now())
-  if (!await used.setIfAbsent(`oauth2-state:${provider}:${claims.st}`, '1', ttlMs)) throw new HttpError(403, 'state already used', 'this login callback was already processed')
+  if (!await used.setIfAbsent(`oauth2-state:${provider}:${claims.st}`, '1', ttlMs)) throw new HttpError(403, 'state already used', 'this login callback was already processed', ErrorCodes.ALREADY_USED)
   return claims as unknown as Handshake
 }

@@ -6,6 +6,7 @@
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose'
 import { HttpError } from '../../lib/errors.js'
 import { safeEqual } from '../../lib/compare.js'
+import { upstreamError, upstreamTimeout } from './upstream.js'
 
 export interface OidcSettings {
   /**
@@ -51,12 +52,12 @@ export function idTokenVerifier (settings: OidcSettings, clientId: string, timeo
 }
 
 function mapJoseError (err: unknown): HttpError {
-  if (err instanceof joseErrors.JWKSTimeout) return new HttpError(504, 'provider keys did not answer in time', 'JWKS fetch timed out')
+  if (err instanceof joseErrors.JWKSTimeout) return upstreamTimeout('provider keys did not answer in time', 'JWKS fetch timed out')
   // Plain JOSEError: the JWKS answer was not 200 or not JSON.
-  if (err instanceof joseErrors.JWKSInvalid || (err instanceof joseErrors.JOSEError && err.code === 'ERR_JOSE_GENERIC')) return new HttpError(502, 'provider keys unusable', 'the JWKS document is malformed')
+  if (err instanceof joseErrors.JWKSInvalid || (err instanceof joseErrors.JOSEError && err.code === 'ERR_JOSE_GENERIC')) return upstreamError('provider keys unusable', 'the JWKS document is malformed')
   if (err instanceof joseErrors.JWTExpired) return new HttpError(401, 'id token rejected', 'the id token has expired')
   if (err instanceof joseErrors.JWTClaimValidationFailed) return new HttpError(401, 'id token rejected', `claim ${err.claim} ${err.reason === 'check_failed' ? 'does not match' : 'is missing or invalid'}`)
   if (err instanceof joseErrors.JOSEError) return new HttpError(401, 'id token rejected', err.code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' ? 'bad signature' : err.code)
   // Anything else is the JWKS fetch failing at the network level.
-  return new HttpError(502, 'provider keys unreachable', (err as Error).message)
+  return upstreamError('provider keys unreachable', (err as Error).message)
 }

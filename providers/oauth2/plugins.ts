@@ -59,7 +59,10 @@ function client (opts: unknown, family: string): OAuth2Client & Record<string, u
 
 async function oauth2 (fastify: FastifyInstance, opts: OAuth2ProviderOptions): Promise<void> {
   const { name, cid, csecret, ...rest } = client(opts, 'oauth2')
-  if (isBuiltinName(name)) return await mountEngine(fastify, builtinConfig(name, cid, csecret, rest))
+  if (isBuiltinName(name)) {
+    if (rest.endpoint !== undefined) throw new OptionsError(`oauth2.${name}.name`, `"${name}" is a built-in provider; a custom provider needs another name`)
+    return await mountEngine(fastify, builtinConfig(name, cid, csecret, rest))
+  }
   if (rest.endpoint === undefined) {
     throw new OptionsError(`oauth2.${name}.endpoint`, `is required: "${name}" is not a built-in (${OAUTH2_BUILTIN_NAMES.join(', ')})`)
   }

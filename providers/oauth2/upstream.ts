@@ -3,13 +3,23 @@
  * covers connecting, the status line and the whole body, and a size cap, so a provider that hangs, trickles or
  * floods never holds a login request open: it becomes a 504 (no answer in time) or 502 (bad answer) JSON error.
  */
-import { HttpError } from '../../lib/errors.js'
+import { ErrorCodes, HttpError } from '../../lib/errors.js'
 
 /** Default deadline of one call to a provider. */
 export const DEFAULT_TIMEOUT_MS = 10_000
 const USER_AGENT = 'fastify-gatehouse'
 /** Largest provider answer read; token and userinfo answers are a few kilobytes. */
 const MAX_BODY_BYTES = 1 << 20
+
+/** A provider answered something unusable, or could not be reached: 502 `GATEHOUSE_UPSTREAM`. */
+export function upstreamError (error: string, details?: string): HttpError {
+  return new HttpError(502, error, details, ErrorCodes.UPSTREAM)
+}
+
+/** A provider did not answer in time: 504 `GATEHOUSE_UPSTREAM_TIMEOUT`. */
+export function upstreamTimeout (error: string, details?: string): HttpError {
+  return new HttpError(504, error, details, ErrorCodes.UPSTREAM_TIMEOUT)
+}
 
 export interface UpstreamAnswer {
   status: number
@@ -19,7 +29,8 @@ export interface UpstreamAnswer {
 
 /**
  * Calls a provider endpoint. `what` names the endpoint in error messages ("token endpoint", "userinfo").
- * Throws HttpError 504 on timeout, 502 when the provider cannot be reached or answers too much.
+ * Throws HttpError 504 (`GATEHOUSE_UPSTREAM_TIMEOUT`) on timeout, 502 (`GATEHOUSE_UPSTREAM`) when the provider
+ * cannot be reached or answers too much.
  */
 export async function callProvider (url: string, init: RequestInit, what: string, timeoutMs: number): Promise<UpstreamAnswer> {
   const signal = AbortSignal.timeout(timeoutMs)
@@ -32,8 +43,8 @@ export async function callProvider (url: string, init: RequestInit, what: string
     return { status: res.status, contentType: res.headers.get('content-type') ?? '', body }
   } catch (err) {
     if (err instanceof HttpError) throw err
-    if (signal.aborted) throw new HttpError(504, `${what} did not answer in time`, `no answer within ${timeoutMs} ms`)
-    throw new HttpError(502, `${what} unreachable`, (err as Error).message)
+    if (signal.aborted) throw upstreamTimeout(`${what} did not answer in time`, `no answer within ${timeoutMs} ms`)
+    throw upstreamError(`${what} unreachable`, (err as Error).message)
   }
 }
 
@@ -43,7 +54,7 @@ async function readCapped (res: Response, what: string): Promise<Buffer> {
   let size = 0
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
     size += chunk.byteLength
-    if (size > MAX_BODY_BYTES) throw new HttpError(502, `${what} answer too large`, `more than ${MAX_BODY_BYTES} bytes`)
+    if (size > MAX_BODY_BYTES) throw upstreamError(`${what} answer too large`, `more than ${MAX_BODY_BYTES} bytes`)
     chunks.push(chunk)
   }
   return Buffer.concat(chunks)

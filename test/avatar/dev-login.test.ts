@@ -8,7 +8,8 @@ import sharp from 'sharp'
 import { FileStore, LmdbStore, MemoryStore, type AvatarStore } from '../../stores/index.js'
 import { avatarIdOf } from '../../plugins/avatar.js'
 import { userId } from '../../lib/user.js'
-import { addDevProvider, type DevProvider } from '../../providers/oauth2/index.js'
+import { devProvider } from '../../providers/index.js'
+import type { RunningOAuth2Server } from '../../servers/index.js'
 import { Browser } from '../oauth2/browser.js'
 import { startApp } from './app.js'
 
@@ -23,10 +24,10 @@ const kinds: Array<[string, () => AvatarStore]> = [
 for (const [kind, open] of kinds) {
   t.test(`dev login stores a resized PNG in the ${kind} store and serves it`, async (t) => {
     const store = open()
-    let dev: DevProvider | undefined
+    let server: RunningOAuth2Server | undefined
     // The dev server listens on 127.0.0.1, so exactly that address is allowed for picture fetches.
     const { app, base } = await startApp({ store, resizeLimit: 16, fetch: { allowPrivate: ['127.0.0.1'] } }, (app) => {
-      dev = addDevProvider(app.auth, 0)
+      void app.register(devProvider, { port: 0, onServer: (s) => { server = s } })
     }, APP_URL)
     t.teardown(() => app.close())
     const browser = new Browser()
@@ -34,7 +35,7 @@ for (const [kind, open] of kinds) {
 
     const signIn = async (): Promise<Record<string, unknown>> => {
       const page = await browser.navigate(`${APP_URL}/auth/dev/login`)
-      t.ok(page.url.startsWith(dev!.server!.url), 'the dev server\'s login page')
+      t.ok(page.url.startsWith(server!.url), 'the dev server\'s login page')
       const nav = await browser.submitForm(page.url, page.body, { user: 'dev_alice' })
       t.equal(nav.res.status, 200, 'signed in')
       return JSON.parse(nav.body) as Record<string, unknown>

@@ -42,7 +42,7 @@ for (const [kind, open] of kinds) {
     const xsrf = cookies.find((c) => c.startsWith('XSRF-TOKEN='))!.slice('XSRF-TOKEN='.length)
     const me = await fetch(`${base}/auth/user`, { headers: { cookie: cookies.join('; '), 'x-xsrf-token': xsrf } })
     t.equal(me.status, 200)
-    t.equal((await me.json()).picture, body.picture)
+    t.equal((await me.json() as { picture?: string }).picture, body.picture)
 
     const again = await login(base, 'alice', `${pictures.base}/photo.jpg`)
     t.equal(again.body.picture, body.picture, 'the same link at the next login')
@@ -140,5 +140,5 @@ t.test('a store that throws: login succeeds without a picture, a clear log line,
   t.match(lines.join('\n'), /avatar: store failed for user pic_[0-9a-f]+, login continues without an avatar: ENOSPC/)
   const r = await fetch(`${base}/avatar/${avatarIdOf(body.id)}.image`)
   t.equal(r.status, 503)
-  t.same(await r.json(), { error: 'avatar store unavailable' })
+  t.same(await r.json(), { error: 'avatar store unavailable', code: 'GATEHOUSE_UNAVAILABLE' })
 })

@@ -175,21 +175,21 @@ t.test('local server: yields provider options whose mapUser reads the userinfo; 
   t.teardown(local.close)
   t.match(local.url, /^http:\/\/localhost:\d+$/)
   const p = local.providerOptions
-  t.match(p.client.cid, /^local-[0-9a-f]{12}$/)
-  t.match(p.client.csecret, /^[A-Za-z0-9_-]{43}$/)
+  t.match(p.cid, /^local-[0-9a-f]{12}$/)
+  t.match(p.csecret, /^[A-Za-z0-9_-]{43}$/)
   t.same(p.endpoint, { authURL: `${local.url}/login/oauth/authorize`, tokenURL: `${local.url}/login/oauth/access_token` })
   t.equal(p.infoURL, `${local.url}/user`)
   t.same(p.scopes, ['user'])
 
   const { verifier, challenge } = pkce()
   const auth = new URL(p.endpoint.authURL)
-  auth.search = new URLSearchParams({ response_type: 'code', client_id: p.client.cid, redirect_uri: CALLBACK, state: 's', code_challenge: challenge, code_challenge_method: 'S256' }).toString()
+  auth.search = new URLSearchParams({ response_type: 'code', client_id: p.cid, redirect_uri: CALLBACK, state: 's', code_challenge: challenge, code_challenge_method: 'S256' }).toString()
   const res = await fetch(auth, { redirect: 'manual' })
   t.equal(res.status, 302, 'withLoginPage defaults to false: signed in at once')
   t.equal(res.headers.getSetCookie().length, 0, 'no browser cookie without a form')
   const back = new URL(res.headers.get('location')!)
   t.equal(back.searchParams.get('state'), 's')
-  const tok = await exchange(local.url, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: CALLBACK, code_verifier: verifier }, { authorization: basic(p.client.cid, p.client.csecret) })
+  const tok = await exchange(local.url, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: CALLBACK, code_verifier: verifier }, { authorization: basic(p.cid, p.csecret) })
   t.equal(tok.status, 200)
   const { access_token: at } = await tok.json() as { access_token: string }
   const raw = await (await fetch(p.infoURL, { headers: { authorization: `Bearer ${at}` } })).text()
@@ -204,7 +204,7 @@ t.test('local server: given client, auto-login user and registered redirect URI'
     url: 'http://127.0.0.1:0', client: { cid: 'app', csecret: 's3cret' }, autoLoginUser: 'robot', redirectUris: [CALLBACK]
   })
   t.teardown(local.close)
-  t.same(local.providerOptions.client, { cid: 'app', csecret: 's3cret' })
+  t.same([local.providerOptions.cid, local.providerOptions.csecret], ['app', 's3cret'], 'the given client in the provider options')
   // With one registered URI the request may omit it (RFC 6749 §4.1.1) and the token request too.
   const res = await fetch(`${local.url}/login/oauth/authorize?response_type=code&client_id=app`, { redirect: 'manual' })
   t.equal(res.status, 302)
@@ -231,7 +231,7 @@ t.test('local server: a custom loginPageHandler renders the page; its form posts
     }
   })
   t.teardown(local.close)
-  const { cid } = local.providerOptions.client
+  const { cid } = local.providerOptions
   const c = client(local.url)
   const page = await c.fetch(authorizePath(cid))
   t.equal(page.status, 200)

@@ -22,7 +22,7 @@ async function clientApp (server: RunningOAuth2Server, authorizationMethod: 'hea
     await app.register(oauthPlugin, {
       name: 'localOAuth2',
       credentials: {
-        client: { id: p.client.cid, secret: p.client.csecret },
+        client: { id: p.cid, secret: p.csecret },
         auth: { authorizeHost: auth.origin, authorizePath: auth.pathname, tokenHost: tok.origin, tokenPath: tok.pathname },
         options: { authorizationMethod }
       },

@@ -1,12 +1,12 @@
 /**
  * The app under test: Fastify + the real root plugin (`authPlugin`) on 127.0.0.1 port 0, with the public URL
  * `http://app.test` that the test browser resolves to that port. The avatar proxy is replaced by a recorder
- * so tests can see which picture link a login handed over.
+ * so tests can see which picture link a login handed over. Providers are added by `setup`, either as plugins
+ * (`app.register(oauth2Provider, …)`) or through the `app.auth.add*` wrappers; both load when the app starts.
  */
 import Fastify, { type FastifyInstance } from 'fastify'
-import { authPlugin } from '../../plugins/auth.js'
-import type { AuthOptions } from '../../plugins/core/options.js'
-import type { GatehouseAuth } from '../../plugins/core/types.js'
+import type {} from '../../augment.js'
+import { authPlugin, type AuthOptions } from '../../plugins/auth.js'
 import { Browser } from './browser.js'
 
 export const APP_URL = 'http://app.test'
@@ -27,7 +27,11 @@ export async function bootApp (opts: Partial<AuthOptions> = {}): Promise<Fastify
   return app
 }
 
-export async function startApp (setup: (auth: GatehouseAuth) => unknown, opts: Partial<AuthOptions> = {}): Promise<TestApp> {
+/**
+ * Starts the app: root plugin, `setup` (which registers the providers), listen. A provider failing to load
+ * makes this reject (the app is closed then).
+ */
+export async function startApp (setup: (app: FastifyInstance) => unknown, opts: Partial<AuthOptions> = {}): Promise<TestApp> {
   const app = Fastify({ forceCloseConnections: true })
   await app.register(authPlugin, { secret: () => 'oauth2-test-secret-0123456789abcdef', url: APP_URL, ...opts })
   const avatars: Array<string | undefined> = []
@@ -37,8 +41,13 @@ export async function startApp (setup: (auth: GatehouseAuth) => unknown, opts: P
       return undefined
     }
   }
-  await setup(app.auth)
-  await app.listen({ port: 0, host: '127.0.0.1' })
+  try {
+    await setup(app)
+    await app.listen({ port: 0, host: '127.0.0.1' })
+  } catch (err) {
+    await app.close().catch(() => {})
+    throw err
+  }
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
   return {
     app,
@@ -49,6 +58,23 @@ export async function startApp (setup: (auth: GatehouseAuth) => unknown, opts: P
       return b
     },
     close: async () => { await app.close() }
+  }
+}
+
+/**
+ * The error a registration makes the app fail with at start (`setup` registers the providers); the app is
+ * closed. Resolves undefined when the app starts.
+ */
+export async function bootError (setup: (app: FastifyInstance) => unknown, opts: Partial<AuthOptions> = {}): Promise<unknown> {
+  const app = await bootApp(opts)
+  try {
+    await setup(app)
+    await app.ready()
+    return undefined
+  } catch (err) {
+    return err
+  } finally {
+    await app.close().catch(() => {})
   }
 }
 

@@ -2,7 +2,8 @@
  * Sign in with Apple: a test ES256 key pair (jose) stands for the developer key, read through the built-in file
  * loader; a local stand-in plays appleid.apple.com (form_post answer, ES256 client-secret check, RS256 ID token
  * on a local JWKS). Covers the first sign-up (name from the `user` field), later logins (no name), the
- * handshake cookie of a cross-site POST callback, and registration failures.
+ * handshake cookie of a cross-site POST callback, and registration failures. Registered as the `appleProvider`
+ * plugin, and through `fastify.auth.addAppleProvider`.
  */
 import t from 'tap'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -10,9 +11,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { exportPKCS8, generateKeyPair, jwtVerify, decodeProtectedHeader } from 'jose'
 import { userId } from '../../lib/user.js'
-import { addAppleProvider, appleKeyFromFile } from '../../providers/oauth2/index.js'
+import { appleKeyFromFile, appleProvider } from '../../providers/index.js'
 import { startStandin, type StandinProfile } from './standin.js'
-import { APP_URL, bootApp, currentUser, startApp } from './app.js'
+import { APP_URL, bootApp, bootError, currentUser, startApp } from './app.js'
 
 const TEAM = 'TEAM123456'
 const KEY_ID = 'KEY7890ABC'
@@ -49,7 +50,7 @@ const appleConfig = {
   clientId: CLIENT, teamId: TEAM, keyId: KEY_ID,
   authURL: `${apple.url}/authorize`, tokenURL: `${apple.url}/token`, jwksURL: `${apple.url}/jwks`, issuer: apple.url
 }
-const testApp = await startApp(async (auth) => { await addAppleProvider(auth, appleConfig, appleKeyFromFile(keyFile)) })
+const testApp = await startApp(async (app) => { await app.register(appleProvider, { ...appleConfig, keyLoader: appleKeyFromFile(keyFile) }) })
 t.teardown(testApp.close)
 
 /** Login up to Apple's auto-submitting form, then the browser's POST of it to our callback. */
@@ -105,20 +106,20 @@ t.test('callback checks: GET with query parameters, tampered state, bad ID token
   const code = /name="code" value="([^"]+)"/.exec(page.body)![1]!
   const viaGet = await browser.request(`${APP_URL}/auth/apple/callback?code=${code}&state=${state}`)
   t.equal(viaGet.status, 400, 'form_post answers are read from the POSTed form only')
-  t.match(await viaGet.json(), { error: 'missing state' })
+  t.match(await viaGet.json(), { error: 'missing state', code: 'GATEHOUSE_BAD_REQUEST' })
 
   const b2 = testApp.browser()
   const p2 = await b2.navigate(`${APP_URL}/auth/apple/login`)
   const wrong = await b2.submitForm(p2.url, p2.body, { state: 'x'.repeat(43) })
   t.equal(wrong.res.status, 403)
-  t.match(JSON.parse(wrong.body), { error: 'state mismatch' })
+  t.match(JSON.parse(wrong.body), { error: 'state mismatch', code: 'GATEHOUSE_STATE_MISMATCH' })
   t.equal((await currentUser(b2)).status, 401)
 
   apple.faults = { idToken: 'wrong-aud' }
   t.teardown(() => { apple.faults = {} })
   const { nav, browser: b3 } = await signIn()
   t.equal(nav.res.status, 401)
-  t.match(JSON.parse(nav.body), { error: 'id token rejected' })
+  t.match(JSON.parse(nav.body), { error: 'id token rejected', code: 'GATEHOUSE_UNAUTHORIZED' })
   t.equal((await currentUser(b3)).status, 401)
 })
 
@@ -130,7 +131,8 @@ t.test('handshake cookie of a cross-site POST callback', async (t) => {
   t.equal(attrs.httponly, true)
   t.notOk(attrs.samesite, 'plain http: no SameSite, so browsers still send it on the POST right after login')
 
-  const app = await startApp(async (auth) => { await addAppleProvider(auth, appleConfig, appleKeyFromFile(keyFile)) }, { url: 'https://secure.test' })
+  const app = await startApp(async (app) => { await app.auth.addAppleProvider(appleConfig, appleKeyFromFile(keyFile)) }, { url: 'https://secure.test' })
+  t.same(app.app.auth.providerNames(), ['apple'], 'mounted through fastify.auth.addAppleProvider')
   t.teardown(app.close)
   const secure = app.browser()
   await secure.request('https://secure.test/auth/apple/login')
@@ -139,18 +141,45 @@ t.test('handshake cookie of a cross-site POST callback', async (t) => {
   t.equal(sattrs.secure, true)
 })
 
-t.test('registration failures reject with clear errors', async (t) => {
+t.test('addAppleProvider: registration failures reject with an OptionsError naming the option', async (t) => {
   const app = await bootApp()
   t.teardown(() => app.close())
   const auth = app.auth
-  await t.rejects(addAppleProvider(auth, appleConfig, appleKeyFromFile(join(dir, 'missing.p8'))), /apple provider: the private key could not be loaded: ENOENT/)
-  await t.rejects(addAppleProvider(auth, appleConfig, async () => { throw new Error('vault sealed') }), /could not be loaded: vault sealed/)
+  const option = (name: string, extra: Record<string, unknown> = {}) => ({ name: 'OptionsError', code: 'GATEHOUSE_OPTION', option: name, ...extra })
+  await t.rejects(auth.addAppleProvider(appleConfig, appleKeyFromFile(join(dir, 'missing.p8'))), option('apple.keyLoader', { cause: { code: 'ENOENT' } }), 'a missing key file')
+  const sealed = new Error('vault sealed')
+  const failed = await auth.addAppleProvider(appleConfig, async () => { throw sealed }).catch((err: unknown) => err)
+  t.match(failed, option('apple.keyLoader'), 'a failing loader')
+  t.equal((failed as Error).cause, sealed, 'the loader\'s error is the cause')
   const rsa = await generateKeyPair('RS256', { extractable: true })
-  await t.rejects(addAppleProvider(auth, appleConfig, async () => await exportPKCS8(rsa.privateKey)), /not a PKCS#8 P-256 key|cannot sign ES256/)
-  await t.rejects(addAppleProvider(auth, appleConfig, async () => 'not a pem'), /not a PKCS#8 P-256 key/)
-  await t.rejects(addAppleProvider(auth, { ...appleConfig, teamId: '' }, appleKeyFromFile(keyFile)), /config.teamId is required/)
-  await t.rejects(addAppleProvider(auth, { ...appleConfig, responseMode: 'query' }, appleKeyFromFile(keyFile)), /requires responseMode "form_post"/)
+  await t.rejects(auth.addAppleProvider(appleConfig, async () => await exportPKCS8(rsa.privateKey)), option('apple.keyLoader'), 'an RSA key')
+  await t.rejects(auth.addAppleProvider(appleConfig, async () => 'not a pem'), option('apple.keyLoader'), 'not a key')
+  await t.rejects(auth.addAppleProvider(appleConfig, undefined as never), option('apple.keyLoader'), 'no loader')
+  await t.rejects(auth.addAppleProvider({ ...appleConfig, teamId: '' }, appleKeyFromFile(keyFile)), option('apple.teamId'))
+  await t.rejects(auth.addAppleProvider({ ...appleConfig, responseMode: 'query' }, appleKeyFromFile(keyFile)), option('apple.responseMode'), 'query with scopes')
+  await app.ready()
   t.same(auth.providerNames(), [], 'nothing registered by a failed call')
-  await addAppleProvider(auth, { ...appleConfig, responseMode: 'query', scopes: [] }, appleKeyFromFile(keyFile))
-  t.same(auth.providerNames(), ['apple'])
+})
+
+t.test('addAppleProvider: a good call mounts apple once the app is ready', async (t) => {
+  const app = await bootApp()
+  t.teardown(() => app.close())
+  await app.auth.addAppleProvider({ ...appleConfig, responseMode: 'query', scopes: [] }, appleKeyFromFile(keyFile))
+  await app.ready()
+  t.same(app.auth.providerNames(), ['apple'])
+})
+
+t.test('appleProvider plugin: a bad configuration fails the start, naming the option', async (t) => {
+  const cases: Array<[string, Record<string, unknown>, string]> = [
+    ['a missing key file', { ...appleConfig, keyLoader: appleKeyFromFile(join(dir, 'missing.p8')) }, 'apple.keyLoader'],
+    ['no loader', { ...appleConfig }, 'apple.keyLoader'],
+    ['not a key', { ...appleConfig, keyLoader: async () => 'not a pem' }, 'apple.keyLoader'],
+    ['no client id', { ...appleConfig, clientId: undefined, keyLoader: appleKeyFromFile(keyFile) }, 'apple.clientId'],
+    ['an unknown option', { ...appleConfig, keyFile, keyLoader: appleKeyFromFile(keyFile) }, 'apple.keyFile'],
+    ['a response mode Apple does not have', { ...appleConfig, responseMode: 'fragment', keyLoader: appleKeyFromFile(keyFile) }, 'apple.responseMode']
+  ]
+  for (const [what, opts, option] of cases) {
+    const err = await bootError(async (app) => { await app.register(appleProvider, opts as never) })
+    t.match(err, { name: 'OptionsError', code: 'GATEHOUSE_OPTION', option }, what)
+  }
 })

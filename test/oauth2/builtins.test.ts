@@ -3,16 +3,17 @@
  * stand-in at the overridden endpoints, serving the user document shaped as that provider documents it:
  * the mapping (id hashed, name, picture handed to the avatar proxy), the minimal scopes, PKCE where the
  * provider takes it, the client authentication method it requires, the userinfo auth scheme, and ID-token
- * verification for the OIDC ones. Plus registration errors.
+ * verification for the OIDC ones. The providers are registered as `oauth2Provider` plugins; one test goes
+ * through the `fastify.auth.addProvider` wrapper. Plus registration errors, each an OptionsError naming the option.
  */
 import t from 'tap'
 import { userId } from '../../lib/user.js'
-import { addOAuth2Provider, OAUTH2_BUILTIN_NAMES } from '../../providers/oauth2/index.js'
+import { OAUTH2_BUILTIN_NAMES, oauth2Provider, type BuiltinProviderName } from '../../providers/index.js'
 import { startStandin, type Standin, type StandinProfile } from './standin.js'
-import { APP_URL, bootApp, currentUser, startApp } from './app.js'
+import { APP_URL, bootError, currentUser, startApp } from './app.js'
 
 interface Case {
-  name: string
+  name: BuiltinProviderName
   profile: Omit<StandinProfile, 'clientId' | 'clientSecret'>
   /** Overridden issuer, `{url}` replaced by the stand-in's URL. */
   issuer?: string
@@ -108,11 +109,14 @@ for (const c of CASES) {
 // Microsoft signs per tenant: https://login.microsoftonline.com/<tid>/v2.0.
 standins.get('microsoft')!.issuer = `${standins.get('microsoft')!.url}/${MS_TENANT}/v2.0`
 
-const testApp = await startApp((auth) => {
+const testApp = await startApp(async (app) => {
   for (const c of CASES) {
     const s = standins.get(c.name)!
     const oidc = c.issuer === undefined ? {} : { jwksURL: `${s.url}/jwks`, issuer: c.issuer.replace('{url}', s.url) }
-    addOAuth2Provider(auth, c.name, `${c.name}-cid`, `${c.name}-secret`, { authURL: `${s.url}/authorize`, tokenURL: `${s.url}/token`, infoURL: `${s.url}/userinfo`, ...oidc })
+    await app.register(oauth2Provider, {
+      name: c.name, cid: `${c.name}-cid`, csecret: `${c.name}-secret`,
+      authURL: `${s.url}/authorize`, tokenURL: `${s.url}/token`, infoURL: `${s.url}/userinfo`, ...oidc
+    })
   }
 })
 t.teardown(testApp.close)
@@ -153,33 +157,47 @@ for (const c of CASES) {
   })
 }
 
-t.test('microsoft: the issuer must be the tenant of the token', async (t) => {
+t.test('microsoft (through fastify.auth.addProvider): the issuer must be the tenant of the token', async (t) => {
   // The stand-in signs as <its url>/<tenant>/v2.0, which this template (another host) does not produce.
-  const app = await startApp((auth) => {
+  const app = await startApp((app) => {
     const s = standins.get('microsoft')!
-    addOAuth2Provider(auth, 'microsoft', 'microsoft-cid', 'microsoft-secret', {
+    app.auth.addProvider('microsoft', 'microsoft-cid', 'microsoft-secret', {
       authURL: `${s.url}/authorize`, tokenURL: `${s.url}/token`, infoURL: `${s.url}/userinfo`, jwksURL: `${s.url}/jwks`,
       issuer: `http://127.0.0.1:1/{tenantid}/v2.0`
     })
   })
   t.teardown(app.close)
+  t.same(app.app.auth.providerNames(), ['microsoft'], 'mounted once the app started')
   const nav = await app.browser().navigate(`${APP_URL}/auth/microsoft/login`)
   t.equal(nav.res.status, 401)
-  t.match(JSON.parse(nav.body), { error: 'id token rejected', details: /issuer/ })
+  t.match(JSON.parse(nav.body), { error: 'id token rejected', details: /issuer/, code: 'GATEHOUSE_UNAUTHORIZED' })
 })
 
-t.test('registration errors', async (t) => {
-  const app = await bootApp()
-  t.teardown(() => app.close())
-  const auth = app.auth
-  t.throws(() => addOAuth2Provider(auth, 'myspace', 'a', 'b'), /unknown OAuth2 provider "myspace"; built-ins are github, google/)
-  t.throws(() => addOAuth2Provider(auth, 'toString', 'a', 'b'), /unknown OAuth2 provider/)
-  t.throws(() => addOAuth2Provider(auth, 'github', '', 'b'), /client id is required/)
-  t.throws(() => addOAuth2Provider(auth, 'github', 'a', ''), /client secret is required/)
-  t.throws(() => addOAuth2Provider(auth, 'github', 'a', 'b', { authURL: 'ftp://x' }), /authURL must be an http\(s\) URL/)
-  t.throws(() => addOAuth2Provider(auth, 'github', 'a', 'b', { jwksURL: 'http://x/jwks' }), /only to OpenID Connect providers/)
-  t.throws(() => addOAuth2Provider(auth, 'github', 'a', 'b', { tokenUrl: 'http://x' } as never), /unknown override "tokenUrl"/)
-  t.throws(() => addOAuth2Provider(auth, 'github', 'a', 'b', { timeoutMs: -1 }), /timeoutMs must be a positive integer/)
-  addOAuth2Provider(auth, 'github', 'a', 'b')
-  t.throws(() => addOAuth2Provider(auth, 'github', 'a', 'b'), /already registered/)
+t.test('registration errors: the app does not start, an OptionsError names the option', async (t) => {
+  const cases: Array<[string, Record<string, unknown>, string]> = [
+    ['a name that is no built-in, without endpoints', { name: 'myspace', cid: 'a', csecret: 'b' }, 'oauth2.myspace.endpoint'],
+    ['an inherited property name', { name: 'toString', cid: 'a', csecret: 'b' }, 'oauth2.toString.endpoint'],
+    ['no name', { cid: 'a', csecret: 'b' }, 'oauth2.name'],
+    ['an empty client id', { name: 'github', cid: '', csecret: 'b' }, 'oauth2.github.cid'],
+    ['an empty client secret', { name: 'github', cid: 'a', csecret: '' }, 'oauth2.github.csecret'],
+    ['a non-http authURL', { name: 'github', cid: 'a', csecret: 'b', authURL: 'ftp://x' }, 'oauth2.github.authURL'],
+    ['jwksURL on a provider that is not OpenID Connect', { name: 'github', cid: 'a', csecret: 'b', jwksURL: 'http://x/jwks' }, 'oauth2.github.jwksURL'],
+    ['a misspelt override', { name: 'github', cid: 'a', csecret: 'b', tokenUrl: 'http://x' }, 'oauth2.github.tokenUrl'],
+    ['a negative timeout', { name: 'github', cid: 'a', csecret: 'b', timeoutMs: -1 }, 'oauth2.github.timeoutMs']
+  ]
+  for (const [what, opts, option] of cases) {
+    const err = await bootError(async (app) => { await app.register(oauth2Provider, opts as never) })
+    t.match(err, { name: 'OptionsError', code: 'GATEHOUSE_OPTION', option }, what)
+  }
+
+  // Through the wrapper: the same checks, reported when the app starts.
+  t.match(await bootError((app) => { app.auth.addProvider('github', '', 'b') }), { code: 'GATEHOUSE_OPTION', option: 'oauth2.github.cid' }, 'wrapper: empty client id')
+  t.match(await bootError((app) => { app.auth.addProvider('myspace', 'a', 'b') }), { code: 'GATEHOUSE_OPTION', option: 'oauth2.myspace.endpoint' }, 'wrapper: unknown built-in')
+
+  const twice = await bootError(async (app) => {
+    await app.register(oauth2Provider, { name: 'github', cid: 'a', csecret: 'b' })
+    app.auth.addProvider('github', 'a', 'b')
+  })
+  t.match(twice, { code: 'GATEHOUSE_OPTION', option: 'providers', message: /two providers named "github"/ }, 'a name is taken once')
+  t.equal(await bootError(async (app) => { await app.register(oauth2Provider, { name: 'github', cid: 'a', csecret: 'b' }) }), undefined, 'a good registration starts')
 })

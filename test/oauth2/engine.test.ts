@@ -2,13 +2,15 @@
  * The OAuth2 engine's security checks and failure answers, over real HTTP against local stand-ins: the
  * handshake cookie, one-time browser-bound state, PKCE, provider errors, token endpoint and userinfo
  * failures (timeouts included), ID-token verification, `from` redirects, session-only cookies, logout.
- * Every bad input must answer a 4xx (or a 502/504 for a broken provider) JSON error and create no session.
+ * Every bad input must answer a 4xx (or a 502/504 for a broken provider) JSON error with its `code` and create
+ * no session. The providers are `oauth2Provider` plugins.
  */
-import t from 'tap'
+import t, { type Test } from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
 import { userId } from '../../lib/user.js'
 import { funcLogger } from '../../lib/logger.js'
-import { addOAuth2Provider } from '../../providers/oauth2/index.js'
+import { oauth2Provider } from '../../providers/index.js'
+import { MemoryStateStore } from '../../stores/index.js'
 import { startStandin } from './standin.js'
 import { APP_URL, currentUser, startApp, type TestApp } from './app.js'
 import type { Browser } from './browser.js'
@@ -23,9 +25,11 @@ t.teardown(goo.close)
 
 const TIMEOUT_MS = 400
 const appOpts = { allowedRedirectHosts: ['partner.example'] }
-const testApp: TestApp = await startApp((auth) => {
-  addOAuth2Provider(auth, 'github', 'gh-cid', 'gh-secret', { authURL: `${gh.url}/authorize`, tokenURL: `${gh.url}/token`, infoURL: `${gh.url}/userinfo`, timeoutMs: TIMEOUT_MS })
-  addOAuth2Provider(auth, 'google', 'g-cid', 'g-secret', { authURL: `${goo.url}/authorize`, tokenURL: `${goo.url}/token`, infoURL: `${goo.url}/userinfo`, jwksURL: `${goo.url}/jwks`, issuer: goo.url, timeoutMs: TIMEOUT_MS })
+/** The github stand-in's endpoints, for `oauth2Provider`. */
+const ghEndpoints = { authURL: `${gh.url}/authorize`, tokenURL: `${gh.url}/token`, infoURL: `${gh.url}/userinfo` }
+const testApp: TestApp = await startApp(async (app) => {
+  await app.register(oauth2Provider, { name: 'github', cid: 'gh-cid', csecret: 'gh-secret', ...ghEndpoints, timeoutMs: TIMEOUT_MS })
+  await app.register(oauth2Provider, { name: 'google', cid: 'g-cid', csecret: 'g-secret', authURL: `${goo.url}/authorize`, tokenURL: `${goo.url}/token`, infoURL: `${goo.url}/userinfo`, jwksURL: `${goo.url}/jwks`, issuer: goo.url, timeoutMs: TIMEOUT_MS })
 }, appOpts)
 t.teardown(testApp.close)
 
@@ -38,17 +42,18 @@ async function beginLogin (browser: Browser, provider: string, query = ''): Prom
   return new URL(authz.headers.get('location')!)
 }
 
-/** Asserts a JSON error answer and that no session exists in this browser. */
-async function assertRefused (t: Tap.Test, res: Response, status: number, error: string | RegExp, details?: RegExp): Promise<void> {
+/** Asserts a JSON error answer (status, error, code, details) and that the answer sets no session. */
+async function assertRefused (t: Test, res: Response, status: number, error: string | RegExp, code: string, details?: RegExp): Promise<void> {
   t.equal(res.status, status, `status ${status}`)
   t.match(res.headers.get('content-type'), /^application\/json/)
   t.equal(res.headers.get('cache-control'), 'no-store')
   const body = await res.json() as Record<string, unknown>
-  t.match(body, details === undefined ? { error } : { error, details })
+  t.match(body, details === undefined ? { error, code } : { error, code, details })
+  t.equal(body.code, code, `code ${code}`)
   t.equal(res.headers.getSetCookie().filter((c) => c.startsWith('JWT=') && !/JWT=;/.test(c)).length, 0, 'no session cookie set')
 }
 
-async function assertNoSession (t: Tap.Test, browser: Browser): Promise<void> {
+async function assertNoSession (t: Test, browser: Browser): Promise<void> {
   t.equal(browser.cookieFor(`${APP_URL}/`, 'JWT'), undefined, 'browser holds no session')
   t.equal((await currentUser(browser)).status, 401, '/auth/user: not logged in')
 }
@@ -78,8 +83,8 @@ t.test('login: handshake cookie and authorization request', async (t) => {
 })
 
 t.test('login: Secure handshake cookie on an https url', async (t) => {
-  const app = await startApp((auth) => {
-    addOAuth2Provider(auth, 'github', 'gh-cid', 'gh-secret', { authURL: `${gh.url}/authorize`, tokenURL: `${gh.url}/token`, infoURL: `${gh.url}/userinfo` })
+  const app = await startApp(async (app) => {
+    await app.register(oauth2Provider, { name: 'github', cid: 'gh-cid', csecret: 'gh-secret', ...ghEndpoints })
   }, { url: 'https://secure.test' })
   t.teardown(app.close)
   const browser = app.browser()
@@ -89,34 +94,35 @@ t.test('login: Secure handshake cookie on an https url', async (t) => {
 })
 
 t.test('login: repeated, oversized or control-character parameters are a 400', async (t) => {
-  await assertRefused(t, await testApp.browser().request(`${APP_URL}/auth/github/login?from=/a&from=/b`), 400, 'bad request', /from must be given once/)
-  await assertRefused(t, await testApp.browser().request(`${APP_URL}/auth/github/login?site=${'x'.repeat(300)}`), 400, 'bad request', /site is too long/)
-  await assertRefused(t, await testApp.browser().request(`${APP_URL}/auth/github/login?site=a%0Ab`), 400, 'bad request', /control characters/)
+  const BAD = 'GATEHOUSE_BAD_REQUEST'
+  await assertRefused(t, await testApp.browser().request(`${APP_URL}/auth/github/login?from=/a&from=/b`), 400, 'bad request', BAD, /from must be given once/)
+  await assertRefused(t, await testApp.browser().request(`${APP_URL}/auth/github/login?site=${'x'.repeat(300)}`), 400, 'bad request', BAD, /site is too long/)
+  await assertRefused(t, await testApp.browser().request(`${APP_URL}/auth/github/login?site=a%0Ab`), 400, 'bad request', BAD, /control characters/)
 })
 
 t.test('state: missing, wrong, without the cookie, forged, of another provider', async (t) => {
   let browser = testApp.browser()
   let cb = await beginLogin(browser, 'github')
   cb.searchParams.delete('state')
-  await assertRefused(t, await browser.request(cb.href), 400, 'missing state')
+  await assertRefused(t, await browser.request(cb.href), 400, 'missing state', 'GATEHOUSE_BAD_REQUEST')
   await assertNoSession(t, browser)
 
   browser = testApp.browser()
   cb = await beginLogin(browser, 'github')
   cb.searchParams.set('state', 'A'.repeat(43))
-  await assertRefused(t, await browser.request(cb.href), 403, 'state mismatch')
+  await assertRefused(t, await browser.request(cb.href), 403, 'state mismatch', 'GATEHOUSE_STATE_MISMATCH')
   t.equal(browser.cookieFor(cb.href, 'gatehouse-oauth2-github'), undefined, 'a failed callback ends the handshake')
   await assertNoSession(t, browser)
 
   // Login CSRF: the attacker's own callback URL opened in the victim's browser (which has no handshake).
   cb = await beginLogin(testApp.browser(), 'github')
   const victim = testApp.browser()
-  await assertRefused(t, await victim.request(cb.href), 400, 'no login in progress')
+  await assertRefused(t, await victim.request(cb.href), 400, 'no login in progress', 'GATEHOUSE_HANDSHAKE')
   await assertNoSession(t, victim)
 
   cb = await beginLogin(testApp.browser(), 'github')
   const forged = await fetch(testApp.browser().hosts.get('app.test') + cb.pathname + cb.search, { headers: { cookie: 'gatehouse-oauth2-github=eyJhbGciOiJub25lIn0.eyJwIjoiZ2l0aHViIn0.' } })
-  await assertRefused(t, forged, 403, 'login handshake expired or invalid')
+  await assertRefused(t, forged, 403, 'login handshake expired or invalid', 'GATEHOUSE_HANDSHAKE')
 
   // A google handshake presented to the github callback (sent by hand: its Path keeps browsers from it).
   const gb = testApp.browser()
@@ -124,7 +130,7 @@ t.test('state: missing, wrong, without the cookie, forged, of another provider',
   const googleHs = gb.cookieFor(`${APP_URL}/auth/google/callback`, 'gatehouse-oauth2-google')!
   const state = JSON.parse(Buffer.from(googleHs.split('.')[1]!, 'base64url').toString()).st as string
   const cross = await fetch(`${testApp.browser().hosts.get('app.test')}/auth/github/callback?code=x&state=${state}`, { headers: { cookie: `gatehouse-oauth2-github=${googleHs}` } })
-  await assertRefused(t, cross, 403, 'login handshake expired or invalid', /another provider/)
+  await assertRefused(t, cross, 403, 'login handshake expired or invalid', 'GATEHOUSE_HANDSHAKE', /another provider/)
 })
 
 t.test('state: reused (callback replayed with the same cookie) is refused', async (t) => {
@@ -134,7 +140,7 @@ t.test('state: reused (callback replayed with the same cookie) is refused', asyn
   const first = await browser.request(cb.href)
   t.equal(first.status, 200, 'first use signs in')
   const replay = await fetch(testApp.browser().hosts.get('app.test') + cb.pathname + cb.search, { headers: { cookie: `gatehouse-oauth2-github=${hs}` } })
-  await assertRefused(t, replay, 403, 'state already used')
+  await assertRefused(t, replay, 403, 'state already used', 'GATEHOUSE_ALREADY_USED')
 })
 
 t.test('state: expired handshake', async (t) => {
@@ -144,9 +150,9 @@ t.test('state: expired handshake', async (t) => {
   const cb = await beginLogin(browser, 'github')
   const hs = browser.cookieFor(cb.href, 'gatehouse-oauth2-github')!
   clock.tick(11 * 60_000)
-  await assertRefused(t, await browser.request(cb.href), 400, 'no login in progress', /missing/)
+  await assertRefused(t, await browser.request(cb.href), 400, 'no login in progress', 'GATEHOUSE_HANDSHAKE', /missing/)
   const late = await fetch(testApp.browser().hosts.get('app.test') + cb.pathname + cb.search, { headers: { cookie: `gatehouse-oauth2-github=${hs}` } })
-  await assertRefused(t, late, 403, 'login handshake expired or invalid')
+  await assertRefused(t, late, 403, 'login handshake expired or invalid', 'GATEHOUSE_HANDSHAKE')
   await assertNoSession(t, browser)
 })
 
@@ -156,7 +162,7 @@ t.test('provider errors: access_denied, other errors, missing code, unknown prov
   let browser = testApp.browser()
   const nav = await browser.navigate(`${APP_URL}/auth/github/login`)
   t.equal(nav.res.status, 403)
-  t.same(JSON.parse(nav.body), { error: 'access denied', details: 'the user declined the login at the provider' })
+  t.same(JSON.parse(nav.body), { error: 'access denied', details: 'the user declined the login at the provider', code: 'GATEHOUSE_FORBIDDEN' })
   await assertNoSession(t, browser)
   gh.faults = {}
 
@@ -164,15 +170,15 @@ t.test('provider errors: access_denied, other errors, missing code, unknown prov
   let cb = await beginLogin(browser, 'github')
   cb.searchParams.delete('code')
   cb.searchParams.set('error', 'temporarily_unavailable')
-  await assertRefused(t, await browser.request(cb.href), 400, 'provider refused the login', /temporarily_unavailable/)
+  await assertRefused(t, await browser.request(cb.href), 400, 'provider refused the login', 'GATEHOUSE_BAD_REQUEST', /temporarily_unavailable/)
 
   browser = testApp.browser()
   cb = await beginLogin(browser, 'github')
   cb.searchParams.delete('code')
-  await assertRefused(t, await browser.request(cb.href), 400, 'missing code')
+  await assertRefused(t, await browser.request(cb.href), 400, 'missing code', 'GATEHOUSE_BAD_REQUEST')
   await assertNoSession(t, browser)
 
-  await assertRefused(t, await testApp.browser().request(`${APP_URL}/auth/myspace/callback?code=x&state=y`), 404, 'not found', /unknown provider "myspace"/)
+  await assertRefused(t, await testApp.browser().request(`${APP_URL}/auth/myspace/callback?code=x&state=y`), 404, 'not found', 'GATEHOUSE_NOT_FOUND')
 })
 
 t.test('token endpoint: 500, garbage, no access token, rejected code, no answer', async (t) => {
@@ -186,7 +192,7 @@ t.test('token endpoint: 500, garbage, no access token, rejected code, no answer'
     const browser = testApp.browser()
     const nav = await browser.navigate(`${APP_URL}/auth/github/login`)
     t.equal(nav.res.status, status, fault)
-    t.match(JSON.parse(nav.body), { error })
+    t.match(JSON.parse(nav.body), { error, code: 'GATEHOUSE_UPSTREAM' })
     await assertNoSession(t, browser)
   }
   gh.faults = {}
@@ -198,7 +204,7 @@ t.test('token endpoint: 500, garbage, no access token, rejected code, no answer'
   const b2 = testApp.browser()
   const cb2 = await beginLogin(b2, 'github')
   cb2.searchParams.set('code', spent.searchParams.get('code')!)
-  await assertRefused(t, await b2.request(cb2.href), 400, 'authorization code rejected', /invalid_grant/)
+  await assertRefused(t, await b2.request(cb2.href), 400, 'authorization code rejected', 'GATEHOUSE_BAD_REQUEST', /invalid_grant/)
 
   gh.faults = { token: 'hang' }
   const b3 = testApp.browser()
@@ -206,7 +212,7 @@ t.test('token endpoint: 500, garbage, no access token, rejected code, no answer'
   const nav = await b3.navigate(`${APP_URL}/auth/github/login`)
   const took = Date.now() - started
   t.equal(nav.res.status, 504)
-  t.same(JSON.parse(nav.body), { error: 'token endpoint did not answer in time', details: `no answer within ${TIMEOUT_MS} ms` })
+  t.same(JSON.parse(nav.body), { error: 'token endpoint did not answer in time', details: `no answer within ${TIMEOUT_MS} ms`, code: 'GATEHOUSE_UPSTREAM_TIMEOUT' })
   t.ok(took >= TIMEOUT_MS && took < TIMEOUT_MS + 1500, `answered after the deadline, not a hang (${took} ms)`)
   await assertNoSession(t, b3)
 })
@@ -218,7 +224,7 @@ t.test('userinfo: malformed, failing, oversized', async (t) => {
     const browser = testApp.browser()
     const nav = await browser.navigate(`${APP_URL}/auth/github/login`)
     t.equal(nav.res.status, 502, fault)
-    t.match(JSON.parse(nav.body), { error })
+    t.match(JSON.parse(nav.body), { error, code: 'GATEHOUSE_UPSTREAM' })
     await assertNoSession(t, browser)
   }
 })
@@ -230,22 +236,23 @@ t.test('OIDC: a good ID token signs in; every bad one is refused', async (t) => 
   t.equal(JSON.parse(ok.body).id, userId('google', 'g-7'))
   t.ok(goo.authorizeRequests.at(-1)!.get('nonce'), 'nonce sent')
 
+  const REJECTED = 'GATEHOUSE_UNAUTHORIZED'
   const cases = [
-    [{ idToken: 'badsig' }, 401, 'id token rejected', /bad signature/],
-    [{ idToken: 'wrong-aud' }, 401, 'id token rejected', /aud/],
-    [{ idToken: 'wrong-iss' }, 401, 'id token rejected', /issuer/],
-    [{ idToken: 'expired' }, 401, 'id token rejected', /expired/],
-    [{ idToken: 'no-nonce' }, 401, 'id token rejected', /no nonce/],
-    [{ idToken: 'wrong-nonce' }, 401, 'id token rejected', /nonce mismatch/],
-    [{ token: 'no-id-token' }, 502, 'token endpoint answered garbage', /id_token/],
-    [{ info: 'other-sub' }, 502, 'userinfo malformed', /subject/]
+    [{ idToken: 'badsig' }, 401, 'id token rejected', REJECTED, /bad signature/],
+    [{ idToken: 'wrong-aud' }, 401, 'id token rejected', REJECTED, /aud/],
+    [{ idToken: 'wrong-iss' }, 401, 'id token rejected', REJECTED, /issuer/],
+    [{ idToken: 'expired' }, 401, 'id token rejected', REJECTED, /expired/],
+    [{ idToken: 'no-nonce' }, 401, 'id token rejected', REJECTED, /no nonce/],
+    [{ idToken: 'wrong-nonce' }, 401, 'id token rejected', REJECTED, /nonce mismatch/],
+    [{ token: 'no-id-token' }, 502, 'token endpoint answered garbage', 'GATEHOUSE_UPSTREAM', /id_token/],
+    [{ info: 'other-sub' }, 502, 'userinfo malformed', 'GATEHOUSE_UPSTREAM', /subject/]
   ] as const
-  for (const [faults, status, error, details] of cases) {
+  for (const [faults, status, error, code, details] of cases) {
     goo.faults = { ...faults }
     const browser = testApp.browser()
     const nav = await browser.navigate(`${APP_URL}/auth/google/login`)
     t.equal(nav.res.status, status, JSON.stringify(faults))
-    t.match(JSON.parse(nav.body), { error, details })
+    t.match(JSON.parse(nav.body), { error, code, details })
     await assertNoSession(t, browser)
   }
 })
@@ -254,13 +261,13 @@ t.test('OIDC: unreachable keys are a 502', async (t) => {
   const s = await startStandin({ clientId: 'k-cid', clientSecret: 'k-secret', tokenAuth: 'post', pkce: true, oidc: true, idClaims: { sub: 'k1' }, userinfo: { sub: 'k1', name: 'K' } })
   t.teardown(s.close)
   s.faults = { jwks: '500' }
-  const app = await startApp((auth) => {
-    addOAuth2Provider(auth, 'google', 'k-cid', 'k-secret', { authURL: `${s.url}/authorize`, tokenURL: `${s.url}/token`, infoURL: `${s.url}/userinfo`, jwksURL: `${s.url}/jwks`, issuer: s.url })
+  const app = await startApp(async (app) => {
+    await app.register(oauth2Provider, { name: 'google', cid: 'k-cid', csecret: 'k-secret', authURL: `${s.url}/authorize`, tokenURL: `${s.url}/token`, infoURL: `${s.url}/userinfo`, jwksURL: `${s.url}/jwks`, issuer: s.url })
   })
   t.teardown(app.close)
   const nav = await app.browser().navigate(`${APP_URL}/auth/google/login`)
   t.equal(nav.res.status, 502)
-  t.match(JSON.parse(nav.body), { error: 'provider keys unusable' })
+  t.match(JSON.parse(nav.body), { error: 'provider keys unusable', code: 'GATEHOUSE_UPSTREAM' })
 })
 
 t.test('from: followed only to our origin or an allowed host', async (t) => {
@@ -283,12 +290,22 @@ t.test('from: followed only to our origin or an allowed host', async (t) => {
   }
 })
 
+/** The Set-Cookie line of `name` in a response. */
+function setCookieLine (res: Response, name: string): string | undefined {
+  return res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))
+}
+
 t.test('session=1 makes session-only cookies; logout clears the session', async (t) => {
   const browser = testApp.browser()
   const nav = await browser.navigate(`${APP_URL}/auth/github/login?session=1`)
   t.equal(nav.res.status, 200)
-  const jwtLine = nav.res.headers.getSetCookie().find((c) => c.startsWith('JWT='))!
-  t.notMatch(jwtLine, /Max-Age|Expires/i, 'no lifetime: a session cookie')
+  for (const name of ['JWT', 'XSRF-TOKEN']) {
+    const line = setCookieLine(nav.res, name)
+    t.ok(line, `${name} set`)
+    t.notMatch(line, /Max-Age|Expires/i, `${name}: no lifetime, a session cookie`)
+  }
+  const claims = await testApp.app.auth.tokens.parse(browser.cookieFor(`${APP_URL}/`, 'JWT')!)
+  t.equal(claims.sess, true, 'the token remembers the flag (refreshes stay session-only)')
   t.equal((await currentUser(browser)).status, 200)
   const out = await browser.request(`${APP_URL}/auth/github/logout`)
   t.equal(out.status, 200)
@@ -296,15 +313,37 @@ t.test('session=1 makes session-only cookies; logout clears the session', async 
   await assertNoSession(t, browser)
 })
 
+t.test('without session=1 (or with session=0) the cookies persist', async (t) => {
+  for (const query of ['', '?session=0', '?sess=false']) {
+    const nav = await testApp.browser().navigate(`${APP_URL}/auth/github/login${query}`)
+    t.equal(nav.res.status, 200, query)
+    for (const name of ['JWT', 'XSRF-TOKEN']) t.match(setCookieLine(nav.res, name), /Max-Age=\d+/, `${query || 'no flag'}: ${name} has a lifetime`)
+  }
+  const sess = await testApp.browser().navigate(`${APP_URL}/auth/github/login?sess=1`)
+  t.notMatch(setCookieLine(sess.res, 'JWT'), /Max-Age|Expires/i, 'sess=1 is the same flag')
+})
+
+t.test('a session flag that is not 1/0/true/false is a 400 at login, before the provider is contacted', async (t) => {
+  const before = gh.authorizeRequests.length
+  for (const query of ['session=bogus', 'session=yes', 'sess=2', 'session=1&session=1']) {
+    const browser = testApp.browser()
+    const res = await browser.request(`${APP_URL}/auth/github/login?${query}`)
+    await assertRefused(t, res, 400, 'bad request', 'GATEHOUSE_BAD_REQUEST')
+    t.equal(res.headers.get('location'), null, `${query}: not sent to the provider`)
+    t.equal(browser.cookieAttrs('gatehouse-oauth2-github'), undefined, `${query}: no handshake started`)
+  }
+  t.equal(gh.authorizeRequests.length, before)
+})
+
 t.test('audiences: a site outside the allow-list is refused at login; failures are logged without secrets', async (t) => {
   const lines: string[] = []
-  const app = await startApp((auth) => {
-    addOAuth2Provider(auth, 'github', 'gh-cid', 'gh-secret', { authURL: `${gh.url}/authorize`, tokenURL: `${gh.url}/token`, infoURL: `${gh.url}/userinfo` })
+  const app = await startApp(async (app) => {
+    await app.register(oauth2Provider, { name: 'github', cid: 'gh-cid', csecret: 'gh-secret', ...ghEndpoints })
   }, { audiences: ['site-a'], logger: funcLogger((line) => lines.push(line)) })
   t.teardown(app.close)
   const browser = app.browser()
-  await assertRefused(t, await browser.request(`${APP_URL}/auth/github/login?site=site-b`), 403, 'forbidden', /"site-b" is not allowed/)
-  await assertRefused(t, await browser.request(`${APP_URL}/auth/github/login`), 403, 'forbidden', /required/)
+  await assertRefused(t, await browser.request(`${APP_URL}/auth/github/login?site=site-b`), 403, 'forbidden', 'GATEHOUSE_FORBIDDEN', /"site-b" is not allowed/)
+  await assertRefused(t, await browser.request(`${APP_URL}/auth/github/login`), 403, 'forbidden', 'GATEHOUSE_FORBIDDEN', /required/)
   t.equal(browser.cookieAttrs('gatehouse-oauth2-github'), undefined, 'no handshake started')
   const ok = await browser.navigate(`${APP_URL}/auth/github/login?site=site-a`)
   t.equal(ok.res.status, 200)
@@ -313,6 +352,7 @@ t.test('audiences: a site outside the allow-list is refused at login; failures a
   t.teardown(() => { gh.faults = {} })
   const failed = await app.browser().navigate(`${APP_URL}/auth/github/login?site=site-a`)
   t.equal(failed.res.status, 502)
+  t.equal(JSON.parse(failed.body).code, 'GATEHOUSE_UPSTREAM')
   t.ok(lines.some((l) => l.includes('[WARN] oauth2 github: login failed: 502 token endpoint failed (status 500)')), 'provider failure logged')
   const code = new URL(failed.hops.find((h) => h.url.includes('/callback'))!.url).searchParams.get('code')!
   t.notOk(lines.some((l) => l.includes('gh-secret') || l.includes(code)), 'no secret or code in the log')
@@ -329,15 +369,45 @@ t.test('token and userinfo answers: form-encoded token, refused client, user wit
   const browser = testApp.browser()
   const noId = await browser.navigate(`${APP_URL}/auth/github/login`)
   t.equal(noId.res.status, 502)
-  t.same(JSON.parse(noId.body), { error: 'userinfo malformed', details: 'field "id" is not a user id' })
+  t.same(JSON.parse(noId.body), { error: 'userinfo malformed', details: 'field "id" is not a user id', code: 'GATEHOUSE_UPSTREAM' })
   await assertNoSession(t, browser)
   gh.faults = {}
 
-  const app = await startApp((auth) => {
-    addOAuth2Provider(auth, 'github', 'gh-cid', 'wrong-secret', { authURL: `${gh.url}/authorize`, tokenURL: `${gh.url}/token`, infoURL: `${gh.url}/userinfo` })
+  const app = await startApp(async (app) => {
+    await app.register(oauth2Provider, { name: 'github', cid: 'gh-cid', csecret: 'wrong-secret', ...ghEndpoints })
   })
   t.teardown(app.close)
   const refused = await app.browser().navigate(`${APP_URL}/auth/github/login`)
   t.equal(refused.res.status, 502, 'a misconfigured client is our fault, not the caller\'s')
-  t.same(JSON.parse(refused.body), { error: 'token endpoint refused the exchange', details: 'invalid_client' })
+  t.same(JSON.parse(refused.body), { error: 'token endpoint refused the exchange', details: 'invalid_client', code: 'GATEHOUSE_UPSTREAM' })
+})
+
+t.test('an unreachable token endpoint is a 502 GATEHOUSE_UPSTREAM, no session', async (t) => {
+  // Port 1 on loopback: nothing listens there, the connection is refused at once.
+  const app = await startApp(async (app) => {
+    await app.register(oauth2Provider, { name: 'github', cid: 'gh-cid', csecret: 'gh-secret', ...ghEndpoints, tokenURL: 'http://127.0.0.1:1/token' })
+  })
+  t.teardown(app.close)
+  const browser = app.browser()
+  const nav = await browser.navigate(`${APP_URL}/auth/github/login`)
+  t.equal(nav.res.status, 502)
+  t.match(JSON.parse(nav.body), { error: 'token endpoint unreachable', code: 'GATEHOUSE_UPSTREAM' })
+  t.equal((await currentUser(browser)).status, 401)
+})
+
+t.test('a provider\'s own state store keeps its used states; when it fails the callback is a 503 GATEHOUSE_STATE_STORE', async (t) => {
+  const store = new MemoryStateStore({ maxEntries: 1 })
+  const app = await startApp(async (app) => {
+    await app.register(oauth2Provider, { name: 'github', cid: 'gh-cid', csecret: 'gh-secret', ...ghEndpoints, stateStore: store })
+  })
+  t.teardown(app.close)
+  const first = app.browser()
+  const cb = await beginLogin(first, 'github')
+  t.equal((await first.request(cb.href)).status, 200, 'the first login fills the one entry')
+  t.equal(await store.get(`oauth2-state:github:${cb.searchParams.get('state')}`), '1', 'the used state is in the provider\'s store')
+
+  const second = app.browser()
+  const cb2 = await beginLogin(second, 'github')
+  await assertRefused(t, await second.request(cb2.href), 503, 'state store unavailable', 'GATEHOUSE_STATE_STORE')
+  await assertNoSession(t, second)
 })

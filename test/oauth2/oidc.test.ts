@@ -3,15 +3,16 @@
  * here on 127.0.0.1 with PKCE required, its development login and consent pages, and RS256 ID tokens. The test
  * browser signs in through those pages. Shows: discovery-based registration, explicit custom registration with
  * two clients of one server under different names, PKCE enforced by the server, our state, nonce and
- * response-issuer checks, discovery failures and reserved names.
+ * response-issuer checks, discovery failures and reserved names. Providers are registered as plugins
+ * (`oidcProvider`, `oauth2Provider`) and through `fastify.auth.addOidcProvider` / `addCustomProvider`.
  */
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { exportJWK, generateKeyPair } from 'jose'
 import { userId } from '../../lib/user.js'
-import { addCustomProvider, addOidcProvider, discoverOidc } from '../../providers/oauth2/index.js'
-import { APP_URL, bootApp, currentUser, startApp } from './app.js'
+import { discoverOidc, oauth2Provider, oidcProvider } from '../../providers/index.js'
+import { APP_URL, bootApp, bootError, currentUser, startApp } from './app.js'
 import type { Browser, Navigation } from './browser.js'
 
 interface OidcServer { callback(): (req: IncomingMessage, res: ServerResponse) => void }
@@ -33,7 +34,7 @@ t.teardown(() => new Promise<void>((resolve) => { http.closeAllConnections(); ht
 const { privateKey } = await generateKeyPair('RS256', { extractable: true })
 const op = new Provider(ISSUER, {
   clients: [
-    { client_id: CLIENTS.main.cid, client_secret: CLIENTS.main.csecret, redirect_uris: [`${APP_URL}/auth/oidc/callback`, `${APP_URL}/auth/corp/callback`], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' },
+    { client_id: CLIENTS.main.cid, client_secret: CLIENTS.main.csecret, redirect_uris: [`${APP_URL}/auth/oidc/callback`, `${APP_URL}/auth/oidc-wrapped/callback`, `${APP_URL}/auth/corp/callback`], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' },
     { client_id: CLIENTS.second.cid, client_secret: CLIENTS.second.csecret, redirect_uris: [`${APP_URL}/auth/corp-eu/callback`], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_post' }
   ],
   pkce: { required: () => true },
@@ -48,12 +49,13 @@ const op = new Provider(ISSUER, {
 })
 http.on('request', op.callback())
 
-const testApp = await startApp(async (auth) => {
-  await addOidcProvider(auth, 'oidc', CLIENTS.main, { issuer: ISSUER })
+const testApp = await startApp(async (app) => {
+  await app.register(oidcProvider, { name: 'oidc', ...CLIENTS.main, issuer: ISSUER })
+  app.auth.addOidcProvider('oidc-wrapped', CLIENTS.main, { issuer: ISSUER })
   const doc = await discoverOidc(ISSUER)
   const corpMap = (d: Record<string, unknown>) => ({ id: String(d.sub), name: typeof d.name === 'string' ? `corp:${d.name}` : undefined })
-  addCustomProvider(auth, 'corp', CLIENTS.main, { endpoint: doc.endpoint, infoURL: doc.infoURL!, oidc: doc.oidc!, scopes: ['openid', 'profile'], mapUser: corpMap })
-  addCustomProvider(auth, 'corp-eu', CLIENTS.second, { endpoint: doc.endpoint, oidc: doc.oidc!, scopes: ['openid', 'profile'], tokenAuth: 'post', mapUser: corpMap })
+  await app.register(oauth2Provider, { name: 'corp', ...CLIENTS.main, endpoint: doc.endpoint, infoURL: doc.infoURL!, oidc: doc.oidc!, scopes: ['openid', 'profile'], mapUser: corpMap })
+  app.auth.addCustomProvider('corp-eu', CLIENTS.second, { endpoint: doc.endpoint, oidc: doc.oidc!, scopes: ['openid', 'profile'], tokenAuth: 'post', mapUser: corpMap })
 })
 t.teardown(testApp.close)
 
@@ -103,6 +105,13 @@ t.test('discovery-based provider: full login through the real OpenID Provider', 
   t.equal(me.body.name, 'Alice Liddell')
 })
 
+t.test('discovery-based provider added through fastify.auth.addOidcProvider: discovered at start, full login', async (t) => {
+  t.same(testApp.app.auth.providerNames(), ['oidc', 'oidc-wrapped', 'corp', 'corp-eu'], 'every provider mounted, in registration order')
+  const nav = await signInAt(testApp.browser(), `${APP_URL}/auth/oidc-wrapped/login`, 'bob')
+  t.equal(nav.res.status, 200, nav.body)
+  t.same(JSON.parse(nav.body), { id: userId('oidc-wrapped', 'bob'), name: 'Bob Builder' })
+})
+
 t.test('custom providers: two clients of one server under different names, basic and post client auth', async (t) => {
   const a = await signInAt(testApp.browser(), `${APP_URL}/auth/corp/login`, 'bob')
   t.equal(a.res.status, 200, a.body)
@@ -131,7 +140,7 @@ t.test('the server enforces PKCE: no challenge, or a substituted verifier, fails
   const forged = await testApp.app.auth.tokens.signPurpose('handshake', { p: 'oidc', st: payload.st, n: payload.n, cv: randomBytes(32).toString('base64url') }, 60_000)
   const res2 = await fetch(`${testApp.browser().hosts.get('app.test')}${cb.pathname}${cb.search}`, { headers: { cookie: `gatehouse-oauth2-oidc=${forged}` } })
   t.equal(res2.status, 400)
-  t.match(await res2.json(), { error: 'authorization code rejected', details: 'invalid_grant' })
+  t.match(await res2.json(), { error: 'authorization code rejected', details: 'invalid_grant', code: 'GATEHOUSE_BAD_REQUEST' })
 })
 
 t.test('our checks on real responses: nonce, state, issuer', async (t) => {
@@ -143,7 +152,7 @@ t.test('our checks on real responses: nonce, state, issuer', async (t) => {
   const otherNonce = await testApp.app.auth.tokens.signPurpose('handshake', { p: 'oidc', st: payload.st, cv: payload.cv, n: 'another-nonce' }, 60_000)
   const res = await fetch(`${testApp.browser().hosts.get('app.test')}${cb.pathname}${cb.search}`, { headers: { cookie: `gatehouse-oauth2-oidc=${otherNonce}` } })
   t.equal(res.status, 401)
-  t.same(await res.json(), { error: 'id token rejected', details: 'nonce mismatch' })
+  t.same(await res.json(), { error: 'id token rejected', details: 'nonce mismatch', code: 'GATEHOUSE_UNAUTHORIZED' })
 
   browser = testApp.browser()
   cb = await callbackUrlFor(browser, 'oidc', 'alice')
@@ -152,39 +161,57 @@ t.test('our checks on real responses: nonce, state, issuer', async (t) => {
   wrongState.searchParams.set('state', 'forged-state')
   let r = await browser.request(wrongState.href)
   t.equal(r.status, 403)
-  t.match(await r.json(), { error: 'state mismatch' })
+  t.match(await r.json(), { error: 'state mismatch', code: 'GATEHOUSE_STATE_MISMATCH' })
 
   browser = testApp.browser()
   cb = await callbackUrlFor(browser, 'oidc', 'alice')
   cb.searchParams.set('iss', 'https://evil.example')
   r = await browser.request(cb.href)
   t.equal(r.status, 400)
-  t.match(await r.json(), { error: 'issuer mismatch' })
+  t.match(await r.json(), { error: 'issuer mismatch', code: 'GATEHOUSE_BAD_REQUEST' })
   t.equal((await currentUser(browser)).status, 401, 'no session')
 })
 
-t.test('discovery failures and reserved names', async (t) => {
-  await t.rejects(discoverOidc(`${ISSUER}/other`), /OIDC discovery for .* failed/)
-  // A discovery document naming another issuer (mix-up): served by a tiny server.
+t.test('discovery failures: an OptionsError naming oidc.issuer; the app does not start', async (t) => {
+  const issuerError = { name: 'OptionsError', code: 'GATEHOUSE_OPTION', option: 'oidc.issuer' }
+  await t.rejects(discoverOidc(`${ISSUER}/other`), issuerError, 'no discovery document there (404)')
+  // A discovery document naming another issuer (mix-up), otherwise complete: served by a tiny server.
   const liar = createServer((_req, res) => { res.setHeader('content-type', 'application/json'); res.end(JSON.stringify({ issuer: ISSUER, authorization_endpoint: `${ISSUER}/auth`, token_endpoint: `${ISSUER}/token`, jwks_uri: `${ISSUER}/jwks` })) })
   await new Promise<void>((resolve) => liar.listen(0, '127.0.0.1', resolve))
   t.teardown(() => new Promise<void>((resolve) => liar.close(() => resolve())))
   const liarUrl = `http://127.0.0.1:${(liar.address() as { port: number }).port}`
-  await t.rejects(discoverOidc(liarUrl), /names issuer/)
-  await t.rejects(discoverOidc('http://127.0.0.1:1'), /unreachable/)
-  await t.rejects(discoverOidc('ftp://x'), /http\(s\)/)
+  await t.rejects(discoverOidc(liarUrl), issuerError, 'a document naming another issuer')
+  await t.rejects(discoverOidc('http://127.0.0.1:1'), issuerError, 'an unreachable issuer')
+  await t.rejects(discoverOidc('ftp://x'), issuerError, 'not http(s)')
+
+  t.match(await bootError(async (app) => { await app.register(oidcProvider, { name: 'liar', ...CLIENTS.main, issuer: liarUrl }) }), issuerError, 'plugin: discovery runs at start')
+  t.match(await bootError((app) => { app.auth.addOidcProvider('liar', CLIENTS.main, { issuer: liarUrl }) }), issuerError, 'wrapper: discovery runs at start')
+  t.match(await bootError(async (app) => { await app.register(oidcProvider, { name: 'x', ...CLIENTS.main } as never) }), issuerError, 'no issuer')
+  t.match(await bootError(async (app) => { await app.register(oidcProvider, { name: 'x', cid: '', csecret: 's', issuer: ISSUER }) }), { code: 'GATEHOUSE_OPTION', option: 'oidc.x.cid' })
+  t.match(await bootError(async (app) => { await app.register(oidcProvider, { name: 'x', ...CLIENTS.main, issuer: ISSUER, endpoint: {} } as never) }), { code: 'GATEHOUSE_OPTION', option: 'oidc.x.endpoint' }, 'an option oidcProvider does not take')
+  t.throws(() => testApp.app.auth.addOidcProvider('late', CLIENTS.main, { issuer: ISSUER }), { code: 'GATEHOUSE_OPTION', option: 'providers' }, 'after start')
+})
+
+t.test('custom providers: reserved and bad names, missing fields; a good one mounts', async (t) => {
+  const doc = await discoverOidc(ISSUER)
+  const opts = { endpoint: doc.endpoint, infoURL: doc.infoURL!, mapUser: (d: Record<string, unknown>) => ({ id: String(d.sub) }) }
+  const optionError = (option: string) => ({ name: 'OptionsError', code: 'GATEHOUSE_OPTION', option })
+  for (const name of ['github', 'google', 'twitter', 'apple', 'telegram', 'dev']) {
+    t.match(await bootError(async (app) => { await app.register(oauth2Provider, { name, ...CLIENTS.main, ...opts } as never) }), optionError(`oauth2.${name}.name`), `plugin: "${name}" is reserved`)
+    t.match(await bootError((app) => { app.auth.addCustomProvider(name, CLIENTS.main, opts) }), optionError(`oauth2.${name}.name`), `wrapper: "${name}" is reserved`)
+  }
+  t.match(await bootError((app) => { app.auth.addCustomProvider('bad name', CLIENTS.main, opts) }), optionError('oauth2.bad name.name'))
+  t.match(await bootError((app) => { app.auth.addCustomProvider('x', CLIENTS.main, { ...opts, infoURL: undefined } as never) }), optionError('oauth2.x.infoURL'), 'infoURL is required unless OpenID Connect')
+  t.match(await bootError((app) => { app.auth.addCustomProvider('x', { cid: '', csecret: 's' }, opts) }), optionError('oauth2.x.cid'))
+  t.match(await bootError(async (app) => { await app.register(oauth2Provider, { name: 'x', ...CLIENTS.main, ...opts, endpoint: { authURL: 'nope', tokenURL: doc.endpoint.tokenURL } }) }), optionError('oauth2.x.authURL'))
+  t.match(await bootError(async (app) => { await app.register(oauth2Provider, { name: 'x', ...CLIENTS.main, ...opts, mapUser: 'sub' } as never) }), optionError('oauth2.x.mapUser'))
+  t.match(await bootError(async (app) => { await app.register(oauth2Provider, { name: 'x', ...CLIENTS.main, ...opts, scope: ['openid'] } as never) }), optionError('oauth2.x.scope'), 'a misspelt option')
 
   const app = await bootApp()
   t.teardown(() => app.close())
-  const doc = await discoverOidc(ISSUER)
-  const opts = { endpoint: doc.endpoint, infoURL: doc.infoURL!, mapUser: (d: Record<string, unknown>) => ({ id: String(d.sub) }) }
-  for (const name of ['github', 'google', 'twitter', 'apple', 'telegram', 'dev']) {
-    t.throws(() => addCustomProvider(app.auth, name, CLIENTS.main, opts), new RegExp(`"${name}" is a built-in provider name`))
-  }
-  t.throws(() => addCustomProvider(app.auth, 'bad name', CLIENTS.main, opts), /name must be/)
-  t.throws(() => addCustomProvider(app.auth, 'x', CLIENTS.main, { ...opts, infoURL: undefined } as never), /infoURL is required unless/)
-  t.throws(() => addCustomProvider(app.auth, 'x', { cid: '', csecret: 's' }, opts), /client id is required/)
-  addCustomProvider(app.auth, 'x', CLIENTS.main, opts)
-  addCustomProvider(app.auth, 'y', CLIENTS.main, opts)
+  t.throws(() => app.auth.addCustomProvider('x', null as never, opts), optionError('oauth2.x.client'), 'no client: refused at the call')
+  await app.register(oauth2Provider, { name: 'x', ...CLIENTS.main, ...opts })
+  app.auth.addCustomProvider('y', CLIENTS.main, opts)
+  await app.ready()
   t.same(app.auth.providerNames(), ['x', 'y'])
 })

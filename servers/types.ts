@@ -1,0 +1,80 @@
+/**
+ * The types the OAuth2 authorization server's modules share (configuration, pending requests, codes, tokens and
+ * the route context). Kept apart from server.ts so that the route modules (authorize.ts, token.ts) and the app
+ * that registers them do not import each other.
+ */
+import type { Logger } from '../lib/logger.js'
+import type { LoginPageHandler } from './login-page.js'
+import type { SecretStore } from './secret-store.js'
+
+/** Client credentials: client id and secret, named as the OAuth2 provider options name them. */
+export interface ClientCredentials { cid: string; csecret: string }
+
+/** Returns the e-mail of a user name, or undefined for none. */
+export type EmailFn = (userName: string) => string | undefined | Promise<string | undefined>
+
+/** Configuration of the core, after each flavour has validated its options and applied its defaults. */
+export interface AuthServerConfig {
+  /** Label in log lines, e.g. `dev-oauth2`. */
+  label: string
+  /** Address to listen on and port (0: any free port). */
+  host: string
+  port: number
+  /** Host name in the returned URL (e.g. `localhost` while listening on 127.0.0.1). */
+  publicHost: string
+  /** The one client this server knows. */
+  client: ClientCredentials
+  /** Redirect URIs the client may use; empty accepts any http(s) URI (the token request must repeat it). */
+  redirectUris: string[]
+  withLoginPage: boolean
+  loginPageHandler: LoginPageHandler | undefined
+  /** The user signed in without a page when `withLoginPage` is false. */
+  autoLoginUser: string
+  emailFn: EmailFn | undefined
+  logger: Logger
+  /** Lifetimes: pending login (form shown, not yet submitted), authorization code, access token. */
+  loginTtlMs: number
+  codeTtlMs: number
+  tokenTtlMs: number
+}
+
+/** A pending authorization request: everything the code will carry once a user is known. */
+export interface AuthorizationRequest {
+  redirectUri: string
+  /** Whether redirect_uri was in the request; then the token request must repeat it (RFC 6749 §4.1.3). */
+  redirectUriGiven: boolean
+  scopes: string[]
+  state: string | undefined
+  codeChallenge: string | undefined
+  nonce: string | undefined
+  /** Browser binding of the login form (cookie value); the form only works in the browser it was shown in. */
+  browser: string
+}
+
+export interface CodeRecord extends AuthorizationRequest {
+  userName: string
+  /** Set at the first presentation: a second one is a replay and revokes the token issued. */
+  spent: boolean
+  accessToken: string | undefined
+}
+
+export interface TokenRecord { userName: string; scopes: string[] }
+
+/** What the route modules share. */
+export interface ServerContext {
+  config: AuthServerConfig
+  /** Base URL once listening. */
+  url: string
+  /** Name of the browser-binding cookie: per port, since cookies do not tell ports apart. */
+  browserCookie: string
+  logins: SecretStore<AuthorizationRequest>
+  codes: SecretStore<CodeRecord>
+  tokens: SecretStore<TokenRecord>
+}
+
+/** A running server. */
+export interface RunningAuthServer {
+  /** Base URL with the real bound port, no trailing slash. */
+  url: string
+  close(): Promise<void>
+}
