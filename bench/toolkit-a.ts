@@ -4,17 +4,11 @@
  */
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify'
 import { measure, printTable, type BenchRequest, type BenchRow } from './lib.js'
-import { appInfoPlugin } from '../plugins/toolkit/app-info.js'
-import { benchmarksPlugin } from '../plugins/toolkit/benchmarks.js'
-import { tracePlugin } from '../plugins/toolkit/trace.js'
-import { realIpPlugin } from '../plugins/toolkit/real-ip.js'
-import { onlyFromPlugin } from '../plugins/toolkit/only-from.js'
-import { requestLoggerPlugin } from '../plugins/toolkit/logger.js'
-import { deprecationPlugin } from '../plugins/toolkit/deprecation.js'
-import { pingPlugin } from '../plugins/toolkit/ping.js'
-import { recovererPlugin } from '../plugins/toolkit/recoverer.js'
-import { sizeLimitPlugin } from '../plugins/toolkit/size-limit.js'
-import { blackWordsPlugin } from '../plugins/toolkit/black-words.js'
+// The public entry (`fastify-gatehouse/toolkit`): what an application imports is what is measured.
+import {
+  appInfoPlugin, benchmarksPlugin, blackWordsPlugin, deprecationPlugin, onlyFromPlugin, pingPlugin, realIpPlugin,
+  recovererPlugin, requestLoggerPlugin, sizeLimitPlugin, tracePlugin
+} from '../toolkit.js'
 
 type Case = { label: string; plugin?: FastifyPluginAsync<any>; opts?: object; target?: number }
 

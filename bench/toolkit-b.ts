@@ -6,14 +6,10 @@
  */
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { measure, printTable, type BenchRequest, type BenchRow } from './lib.js'
-import { noCachePlugin } from '../plugins/toolkit/no-cache.js'
-import { headersPlugin } from '../plugins/toolkit/headers.js'
-import { rewritePlugin, rewriteUrl } from '../plugins/toolkit/rewrite.js'
-import { gzipPlugin } from '../plugins/toolkit/gzip.js'
-import { basicAuthPlugin } from '../plugins/toolkit/basic-auth.js'
-import { bcryptHash } from '../plugins/toolkit/password-hash.js'
-import { maybePlugin, rejectPlugin } from '../plugins/toolkit/maybe.js'
-import { headersHook } from '../plugins/toolkit/headers.js'
+// The public entry (`fastify-gatehouse/toolkit`): what an application imports is what is measured.
+import {
+  basicAuthPlugin, bcryptHash, gzipPlugin, headersHook, headersPlugin, maybePlugin, noCachePlugin, rejectPlugin, rewritePlugin, rewriteUrl
+} from '../toolkit.js'
 
 interface Case {
   label: string

@@ -37,6 +37,8 @@ export const ErrorCodes = {
   ALREADY_USED: 'GATEHOUSE_ALREADY_USED',
   /** 404: no such route, provider, avatar or pending login. */
   NOT_FOUND: 'GATEHOUSE_NOT_FOUND',
+  /** 409: the request conflicts with work in progress (e.g. the profiler is already profiling). */
+  CONFLICT: 'GATEHOUSE_CONFLICT',
   /** 413: the body is larger than allowed. */
   TOO_LARGE: 'GATEHOUSE_TOO_LARGE',
   /** 429: too many attempts; see `Retry-After`. */
@@ -84,6 +86,7 @@ const BY_STATUS: Record<number, ErrorCode> = {
   401: ErrorCodes.UNAUTHORIZED,
   403: ErrorCodes.FORBIDDEN,
   404: ErrorCodes.NOT_FOUND,
+  409: ErrorCodes.CONFLICT,
   413: ErrorCodes.TOO_LARGE,
   429: ErrorCodes.RATE_LIMITED,
   502: ErrorCodes.UPSTREAM,

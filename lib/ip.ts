@@ -1,4 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net'
+import { OptionsError } from './errors.js'
 
 /**
  * IP address parsing and classification shared by realIp, onlyFrom, metrics/profiler allow-lists and the
@@ -75,13 +76,13 @@ export function ipMatches (ip: string, entry: string): boolean {
 }
 
 /**
- * Compiles an allow-list once (registration time) into a fast predicate. Throws an Error naming the
- * first invalid entry, so that options validation can report it.
+ * Compiles an allow-list once (registration time) into a fast predicate. Throws an OptionsError naming
+ * `option` and the first invalid entry.
  */
-export function compileIpMatcher (entries: readonly string[]): (ip: string) => boolean {
+export function compileIpMatcher (entries: readonly string[], option = 'allow'): (ip: string) => boolean {
   const matchers = entries.map((entry) => {
     const m = compileEntry(entry)
-    if (m === null) throw new Error(`invalid IP entry ${JSON.stringify(entry)}: expected an address, a CIDR or a prefix`)
+    if (m === null) throw new OptionsError(option, `has an invalid IP entry ${JSON.stringify(entry)}: expected an address, a CIDR or a prefix`)
     return m
   })
   const memo = new Map<string, boolean>()

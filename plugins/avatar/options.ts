@@ -95,9 +95,5 @@ function privateRule (value: unknown): boolean | ((ip: string) => boolean) {
   if (value === undefined) return false
   if (typeof value === 'boolean') return value
   if (!Array.isArray(value)) throw new OptionsError('avatar.fetch.allowPrivate', 'must be a boolean or a list of addresses and CIDRs')
-  try {
-    return compileIpMatcher(value)
-  } catch (err) {
-    throw new OptionsError('avatar.fetch.allowPrivate', `has an ${(err as Error).message}`)
-  }
+  return compileIpMatcher(value, 'avatar.fetch.allowPrivate')
 }

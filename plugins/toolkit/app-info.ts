@@ -20,14 +20,14 @@ export interface AppInfoOptions {
 
 /** Validates the options once and returns the header pairs to set. */
 export function appInfoHeaders (opts: AppInfoOptions): Array<[string, string]> {
-  if (opts === null || typeof opts !== 'object') throw new OptionsError('appInfo', 'options must be an object')
+  if (opts === null || typeof opts !== 'object') throw new OptionsError('appInfo', 'must be an object')
   const pairs: Array<[string, string]> = [
-    ['App-Name', headerValue('name', opts.name, true) as string],
-    ['App-Version', headerValue('version', opts.version, true) as string]
+    ['App-Name', headerValue('appInfo.name', opts.name, true) as string],
+    ['App-Version', headerValue('appInfo.version', opts.version, true) as string]
   ]
-  const org = headerValue('org', opts.org, false)
+  const org = headerValue('appInfo.org', opts.org, false)
   if (org !== undefined) pairs.push(['Org', org])
-  const mhost = headerValue('mhost', opts.mhost ?? process.env.MHOST, false)
+  const mhost = headerValue('appInfo.mhost', opts.mhost ?? process.env.MHOST, false)
   if (mhost !== undefined && mhost !== '') pairs.push(['M-Host', mhost])
   return pairs
 }

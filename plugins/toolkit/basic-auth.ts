@@ -1,34 +1,36 @@
 /**
- * The basic-auth family (seed §5.4): `basicAuth(checker)`, `withUserPasswd`, `withBcryptHash`,
- * `withArgon2Hash`, `withPrompt`. Each returns an async hook for `onRequest`/`preHandler` (or `maybe`/`wrap`);
+ * The basic-auth family: `basicAuth(checker)`, `withUserPasswd`, `withBcryptHash`, `withArgon2Hash`,
+ * `withPrompt`. Each returns an async hook for `onRequest`/`preHandler` (or `maybe`/`wrap`);
  * `basicAuthPlugin` installs one for a whole encapsulation context.
  *
- * Answers: 401 `{error: "unauthorized"}` when no usable `Authorization: Basic` header is sent (absent, another
- * scheme, bad base64, invalid UTF-8, no colon); 403 `{error: "forbidden"}` when the credentials are wrong,
- * including an empty user name. `withPrompt` (or the `realm` option) adds `WWW-Authenticate` to the 401 so a
- * browser asks for credentials; a wrong answer then gets 403 like every variant, as the seed specifies. On
- * success `request.basicAuthorized` is true, and a checker may hand back a user for `request.user`.
+ * Answers: 401 `{error: "unauthorized", code: "GATEHOUSE_UNAUTHORIZED"}` when no usable `Authorization: Basic`
+ * header is sent (absent, another scheme, bad base64, invalid UTF-8, no colon); 403 `{error: "forbidden",
+ * code: "GATEHOUSE_CREDENTIALS"}` when the credentials are wrong, including an empty user name. `withPrompt`
+ * (or the `realm` option) adds `WWW-Authenticate` to the 401 so a browser asks for credentials; a wrong answer
+ * then gets 403 like every variant. On success `request.basicAuthorized` is true, and a checker may hand back
+ * a user for `request.user`.
  *
- * Why not @fastify/basic-auth: it answers a failed check with 401 (the seed wants 403), and an async
- * `validate` resolving to anything but `undefined` crashes the process (SPEC §9). Parsing the header is a few
- * strict lines, and doing it here also gives hooks that work without any plugin or decorator.
+ * Why not @fastify/basic-auth: it answers a failed check with 401 (this family answers 403), and an async
+ * `validate` resolving to anything but `undefined` crashes the process. Parsing the header is a few strict
+ * lines, and doing it here also gives hooks that work without any plugin or decorator.
+ *
+ * Configuration mistakes throw an `OptionsError` naming `basicAuth.<option>` (`basicAuth.user`,
+ * `basicAuth.passwd`, `basicAuth.bcryptHash`, …) for the hook functions and the plugin alike.
  *
  * Constant time: user and password are both always compared (`safeEqual`, no short-circuit), and the hash
  * variants always run the hash, so timing tells nothing about which part was wrong.
  */
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
-import { OptionsError } from '../../lib/errors.js'
+import { ErrorCodes, OptionsError, sendError } from '../../lib/errors.js'
 import { User, type BasicAuthResult, type MaybePromise } from '../../lib/user.js'
 import { safeEqual } from '../../lib/compare.js'
-import { sendError } from '../../lib/errors.js'
 import type { ToolkitHook } from './hook.js'
 import { parseBasicCredentials, type BasicCredentials } from '../../lib/basic-credentials.js'
 import {
   argon2Verify, bcryptVerify, checkBcryptHash, decodeArgon2Secret, normalizeCredential,
   type Argon2Params
 } from './password-hash.js'
-
 
 /**
  * Decides on credentials (already NFC-normalized, user never empty). `true`/`{ok: true}` accepts;
@@ -39,11 +41,11 @@ export type BasicChecker = (user: string, passwd: string, request: FastifyReques
 const DEFAULT_REALM = 'restricted'
 // RFC 9110 quoted-string without quotes or backslashes, so the realm needs no escaping.
 const REALM = /^[\x20\x21\x23-\x5b\x5d-\x7e]{1,128}$/
-
+const LABEL = 'basicAuth'
 
 /** Hook over a consumer checker. `realm` adds the browser prompt to 401 answers. */
 export function basicAuth (checker: BasicChecker, realm?: string): ToolkitHook {
-  if (typeof checker !== 'function') throw new OptionsError('checker', 'must be a function')
+  if (typeof checker !== 'function') throw new OptionsError(`${LABEL}.checker`, 'must be a function')
   const challenge = realm === undefined ? undefined : challengeFor(realm)
   return async function basicAuthHook (request, reply) {
     const creds = parseBasicCredentials(request.headers.authorization)
@@ -57,7 +59,7 @@ export function basicAuth (checker: BasicChecker, realm?: string): ToolkitHook {
     const verdict = creds.user === '' ? false : await checker(creds.user, creds.passwd, request)
     const ok = verdict === true || (typeof verdict === 'object' && verdict !== null && verdict.ok === true)
     if (!ok) {
-      await sendError(reply, 403, 'forbidden', 'invalid credentials')
+      await sendError(reply, 403, 'forbidden', 'invalid credentials', ErrorCodes.CREDENTIALS)
       return
     }
     request.basicAuthorized = true
@@ -87,7 +89,7 @@ export function withArgon2Hash (user: string, b64hash: string, b64salt: string, 
 
 function fixedChecker (user: string, passwd: string): BasicChecker {
   const u = checkUser(user)
-  if (typeof passwd !== 'string' || passwd === '') throw new OptionsError('passwd', 'must be a non-empty string')
+  if (typeof passwd !== 'string' || passwd === '') throw new OptionsError(`${LABEL}.passwd`, 'must be a non-empty string')
   const p = normalizeCredential(passwd)
   return (gotUser, gotPasswd) => {
     const userOk = safeEqual(gotUser, u)
@@ -98,7 +100,7 @@ function fixedChecker (user: string, passwd: string): BasicChecker {
 
 function bcryptChecker (user: string, hash: string): BasicChecker {
   const u = checkUser(user)
-  checkBcryptHash(hash)
+  checkBcryptHash(hash, `${LABEL}.bcryptHash`)
   return async (gotUser, gotPasswd) => {
     const userOk = safeEqual(gotUser, u)
     const passOk = await bcryptVerify(gotPasswd, hash)
@@ -108,7 +110,7 @@ function bcryptChecker (user: string, hash: string): BasicChecker {
 
 function argon2Checker (user: string, b64hash: string, b64salt: string, params?: Argon2Params): BasicChecker {
   const u = checkUser(user)
-  const secret = decodeArgon2Secret(b64hash, b64salt, params)
+  const secret = decodeArgon2Secret(b64hash, b64salt, params, LABEL)
   return async (gotUser, gotPasswd) => {
     const userOk = safeEqual(gotUser, u)
     const passOk = await argon2Verify(gotPasswd, secret)
@@ -117,12 +119,12 @@ function argon2Checker (user: string, b64hash: string, b64salt: string, params?:
 }
 
 function checkUser (user: unknown): string {
-  if (typeof user !== 'string' || user === '' || user.includes(':')) throw new OptionsError('user', 'must be a non-empty string without ":"')
+  if (typeof user !== 'string' || user === '' || user.includes(':')) throw new OptionsError(`${LABEL}.user`, 'must be a non-empty string without ":"')
   return normalizeCredential(user)
 }
 
 function challengeFor (realm: unknown): string {
-  if (typeof realm !== 'string' || !REALM.test(realm)) throw new OptionsError('realm', 'must be 1..128 printable characters without quotes or backslashes')
+  if (typeof realm !== 'string' || !REALM.test(realm)) throw new OptionsError(`${LABEL}.realm`, 'must be 1..128 printable characters without quotes or backslashes')
   return `Basic realm="${realm}", charset="UTF-8"`
 }
 
@@ -140,7 +142,7 @@ export interface BasicAuthOptions {
   argon2Hash?: string
   /** base64 salt of `argon2Hash`. */
   argon2Salt?: string
-  /** Argon2id cost when it differs from the seed's. */
+  /** Argon2id cost when it differs from the defaults (see `Argon2Params`). */
   argon2Params?: Argon2Params
   /** Adds `WWW-Authenticate: Basic realm="<realm>"` to 401 answers (the `withPrompt` behaviour). */
   realm?: string
@@ -150,11 +152,11 @@ export interface BasicAuthOptions {
 
 /** The checker the options describe; throws an OptionsError unless exactly one variant is given. */
 export function checkerFromOptions (opts: BasicAuthOptions): BasicChecker {
-  if (opts === null || typeof opts !== 'object') throw new OptionsError('(options)', 'must be an object')
+  if (opts === null || typeof opts !== 'object') throw new OptionsError(LABEL, 'must be an object')
   const given = (['checker', 'passwd', 'bcryptHash', 'argon2Hash'] as const).filter((k) => opts[k] !== undefined)
-  if (given.length !== 1) throw new OptionsError('checker', 'exactly one of checker, passwd, bcryptHash, argon2Hash is required')
+  if (given.length !== 1) throw new OptionsError(`${LABEL}.checker`, 'exactly one of checker, passwd, bcryptHash, argon2Hash is required')
   if (opts.checker !== undefined) {
-    if (typeof opts.checker !== 'function') throw new OptionsError('checker', 'must be a function')
+    if (typeof opts.checker !== 'function') throw new OptionsError(`${LABEL}.checker`, 'must be a function')
     return opts.checker
   }
   if (opts.passwd !== undefined) return fixedChecker(opts.user as string, opts.passwd)
@@ -165,7 +167,7 @@ export function checkerFromOptions (opts: BasicAuthOptions): BasicChecker {
 const basicAuthPluginImpl: FastifyPluginAsync<BasicAuthOptions> = async (fastify, opts) => {
   const hook = basicAuth(checkerFromOptions(opts), opts.realm)
   const stage = opts.stage ?? 'onRequest'
-  if (stage !== 'onRequest' && stage !== 'preHandler') throw new OptionsError('stage', 'must be "onRequest" or "preHandler"')
+  if (stage !== 'onRequest' && stage !== 'preHandler') throw new OptionsError(`${LABEL}.stage`, 'must be "onRequest" or "preHandler"')
   if (!fastify.hasRequestDecorator('basicAuthorized')) fastify.decorateRequest('basicAuthorized', false)
   fastify.addHook(stage, hook)
 }

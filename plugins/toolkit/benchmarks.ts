@@ -56,10 +56,11 @@ export class Benchmarks {
   /**
    * Statistics of the last `windowMs` (1s..15m, whole seconds, the current second included). `requests_sec`
    * divides by the part of the window the process has lived, so a young process is not reported as idle.
+   * A window out of range throws an `OptionsError` naming `Benchmarks.stats.windowMs`.
    */
   stats (windowMs: number): BenchmarkStats {
     if (typeof windowMs !== 'number' || !Number.isFinite(windowMs) || windowMs < MIN_WINDOW_MS || windowMs > MAX_WINDOW_MS) {
-      throw new RangeError(`window must be from ${MIN_WINDOW_MS} to ${MAX_WINDOW_MS} ms`)
+      throw new OptionsError('Benchmarks.stats.windowMs', `must be from ${MIN_WINDOW_MS} to ${MAX_WINDOW_MS} ms`)
     }
     const nowSec = Math.floor(this.now() / 1000)
     const span = Math.floor(windowMs / 1000)
@@ -99,7 +100,6 @@ export interface BenchmarksOptions {
   path?: string
 }
 
-
 /**
  * fastify-plugin: timing is wanted for every route of the context it is registered in, and
  * `fastify.benchmarks` should be visible there. Time is Fastify's own `reply.elapsedTime` (from the start of
@@ -107,9 +107,9 @@ export interface BenchmarksOptions {
  */
 const benchmarksPluginImpl: FastifyPluginAsync<BenchmarksOptions> = async (fastify, opts) => {
   const bench = opts.benchmarks ?? new Benchmarks()
-  if (!(bench instanceof Benchmarks)) throw new OptionsError('benchmarks', 'must be a Benchmarks instance')
+  if (!(bench instanceof Benchmarks)) throw new OptionsError('benchmarks.benchmarks', 'must be a Benchmarks instance')
   if (opts.path !== undefined && (typeof opts.path !== 'string' || !opts.path.startsWith('/'))) {
-    throw new OptionsError('path', 'must be a path starting with "/"')
+    throw new OptionsError('benchmarks.path', 'must be a path starting with "/"')
   }
   fastify.decorate('benchmarks', bench)
   fastify.addHook('onResponse', (_request: FastifyRequest, reply: FastifyReply, next: () => void) => {

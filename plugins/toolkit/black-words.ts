@@ -1,14 +1,14 @@
 /**
- * blackWords: 403 `{error, details}` when the request body contains one of the listed words, in any letter
- * case. The plugin scans the raw bytes as they arrive (`preParsing`), keeping the tail of the previous chunk
- * so that a word split across chunks (or a multi-byte character split across chunks) is still found. It
- * matches the text as sent: a word hidden by an encoding (percent-escapes, JSON `\u` escapes) is not decoded.
+ * blackWords: 403 `{error, details, code: "GATEHOUSE_FORBIDDEN"}` when the request body contains one of the
+ * listed words, in any letter case (a body over `limit` is 413 `GATEHOUSE_TOO_LARGE`). The plugin scans the
+ * raw bytes as they arrive (`preParsing`), keeping the tail of the previous chunk so that a word split across
+ * chunks (or a multi-byte character split across chunks) is still found. It matches the text as sent: a word
+ * hidden by an encoding (percent-escapes, JSON `\u` escapes) is not decoded.
  */
 import { StringDecoder } from 'node:string_decoder'
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync } from 'fastify'
-import { OptionsError } from '../../lib/errors.js'
-import { sendError } from '../../lib/errors.js'
+import { OptionsError, sendError } from '../../lib/errors.js'
 import { guardBody, type BodyRejection } from './size-limit.js'
 import type { ToolkitHook } from './hook.js'
 
@@ -23,7 +23,7 @@ const REJECTION: BodyRejection = { status: 403, error: 'forbidden', details: 're
 
 function compileWords (words: unknown): string[] {
   if (!Array.isArray(words) || words.length === 0 || words.some((w) => typeof w !== 'string' || w.trim() === '')) {
-    throw new OptionsError('words', 'must be a non-empty array of non-empty strings')
+    throw new OptionsError('blackWords.words', 'must be a non-empty array of non-empty strings')
   }
   return (words as string[]).map((w) => w.toLowerCase())
 }
@@ -67,7 +67,7 @@ export function blackWordsHook (words: string[]): ToolkitHook {
 const blackWordsPluginImpl: FastifyPluginAsync<BlackWordsOptions> = async (fastify, opts) => {
   const list = compileWords(opts?.words)
   const limit = opts.limit ?? fastify.initialConfig.bodyLimit ?? 1024 * 1024
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new OptionsError('limit', 'must be a positive integer (bytes)')
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new OptionsError('blackWords.limit', 'must be a positive integer (bytes)')
   fastify.addHook('preParsing', guardBody({
     limit,
     inspect: () => {

@@ -24,17 +24,17 @@ export interface DeprecationOptions {
 /** Validates the options once and returns the header pairs. */
 export function deprecationHeaders (opts: DeprecationOptions = {}): Array<[string, string]> {
   const format = opts.format ?? 'draft-02'
-  if (format !== 'draft-02' && format !== 'rfc9745') throw new OptionsError('format', 'must be "draft-02" or "rfc9745"')
-  const date = opts.date === undefined ? undefined : toDate('date', opts.date)
-  if (format === 'rfc9745' && date === undefined) throw new OptionsError('date', 'is required by the rfc9745 format')
+  if (format !== 'draft-02' && format !== 'rfc9745') throw new OptionsError('deprecation.format', 'must be "draft-02" or "rfc9745"')
+  const date = opts.date === undefined ? undefined : toDate('deprecation.date', opts.date)
+  if (format === 'rfc9745' && date === undefined) throw new OptionsError('deprecation.date', 'is required by the rfc9745 format')
   const pairs: Array<[string, string]> = []
   if (date === undefined) pairs.push(['Deprecation', 'true'])
   else if (format === 'rfc9745') pairs.push(['Deprecation', `@${Math.floor(date.getTime() / 1000)}`])
   else pairs.push(['Deprecation', date.toUTCString()])
   if (opts.link !== undefined) pairs.push(['Link', `<${checkLink(opts.link)}>; rel="deprecation"; type="text/html"`])
   if (opts.sunset !== undefined) {
-    const sunset = toDate('sunset', opts.sunset)
-    if (date !== undefined && sunset.getTime() < date.getTime()) throw new OptionsError('sunset', 'must not be earlier than date')
+    const sunset = toDate('deprecation.sunset', opts.sunset)
+    if (date !== undefined && sunset.getTime() < date.getTime()) throw new OptionsError('deprecation.sunset', 'must not be earlier than date')
     pairs.push(['Sunset', sunset.toUTCString()])
   }
   return pairs
@@ -82,7 +82,7 @@ function checkLink (link: unknown): string {
   let url: URL | null = null
   try { url = typeof link === 'string' ? new URL(link) : null } catch { url = null }
   if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new OptionsError('link', 'must be an absolute http(s) URL')
+    throw new OptionsError('deprecation.link', 'must be an absolute http(s) URL')
   }
   return url.href
 }

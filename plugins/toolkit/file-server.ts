@@ -27,15 +27,15 @@ export interface FileServerOptions {
 
 const fileServerPluginImpl: FastifyPluginAsync<FileServerOptions> = async (fastify, opts) => {
   if (opts === null || typeof opts !== 'object' || typeof opts.root !== 'string' || opts.root === '') {
-    throw new OptionsError('root', 'must be a directory path')
+    throw new OptionsError('fileServer.root', 'must be a directory path')
   }
   const root = resolve(opts.root)
   let isDir = false
   try { isDir = statSync(root).isDirectory() } catch { isDir = false }
-  if (!isDir) throw new OptionsError('root', `"${root}" is not a directory`)
+  if (!isDir) throw new OptionsError('fileServer.root', `"${root}" is not a directory`)
   const index = opts.index ?? 'index.html'
   if (index !== false && (typeof index !== 'string' || index === '' || /[\\/]/.test(index))) {
-    throw new OptionsError('index', 'must be a file name or false')
+    throw new OptionsError('fileServer.index', 'must be a file name or false')
   }
   // Loaded when a file server is registered, not when the toolkit is imported.
   await fastify.register((await import('@fastify/static')).default, {

@@ -1,5 +1,5 @@
 /**
- * gzip: compresses answers with gzip (only gzip, as in the seed) over @fastify/compress.
+ * gzip: compresses answers with gzip (only gzip: every client that compresses accepts it) over @fastify/compress.
  *
  * What @fastify/compress already does right and this keeps: `Accept-Encoding` negotiation with q-values
  * (`gzip;q=0` means "not gzip", so the answer goes out as is), `Vary: Accept-Encoding`, no second encoding of
@@ -32,13 +32,13 @@ export interface GzipOptions {
 
 const gzipPluginImpl: FastifyPluginAsync<GzipOptions> = async (fastify, opts = {}) => {
   const threshold = opts.threshold ?? 1024
-  if (!Number.isInteger(threshold) || threshold < 0) throw new OptionsError('threshold', 'must be a non-negative integer of bytes')
+  if (!Number.isInteger(threshold) || threshold < 0) throw new OptionsError('gzip.threshold', 'must be a non-negative integer of bytes')
   if (opts.level !== undefined && (!Number.isInteger(opts.level) || opts.level < 1 || opts.level > 9)) {
-    throw new OptionsError('level', 'must be an integer from 1 to 9')
+    throw new OptionsError('gzip.level', 'must be an integer from 1 to 9')
   }
   const extra = opts.contentTypes ?? []
   if (!Array.isArray(extra) || extra.some((c) => typeof c !== 'string' || c === '')) {
-    throw new OptionsError('contentTypes', 'must be an array of non-empty content types')
+    throw new OptionsError('gzip.contentTypes', 'must be an array of non-empty content types')
   }
   const exact = new Set(extra.filter((c) => !c.endsWith('/')).map((c) => c.toLowerCase()))
   const prefixes = extra.filter((c) => c.endsWith('/')).map((c) => c.toLowerCase())

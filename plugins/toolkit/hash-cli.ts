@@ -7,7 +7,7 @@
  */
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { argon2Hash, bcryptHash } from './password-hash.js'
+import { argon2Hash, bcryptHash, normalizeCredential } from './password-hash.js'
 
 /** stdin as the CLI uses it; `isTTY`/`setRawMode` exist on a terminal. */
 export type CliInput = NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown }
@@ -18,6 +18,8 @@ const USAGE = `usage: fastify-gatehouse hash --bcrypt [--cost N] | --argon2
 
 /** Longest password line read from a pipe or a terminal; a longer one is refused, not cut. */
 const MAX_PASSWORD_BYTES = 4096
+/** bcrypt reads no more than this many bytes of a password; `bcryptHash` refuses longer ones. */
+const BCRYPT_MAX_BYTES = 72
 
 class CliError extends Error {
   constructor (message: string, readonly code: number) { super(message) }
@@ -30,6 +32,9 @@ export async function runHashCli (argv: readonly string[], stdin: CliInput, stdo
     const { algo, cost } = parseArgs(argv)
     const passwd = await readPassword(stdin, stderr)
     if (algo === 'bcrypt') {
+      if (Buffer.byteLength(normalizeCredential(passwd)) > BCRYPT_MAX_BYTES) {
+        throw new CliError(`the password is longer than bcrypt's ${BCRYPT_MAX_BYTES} bytes (use --argon2)`, 1)
+      }
       stdout.write(`${await bcryptHash(passwd, cost)}\n`)
     } else {
       const { hash, salt } = await argon2Hash(passwd)

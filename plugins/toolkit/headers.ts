@@ -18,8 +18,8 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 // Field values may hold visible characters, spaces and tabs, never CR, LF or NUL.
 const BAD_VALUE = /[\r\n\0]/
 
-/** Parses and validates `key:value` entries; throws an OptionsError naming the bad entry. */
-export function parseHeaderPairs (pairs: readonly string[], option = 'headers'): Record<string, string> {
+/** Parses and validates `key:value` entries; throws an OptionsError naming the bad entry (`headers.headers[2]`). */
+export function parseHeaderPairs (pairs: readonly string[], option = 'headers.headers'): Record<string, string> {
   if (!Array.isArray(pairs)) throw new OptionsError(option, 'must be an array of "key:value" strings')
   const out: Record<string, string> = {}
   pairs.forEach((entry: unknown, i) => {

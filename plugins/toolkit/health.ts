@@ -75,15 +75,15 @@ function message (err: unknown): string {
  * `prefix` and picks up the hooks (auth, rate limit) of the context it is registered in.
  */
 const healthPluginImpl: FastifyPluginAsync<HealthOptions> = async (fastify, opts) => {
-  if (opts === null || typeof opts !== 'object') throw new OptionsError('health', 'options must be an object')
+  if (opts === null || typeof opts !== 'object') throw new OptionsError('health', 'must be an object')
   const path = opts.path ?? '/health'
-  if (typeof path !== 'string' || !path.startsWith('/')) throw new OptionsError('path', 'must be a path starting with "/"')
+  if (typeof path !== 'string' || !path.startsWith('/')) throw new OptionsError('health.path', 'must be a path starting with "/"')
   const timeout = opts.timeout ?? 5000
-  if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 1) throw new OptionsError('timeout', 'must be a positive integer (ms)')
-  if (!Array.isArray(opts.checks)) throw new OptionsError('checks', 'must be an array')
+  if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 1) throw new OptionsError('health.timeout', 'must be a positive integer (ms)')
+  if (!Array.isArray(opts.checks)) throw new OptionsError('health.checks', 'must be an array')
   opts.checks.forEach((c, i) => {
     const ok = typeof c === 'function' || (c !== null && typeof c === 'object' && typeof c.name === 'string' && c.name !== '' && typeof c.check === 'function')
-    if (!ok) throw new OptionsError(`checks[${i}]`, 'must be a function or { name, check }')
+    if (!ok) throw new OptionsError(`health.checks[${i}]`, 'must be a function or { name, check }')
   })
   const checks = [...opts.checks]
   fastify.get(path, async (_request, reply) => {

@@ -1,29 +1,29 @@
 /**
- * Small helpers of the seed's toolkit, in Fastify terms: `wrap` (hooks around a handler), the JSON renderers,
+ * Small helpers of the toolkit, in Fastify terms: `wrap` (hooks around a handler), the JSON renderers,
  * `decodeJSON` / `encodeJSON`, and the error helpers `sendErrorJSON` / `errorLogger`. Every error body is the
- * package's one shape `{error, details?}` (plugins/shared/errors.ts).
+ * package's one shape `{error, details?, code}` (lib/errors.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from '../../lib/logger.js'
-import { OptionsError } from '../../lib/errors.js'
-import { HttpError, sendError } from '../../lib/errors.js'
+import { HttpError, OptionsError, sendError } from '../../lib/errors.js'
 import { requireFunction, runHook, type RequestHook } from './hook.js'
 import { checkStatus } from './maybe.js'
 
-/** A JSON object (the seed's `JSON` map alias; named so it does not shadow the global `JSON`). */
+/** A JSON object (a string-keyed map; named so it does not shadow the global `JSON`). */
 export type JSONObject = Record<string, unknown>
 
 /** A route handler as `wrap` takes and returns it. */
 export type RouteHandler = (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) => unknown
 
 /**
- * `wrap(handler, a, b)` runs hook `a`, then `b`, then the handler, like the seed's nested middleware
- * (the list is folded from the end, so the first hook is the outermost). A hook that answers (e.g. a 401)
- * stops the chain. Hooks may be async or callback-style.
+ * `wrap(handler, a, b)` runs hook `a`, then `b`, then the handler, like nested middleware (the list is
+ * folded from the end, so the first hook is the outermost). A hook that answers (e.g. a 401) stops the
+ * chain. Hooks may be async or callback-style. A handler or hook that is not a function throws an
+ * `OptionsError` naming `wrap.handler` or `wrap.hooks[i]`.
  */
 export function wrap (handler: RouteHandler, ...hooks: RequestHook[]): RouteHandler {
-  requireFunction('wrap handler', handler)
-  hooks.forEach((h, i) => { requireFunction(`wrap hook ${i}`, h) })
+  requireFunction('wrap.handler', handler)
+  hooks.forEach((h, i) => { requireFunction(`wrap.hooks[${i}]`, h) })
   let inner = handler
   for (let i = hooks.length - 1; i >= 0; i--) {
     const hook = hooks[i]!
@@ -42,7 +42,7 @@ const JSON_UTF8 = 'application/json; charset=utf-8'
 const HTML_UNSAFE = /[<>&\u2028\u2029]/g
 
 function stringify (data: unknown): string {
-  // JSON.stringify(undefined) is undefined; the seed's encoder writes `null`.
+  // JSON.stringify(undefined) is undefined; a JSON encoder writes `null` for nothing.
   return JSON.stringify(data) ?? 'null'
 }
 
@@ -69,15 +69,15 @@ export function renderJSONFromBytes (reply: FastifyReply, bytes: Uint8Array | st
 
 /** Sets the status and `Content-Type: application/json` and sends `data` as JSON. */
 export function encodeJSON (reply: FastifyReply, status: number, data: unknown): FastifyReply {
-  checkStatus('encodeJSON status', status)
+  checkStatus('encodeJSON.status', status)
   return reply.code(status).type('application/json').send(stringify(data))
 }
 
 /**
  * The request's JSON body. Takes what Fastify's JSON parser produced, or parses a string/Buffer body (a text
- * or custom content-type parser). Throws HttpError 400 `invalid JSON` for a missing or unparsable body, or
- * when `check` rejects the value; with an error handler that honours `statusCode` (recoverer) that is a
- * 400 `{error, details}` answer.
+ * or custom content-type parser). Throws HttpError 400 `invalid JSON` (code `GATEHOUSE_BAD_REQUEST`) for a
+ * missing or unparsable body, or when `check` rejects the value; with an error handler that honours
+ * `statusCode` (recoverer) that is a 400 `{error, details, code}` answer.
  */
 export function decodeJSON<T = unknown> (request: FastifyRequest, check?: (value: unknown) => value is T): T {
   let value: unknown = request.body
@@ -96,40 +96,43 @@ export function decodeJSON<T = unknown> (request: FastifyRequest, check?: (value
   return value as T
 }
 
-/** `reply, request, status, err, details?` → sends `{error, details}` and logs one line. */
+/** `reply, request, status, err, details?` → sends `{error, details?, code}` and logs one line. */
 export type ErrorSender = (reply: FastifyReply, request: FastifyRequest, status: number, err: unknown, details?: string) => FastifyReply
 
 /**
- * Answers `status` with `{error, details}` and logs one warning line through `request.log`: method, path
- * (never the query, where tokens travel), status, client IP, error and details. For 5xx only an HttpError's
- * message reaches the client (other errors may carry internals); the log has the real message.
+ * Answers `status` with `{error, details?, code}` and logs one warning line through `request.log`: method,
+ * path (never the query, where tokens travel), status, client IP, error and details. For 5xx only an
+ * HttpError's message reaches the client (other errors may carry internals); the log has the real message.
+ * The code is the HttpError's own when `err` is one of the same status, else the status's.
  */
 export const sendErrorJSON: ErrorSender = (reply, request, status, err, details) =>
-  sendAndLog(reply, request, status, err, details, (fields, line) => { request.log.warn(fields, line) })
+  sendAndLog('sendErrorJSON.status', reply, request, status, err, details, (fields, line) => { request.log.warn(fields, line) })
 
 /** An ErrorSender that logs through the package's Logger (`{ logf }`) instead of `request.log`. */
 export function errorLogger (logger: Logger): { log: ErrorSender } {
   if (logger === null || typeof logger !== 'object' || typeof logger.logf !== 'function') {
-    throw new OptionsError('logger', 'must be a Logger ({ logf })')
+    throw new OptionsError('errorLogger.logger', 'must be a Logger ({ logf })')
   }
   return {
     log: (reply, request, status, err, details) =>
-      sendAndLog(reply, request, status, err, details, (_fields, line) => { logger.logf('[WARN] %s', line) })
+      sendAndLog('errorLogger.log.status', reply, request, status, err, details, (_fields, line) => { logger.logf('[WARN] %s', line) })
   }
 }
 
 interface ErrorFields { status: number; method: string; path: string; ip: string; error: string; details?: string }
 
-function sendAndLog (reply: FastifyReply, request: FastifyRequest, status: number, err: unknown, details: string | undefined,
-  log: (fields: ErrorFields, line: string) => void): FastifyReply {
-  checkStatus('status', status)
+function sendAndLog (statusOption: string, reply: FastifyReply, request: FastifyRequest, status: number, err: unknown,
+  details: string | undefined, log: (fields: ErrorFields, line: string) => void): FastifyReply {
+  checkStatus(statusOption, status)
   const message = messageOf(err)
   const path = request.url.split('?', 1)[0]!
   const fields: ErrorFields = { status, method: request.method, path, ip: request.ip, error: message }
   if (details !== undefined) fields.details = details
   log(fields, `${details ?? ''} - ${message} - ${status} (${request.ip}) - ${request.method} ${path}`)
   const publicMessage = status < 500 || err instanceof HttpError ? message : 'internal server error'
-  return sendError(reply, status, publicMessage, details)
+  // An HttpError of the same status keeps its own (possibly more precise) code.
+  const code = err instanceof HttpError && err.statusCode === status ? err.code : undefined
+  return sendError(reply, status, publicMessage, details, code)
 }
 
 function messageOf (err: unknown): string {

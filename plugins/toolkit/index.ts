@@ -1,6 +1,8 @@
 /**
- * The HTTP toolkit's public API (SPEC §7): each plugin can be registered on its own; per-request checks also
- * come as hook functions for route options, `maybe` and `wrap`. Internals stay in their modules.
+ * The HTTP toolkit's public API, re-exported by toolkit.ts (`fastify-gatehouse/toolkit`): each plugin can be
+ * registered on its own; per-request checks also come as hook functions for route options, `maybe` and `wrap`.
+ * Internals stay in their modules. Configuration mistakes throw an `OptionsError` naming the option as
+ * `<plugin>.<option>` (`sizeLimit.limit`, `basicAuth.bcryptHash`, `rewrite.rules[2]`, …).
  */
 export { appInfoPlugin, appInfoHook, appInfoHeaders, type AppInfoOptions } from './app-info.js'
 export { pingPlugin, pingHook, isPing } from './ping.js'

@@ -93,24 +93,25 @@ interface Compiled {
 }
 
 function compile (opts: RequestLoggerOptions, fallback: Logger): Compiled {
-  if (opts === null || typeof opts !== 'object') throw new OptionsError('logger', 'options must be an object')
+  if (opts === null || typeof opts !== 'object') throw new OptionsError('requestLogger', 'must be an object')
   const fnOpt = (name: string, v: unknown): void => {
     if (v !== undefined && typeof v !== 'function') throw new OptionsError(name, 'must be a function')
   }
-  fnOpt('maskIp', opts.maskIp)
-  fnOpt('userInfo', opts.userInfo)
-  fnOpt('subject', opts.subject)
+  fnOpt('requestLogger.maskIp', opts.maskIp)
+  fnOpt('requestLogger.userInfo', opts.userInfo)
+  fnOpt('requestLogger.subject', opts.subject)
+  if (opts.withBody !== undefined && typeof opts.withBody !== 'boolean') throw new OptionsError('requestLogger.withBody', 'must be a boolean')
   const maxBody = opts.maxBodySize ?? 1024
-  if (!Number.isInteger(maxBody) || maxBody < 1) throw new OptionsError('maxBodySize', 'must be a positive integer')
+  if (!Number.isInteger(maxBody) || maxBody < 1) throw new OptionsError('requestLogger.maxBodySize', 'must be a positive integer')
   const jwtName = opts.jwtQueryName ?? 'token'
-  if (typeof jwtName !== 'string' || jwtName === '') throw new OptionsError('jwtQueryName', 'must be a non-empty string')
+  if (typeof jwtName !== 'string' || jwtName === '') throw new OptionsError('requestLogger.jwtQueryName', 'must be a non-empty string')
   const extra = opts.maskKeys ?? []
-  if (!Array.isArray(extra) || extra.some((k) => typeof k !== 'string' || k === '')) throw new OptionsError('maskKeys', 'must be an array of non-empty strings')
+  if (!Array.isArray(extra) || extra.some((k) => typeof k !== 'string' || k === '')) throw new OptionsError('requestLogger.maskKeys', 'must be an array of non-empty strings')
   const sink = opts.logger ?? fallback
   let write: (line: string) => void
   if (typeof sink === 'function') write = sink
   else if (sink !== null && typeof sink === 'object' && typeof sink.logf === 'function') write = (line) => sink.logf('%s', line)
-  else throw new OptionsError('logger', 'must be a Logger ({ logf }) or a function')
+  else throw new OptionsError('requestLogger.logger', 'must be a Logger ({ logf }) or a function')
   return {
     write,
     maskIp: opts.maskIp ?? ((ip) => ip),

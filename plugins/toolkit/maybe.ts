@@ -1,28 +1,40 @@
 /**
  * `maybe` runs a hook only for requests a predicate selects; `reject` answers a fixed status and message for
  * them. Both come as hook functions (for route options, `wrap` and each other) and as plugins that install
- * the hook for every route of the encapsulation context they are registered in.
+ * the hook for every route of the encapsulation context they are registered in. A bad argument or option
+ * throws an `OptionsError` naming it: `maybe.predicate`, `maybe.hook`, `reject.status`, … for the functions,
+ * `maybe.when`, `maybe.stage`, `reject.when`, `reject.message`, … for the plugins.
  */
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync } from 'fastify'
-import { OptionsError } from '../../lib/errors.js'
-import { sendError } from '../../lib/errors.js'
+import { OptionsError, sendError } from '../../lib/errors.js'
 import { requireFunction, runHook, type RequestHook, type RequestPredicate, type ToolkitHook } from './hook.js'
 
 /** Runs `hook` only when `predicate(request)` holds; otherwise the request passes untouched. */
 export function maybe (predicate: RequestPredicate, hook: RequestHook): ToolkitHook {
-  requireFunction('maybe predicate', predicate)
-  requireFunction('maybe hook', hook)
+  return maybeNamed(predicate, hook, 'maybe.predicate')
+}
+
+function maybeNamed (predicate: RequestPredicate, hook: RequestHook, predicateOption: string): ToolkitHook {
+  requireFunction(predicateOption, predicate)
+  requireFunction('maybe.hook', hook)
   return async function maybeHook (request, reply) {
     if (await predicate(request)) await runHook(this, hook, request, reply)
   }
 }
 
-/** Answers `status` with `{error: message}` when `predicate(request)` holds; otherwise passes. */
+/**
+ * Answers `status` with `{error: message, code}` when `predicate(request)` holds; otherwise passes. The code
+ * is the status's (`GATEHOUSE_FORBIDDEN` for 403, …).
+ */
 export function reject (predicate: RequestPredicate, status: number, message: string): ToolkitHook {
-  requireFunction('reject predicate', predicate)
-  checkStatus('reject status', status)
-  if (typeof message !== 'string' || message === '') throw new OptionsError('reject message', 'must be a non-empty string')
+  return rejectNamed(predicate, status, message, 'reject.predicate')
+}
+
+function rejectNamed (predicate: RequestPredicate, status: number, message: string, predicateOption: string): ToolkitHook {
+  requireFunction(predicateOption, predicate)
+  checkStatus('reject.status', status)
+  if (typeof message !== 'string' || message === '') throw new OptionsError('reject.message', 'must be a non-empty string')
   return async function rejectHook (request, reply) {
     // Waiting for the answer makes Fastify stop the chain even when an async onSend hook delays it.
     if (await predicate(request)) await sendError(reply, status, message)
@@ -53,11 +65,11 @@ export interface RejectOptions {
 }
 
 const maybePluginImpl: FastifyPluginAsync<MaybeOptions> = async (fastify, opts) => {
-  fastify.addHook(stageOf(opts.stage), maybe(opts.when, opts.hook))
+  fastify.addHook(stageOf('maybe.stage', opts.stage), maybeNamed(opts.when, opts.hook, 'maybe.when'))
 }
 
 const rejectPluginImpl: FastifyPluginAsync<RejectOptions> = async (fastify, opts) => {
-  fastify.addHook(stageOf(opts.stage), reject(opts.when, opts.status, opts.message))
+  fastify.addHook(stageOf('reject.stage', opts.stage), rejectNamed(opts.when, opts.status, opts.message, 'reject.when'))
 }
 
 /** Plugin form of `maybe`: `fastify.register(maybePlugin, { when, hook })`. */
@@ -65,9 +77,9 @@ export const maybePlugin = fp(maybePluginImpl, { name: 'gatehouse-maybe', fastif
 /** Plugin form of `reject`: `fastify.register(rejectPlugin, { when, status, message })`. */
 export const rejectPlugin = fp(rejectPluginImpl, { name: 'gatehouse-reject', fastify: '5.x' })
 
-function stageOf (stage: HookStage | undefined): HookStage {
+function stageOf (option: string, stage: HookStage | undefined): HookStage {
   if (stage === undefined) return 'onRequest'
-  if (stage !== 'onRequest' && stage !== 'preHandler') throw new OptionsError('stage', 'must be "onRequest" or "preHandler"')
+  if (stage !== 'onRequest' && stage !== 'preHandler') throw new OptionsError(option, 'must be "onRequest" or "preHandler"')
   return stage
 }
 

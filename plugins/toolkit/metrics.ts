@@ -8,21 +8,26 @@ import { getHeapStatistics } from 'node:v8'
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { OptionsError } from '../../lib/errors.js'
-import { onlyFromHook } from './only-from.js'
+import { onlyFromHookNamed } from './only-from.js'
 
 /** A published variable: its current value, computed when the variables are served. */
 export type VarFunc = () => unknown
 
 const RESERVED = new Set(['cmdline', 'memstats', 'eventloop'])
 
-/** A set of published variables. Names are unique, as in expvar; publishing a name twice is an error. */
+/**
+ * A set of published variables. Names are unique, as in expvar; publishing a name twice, a reserved name
+ * (`cmdline`, `memstats`, `eventloop`) or no function throws an `OptionsError` naming `publish.name` or
+ * `publish.fn`.
+ */
 export class VarRegistry {
   private readonly vars = new Map<string, VarFunc>()
 
   publish (name: string, fn: VarFunc): void {
-    if (typeof name !== 'string' || name === '' || RESERVED.has(name)) throw new Error(`metrics: invalid variable name ${JSON.stringify(name)}`)
-    if (typeof fn !== 'function') throw new Error(`metrics: variable ${name} needs a function`)
-    if (this.vars.has(name)) throw new Error(`metrics: variable ${name} is already published`)
+    if (typeof name !== 'string' || name === '') throw new OptionsError('publish.name', 'must be a non-empty string')
+    if (RESERVED.has(name)) throw new OptionsError('publish.name', `${JSON.stringify(name)} is reserved`)
+    if (typeof fn !== 'function') throw new OptionsError('publish.fn', `of variable ${JSON.stringify(name)} must be a function`)
+    if (this.vars.has(name)) throw new OptionsError('publish.name', `${JSON.stringify(name)} is already published`)
     this.vars.set(name, fn)
   }
 
@@ -106,16 +111,19 @@ export interface MetricsOptions {
  */
 const metricsPluginImpl: FastifyPluginAsync<MetricsOptions> = async (fastify, opts) => {
   const path = opts.path ?? '/metrics'
-  if (typeof path !== 'string' || !path.startsWith('/')) throw new OptionsError('path', 'must be a path starting with "/"')
+  if (typeof path !== 'string' || !path.startsWith('/')) throw new OptionsError('metrics.path', 'must be a path starting with "/"')
   const registry = opts.registry ?? defaultVars
-  if (!(registry instanceof VarRegistry)) throw new OptionsError('registry', 'must be a VarRegistry')
-  if (opts.allow !== undefined) guardWithAllowList(fastify, opts.allow, opts.trustedProxies)
+  if (!(registry instanceof VarRegistry)) throw new OptionsError('metrics.registry', 'must be a VarRegistry')
+  if (opts.allow !== undefined) guardWithAllowList(fastify, 'metrics', opts.allow, opts.trustedProxies)
   serveVars(fastify, path, registry)
 }
 
-/** Adds the onlyFrom check to every route of this (encapsulated) context. */
-export function guardWithAllowList (fastify: FastifyInstance, allow: string[], trustedProxies: string[] | undefined): void {
-  fastify.addHook('onRequest', onlyFromHook(allow, trustedProxies === undefined ? {} : { trustedProxies }))
+/**
+ * Adds the onlyFrom check to every route of this (encapsulated) context; a bad list throws an OptionsError
+ * naming `<label>.allow` or `<label>.trustedProxies`.
+ */
+export function guardWithAllowList (fastify: FastifyInstance, label: string, allow: string[], trustedProxies: string[] | undefined): void {
+  fastify.addHook('onRequest', onlyFromHookNamed(label, { allow, ...(trustedProxies === undefined ? {} : { trustedProxies }) }))
 }
 
 /** GET `path` answers the variables; the event-loop monitor runs while this context is open. */

@@ -1,6 +1,6 @@
 /**
  * onlyFrom: only clients whose address is on an allow-list (full addresses, prefixes such as `192.168.`, or
- * CIDRs, IPv4 and IPv6) get through; everybody else gets 403 `{error, details}`.
+ * CIDRs, IPv4 and IPv6) get through; everybody else gets 403 `{error, details, code: "GATEHOUSE_FORBIDDEN"}`.
  *
  * Which address is the client's: the socket peer, unless the peer is a trusted proxy (default: loopback,
  * i.e. a reverse proxy on the same host). Behind a trusted proxy, `X-Forwarded-For` is read from the right,
@@ -11,8 +11,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { compileIpMatcher } from '../../lib/ip.js'
-import { sendError } from '../../lib/errors.js'
-import { OptionsError } from '../../lib/errors.js'
+import { OptionsError, sendError } from '../../lib/errors.js'
 import { socketIp } from './real-ip.js'
 import type { ToolkitHook } from './hook.js'
 
@@ -31,9 +30,12 @@ export type ClientAddressFn = (request: FastifyRequest) => string
 
 const DEFAULT_TRUSTED = ['127.0.0.1', '::1']
 
-/** Builds the client-address rule of onlyFrom (shared with the metrics and profiler allow-lists). */
-export function allowListClientAddress (trustedProxies: unknown = DEFAULT_TRUSTED): ClientAddressFn {
-  const trusted = compileList('trustedProxies', trustedProxies, true)
+/**
+ * Builds the client-address rule of onlyFrom (shared with the metrics and profiler allow-lists); a bad list
+ * throws an OptionsError naming `<label>.trustedProxies`.
+ */
+export function allowListClientAddress (trustedProxies: unknown = DEFAULT_TRUSTED, label = 'onlyFrom'): ClientAddressFn {
+  const trusted = compileList(`${label}.trustedProxies`, trustedProxies, true)
   return (request) => {
     const peer = socketIp(request)
     if (!trusted(peer)) return peer
@@ -53,11 +55,14 @@ export function allowListClientAddress (trustedProxies: unknown = DEFAULT_TRUSTE
   }
 }
 
-/** Compiles the options into a predicate on requests. */
-export function onlyFromCheck (opts: OnlyFromOptions): (request: FastifyRequest) => boolean {
-  if (opts === null || typeof opts !== 'object') throw new OptionsError('onlyFrom', 'options must be an object')
-  const allowed = compileList('allow', opts.allow, false)
-  const client = allowListClientAddress(opts.trustedProxies ?? DEFAULT_TRUSTED)
+/**
+ * Compiles the options into a predicate on requests. Bad options throw an OptionsError naming
+ * `<label>.allow` or `<label>.trustedProxies` (`onlyFrom.allow` by default).
+ */
+export function onlyFromCheck (opts: OnlyFromOptions, label = 'onlyFrom'): (request: FastifyRequest) => boolean {
+  if (opts === null || typeof opts !== 'object') throw new OptionsError(label, 'must be an object')
+  const allowed = compileList(`${label}.allow`, opts.allow, false)
+  const client = allowListClientAddress(opts.trustedProxies ?? DEFAULT_TRUSTED, label)
   return (request) => {
     return allowed(client(request))
   }
@@ -69,7 +74,12 @@ function deny (reply: FastifyReply): FastifyReply {
 
 /** Route-level form: `onRequest: onlyFromHook(['10.0.0.0/8'])`. */
 export function onlyFromHook (allow: string[], opts: Omit<OnlyFromOptions, 'allow'> = {}): ToolkitHook {
-  const check = onlyFromCheck({ ...opts, allow })
+  return onlyFromHookNamed('onlyFrom', { ...opts, allow })
+}
+
+/** `onlyFromHook` whose option errors name `<label>.allow` / `<label>.trustedProxies` (metrics, profiler). */
+export function onlyFromHookNamed (label: string, opts: OnlyFromOptions): ToolkitHook {
+  const check = onlyFromCheck(opts, label)
   return async function onlyFromHook (request, reply) {
     // Waiting for the reply keeps later hooks and the handler from running while async onSend hooks finish.
     if (!check(request)) await deny(reply)
@@ -95,5 +105,5 @@ function compileList (name: string, list: unknown, emptyOk: boolean): (ip: strin
     throw new OptionsError(name, 'must be an array of addresses, prefixes or CIDRs')
   }
   if (!emptyOk && list.length === 0) throw new OptionsError(name, 'must list at least one address')
-  try { return compileIpMatcher(list as string[]) } catch (err) { throw new OptionsError(name, (err as Error).message) }
+  return compileIpMatcher(list as string[], name)
 }

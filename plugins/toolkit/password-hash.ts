@@ -9,14 +9,14 @@ import { OptionsError } from '../../lib/errors.js'
 import { safeEqual } from '../../lib/compare.js'
 import { decodeBase64Strict, normalizeCredential } from '../../lib/basic-credentials.js'
 
-/**
- * Argon2id cost. The defaults are the seed's (time 1, 64 MiB, 4 lanes, 32-byte key, the parameters of Go's
- * `argon2.IDKey` as used there), so hashes made by the original service verify here and vice versa.
- */
 // Loaded on first use, not when the toolkit is imported (argon2 is a native addon).
 const bcrypt = (): typeof import('bcryptjs') => requireLazy<typeof import('bcryptjs')>('bcryptjs')
 const argon2 = (): typeof import('argon2') => requireLazy<typeof import('argon2')>('argon2')
 
+/**
+ * Argon2id cost. The defaults (time 1, 64 MiB, 4 lanes, 32-byte key) are the parameters of Go's
+ * `argon2.IDKey` in common use, so hashes made by Go services with them verify here and vice versa.
+ */
 export interface Argon2Params {
   /** Passes over memory. Default 1. */
   timeCost?: number
@@ -33,18 +33,21 @@ const BCRYPT_MAX_BYTES = 72
 const BCRYPT_HASH = /^\$2[aby]\$(0[4-9]|[12]\d|3[01])\$[./A-Za-z0-9]{53}$/
 
 
-/** bcrypt hash of the password (cost 4..31, default 10). Rejects passwords bcrypt would silently truncate. */
+/**
+ * bcrypt hash of the password (cost 4..31, default 10). Rejects passwords bcrypt would silently truncate.
+ * Bad arguments reject with an `OptionsError` naming `bcryptHash.passwd` or `bcryptHash.cost`.
+ */
 export async function bcryptHash (passwd: string, cost = 10): Promise<string> {
-  checkPassword(passwd)
+  checkPassword('bcryptHash.passwd', passwd)
   if (Buffer.byteLength(normalizeCredential(passwd)) > BCRYPT_MAX_BYTES) {
-    throw new OptionsError('passwd', `is longer than bcrypt's ${BCRYPT_MAX_BYTES} bytes`)
+    throw new OptionsError('bcryptHash.passwd', `is longer than bcrypt's ${BCRYPT_MAX_BYTES} bytes`)
   }
-  if (!Number.isInteger(cost) || cost < 4 || cost > 31) throw new OptionsError('cost', 'must be an integer from 4 to 31')
+  if (!Number.isInteger(cost) || cost < 4 || cost > 31) throw new OptionsError('bcryptHash.cost', 'must be an integer from 4 to 31')
   return bcrypt().hash(normalizeCredential(passwd), cost)
 }
 
-/** Throws an OptionsError unless `hash` is a bcrypt hash (`$2a$`, `$2b$` or `$2y$`). */
-export function checkBcryptHash (hash: unknown, option = 'bcryptHash'): asserts hash is string {
+/** Throws an OptionsError naming `option` unless `hash` is a bcrypt hash (`$2a$`, `$2b$` or `$2y$`). */
+export function checkBcryptHash (hash: unknown, option: string): asserts hash is string {
   if (typeof hash !== 'string' || !BCRYPT_HASH.test(hash)) throw new OptionsError(option, 'is not a bcrypt hash ($2a$/$2b$/$2y$)')
 }
 
@@ -55,10 +58,13 @@ export async function bcryptVerify (passwd: string, hash: string): Promise<boole
   return bcrypt().compare(p, hash)
 }
 
-/** Argon2id hash of the password with a fresh 16-byte salt; both base64 (standard alphabet, padded). */
+/**
+ * Argon2id hash of the password with a fresh 16-byte salt; both base64 (standard alphabet, padded). Bad
+ * arguments reject with an `OptionsError` naming `argon2Hash.passwd` or `argon2Hash.params.<field>`.
+ */
 export async function argon2Hash (passwd: string, params: Argon2Params = {}): Promise<{ hash: string; salt: string }> {
-  checkPassword(passwd)
-  checkArgon2Params(params)
+  checkPassword('argon2Hash.passwd', passwd)
+  checkArgon2Params('argon2Hash.params', params)
   const salt = randomBytes(SALT_BYTES)
   const key = await argon2Raw(passwd, salt, ARGON2_KEY_BYTES, params)
   return { hash: key.toString('base64'), salt: salt.toString('base64') }
@@ -67,13 +73,16 @@ export async function argon2Hash (passwd: string, params: Argon2Params = {}): Pr
 /** A decoded Argon2id hash and salt, validated once at setup. */
 export interface Argon2Secret { hash: Buffer; salt: Buffer; params: Argon2Params }
 
-/** Decodes and validates a base64 hash and salt; throws an OptionsError naming the bad one. */
-export function decodeArgon2Secret (b64hash: unknown, b64salt: unknown, params: Argon2Params = {}): Argon2Secret {
+/**
+ * Decodes and validates a base64 hash and salt; throws an OptionsError naming the bad one as
+ * `<label>.argon2Hash`, `<label>.argon2Salt` or `<label>.argon2Params.<field>`.
+ */
+export function decodeArgon2Secret (b64hash: unknown, b64salt: unknown, params: Argon2Params = {}, label = 'basicAuth'): Argon2Secret {
   const hash = decodeBase64Strict(b64hash)
-  if (hash === null || hash.length < 4) throw new OptionsError('argon2Hash', 'must be the base64 of an Argon2id hash (at least 4 bytes)')
+  if (hash === null || hash.length < 4) throw new OptionsError(`${label}.argon2Hash`, 'must be the base64 of an Argon2id hash (at least 4 bytes)')
   const salt = decodeBase64Strict(b64salt)
-  if (salt === null || salt.length < 8) throw new OptionsError('argon2Salt', 'must be the base64 of a salt of at least 8 bytes')
-  checkArgon2Params(params)
+  if (salt === null || salt.length < 8) throw new OptionsError(`${label}.argon2Salt`, 'must be the base64 of a salt of at least 8 bytes')
+  checkArgon2Params(`${label}.argon2Params`, params)
   return { hash, salt, params }
 }
 
@@ -97,18 +106,18 @@ async function argon2Raw (passwd: string, salt: Buffer, hashLength: number, para
   })
 }
 
-function checkArgon2Params (p: Argon2Params): void {
-  if (p === null || typeof p !== 'object') throw new OptionsError('argon2Params', 'must be an object')
+function checkArgon2Params (option: string, p: Argon2Params): void {
+  if (p === null || typeof p !== 'object') throw new OptionsError(option, 'must be an object')
   const int = (v: unknown, min: number, name: string): void => {
-    if (v !== undefined && (!Number.isInteger(v) || (v as number) < min)) throw new OptionsError(`argon2Params.${name}`, `must be an integer >= ${min}`)
+    if (v !== undefined && (!Number.isInteger(v) || (v as number) < min)) throw new OptionsError(`${option}.${name}`, `must be an integer >= ${min}`)
   }
   int(p.timeCost, 1, 'timeCost')
   int(p.memoryCost, 8, 'memoryCost')
   int(p.parallelism, 1, 'parallelism')
 }
 
-function checkPassword (passwd: unknown): asserts passwd is string {
-  if (typeof passwd !== 'string' || passwd === '') throw new OptionsError('passwd', 'must be a non-empty string')
+function checkPassword (option: string, passwd: unknown): asserts passwd is string {
+  if (typeof passwd !== 'string' || passwd === '') throw new OptionsError(option, 'must be a non-empty string')
 }
 
 export { decodeBase64Strict, normalizeCredential }

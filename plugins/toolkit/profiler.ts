@@ -12,8 +12,7 @@ import { Session } from 'node:inspector/promises'
 import { getHeapSnapshot } from 'node:v8'
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
-import { OptionsError } from '../../lib/errors.js'
-import { sendError } from '../../lib/errors.js'
+import { OptionsError, sendError } from '../../lib/errors.js'
 import { defaultVars, guardWithAllowList, serveVars, VarRegistry } from './metrics.js'
 
 export interface ProfilerOptions {
@@ -71,10 +70,10 @@ function attachment (reply: FastifyReply, name: string): FastifyReply {
  */
 const profilerPluginImpl: FastifyPluginAsync<ProfilerOptions> = async (fastify, opts) => {
   const maxSeconds = opts.maxSeconds ?? 60
-  if (!Number.isInteger(maxSeconds) || maxSeconds < 1 || maxSeconds > 3600) throw new OptionsError('maxSeconds', 'must be an integer from 1 to 3600')
+  if (!Number.isInteger(maxSeconds) || maxSeconds < 1 || maxSeconds > 3600) throw new OptionsError('profiler.maxSeconds', 'must be an integer from 1 to 3600')
   const registry = opts.registry ?? defaultVars
-  if (!(registry instanceof VarRegistry)) throw new OptionsError('registry', 'must be a VarRegistry')
-  guardWithAllowList(fastify, opts.allow ?? ['127.0.0.0/8', '::1'], opts.trustedProxies)
+  if (!(registry instanceof VarRegistry)) throw new OptionsError('profiler.registry', 'must be a VarRegistry')
+  guardWithAllowList(fastify, 'profiler', opts.allow ?? ['127.0.0.0/8', '::1'], opts.trustedProxies)
   serveVars(fastify, '/vars', registry)
 
   const index = async (_req: unknown, reply: FastifyReply): Promise<FastifyReply> => reply.type('text/html; charset=utf-8').send(INDEX)

@@ -4,7 +4,7 @@
  * addresses (private, loopback, link-local, garbage) are skipped, so a client cannot pose as an internal host.
  *
  * The headers are only as honest as the proxy that sets them. Pass `trustedProxies` to honour them only when
- * the TCP peer is one of those addresses; without it they are always read (the seed's behaviour).
+ * the TCP peer is one of those addresses; without it they are always read.
  */
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
@@ -12,11 +12,10 @@ import { compileIpMatcher, formatIp, isPublicIp, parseIp, type ParsedIp } from '
 import { OptionsError } from '../../lib/errors.js'
 import type { ToolkitHook } from './hook.js'
 
-
 export interface RealIpOptions {
   /**
-   * Peers (addresses, prefixes, CIDRs) whose forwarding headers are believed. Default: every peer, as the
-   * seed specifies; set it whenever the service can be reached without going through the proxy.
+   * Peers (addresses, prefixes, CIDRs) whose forwarding headers are believed. Default: every peer; set it
+   * whenever the service can be reached without going through the proxy.
    */
   trustedProxies?: string[]
 }
@@ -75,9 +74,9 @@ export const realIpPlugin = fp(realIpPluginImpl, { name: 'gatehouse-real-ip', fa
 
 function compileTrusted (entries: unknown): (ip: string) => boolean {
   if (!Array.isArray(entries) || entries.some((e) => typeof e !== 'string')) {
-    throw new OptionsError('trustedProxies', 'must be an array of addresses, prefixes or CIDRs')
+    throw new OptionsError('realIp.trustedProxies', 'must be an array of addresses, prefixes or CIDRs')
   }
-  try { return compileIpMatcher(entries as string[]) } catch (err) { throw new OptionsError('trustedProxies', (err as Error).message) }
+  return compileIpMatcher(entries as string[], 'realIp.trustedProxies')
 }
 
 // Header value → cleaned public address or null. Bounded (cleared when full): clients repeat themselves,

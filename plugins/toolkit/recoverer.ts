@@ -1,14 +1,15 @@
 /**
  * recoverer: a handler that throws (or rejects) is logged with its stack and answered 500
- * `{error: "internal server error"}` when the response has not started yet. The error's message never
- * reaches the client. Errors that carry a 4xx `statusCode` (validation, body parsing, `HttpError`) are
- * client errors, not crashes: they keep their status with `{error, details?}` and are not logged as crashes.
+ * `{error: "internal server error", code: "GATEHOUSE_INTERNAL"}` when the response has not started yet. The
+ * error's message never reaches the client. Errors that carry a 4xx `statusCode` (validation, body parsing,
+ * `HttpError`) are client errors, not crashes: they keep their status with `{error, details?, code}` and are
+ * not logged as crashes. The code is an HttpError's own, else the status's (`GATEHOUSE_BAD_REQUEST` for a
+ * failed validation).
  */
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { funcLogger, type Logger } from '../../lib/logger.js'
-import { OptionsError } from '../../lib/errors.js'
-import { sendError } from '../../lib/errors.js'
+import { HttpError, OptionsError, sendError } from '../../lib/errors.js'
 
 export interface RecovererOptions {
   /** Where crashes are logged (with the stack). Default: Fastify's logger at error level. */
@@ -20,12 +21,13 @@ type ErrorHandler = (error: FastifyError, request: FastifyRequest, reply: Fastif
 /** The error handler itself, for `fastify.setErrorHandler(recovererErrorHandler(logger))`. */
 export function recovererErrorHandler (logger: Logger): ErrorHandler {
   if (logger === null || typeof logger !== 'object' || typeof logger.logf !== 'function') {
-    throw new OptionsError('logger', 'must be a Logger ({ logf })')
+    throw new OptionsError('recoverer.logger', 'must be a Logger ({ logf })')
   }
   return (error, request, reply) => {
     const status = clientStatus(error)
     if (status !== undefined) {
-      if (!reply.sent) sendError(reply, status, clientMessage(error, status), detailsOf(error))
+      // Only the package's own codes go out; Fastify's `FST_ERR_*` codes are not part of the answer's catalogue.
+      if (!reply.sent) sendError(reply, status, clientMessage(error, status), detailsOf(error), error instanceof HttpError ? error.code : undefined)
       return
     }
     const stack = error instanceof Error ? (error.stack ?? error.message) : String(error)

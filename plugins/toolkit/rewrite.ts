@@ -48,10 +48,13 @@ interface CompiledRule { re: RegExp; parts: Part[]; groups: number }
 const REWRITTEN = Symbol('gatehouse.rewritten')
 type MarkedRequest = IncomingMessage & { [REWRITTEN]?: true; originalUrl?: string }
 
-/** Validates and compiles the rules; throws an OptionsError naming the bad rule. */
+/**
+ * Validates and compiles the rules; throws an OptionsError naming `rewrite.rules`, or the bad rule as
+ * `rewrite.rules[i]` (for an object, `i` counts its keys in order).
+ */
 export function compileRewrite (rules: RewriteRules): UrlRewriter {
   const list = normalizeRules(rules)
-  const compiled = list.map((rule, i) => compileRule(rule, `rewrite rule ${i} (${String(rule.from)})`))
+  const compiled = list.map((rule, i) => compileRule(rule, `rewrite.rules[${i}]`))
   return (url) => {
     const q = url.indexOf('?')
     const sent = q === -1 ? url : url.slice(0, q)
@@ -77,7 +80,7 @@ export function rewriteUrl (rules: RewriteRules): (req: IncomingMessage) => stri
 }
 
 const rewritePluginImpl: FastifyPluginAsync<RewriteOptions> = async (fastify, opts) => {
-  if (opts === null || typeof opts !== 'object' || opts.rules === undefined) throw new OptionsError('rules', 'is required')
+  if (opts === null || typeof opts !== 'object' || opts.rules === undefined) throw new OptionsError('rewrite.rules', 'is required')
   const rewriteTarget = compileRewrite(opts.rules)
   // One listener per server: rules of later registrations are tried after earlier ones, never twice.
   const existing = serverRewriters.get(fastify.server)
@@ -107,11 +110,11 @@ function applyOnce (req: MarkedRequest, rewriteTarget: UrlRewriter): string | un
 }
 
 function normalizeRules (rules: RewriteRules): RewriteRule[] {
-  if (rules === null || typeof rules !== 'object') throw new OptionsError('rules', 'must be an array of {from, to} or an object')
+  if (rules === null || typeof rules !== 'object') throw new OptionsError('rewrite.rules', 'must be an array of {from, to} or an object')
   const list: RewriteRule[] = Array.isArray(rules)
     ? [...(rules as readonly RewriteRule[])]
     : Object.entries(rules).map(([from, to]) => ({ from, to }))
-  if (list.length === 0) throw new OptionsError('rules', 'must hold at least one rule')
+  if (list.length === 0) throw new OptionsError('rewrite.rules', 'must hold at least one rule')
   return list
 }
 
@@ -133,7 +136,7 @@ function toRegExp (from: string | RegExp, name: string): RegExp {
   try {
     return new RegExp(from)
   } catch (err) {
-    throw new OptionsError(name, `"from" is not a valid regular expression: ${(err as Error).message}`)
+    throw new OptionsError(name, `"from" ${JSON.stringify(from)} is not a valid regular expression: ${(err as Error).message}`)
   }
 }
 

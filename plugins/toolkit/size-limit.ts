@@ -1,8 +1,8 @@
 /**
- * sizeLimit: 413 `{error, details}` when a request body is larger than the limit, whatever the client
- * claims: a `Content-Length` above the limit is refused before reading; otherwise the bytes are counted as
- * they arrive (chunked bodies, bodies without or with a lying length), and reading stops at the first byte
- * past the limit. Runs in `preParsing`, before any content parser; the body read so far is handed on intact.
+ * sizeLimit: 413 `{error, details, code: "GATEHOUSE_TOO_LARGE"}` when a request body is larger than the limit,
+ * whatever the client claims: a `Content-Length` above the limit is refused before reading; otherwise the bytes
+ * are counted as they arrive (chunked bodies, bodies without or with a lying length), and reading stops at the
+ * first byte past the limit. Runs in `preParsing`, before any content parser; the body read so far is handed on intact.
  *
  * (Fastify's own `bodyLimit` does the counting too, but answers with its own error shape, and an `onRoute`
  * hook can only change routes registered after it; this plugin covers every route of its context.)
@@ -10,8 +10,7 @@
 import { Readable } from 'node:stream'
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { OptionsError } from '../../lib/errors.js'
-import { sendError } from '../../lib/errors.js'
+import { OptionsError, sendError } from '../../lib/errors.js'
 
 /** Why a body is refused: the status and the `{error, details}` to answer. */
 export interface BodyRejection { status: number; error: string; details: string }
@@ -96,7 +95,7 @@ export interface SizeLimitOptions {
 }
 
 function checkLimit (limit: unknown): number {
-  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1) throw new OptionsError('limit', 'must be a positive integer (bytes)')
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1) throw new OptionsError('sizeLimit.limit', 'must be a positive integer (bytes)')
   return limit
 }
 

@@ -33,15 +33,18 @@ export interface OAuth2Overrides {
   stateStore?: StateStoreOption
 }
 
-type BuiltinSpec = Omit<OAuth2ProviderConfig, 'name' | 'cid' | 'csecret' | 'timeoutMs' | 'handshakeTtlMs'>
+type FullSpec = Omit<OAuth2ProviderConfig, 'name' | 'cid' | 'csecret' | 'timeoutMs' | 'handshakeTtlMs'>
+/**
+ * A built-in as written below: PKCE S256 and client authentication by form fields unless the provider says
+ * otherwise (most document both), so each entry states only what is its own.
+ */
+type BuiltinSpec = Omit<FullSpec, 'pkce' | 'tokenAuth'> & Partial<Pick<FullSpec, 'pkce' | 'tokenAuth'>>
 
 const github: BuiltinSpec = {
   authURL: 'https://github.com/login/oauth/authorize',
   tokenURL: 'https://github.com/login/oauth/access_token',
   infoURL: 'https://api.github.com/user',
   scopes: [], // public profile needs no scope
-  pkce: true,
-  tokenAuth: 'post',
   mapUser: (d) => ({ id: idAt(d, 'id'), name: text(d.name) ?? text(d.login), picture: text(d.avatar_url) })
 }
 
@@ -50,8 +53,6 @@ const google: BuiltinSpec = {
   tokenURL: 'https://oauth2.googleapis.com/token',
   infoURL: 'https://openidconnect.googleapis.com/v1/userinfo',
   scopes: ['openid', 'profile'],
-  pkce: true,
-  tokenAuth: 'post',
   oidc: { issuer: ['https://accounts.google.com', 'accounts.google.com'], jwksURL: 'https://www.googleapis.com/oauth2/v3/certs' },
   mapUser: (d) => ({ id: idAt(d, 'sub'), name: text(d.name) ?? text(d.given_name), picture: text(d.picture) })
 }
@@ -61,8 +62,6 @@ const facebook: BuiltinSpec = {
   tokenURL: 'https://graph.facebook.com/v21.0/oauth/access_token',
   infoURL: 'https://graph.facebook.com/v21.0/me?fields=id,name,picture',
   scopes: ['public_profile'],
-  pkce: true,
-  tokenAuth: 'post',
   mapUser: (d) => {
     // `picture` is `{data: {url, is_silhouette}}`; the grey silhouette is left to the identicon fallback.
     const pic = d.picture === undefined ? undefined : objectAt(objectAt(d, 'picture'), 'data')
@@ -75,8 +74,6 @@ const microsoft: BuiltinSpec = {
   tokenURL: 'https://login.microsoftonline.com/common/oauth2/v2.0/token',
   infoURL: 'https://graph.microsoft.com/oidc/userinfo',
   scopes: ['openid', 'profile'],
-  pkce: true,
-  tokenAuth: 'post',
   oidc: { issuer: 'https://login.microsoftonline.com/{tenantid}/v2.0', jwksURL: 'https://login.microsoftonline.com/common/discovery/v2.0/keys' },
   // Its `picture` link needs the access token, so the avatar proxy could not fetch it: identicon instead.
   mapUser: (d) => ({ id: idAt(d, 'sub'), name: text(d.name) ?? [text(d.given_name), text(d.family_name)].filter(Boolean).join(' ') })
@@ -88,8 +85,6 @@ const yandex: BuiltinSpec = {
   infoURL: 'https://login.yandex.ru/info?format=json',
   infoAuthScheme: 'OAuth',
   scopes: ['login:info', 'login:avatar'],
-  pkce: true,
-  tokenAuth: 'post',
   mapUser: (d) => {
     const avatar = d.is_avatar_empty === true ? undefined : text(d.default_avatar_id)
     return {
@@ -116,7 +111,6 @@ const patreon: BuiltinSpec = {
   infoURL: 'https://www.patreon.com/api/oauth2/v2/identity?fields%5Buser%5D=full_name,image_url',
   scopes: ['identity'],
   pkce: false,
-  tokenAuth: 'post',
   mapUser: (d) => {
     // JSON:API document: `{data: {id, type: "user", attributes: {full_name, image_url}}}`.
     const data = objectAt(d, 'data')
@@ -130,8 +124,7 @@ const discord: BuiltinSpec = {
   tokenURL: 'https://discord.com/api/oauth2/token',
   infoURL: 'https://discord.com/api/users/@me',
   scopes: ['identify'],
-  pkce: true, // code_challenge_methods_supported ["S256"] in https://discord.com/.well-known/oauth-authorization-server
-  tokenAuth: 'post',
+  // PKCE: code_challenge_methods_supported ["S256"] in https://discord.com/.well-known/oauth-authorization-server
   mapUser: (d) => {
     const id = idAt(d, 'id')
     const hash = text(d.avatar)
@@ -148,7 +141,7 @@ const twitter: BuiltinSpec = {
   tokenURL: 'https://api.x.com/2/oauth2/token',
   infoURL: 'https://api.x.com/2/users/me?user.fields=profile_image_url',
   scopes: ['users.read', 'tweet.read'], // users.read requires tweet.read
-  pkce: true, // required by X
+  // PKCE is required by X (the default here)
   tokenAuth: 'basic', // X's confidential clients authenticate with HTTP Basic
   mapUser: (d) => {
     const data = objectAt(d, 'data')
@@ -190,6 +183,8 @@ export function builtinConfig (name: BuiltinProviderName, cid: string, csecret: 
     : { issuer: o.issuer ?? spec.oidc.issuer, jwksURL: o.jwksURL ?? spec.oidc.jwksURL }
   return {
     ...spec,
+    pkce: spec.pkce ?? true,
+    tokenAuth: spec.tokenAuth ?? 'post',
     name,
     cid,
     csecret,

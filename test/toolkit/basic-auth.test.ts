@@ -10,6 +10,7 @@ const b64 = (s: string | Buffer): string => Buffer.from(s).toString('base64')
 const basic = (user: string, passwd: string): string => `Basic ${b64(`${user}:${passwd}`)}`
 const UNI_USER = 'jürgen'
 const UNI_PASS = 'pässwörd✓:with:colons'
+const REFUSED = { error: 'forbidden', details: 'invalid credentials', code: 'GATEHOUSE_CREDENTIALS' }
 
 t.test('basic auth variants over HTTP', async (t) => {
   const bcrypt = await bcryptHash('bcrypt-secret', 4)
@@ -36,7 +37,7 @@ t.test('basic auth variants over HTTP', async (t) => {
   let r = await get('/fixed')
   t.equal(r.status, 401)
   t.equal(r.headers.get('www-authenticate'), null, 'no prompt for the plain variant')
-  t.same(await r.json(), { error: 'unauthorized', details: 'basic auth credentials required' })
+  t.same(await r.json(), { error: 'unauthorized', details: 'basic auth credentials required', code: 'GATEHOUSE_UNAUTHORIZED' })
 
   r = await get('/fixed', basic('admin', 'admin-secret'))
   t.equal(r.status, 200)
@@ -47,10 +48,11 @@ t.test('basic auth variants over HTTP', async (t) => {
   for (const [user, pass] of [['admin', 'wrong'], ['root', 'admin-secret'], ['admin', 'admin-secret '], ['admin', '']]) {
     r = await get('/fixed', basic(user!, pass!))
     t.equal(r.status, 403, `${user}:${pass} refused`)
-    t.same(await r.json(), { error: 'forbidden', details: 'invalid credentials' })
+    t.same(await r.json(), REFUSED)
   }
   r = await get('/fixed', basic('', 'admin-secret'))
   t.equal(r.status, 403, 'empty user refused')
+  t.same(await r.json(), REFUSED)
 
   const malformed: Array<[string, RegExp]> = [
     ['Basic !!!!', /not valid base64/],
@@ -64,12 +66,14 @@ t.test('basic auth variants over HTTP', async (t) => {
   for (const [header, re] of malformed) {
     r = await get('/fixed', header)
     t.equal(r.status, 401, `malformed: ${JSON.stringify(header)}`)
-    t.match((await r.json() as { details: string }).details, re)
+    const body = await r.json() as { details: string, code: string }
+    t.match(body.details, re)
+    t.equal(body.code, 'GATEHOUSE_UNAUTHORIZED')
   }
   for (const header of ['Bearer abc', 'Basicx YWJj', 'Digest username="a"']) {
     r = await get('/fixed', header)
     t.equal(r.status, 401, `other scheme: ${header}`)
-    t.equal((await r.json() as { details: string }).details, 'basic auth credentials required')
+    t.same(await r.json(), { error: 'unauthorized', details: 'basic auth credentials required', code: 'GATEHOUSE_UNAUTHORIZED' })
   }
 
   r = await get('/uni', basic(UNI_USER, UNI_PASS))
@@ -82,8 +86,11 @@ t.test('basic auth variants over HTTP', async (t) => {
   r = await get('/prompt')
   t.equal(r.status, 401)
   t.equal(r.headers.get('www-authenticate'), 'Basic realm="Gate house", charset="UTF-8"')
+  t.same(await r.json(), { error: 'unauthorized', details: 'basic auth credentials required', code: 'GATEHOUSE_UNAUTHORIZED' })
   r = await get('/prompt', basic('admin', 'nope'))
   t.equal(r.status, 403)
+  t.equal(r.headers.get('www-authenticate'), null, 'no new prompt for wrong credentials')
+  t.same(await r.json(), REFUSED)
   r = await get('/prompt', basic('admin', 'admin-secret'))
   t.equal(r.status, 200)
 
@@ -91,6 +98,7 @@ t.test('basic auth variants over HTTP', async (t) => {
   t.equal(r.status, 200, 'bcrypt')
   r = await get('/bcrypt', basic('admin', 'bcrypt-secreT'))
   t.equal(r.status, 403)
+  t.same(await r.json(), REFUSED)
   r = await get('/bcrypt', basic('admin', 'bcrypt-secret' + 'x'.repeat(80)))
   t.equal(r.status, 403, 'over-long password is not truncated into a match')
   r = await get('/bcrypt', basic('other', 'bcrypt-secret'))
@@ -100,6 +108,7 @@ t.test('basic auth variants over HTTP', async (t) => {
   t.equal(r.status, 200, 'argon2id')
   r = await get('/argon', basic('admin', 'argon-secreT'))
   t.equal(r.status, 403)
+  t.same(await r.json(), REFUSED)
   r = await get('/argon')
   t.equal(r.status, 401)
 
@@ -107,6 +116,7 @@ t.test('basic auth variants over HTTP', async (t) => {
   t.same(await r.json(), { authorized: true, user: { name: 'bob', id: 'basic_bob' } }, 'checker user lands in request.user')
   r = await get('/checker', basic('bob', 'nope'))
   t.equal(r.status, 403)
+  t.same(await r.json(), REFUSED)
   r = await get('/checker', basic('', 'pw'))
   t.equal(r.status, 403)
   t.same(checked, ['bob:pw:GET', 'bob:nope:GET'], 'checker never sees an empty user')
@@ -129,41 +139,52 @@ t.test('plugin form is scoped and validates its options', async (t) => {
   r = await fetch(`${base}/outside`)
   t.same(await r.json(), { authorized: null })
 
-  const bad: Array<[object, RegExp]> = [
-    [{}, /exactly one of/],
-    [{ user: 'a', passwd: 'b', bcryptHash: '$2b$04$' + 'a'.repeat(53) }, /exactly one of/],
-    [{ user: '', passwd: 'b' }, /option "user"/],
-    [{ user: 'a:b', passwd: 'b' }, /option "user"/],
-    [{ user: 'a', passwd: '' }, /option "passwd"/],
-    [{ user: 'a', bcryptHash: 'plain' }, /option "bcryptHash" is not a bcrypt hash/],
-    [{ user: 'a', argon2Hash: 'not base64!', argon2Salt: b64('saltsalt') }, /option "argon2Hash"/],
-    [{ user: 'a', argon2Hash: b64('hashhashhash'), argon2Salt: b64('short') }, /option "argon2Salt"/],
-    [{ user: 'a', argon2Hash: b64('hashhashhash'), argon2Salt: b64('saltsalt'), argon2Params: { memoryCost: 1 } }, /argon2Params.memoryCost/],
-    [{ checker: 'yes' }, /option "checker" must be a function/],
-    [{ user: 'a', passwd: 'b', realm: 'say "hi"' }, /option "realm"/],
-    [{ user: 'a', passwd: 'b', stage: 'onSend' }, /option "stage"/]
+  const bad: Array<[object, string]> = [
+    [{}, 'basicAuth.checker'],
+    [{ user: 'a', passwd: 'b', bcryptHash: '$2b$04$' + 'a'.repeat(53) }, 'basicAuth.checker'],
+    [{ passwd: 'b' }, 'basicAuth.user'],
+    [{ user: '', passwd: 'b' }, 'basicAuth.user'],
+    [{ user: 'a:b', passwd: 'b' }, 'basicAuth.user'],
+    [{ user: 'a', passwd: '' }, 'basicAuth.passwd'],
+    [{ user: 'a', bcryptHash: 'plain' }, 'basicAuth.bcryptHash'],
+    [{ user: 'a', argon2Hash: 'not base64!', argon2Salt: b64('saltsalt') }, 'basicAuth.argon2Hash'],
+    [{ user: 'a', argon2Hash: b64('hashhashhash'), argon2Salt: b64('short') }, 'basicAuth.argon2Salt'],
+    [{ user: 'a', argon2Hash: b64('hashhashhash') }, 'basicAuth.argon2Salt'],
+    [{ user: 'a', argon2Hash: b64('hashhashhash'), argon2Salt: b64('saltsalt'), argon2Params: { memoryCost: 1 } }, 'basicAuth.argon2Params.memoryCost'],
+    [{ user: 'a', argon2Hash: b64('hashhashhash'), argon2Salt: b64('saltsalt'), argon2Params: 'fast' }, 'basicAuth.argon2Params'],
+    [{ checker: 'yes' }, 'basicAuth.checker'],
+    [{ user: 'a', passwd: 'b', realm: 'say "hi"' }, 'basicAuth.realm'],
+    [{ user: 'a', passwd: 'b', stage: 'onSend' }, 'basicAuth.stage']
   ]
-  for (const [opts, re] of bad) {
+  for (const [opts, option] of bad) {
     const a = Fastify()
     a.register(basicAuthPlugin, opts)
-    await t.rejects(async () => { await a.ready() }, re, JSON.stringify(opts))
+    await t.rejects(async () => { await a.ready() }, { name: 'OptionsError', code: 'GATEHOUSE_OPTION', option }, JSON.stringify(opts))
     await a.close()
   }
-  t.throws(() => basicAuth(null as never), /option "checker"/)
-  t.throws(() => withPrompt('a', 'b', ''), /option "realm"/)
+  const option = (name: string): { name: string, code: string, option: string } => ({ name: 'OptionsError', code: 'GATEHOUSE_OPTION', option: name })
+  t.throws(() => basicAuth(null as never), option('basicAuth.checker'))
+  t.throws(() => withPrompt('a', 'b', ''), option('basicAuth.realm'))
+  t.throws(() => withUserPasswd('', 'b'), option('basicAuth.user'))
+  t.throws(() => withUserPasswd('a', ''), option('basicAuth.passwd'))
+  t.throws(() => withBcryptHash('a', 'plain'), option('basicAuth.bcryptHash'))
+  t.throws(() => withArgon2Hash('a', 'not base64!', b64('saltsalt')), option('basicAuth.argon2Hash'))
 })
 
 t.test('hash generators', async (t) => {
-  await t.rejects(bcryptHash(''), /option "passwd"/)
-  await t.rejects(bcryptHash('x'.repeat(73)), /longer than bcrypt's 72 bytes/)
-  await t.rejects(bcryptHash('ok', 3), /option "cost"/)
+  const option = (name: string): { name: string, code: string, option: string } => ({ name: 'OptionsError', code: 'GATEHOUSE_OPTION', option: name })
+  await t.rejects(bcryptHash(''), option('bcryptHash.passwd'))
+  await t.rejects(bcryptHash('x'.repeat(73)), { ...option('bcryptHash.passwd'), message: /longer than bcrypt's 72 bytes/ })
+  await t.rejects(bcryptHash('ok', 3), option('bcryptHash.cost'))
+  await t.rejects(bcryptHash('ok', 32), option('bcryptHash.cost'))
   t.match(await bcryptHash('ok', 4), /^\$2b\$04\$/)
   const a = await argon2Hash('pw', { memoryCost: 1024 })
   t.equal(Buffer.from(a.hash, 'base64').length, 32)
   t.equal(Buffer.from(a.salt, 'base64').length, 16)
   const b = await argon2Hash('pw', { memoryCost: 1024 })
   t.not(a.salt, b.salt, 'fresh salt each time')
-  await t.rejects(argon2Hash(''), /option "passwd"/)
+  await t.rejects(argon2Hash(''), option('argon2Hash.passwd'))
+  await t.rejects(argon2Hash('pw', { timeCost: 0 }), option('argon2Hash.params.timeCost'))
 })
 
 t.test('parseBasicCredentials', async (t) => {

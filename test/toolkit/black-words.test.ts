@@ -22,6 +22,8 @@ function postChunks (port: number, path: string, parts: Buffer[]): Promise<{ sta
   })
 }
 
+const BLOCKED = { error: 'forbidden', details: 'request body contains a blocked word', code: 'GATEHOUSE_FORBIDDEN' }
+
 t.test('blackWords: case-insensitive, across chunks, 403 JSON', async (t) => {
   const { app, base } = await listen(async (app) => {
     await app.register(async (scope) => {
@@ -44,14 +46,15 @@ t.test('blackWords: case-insensitive, across chunks, 403 JSON', async (t) => {
     const r = await post('/post', body)
     t.equal(r.status, 403, `refused: ${body.slice(-14)}`)
     t.equal(r.headers.get('content-type'), 'application/json; charset=utf-8')
-    t.same(await r.json(), { error: 'forbidden', details: 'request body contains a blocked word' })
+    t.same(await r.json(), BLOCKED)
   }
   const json = await post('/post', JSON.stringify({ msg: 'VIAGRA deals' }), 'application/json')
   t.equal(json.status, 403, 'JSON body')
-  await json.arrayBuffer()
+  t.same(await json.json(), BLOCKED)
 
   const split = await postChunks(port, '/post', [Buffer.from('this is sp'), Buffer.from('AM, split')])
   t.equal(split.status, 403, 'word split across chunks')
+  t.same(JSON.parse(split.body), BLOCKED)
   const cafe = Buffer.from('un café')
   const splitChar = await postChunks(port, '/post', [cafe.subarray(0, cafe.length - 1), cafe.subarray(cafe.length - 1)])
   t.equal(splitChar.status, 403, 'multi-byte character split across chunks')
@@ -63,8 +66,21 @@ t.test('blackWords: case-insensitive, across chunks, 403 JSON', async (t) => {
 
   const hooked = await post('/hooked', JSON.stringify({ a: 'my SECRET' }), 'application/json')
   t.equal(hooked.status, 403, 'hook form on the parsed body')
-  await hooked.arrayBuffer()
+  t.same(await hooked.json(), BLOCKED)
   t.same(await (await post('/hooked', 'open')).json(), { body: 'open' })
+})
+
+t.test('blackWords: a body over its limit is 413 before any word is looked for', async (t) => {
+  const { app, base } = await listen(async (app) => {
+    await app.register(blackWordsPlugin, { words: ['spam'], limit: 20 })
+    app.post('/post', async (req) => ({ body: req.body }))
+  })
+  t.teardown(() => app.close())
+  const post = (body: string): Promise<Response> => fetch(`${base}/post`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body })
+  const big = await post('x'.repeat(21))
+  t.equal(big.status, 413)
+  t.same(await big.json(), { error: 'request body too large', details: 'limit is 20 bytes', code: 'GATEHOUSE_TOO_LARGE' })
+  t.same(await (await post('x'.repeat(20))).json(), { body: 'x'.repeat(20) }, 'exactly the limit passes')
 })
 
 t.test('wordScanner keeps the tail of the previous chunk', async (t) => {
@@ -78,12 +94,13 @@ t.test('wordScanner keeps the tail of the previous chunk', async (t) => {
 })
 
 t.test('blackWords refuses bad options', async (t) => {
-  for (const [opts, re] of [
-    [{}, /option "words"/], [{ words: [] }, /option "words"/], [{ words: ['ok', ' '] }, /option "words"/],
-    [{ words: ['a'], limit: 0 }, /option "limit"/]
+  for (const [opts, option] of [
+    [{}, 'blackWords.words'], [{ words: [] }, 'blackWords.words'], [{ words: ['ok', ' '] }, 'blackWords.words'],
+    [{ words: ['a'], limit: 0 }, 'blackWords.limit'], [{ words: ['a'], limit: 1.5 }, 'blackWords.limit']
   ] as const) {
     const bad = Fastify()
-    await t.rejects(bad.register(blackWordsPlugin, opts as never).ready(), re)
+    await t.rejects(async () => { await bad.register(blackWordsPlugin, opts as never).ready() }, { code: 'GATEHOUSE_OPTION', option }, JSON.stringify(opts))
     await bad.close()
   }
+  t.throws(() => blackWordsHook([]), { code: 'GATEHOUSE_OPTION', option: 'blackWords.words' })
 })

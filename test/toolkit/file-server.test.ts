@@ -77,16 +77,17 @@ t.test('fileServer', async (t) => {
 
 t.test('bad options fail at startup', async (t) => {
   const dir = t.testdir({ 'file.txt': 'x', d: {} })
-  const bad: Array<[object, RegExp]> = [
-    [{}, /option "root" must be a directory path/],
-    [{ root: join(dir, 'nope') }, /option "root" ".*nope" is not a directory/],
-    [{ root: join(dir, 'file.txt') }, /is not a directory/],
-    [{ root: join(dir, 'd'), index: '../x.html' }, /option "index"/]
+  const bad: Array<[object, string]> = [
+    [{}, 'fileServer.root'],
+    [{ root: join(dir, 'nope') }, 'fileServer.root'],
+    [{ root: join(dir, 'file.txt') }, 'fileServer.root'],
+    [{ root: join(dir, 'd'), index: '../x.html' }, 'fileServer.index'],
+    [{ root: join(dir, 'd'), index: '' }, 'fileServer.index']
   ]
-  for (const [opts, re] of bad) {
+  for (const [opts, option] of bad) {
     const app = Fastify()
     app.register(fileServerPlugin, opts as never)
-    await t.rejects(async () => { await app.ready() }, re)
+    await t.rejects(async () => { await app.ready() }, { code: 'GATEHOUSE_OPTION', option }, JSON.stringify(opts))
     await app.close()
   }
 })

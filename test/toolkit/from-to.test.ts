@@ -75,8 +75,9 @@ t.test('parseFromTo over HTTP', async (t) => {
     r = await fetch(`${base}/range?${q}`)
     t.equal(r.status, 400, q)
     t.match(r.headers.get('content-type'), /application\/json/)
-    const body = await r.json() as { error: string; details: string }
+    const body = await r.json() as { error: string; details: string; code: string }
     t.equal(body.error, 'invalid time range')
+    t.equal(body.code, 'GATEHOUSE_BAD_REQUEST')
     t.match(body.details, re)
   }
   r = await fetch(`${base}/custom?from=20240501&to=20240502`)

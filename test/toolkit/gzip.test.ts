@@ -101,17 +101,18 @@ t.test('gzip plugin', async (t) => {
 })
 
 t.test('bad options fail at startup', async (t) => {
-  const bad: Array<[object, RegExp]> = [
-    [{ threshold: -1 }, /option "threshold"/],
-    [{ threshold: 1.5 }, /option "threshold"/],
-    [{ level: 10 }, /option "level"/],
-    [{ contentTypes: [''] }, /option "contentTypes"/],
-    [{ contentTypes: 'text/' }, /option "contentTypes"/]
+  const bad: Array<[object, string]> = [
+    [{ threshold: -1 }, 'gzip.threshold'],
+    [{ threshold: 1.5 }, 'gzip.threshold'],
+    [{ level: 10 }, 'gzip.level'],
+    [{ level: 0 }, 'gzip.level'],
+    [{ contentTypes: [''] }, 'gzip.contentTypes'],
+    [{ contentTypes: 'text/' }, 'gzip.contentTypes']
   ]
-  for (const [opts, re] of bad) {
+  for (const [opts, option] of bad) {
     const app = Fastify()
     app.register(gzipPlugin, opts)
-    await t.rejects(async () => { await app.ready() }, re)
+    await t.rejects(async () => { await app.ready() }, { code: 'GATEHOUSE_OPTION', option }, JSON.stringify(opts))
     await app.close()
   }
 })

@@ -80,7 +80,7 @@ t.test('bad usage and input', async (t) => {
     [['hash', '--bcrypt', '--cost', '99'], 'x\n', 2, /--cost must be/],
     [['hash', '--bcrypt'], '\n', 1, /empty password/],
     [['hash', '--bcrypt'], '', 1, /empty password/],
-    [['hash', '--bcrypt'], 'x'.repeat(80) + '\n', 1, /longer than bcrypt's 72 bytes/],
+    [['hash', '--bcrypt'], 'x'.repeat(80) + '\n', 1, /^the password is longer than bcrypt's 72 bytes \(use --argon2\)\n$/],
     [['hash', '--argon2'], 'y'.repeat(5000), 1, /password too long/],
     [['--help'], '', 2, /usage:/]
   ]
@@ -90,4 +90,28 @@ t.test('bad usage and input', async (t) => {
     t.match(err.text(), re)
     t.equal(out.text(), '', 'nothing on stdout')
   }
+})
+
+t.test('runs as a program, directly and through a bin symlink', async (t) => {
+  const { spawnSync } = await import('node:child_process')
+  const { readFileSync, symlinkSync } = await import('node:fs')
+  const { join } = await import('node:path')
+  const { fileURLToPath } = await import('node:url')
+  const cli = fileURLToPath(new URL('../../plugins/toolkit/hash-cli.ts', import.meta.url))
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { bin: Record<string, string> }
+  t.same(pkg.bin, { 'fastify-gatehouse': './dist/plugins/toolkit/hash-cli.js' }, 'the bin is the build of this file')
+  t.match(readFileSync(cli, 'utf8'), /^#!\/usr\/bin\/env node\n/, 'shebang kept for the bin')
+  // The child runs with this process's TypeScript loader only (no coverage or mock hooks).
+  const loader = process.execArgv.filter((a) => a.includes('@tapjs/typescript'))
+  const link = join(t.testdir({}), 'fastify-gatehouse')
+  symlinkSync(cli, link)
+  for (const entry of [cli, link]) {
+    const run = spawnSync(process.execPath, [...loader, entry, 'hash', '--bcrypt', '--cost', '4'], { input: 'from-a-pipe\n', encoding: 'utf8', timeout: 60_000 })
+    t.equal(run.status, 0, run.stderr)
+    t.ok(await bcrypt.compare('from-a-pipe', run.stdout.trim()), `a working hash from ${entry === cli ? 'the file' : 'the symlink'}`)
+    t.equal(run.stderr, '')
+  }
+  const usage = spawnSync(process.execPath, [...loader, cli, '--md5'], { input: '', encoding: 'utf8', timeout: 60_000 })
+  t.equal(usage.status, 2, 'usage errors exit 2')
+  t.match(usage.stderr, /unknown argument "--md5"/)
 })

@@ -32,20 +32,23 @@ t.test('headers plugin and hook', async (t) => {
 })
 
 t.test('bad entries fail at startup', async (t) => {
-  const bad: Array<[unknown, RegExp]> = [
-    [['NoColon'], /headers\[0\]" "NoColon" has no ":"/],
-    [[':value'], /headers\[0\]" "" is not a valid header name/],
-    [['Bad Name:v'], /"Bad Name" is not a valid header name/],
-    [['X-A:ok', 'X-B:a\r\nSet-Cookie: x=1'], /headers\[1\]" value must not contain CR, LF or NUL/],
-    [[42], /headers\[0\]" must be a "key:value" string/],
-    ['X-A:1', /option "headers" must be an array/],
-    [undefined, /option "headers" must be an array/]
+  // The option names the entry; the message tells what is wrong with it.
+  const bad: Array<[unknown, string, RegExp]> = [
+    [['NoColon'], 'headers.headers[0]', /"NoColon" has no ":"/],
+    [[':value'], 'headers.headers[0]', /"" is not a valid header name/],
+    [['Bad Name:v'], 'headers.headers[0]', /"Bad Name" is not a valid header name/],
+    [['X-A:ok', 'X-B:a\r\nSet-Cookie: x=1'], 'headers.headers[1]', /value must not contain CR, LF or NUL/],
+    [[42], 'headers.headers[0]', /must be a "key:value" string/],
+    ['X-A:1', 'headers.headers', /must be an array/],
+    [undefined, 'headers.headers', /must be an array/]
   ]
-  for (const [pairs, re] of bad) {
-    t.throws(() => parseHeaderPairs(pairs as string[]), re)
+  for (const [pairs, option, message] of bad) {
+    const wanted = { name: 'OptionsError', code: 'GATEHOUSE_OPTION', option, message }
+    t.throws(() => parseHeaderPairs(pairs as string[]), wanted, JSON.stringify(pairs))
+    t.throws(() => headersHook(pairs as string[]), wanted, 'hook form')
     const app = Fastify()
     app.register(headersPlugin, { headers: pairs as string[] })
-    await t.rejects(async () => { await app.ready() }, re)
+    await t.rejects(async () => { await app.ready() }, wanted, 'plugin form')
     await app.close()
   }
 })

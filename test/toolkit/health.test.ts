@@ -68,15 +68,15 @@ t.test('health honours the register prefix and refuses bad options', async (t) =
   t.equal(r.status, 200)
   t.same(await r.json(), [])
 
-  for (const [opts, re] of [
-    [{}, /option "checks"/],
-    [{ checks: [42] }, /option "checks\[0\]"/],
-    [{ checks: [{ name: '', check: () => 1 }] }, /option "checks\[0\]"/],
-    [{ checks: [], timeout: 0 }, /option "timeout"/],
-    [{ checks: [], path: 'health' }, /option "path"/]
+  for (const [opts, option] of [
+    [{}, 'health.checks'],
+    [{ checks: [42] }, 'health.checks[0]'],
+    [{ checks: [() => ({ name: 'ok' }), { name: '', check: () => 1 }] }, 'health.checks[1]'],
+    [{ checks: [], timeout: 0 }, 'health.timeout'],
+    [{ checks: [], path: 'health' }, 'health.path']
   ] as const) {
     const bad = Fastify()
-    await t.rejects(bad.register(healthPlugin, opts as never).ready(), re)
+    await t.rejects(async () => { await bad.register(healthPlugin, opts as never).ready() }, { code: 'GATEHOUSE_OPTION', option }, JSON.stringify(opts))
     await bad.close()
   }
 })

@@ -6,7 +6,7 @@ import {
 import { funcLogger } from '../../lib/logger.js'
 import { recovererPlugin } from '../../plugins/toolkit/recoverer.js'
 import { reject } from '../../plugins/toolkit/maybe.js'
-import { HttpError } from '../../lib/errors.js'
+import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { Writable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 
@@ -36,6 +36,10 @@ t.test('helpers over HTTP', async (t) => {
     app.get('/err-4xx', async (req, reply) => sendErrorJSON(reply, req, 409, new Error('already exists'), 'user alice'))
     app.get('/err-5xx', async (req, reply) => sendErrorJSON(reply, req, 503, new Error('db at 10.0.0.5 down'), 'try later'))
     app.get('/err-http', async (req, reply) => sendErrorJSON(reply, req, 502, new HttpError(502, 'upstream failed'), 'provider'))
+    app.get('/err-http-code', async (req, reply) =>
+      sendErrorJSON(reply, req, 504, new HttpError(504, 'upstream slow', undefined, ErrorCodes.UPSTREAM_TIMEOUT), 'provider'))
+    app.get('/err-http-other-status', async (req, reply) =>
+      sendErrorJSON(reply, req, 400, new HttpError(403, 'refused', undefined, ErrorCodes.CREDENTIALS)))
     app.get('/err-logger', async (req, reply) => errLog.log(reply, req, 400, 'bad\ninput', 'forged\nline'))
   }, { logger: { level: 'warn', stream: logStream } })
   t.teardown(() => app.close())
@@ -46,7 +50,7 @@ t.test('helpers over HTTP', async (t) => {
   order.length = 0
   r = await fetch(`${base}/wrapped-stop`)
   t.equal(r.status, 401)
-  t.same(await r.json(), { error: 'stop' })
+  t.same(await r.json(), { error: 'stop', code: 'GATEHOUSE_UNAUTHORIZED' })
   t.same(order, ['first'], 'a hook that answers stops the chain')
 
   r = await fetch(`${base}/render`)
@@ -66,7 +70,7 @@ t.test('helpers over HTTP', async (t) => {
   t.equal(await r.text(), 'null')
   r = await fetch(`${base}/render-cycle`)
   t.equal(r.status, 500, 'unserialisable data is a server error, not a crash')
-  t.same(await r.json(), { error: 'internal server error' })
+  t.same(await r.json(), { error: 'internal server error', code: 'GATEHOUSE_INTERNAL' })
 
   r = await fetch(`${base}/bytes`)
   t.equal(r.headers.get('content-type'), 'application/json; charset=utf-8')
@@ -86,28 +90,36 @@ t.test('helpers over HTTP', async (t) => {
   for (const [body, type] of [['{"a":', 'text/plain'], ['not json', 'text/plain'], ['   ', 'text/plain'], ['{"a":', 'application/json'], ["{'a':1}", 'application/json']]) {
     r = await post('/decode', body!, type)
     t.equal(r.status, 400, `invalid: ${JSON.stringify(body)} as ${type}`)
-    const b = await r.json() as { error: string }
+    const b = await r.json() as { error: string, code: string }
     t.type(b.error, 'string')
+    t.equal(b.code, 'GATEHOUSE_BAD_REQUEST')
     t.match(r.headers.get('content-type'), /application\/json/)
   }
   r = await post('/decode', '{"a":', 'text/plain')
-  t.match(await r.json(), { error: 'invalid JSON', details: /JSON/ })
+  t.match(await r.json(), { error: 'invalid JSON', details: /JSON/, code: 'GATEHOUSE_BAD_REQUEST' })
   r = await fetch(`${base}/decode`, { method: 'POST' })
   t.equal(r.status, 400, 'no body')
+  t.same(await r.json(), { error: 'invalid JSON', details: 'the request body is empty', code: 'GATEHOUSE_BAD_REQUEST' })
   r = await post('/decode-shape', '{"n":1}')
   t.same(await r.json(), { n: 1 })
   r = await post('/decode-shape', '{"n":"1"}')
   t.equal(r.status, 400)
-  t.same(await r.json(), { error: 'invalid JSON', details: 'the body does not have the expected shape' })
+  t.same(await r.json(), { error: 'invalid JSON', details: 'the body does not have the expected shape', code: 'GATEHOUSE_BAD_REQUEST' })
 
   r = await fetch(`${base}/err-4xx?token=SECRET`)
   t.equal(r.status, 409)
-  t.same(await r.json(), { error: 'already exists', details: 'user alice' })
+  t.same(await r.json(), { error: 'already exists', details: 'user alice', code: 'GATEHOUSE_CONFLICT' }, 'a 4xx without its own code answers its status code')
   r = await fetch(`${base}/err-5xx`)
   t.equal(r.status, 503)
-  t.same(await r.json(), { error: 'internal server error', details: 'try later' }, 'internal message not exposed')
+  t.same(await r.json(), { error: 'internal server error', details: 'try later', code: 'GATEHOUSE_UNAVAILABLE' }, 'internal message not exposed')
   r = await fetch(`${base}/err-http`)
-  t.same(await r.json(), { error: 'upstream failed', details: 'provider' }, 'HttpError messages are public')
+  t.same(await r.json(), { error: 'upstream failed', details: 'provider', code: 'GATEHOUSE_UPSTREAM' }, 'HttpError messages are public')
+  r = await fetch(`${base}/err-http-code`)
+  t.equal(r.status, 504)
+  t.same(await r.json(), { error: 'upstream slow', details: 'provider', code: 'GATEHOUSE_UPSTREAM_TIMEOUT' }, 'an HttpError keeps its own code')
+  r = await fetch(`${base}/err-http-other-status`)
+  t.equal(r.status, 400)
+  t.same(await r.json(), { error: 'refused', code: 'GATEHOUSE_BAD_REQUEST' }, 'the code follows the status sent when it differs from the error\'s')
   const logged = pinoLines.map((l) => JSON.parse(l) as Record<string, unknown>)
   const conflict = logged.find((l) => l.status === 409)
   t.match(conflict, { level: 40, method: 'GET', path: '/err-4xx', error: 'already exists', details: 'user alice', ip: '127.0.0.1' })
@@ -116,13 +128,16 @@ t.test('helpers over HTTP', async (t) => {
 
   r = await fetch(`${base}/err-logger?passwd=SECRET`)
   t.equal(r.status, 400)
-  t.same(await r.json(), { error: 'bad\ninput', details: 'forged\nline' })
+  t.same(await r.json(), { error: 'bad\ninput', details: 'forged\nline', code: 'GATEHOUSE_BAD_REQUEST' })
   t.equal(loggerLines.length, 1)
   t.equal(loggerLines[0], '[WARN] forged line - bad input - 400 (127.0.0.1) - GET /err-logger', 'one line, no query')
 })
 
 t.test('bad arguments', async (t) => {
-  t.throws(() => wrap(null as never), /option "wrap handler" must be a function/)
-  t.throws(() => wrap(async () => 1, 'x' as never), /option "wrap hook 0"/)
-  t.throws(() => errorLogger({} as never), /option "logger"/)
+  t.throws(() => wrap(null as never), { code: 'GATEHOUSE_OPTION', option: 'wrap.handler' })
+  t.throws(() => wrap(async () => 1, async () => {}, 'x' as never), { code: 'GATEHOUSE_OPTION', option: 'wrap.hooks[1]' })
+  t.throws(() => errorLogger({} as never), { code: 'GATEHOUSE_OPTION', option: 'errorLogger.logger' })
+  t.throws(() => encodeJSON({} as never, 99, {}), { code: 'GATEHOUSE_OPTION', option: 'encodeJSON.status' })
+  t.throws(() => sendErrorJSON({} as never, {} as never, 600, new Error('x')), { code: 'GATEHOUSE_OPTION', option: 'sendErrorJSON.status' })
+  t.throws(() => errorLogger(funcLogger(() => {})).log({} as never, {} as never, 99, 'x'), { code: 'GATEHOUSE_OPTION', option: 'errorLogger.log.status' })
 })

@@ -1,5 +1,5 @@
 import t from 'tap'
-import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { listen } from '../helpers/client.js'
 import { maybe, maybePlugin, reject, rejectPlugin } from '../../plugins/toolkit/maybe.js'
 import { headersHook } from '../../plugins/toolkit/headers.js'
@@ -39,18 +39,19 @@ t.test('maybe and reject', async (t) => {
   r = await fetch(`${base}/r`, { headers: { 'x-bad': '1' } })
   t.equal(r.status, 451)
   t.match(r.headers.get('content-type'), /application\/json/)
-  t.same(await r.json(), { error: 'unavailable for legal reasons' })
+  t.same(await r.json(), { error: 'unavailable for legal reasons', code: 'GATEHOUSE_BAD_REQUEST' }, 'a 4xx without a code of its own')
   r = await fetch(`${base}/r`)
   t.equal(await r.text(), 'r')
 
   r = await fetch(`${base}/scoped/secret`)
   t.equal(r.status, 403)
-  t.same(await r.json(), { error: 'forbidden path' })
+  t.same(await r.json(), { error: 'forbidden path', code: 'GATEHOUSE_FORBIDDEN' })
   r = await fetch(`${base}/scoped/open`)
   t.equal(await r.text(), 'fine')
   t.equal(r.headers.get('x-post'), null)
   r = await fetch(`${base}/scoped/body`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"kill":true}' })
   t.equal(r.status, 422, 'preHandler stage sees the body')
+  t.same(await r.json(), { error: 'no kill', code: 'GATEHOUSE_BAD_REQUEST' })
   r = await fetch(`${base}/scoped/body`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"kill":false}' })
   t.equal(await r.text(), 'posted')
   t.equal(r.headers.get('x-post'), 'yes', 'maybePlugin')
@@ -120,13 +121,25 @@ t.test('a client that goes away while a callback hook decides never gets the han
 })
 
 t.test('bad arguments fail at setup', async (t) => {
-  t.throws(() => maybe('x' as never, async () => {}), /option "maybe predicate" must be a function/)
-  t.throws(() => maybe(() => true, null as never), /option "maybe hook" must be a function/)
-  t.throws(() => reject(() => true, 99, 'x'), /option "reject status"/)
-  t.throws(() => reject(() => true, 404.5, 'x'), /option "reject status"/)
-  t.throws(() => reject(() => true, 404, ''), /option "reject message"/)
-  const app = Fastify()
-  app.register(rejectPlugin, { when: () => true, status: 400, message: 'm', stage: 'onSend' as never })
-  await t.rejects(async () => { await app.ready() }, /option "stage"/)
-  await app.close()
+  const option = (name: string): { name: string, code: string, option: string } => ({ name: 'OptionsError', code: 'GATEHOUSE_OPTION', option: name })
+  t.throws(() => maybe('x' as never, async () => {}), option('maybe.predicate'))
+  t.throws(() => maybe(() => true, null as never), option('maybe.hook'))
+  t.throws(() => reject('x' as never, 400, 'x'), option('reject.predicate'))
+  t.throws(() => reject(() => true, 99, 'x'), option('reject.status'))
+  t.throws(() => reject(() => true, 404.5, 'x'), option('reject.status'))
+  t.throws(() => reject(() => true, 404, ''), option('reject.message'))
+  const plugins: Array<[(app: FastifyInstance) => unknown, string]> = [
+    [(app) => app.register(rejectPlugin, { when: () => true, status: 400, message: 'm', stage: 'onSend' as never }), 'reject.stage'],
+    [(app) => app.register(rejectPlugin, { when: undefined as never, status: 400, message: 'm' }), 'reject.when'],
+    [(app) => app.register(rejectPlugin, { when: () => true, status: 700, message: 'm' }), 'reject.status'],
+    [(app) => app.register(maybePlugin, { when: () => true, hook: async () => {}, stage: 'onResponse' as never }), 'maybe.stage'],
+    [(app) => app.register(maybePlugin, { when: 1 as never, hook: async () => {} }), 'maybe.when'],
+    [(app) => app.register(maybePlugin, { when: () => true, hook: undefined as never }), 'maybe.hook']
+  ]
+  for (const [register, name] of plugins) {
+    const app = Fastify()
+    register(app)
+    await t.rejects(async () => { await app.ready() }, option(name), name)
+    await app.close()
+  }
 })

@@ -38,7 +38,7 @@ t.test('metrics: expvar-style JSON with published variables', async (t) => {
 
   const p = await fetch(`${base}/private`, { headers: { 'x-forwarded-for': '10.0.0.1' } })
   t.equal(p.status, 403, 'allow-list (headers not trusted here)')
-  t.same(await p.json(), { error: 'forbidden', details: 'source address is not allowed' })
+  t.same(await p.json(), { error: 'forbidden', details: 'source address is not allowed', code: 'GATEHOUSE_FORBIDDEN' })
 })
 
 t.test('event-loop delay is measured', async (t) => {
@@ -56,13 +56,18 @@ t.test('event-loop delay is measured', async (t) => {
 t.test('publish rules and bad options', async (t) => {
   const reg = new VarRegistry()
   reg.publish('a', () => 1)
-  t.throws(() => reg.publish('a', () => 2), /already published/)
-  for (const name of ['cmdline', 'memstats', 'eventloop', '']) t.throws(() => reg.publish(name, () => 1), /invalid variable name/)
-  t.throws(() => reg.publish('b', 5 as never), /needs a function/)
+  t.throws(() => reg.publish('a', () => 2), { code: 'GATEHOUSE_OPTION', option: 'publish.name', message: /already published/ })
+  for (const name of ['cmdline', 'memstats', 'eventloop', '', 5]) {
+    t.throws(() => reg.publish(name as string, () => 1), { code: 'GATEHOUSE_OPTION', option: 'publish.name' }, `name ${String(name)}`)
+  }
+  t.throws(() => reg.publish('b', 5 as never), { code: 'GATEHOUSE_OPTION', option: 'publish.fn' })
   t.ok(reg.unpublish('a'))
-  for (const [opts, re] of [[{ path: 'x' }, /option "path"/], [{ registry: {} }, /option "registry"/], [{ allow: ['bad entry'] }, /option "allow"/]] as const) {
+  for (const [opts, option] of [
+    [{ path: 'x' }, 'metrics.path'], [{ registry: {} }, 'metrics.registry'], [{ allow: ['bad entry'] }, 'metrics.allow'],
+    [{ allow: [] }, 'metrics.allow'], [{ allow: ['127.0.0.1'], trustedProxies: ['nope'] }, 'metrics.trustedProxies']
+  ] as const) {
     const bad = Fastify()
-    await t.rejects(bad.register(metricsPlugin, opts as never).ready(), re)
+    await t.rejects(async () => { await bad.register(metricsPlugin, opts as never).ready() }, { code: 'GATEHOUSE_OPTION', option }, JSON.stringify(opts))
     await bad.close()
   }
 })

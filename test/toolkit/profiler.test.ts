@@ -32,18 +32,18 @@ t.test('profiler: index, vars, CPU profile, heap snapshot, bad seconds', async (
   for (const bad of ['0', '6', 'abc', '1.5', '-1', '', '1e1', '99999999']) {
     const r = await fetch(`${base}/debug/pprof/profile?seconds=${bad}`)
     t.equal(r.status, 400, `seconds=${bad}`)
-    t.same(await r.json(), { error: 'invalid seconds', details: 'must be a whole number from 1 to 5' })
+    t.same(await r.json(), { error: 'invalid seconds', details: 'must be a whole number from 1 to 5', code: 'GATEHOUSE_BAD_REQUEST' })
   }
   const twice = await fetch(`${base}/debug/pprof/profile?seconds=1&seconds=2`)
   t.equal(twice.status, 400, 'repeated parameter')
-  await twice.arrayBuffer()
+  t.same(await twice.json(), { error: 'invalid seconds', details: 'must be a whole number from 1 to 5', code: 'GATEHOUSE_BAD_REQUEST' })
 
   const pending = fetch(`${base}/debug/pprof/profile?seconds=1`)
   // The profile runs for a second; a second capture meanwhile is refused rather than queued.
   await started
   const busy = await fetch(`${base}/debug/pprof/heap`)
   t.equal(busy.status, 409)
-  t.same(await busy.json(), { error: 'profiler busy', details: 'another profile or snapshot is running' })
+  t.same(await busy.json(), { error: 'profiler busy', details: 'another profile or snapshot is running', code: 'GATEHOUSE_CONFLICT' })
   const prof = await pending
   t.equal(prof.status, 200)
   t.equal(prof.headers.get('content-disposition'), 'attachment; filename="profile.cpuprofile"')
@@ -62,14 +62,17 @@ t.test('profiler: index, vars, CPU profile, heap snapshot, bad seconds', async (
   for (const path of ['/closed/pprof/', '/closed/vars', '/closed/pprof/heap', '/closed/pprof/profile?seconds=1']) {
     const r = await fetch(base + path)
     t.equal(r.status, 403, `allow-list guards ${path}`)
-    await r.arrayBuffer()
+    t.same(await r.json(), { error: 'forbidden', details: 'source address is not allowed', code: 'GATEHOUSE_FORBIDDEN' })
   }
 })
 
 t.test('profiler refuses bad options', async (t) => {
-  for (const [opts, re] of [[{ maxSeconds: 0 }, /option "maxSeconds"/], [{ registry: 1 }, /option "registry"/], [{ allow: ['x y'] }, /option "allow"/]] as const) {
+  for (const [opts, option] of [
+    [{ maxSeconds: 0 }, 'profiler.maxSeconds'], [{ maxSeconds: 3601 }, 'profiler.maxSeconds'], [{ registry: 1 }, 'profiler.registry'],
+    [{ allow: ['x y'] }, 'profiler.allow'], [{ trustedProxies: ['x y'] }, 'profiler.trustedProxies']
+  ] as const) {
     const bad = Fastify()
-    await t.rejects(bad.register(profilerPlugin, opts as never).ready(), re)
+    await t.rejects(async () => { await bad.register(profilerPlugin, opts as never).ready() }, { code: 'GATEHOUSE_OPTION', option }, JSON.stringify(opts))
     await bad.close()
   }
 })

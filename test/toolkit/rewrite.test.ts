@@ -73,29 +73,33 @@ t.test('plugin and constructor option together still rewrite once; later plugin 
 })
 
 t.test('bad rules fail at startup with a clear error', async (t) => {
-  const bad: Array<[unknown, RegExp]> = [
-    [[{ from: '^/(unclosed', to: '/x' }], /rewrite rule 0 .*not a valid regular expression/],
-    [[{ from: '*/x', to: '/x' }], /not a valid regular expression/],
-    [[{ from: '^/(a)$', to: '/x/$2' }], /refers to group 2, but the pattern has 1/],
-    [[{ from: '^/(a)$', to: '/x/$<nope>' }], /unknown named group "nope"/],
-    [[{ from: '^/(a)$', to: '/x/$' }], /bad reference .* \$\$ for a literal/],
-    [[{ from: '^/(a)$', to: '' }], /"to" must be a non-empty string/],
-    [[{ from: '', to: '/x' }], /"from" must be/],
-    [[{ from: 5, to: '/x' }], /"from" must be/],
-    [[], /at least one rule/],
-    [null, /option "rules"/],
-    ['^/a', /option "rules"/]
+  // The option names the rule; the message tells which part of it is wrong.
+  const bad: Array<[unknown, string, RegExp]> = [
+    [[{ from: '^/(unclosed', to: '/x' }], 'rewrite.rules[0]', /"from" "\^\/\(unclosed" is not a valid regular expression/],
+    [[{ from: '^/ok$', to: '/ok' }, { from: '*/x', to: '/x' }], 'rewrite.rules[1]', /not a valid regular expression/],
+    [{ '^/ok$': '/ok', '^/(a)$': '/x/$2' }, 'rewrite.rules[1]', /refers to group 2, but the pattern has 1/],
+    [[{ from: '^/(a)$', to: '/x/$<nope>' }], 'rewrite.rules[0]', /unknown named group "nope"/],
+    [[{ from: '^/(a)$', to: '/x/$' }], 'rewrite.rules[0]', /bad reference .* \$\$ for a literal/],
+    [[{ from: '^/(a)$', to: '' }], 'rewrite.rules[0]', /"to" must be a non-empty string/],
+    [[{ from: '', to: '/x' }], 'rewrite.rules[0]', /"from" must be/],
+    [[{ from: 5, to: '/x' }], 'rewrite.rules[0]', /"from" must be/],
+    [[null], 'rewrite.rules[0]', /must be \{from, to\}/],
+    [[], 'rewrite.rules', /at least one rule/],
+    [null, 'rewrite.rules', /must be an array/],
+    ['^/a', 'rewrite.rules', /must be an array/]
   ]
-  for (const [r, re] of bad) {
-    t.throws(() => compileRewrite(r as RewriteRules), re, JSON.stringify(r))
+  for (const [r, option, message] of bad) {
+    const wanted = { name: 'OptionsError', code: 'GATEHOUSE_OPTION', option, message }
+    t.throws(() => compileRewrite(r as RewriteRules), wanted, JSON.stringify(r))
+    t.throws(() => rewriteUrl(r as RewriteRules), wanted, 'constructor-option form')
     const app = Fastify()
     app.register(rewritePlugin, { rules: r as RewriteRules })
-    await t.rejects(async () => { await app.ready() }, re, 'plugin refuses to start')
+    await t.rejects(async () => { await app.ready() }, wanted, 'plugin refuses to start')
     await app.close()
   }
   const app = Fastify()
   app.register(rewritePlugin, {} as never)
-  await t.rejects(async () => { await app.ready() }, /option "rules" is required/)
+  await t.rejects(async () => { await app.ready() }, { code: 'GATEHOUSE_OPTION', option: 'rewrite.rules', message: /is required/ })
   await app.close()
 })
 

@@ -39,7 +39,7 @@ t.test('sizeLimit: 413 JSON whatever the client claims', async (t) => {
   })
   t.teardown(() => app.close())
   const { port } = app.server.address() as { port: number }
-  const post = (path: string, body: BodyInit, extra: RequestInit = {}): Promise<Response> =>
+  const post = (path: string, body: string | ReadableStream<Uint8Array>, extra: RequestInit = {}): Promise<Response> =>
     fetch(base + path, { method: 'POST', headers: { 'content-type': 'text/plain' }, body, ...extra })
 
   const ok = await post('/echo', 'x'.repeat(100))
@@ -48,11 +48,11 @@ t.test('sizeLimit: 413 JSON whatever the client claims', async (t) => {
   const big = await post('/echo', 'x'.repeat(101))
   t.equal(big.status, 413)
   t.equal(big.headers.get('content-type'), 'application/json; charset=utf-8')
-  t.same(await big.json(), { error: 'request body too large', details: 'limit is 100 bytes' })
+  t.same(await big.json(), { error: 'request body too large', details: 'limit is 100 bytes', code: 'GATEHOUSE_TOO_LARGE' })
 
   const chunkedBig = await post('/echo', chunked(['x'.repeat(40), 'x'.repeat(40), 'x'.repeat(40)]), { duplex: 'half' } as RequestInit)
   t.equal(chunkedBig.status, 413, 'chunked body without Content-Length counted')
-  await chunkedBig.arrayBuffer()
+  t.same(await chunkedBig.json(), { error: 'request body too large', details: 'limit is 100 bytes', code: 'GATEHOUSE_TOO_LARGE' })
 
   const chunkedOk = await post('/echo', chunked(['x'.repeat(40), 'x'.repeat(40)]), { duplex: 'half' } as RequestInit)
   t.same(await chunkedOk.json(), { len: 80 }, 'small chunked body passes intact')
@@ -62,6 +62,7 @@ t.test('sizeLimit: 413 JSON whatever the client claims', async (t) => {
   t.match(claimed, /^HTTP\/1\.1 413 /, 'declared length above the limit')
   t.match(claimed, /connection: close/i)
   t.match(claimed, /"error":"request body too large"/)
+  t.match(claimed, /"code":"GATEHOUSE_TOO_LARGE"/)
 
   // Claims less than it sends: only the claimed bytes are the body; the rest is a broken next request.
   const lying = await raw(port, `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\n${'y'.repeat(300)}`)
@@ -84,7 +85,7 @@ t.test('sizeLimit: 413 JSON whatever the client claims', async (t) => {
 
   const route = await post('/route', 'x'.repeat(11))
   t.equal(route.status, 413, 'route-level preParsing hook')
-  await route.arrayBuffer()
+  t.same(await route.json(), { error: 'request body too large', details: 'limit is 10 bytes', code: 'GATEHOUSE_TOO_LARGE' })
   t.same(await (await post('/route', 'x'.repeat(10))).json(), { len: 10 })
   t.same(await (await post('/free', 'x'.repeat(500))).json(), { len: 500 }, 'scoped to its context')
 })
@@ -92,7 +93,8 @@ t.test('sizeLimit: 413 JSON whatever the client claims', async (t) => {
 t.test('sizeLimit refuses bad limits', async (t) => {
   for (const limit of [0, -1, 1.5, '100', undefined]) {
     const bad = Fastify()
-    await t.rejects(bad.register(sizeLimitPlugin, { limit } as never).ready(), /option "limit"/, `limit ${String(limit)}`)
+    await t.rejects(async () => { await bad.register(sizeLimitPlugin, { limit } as never).ready() }, { code: 'GATEHOUSE_OPTION', option: 'sizeLimit.limit' }, `limit ${String(limit)}`)
     await bad.close()
+    t.throws(() => sizeLimitHook(limit as never), { code: 'GATEHOUSE_OPTION', option: 'sizeLimit.limit' }, `hook limit ${String(limit)}`)
   }
 })

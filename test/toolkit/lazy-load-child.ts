@@ -1,0 +1,51 @@
+/**
+ * Run by lazy-load.test.ts in a fresh process: reports, step by step, which heavy dependencies of the
+ * toolkit have been loaded yet. Prints one JSON object `{ step: [loaded package names] }`.
+ */
+import { createRequire } from 'node:module'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const require = createRequire(import.meta.url)
+const HEAVY = ['bcryptjs', 'argon2', '@fastify/static', '@fastify/compress']
+// ESM imports of a CommonJS package land in the same module cache, so a static import would show here too.
+const loaded = (): string[] => HEAVY.filter((name) => Object.keys(require.cache).some((k) => k.includes(`/node_modules/${name}/`)))
+const steps: Record<string, string[]> = {}
+
+const toolkit = await import('../../toolkit.js')
+steps.imported = loaded()
+
+const Fastify = (await import('fastify')).default
+const app = Fastify()
+app.get('/a', { onRequest: toolkit.withUserPasswd('admin', 'pw') }, async () => 'a')
+app.get('/b', { onRequest: toolkit.withBcryptHash('admin', `$2b$04$${'a'.repeat(53)}`) }, async () => 'b')
+await app.register(toolkit.pingPlugin)
+await app.ready()
+await app.close()
+steps.hooksSetUp = loaded()
+
+await toolkit.bcryptHash('pw', 4)
+steps.bcryptHashed = loaded()
+
+await toolkit.argon2Hash('pw', { memoryCost: 1024 })
+steps.argon2Hashed = loaded()
+
+const gz = Fastify()
+await gz.register(toolkit.gzipPlugin)
+await gz.ready()
+await gz.close()
+steps.gzipRegistered = loaded()
+
+const dir = mkdtempSync(join(tmpdir(), 'gatehouse-lazy-'))
+try {
+  const fs = Fastify()
+  await fs.register(toolkit.fileServerPlugin, { root: dir })
+  await fs.ready()
+  await fs.close()
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}
+steps.fileServerRegistered = loaded()
+
+process.stdout.write(JSON.stringify(steps))
