@@ -279,6 +279,7 @@ t.test('redis store', { skip: missing ?? false }, async (t) => {
 
   t.test('a root Redis store object: used as given, not closed with the app', async (t) => {
     const own = make()
+    await own.set('warm', '1', 1000) // connected before the app takes it, so "ready" below means "not closed"
     const app = Fastify()
     await app.register(authPlugin, { secret: SECRET, url: 'http://127.0.0.1', stateStore: own })
     t.equal(app.auth.stateStore, own)
