@@ -197,3 +197,22 @@ t.test('excludeCredentials lists the user\'s passkeys, so an authenticator is no
   const opts = await (await registerOptions(c)).json() as { excludeCredentials: Array<{ id: string }> }
   t.same(opts.excludeCredentials.map((e) => e.id), [credential.id])
 })
+
+t.test('loadUser gives the current user at each sign-in, or refuses it', async (t) => {
+  let allowed = true
+  const { client } = await startApp(t, { loadUser: (u) => allowed ? { ...u, email: 'alice@example.com' } : null })
+  const c = client()
+  const authn = authenticator()
+  await signIn(c, 'alice')
+  const { credential } = await addPasskey(c, authn)
+  await c.fetch('/auth/logout')
+  const ok = await passkeyLogin(c, authn, credential)
+  t.equal(ok.status, 200)
+  t.match(await ok.json(), { name: 'alice', email: 'alice@example.com' })
+  await c.fetch('/auth/logout')
+  allowed = false
+  const refused = await passkeyLogin(c, authn, credential)
+  t.equal(refused.status, 403)
+  t.match(await refused.json(), { code: 'GATEHOUSE_CREDENTIALS' })
+  t.equal(c.jar.get('JWT'), undefined)
+})

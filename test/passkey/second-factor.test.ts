@@ -146,3 +146,15 @@ t.test('secondFactor naming a provider that is not a direct provider fails the s
   await app.register(passkeyProvider, { secondFactor: ['locl'] })
   await t.rejects(app.ready(), { code: 'GATEHOUSE_OPTION', option: 'passkey.passkey.secondFactor' })
 })
+
+t.test('a pending login is not issued for an audience the app refuses', async (t) => {
+  const { client } = await startApp(t, { secondFactor: ['local'] }, { audiences: ['site-a'] })
+  const c = client()
+  await passwordLogin(c, 'alice', undefined, '?aud=site-a')
+  await addPasskey(c, authenticator())
+  await c.fetch('/auth/logout')
+  const res = await passwordLogin(c, 'alice', undefined, '?aud=site-b')
+  t.equal(res.status, 403)
+  t.match(await res.json(), { code: 'GATEHOUSE_FORBIDDEN' })
+  t.same(res.headers.getSetCookie(), [], 'no pending login')
+})
