@@ -19,6 +19,11 @@ export interface PasskeyContext {
   log(level: 'INFO' | 'WARN', format: string, ...args: unknown[]): void
 }
 
+/** What every answer is verified against: the ceremony's challenge, the allowed origins and the RP id. */
+export function expectations (o: ResolvedPasskeyOptions, challenge: string): { expectedChallenge: string; expectedOrigin: string[]; expectedRPID: string } {
+  return { expectedChallenge: challenge, expectedOrigin: o.origins, expectedRPID: o.rpID }
+}
+
 /**
  * The WebAuthn user handle of a user: 32 opaque bytes derived from the user id (which is already a hash of the
  * provider's id), the same every time, so an authenticator keeps one passkey per user and site.

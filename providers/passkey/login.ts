@@ -14,8 +14,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { queryText, readLoginRequest, requestFields } from '../../lib/login-request.js'
 import type { UserData } from '../../lib/user.js'
+import type { PasskeyCredential } from '../../stores/passkey/index.js'
 import type { CeremonyRecord } from './ceremony.js'
-import { reasonOf, userHandleOf, type PasskeyContext } from './context.js'
+import { expectations, reasonOf, userHandleOf, type PasskeyContext } from './context.js'
 import { readAuthentication } from './response.js'
 
 const MAX_USER = 256
@@ -62,24 +63,14 @@ export function verifyLogin (ctx: PasskeyContext) {
     const record = await ceremonies.finish(request, reply, 'login')
     const credential = await passkeys.get(response.id)
     if (credential === undefined) throw new HttpError(401, 'unknown passkey', 'no account has this passkey', ErrorCodes.CREDENTIALS)
-    const expected = record.userId
-    if ((expected !== undefined && credential.userId !== expected) ||
-        (response.response.userHandle !== undefined && response.response.userHandle !== Buffer.from(userHandleOf(credential.userId)).toString('base64url'))) {
-      log('WARN', 'sign-in refused: a passkey of user %s answered for another user', credential.userId)
-      throw new HttpError(403, 'forbidden', 'this passkey belongs to another user', ErrorCodes.CREDENTIALS)
-    }
+    checkOwner(ctx, record.userId, credential, response.response.userHandle)
     const second = record.pending !== undefined
-    let verified: Awaited<ReturnType<typeof webauthn.verifyAuthenticationResponse>>
-    try {
-      verified = await webauthn.verifyAuthenticationResponse({
-        response,
-        expectedChallenge: record.challenge,
-        expectedOrigin: o.origins,
-        expectedRPID: o.rpID,
-        credential: { id: credential.id, publicKey: new Uint8Array(credential.publicKey), counter: credential.counter, transports: credential.transports },
-        requireUserVerification: !second && o.userVerification === 'required'
-      })
-    } catch (err) {
+    const verified = await webauthn.verifyAuthenticationResponse({
+      response,
+      ...expectations(o, record.challenge),
+      credential: { id: credential.id, publicKey: new Uint8Array(credential.publicKey), counter: credential.counter, transports: credential.transports },
+      requireUserVerification: !second && o.userVerification === 'required'
+    }).catch((err: unknown) => {
       const reason = reasonOf(err)
       // A counter at or below the stored one means a copy of the authenticator may exist.
       const cloned = /counter/i.test(reason)
@@ -87,7 +78,7 @@ export function verifyLogin (ctx: PasskeyContext) {
       throw new HttpError(401, 'passkey refused', cloned
         ? 'the signature counter did not increase: this authenticator may have been copied'
         : 'the passkey response does not verify (origin, RP id, challenge or signature)', ErrorCodes.PASSKEY)
-    }
+    })
     if (!verified.verified) throw new HttpError(401, 'passkey refused', 'the signature does not verify', ErrorCodes.PASSKEY)
     if (record.pending !== undefined) await pending.spend(reply, record.pending)
     // Two sign-ins racing with one authenticator: only the one that moves the stored counter wins.
@@ -103,6 +94,17 @@ export function verifyLogin (ctx: PasskeyContext) {
       sessionOnly: record.pending?.sess ?? record.sess
     })
   }
+}
+
+/**
+ * The passkey must belong to the user the ceremony was for (`expected`: undefined for a discoverable sign-in, null
+ * for a typed name that is nobody's), and a user handle in the answer must be its owner's.
+ */
+function checkOwner (ctx: PasskeyContext, expected: string | null | undefined, credential: PasskeyCredential, userHandle: string | undefined): void {
+  const handleOk = userHandle === undefined || userHandle === Buffer.from(userHandleOf(credential.userId)).toString('base64url')
+  if ((expected === undefined || credential.userId === expected) && handleOk) return
+  ctx.log('WARN', 'sign-in refused: a passkey of user %s answered for another user', credential.userId)
+  throw new HttpError(403, 'forbidden', 'this passkey belongs to another user', ErrorCodes.CREDENTIALS)
 }
 
 async function currentUser (ctx: PasskeyContext, stored: UserData): Promise<UserData> {

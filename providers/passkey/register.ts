@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import type { UserData } from '../../lib/user.js'
 import type { PasskeyCredential } from '../../stores/passkey/index.js'
-import { passkeyInfo, reasonOf, userHandleOf, type PasskeyContext } from './context.js'
+import { expectations, passkeyInfo, reasonOf, userHandleOf, type PasskeyContext } from './context.js'
 import { isCredentialId, readLabel, readRegistration } from './response.js'
 
 export function registrationRoutes (scope: FastifyInstance, ctx: PasskeyContext): void {
@@ -42,19 +42,14 @@ export function registrationRoutes (scope: FastifyInstance, ctx: PasskeyContext)
     const record = await ceremonies.finish(request, reply, 'register')
     // Options asked while signed in as someone else (the session changed in between) add nothing here.
     if (record.userId !== user.id) throw new HttpError(403, 'forbidden', 'the passkey challenge was issued to another user', ErrorCodes.FORBIDDEN)
-    let verified: Awaited<ReturnType<typeof webauthn.verifyRegistrationResponse>>
-    try {
-      verified = await webauthn.verifyRegistrationResponse({
-        response,
-        expectedChallenge: record.challenge,
-        expectedOrigin: o.origins,
-        expectedRPID: o.rpID,
-        requireUserVerification: o.userVerification === 'required'
-      })
-    } catch (err) {
+    const verified = await webauthn.verifyRegistrationResponse({
+      response,
+      ...expectations(o, record.challenge),
+      requireUserVerification: o.userVerification === 'required'
+    }).catch((err: unknown) => {
       log('WARN', 'registration for user %s refused: %s', user.id, reasonOf(err))
       throw refused('the passkey response does not verify (origin, RP id, challenge or format)')
-    }
+    })
     if (!verified.verified) throw refused('the passkey response does not verify')
     const info = verified.registrationInfo
     // The id the authenticator put in its signed data is the one that counts; the browser's must agree with it.

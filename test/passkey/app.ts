@@ -76,3 +76,14 @@ export async function passkeyLogin (c: Client, authn: SoftAuthenticator, credent
 export function authenticator (): SoftAuthenticator {
   return new SoftAuthenticator(URL_BASE)
 }
+
+/** A signed-out browser of `user`, who holds one passkey (added during a password session). */
+export async function withPasskey (app: PasskeyApp, user: string): Promise<{ c: Client; authn: SoftAuthenticator; credential: SoftCredential }> {
+  const c = app.client()
+  const authn = authenticator()
+  await signIn(c, user)
+  const { res, credential } = await addPasskey(c, authn)
+  if (res.status !== 201) throw new Error(`adding a passkey for ${user}: ${res.status} ${await res.text()}`)
+  await c.fetch('/auth/logout')
+  return { c, authn, credential }
+}

@@ -2,11 +2,13 @@
  * Passkeys over real HTTP with a software authenticator: adding, listing and deleting a user's passkeys, signing in
  * discoverably and with a user name, what the options and cookies look like, and the session the sign-in ends in.
  */
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { MemoryPasskeyStore } from '../../stores/index.js'
-import { parseSetCookie } from '../helpers/client.js'
+import { parseSetCookie, type Client } from '../helpers/client.js'
+import type { PasskeyProviderOptions } from '../../index.js'
+import type { SoftAuthenticator, SoftCredential } from './authenticator.js'
 import {
-  addPasskey, authenticator, loginOptions, passkeyLogin, registerOptions, signIn, startApp, xsrf
+  addPasskey, authenticator, loginOptions, passkeyLogin, registerOptions, signIn, startApp, withPasskey, xsrf
 } from './app.js'
 
 t.test('a signed-in user adds a passkey, signs out and signs in with it (discoverable)', async (t) => {
@@ -87,12 +89,8 @@ t.test('discoverable options name no credentials; options with a user name name 
 })
 
 t.test('an unknown user name gets options that look like a real user\'s, and no passkey answers them', async (t) => {
-  const { client } = await startApp(t)
-  const c = client()
-  const authn = authenticator()
-  await signIn(c, 'alice')
-  const { credential } = await addPasskey(c, authn)
-  await c.fetch('/auth/logout')
+  const app = await startApp(t)
+  const { c, authn, credential } = await withPasskey(app, 'alice')
 
   const a = await loginOptions(c, { user: 'nobody' })
   const b = await loginOptions(c, { user: 'nobody' })
@@ -131,15 +129,21 @@ t.test('the sign-in keeps aud, session and from of the options request', async (
   t.equal(user.status, 200)
 })
 
-t.test('a user deletes a passkey; another user cannot; a deleted passkey signs nobody in', async (t) => {
+/** alice (with a passkey) and bob, both signed in with their passwords. */
+async function aliceAndBob (t: Test, opts: PasskeyProviderOptions = {}): Promise<{ store: MemoryPasskeyStore; alice: Client; bob: Client; authn: SoftAuthenticator; credential: SoftCredential }> {
   const store = new MemoryPasskeyStore()
-  const { client } = await startApp(t, { store })
+  const { client } = await startApp(t, { ...opts, store })
   const alice = client()
   const bob = client()
   const authn = authenticator()
   await signIn(alice, 'alice')
   await signIn(bob, 'bob')
   const { credential } = await addPasskey(alice, authn)
+  return { store, alice, bob, authn, credential }
+}
+
+t.test('a user deletes a passkey; another user cannot; a deleted passkey signs nobody in', async (t) => {
+  const { store, alice, bob, authn, credential } = await aliceAndBob(t)
 
   const foreign = await bob.fetch(`/auth/passkey/credentials/${credential.id}`, { method: 'DELETE', headers: xsrf(bob) })
   t.equal(foreign.status, 404, 'another user\'s passkey answers as an unknown one')
@@ -167,14 +171,7 @@ t.test('a user deletes a passkey; another user cannot; a deleted passkey signs n
 })
 
 t.test('a user holds at most maxPerUser passkeys; a passkey registered already is refused', async (t) => {
-  const store = new MemoryPasskeyStore()
-  const { client } = await startApp(t, { store, maxPerUser: 1 })
-  const alice = client()
-  const bob = client()
-  const authn = authenticator()
-  await signIn(alice, 'alice')
-  await signIn(bob, 'bob')
-  const { credential } = await addPasskey(alice, authn)
+  const { store, alice, bob, authn, credential } = await aliceAndBob(t, { maxPerUser: 1 })
   const full = await registerOptions(alice)
   t.equal(full.status, 409)
   t.match(await full.json(), { code: 'GATEHOUSE_CONFLICT' })
@@ -200,12 +197,8 @@ t.test('excludeCredentials lists the user\'s passkeys, so an authenticator is no
 
 t.test('loadUser gives the current user at each sign-in, or refuses it', async (t) => {
   let allowed = true
-  const { client } = await startApp(t, { loadUser: (u) => allowed ? { ...u, email: 'alice@example.com' } : null })
-  const c = client()
-  const authn = authenticator()
-  await signIn(c, 'alice')
-  const { credential } = await addPasskey(c, authn)
-  await c.fetch('/auth/logout')
+  const app = await startApp(t, { loadUser: (u) => allowed ? { ...u, email: 'alice@example.com' } : null })
+  const { c, authn, credential } = await withPasskey(app, 'alice')
   const ok = await passkeyLogin(c, authn, credential)
   t.equal(ok.status, 200)
   t.match(await ok.json(), { name: 'alice', email: 'alice@example.com' })
