@@ -209,3 +209,16 @@ t.test('loadUser gives the current user at each sign-in, or refuses it', async (
   t.match(await refused.json(), { code: 'GATEHOUSE_CREDENTIALS' })
   t.equal(c.jar.get('JWT'), undefined)
 })
+
+t.test('two sign-ins racing with one authenticator and one counter value: one wins', async (t) => {
+  const app = await startApp(t)
+  const { authn, credential } = await withPasskey(app, 'alice')
+  for (let round = 1; round <= 3; round++) {
+    const browsers = [app.client(), app.client(), app.client()]
+    const answers = []
+    for (const b of browsers) answers.push(authn.get(await loginOptions(b), credential, { counter: round * 10 }))
+    const results = await Promise.all(browsers.map((b, i) => b.fetch('/auth/passkey/login', { method: 'POST', json: answers[i] })))
+    t.same(results.map((r) => r.status).sort(), [200, 401, 401], `round ${round}`)
+    for (const r of results.filter((x) => x.status === 401)) t.match(await r.json(), { code: 'GATEHOUSE_PASSKEY' })
+  }
+})

@@ -169,6 +169,15 @@ t.test('Redis store', { skip: redisMissing }, async (t) => {
     }
   })
 
+  t.test('a corrupt record is a 503, never a credential', async (t) => {
+    const store = new RedisPasskeyStore(server.url, { keyPrefix: 'corrupt:' })
+    t.teardown(() => store.close())
+    await store.client.hset('corrupt:passkey:c:bad-json', 'fixed', '{not json', 'counter', '0')
+    await store.client.hset('corrupt:passkey:c:bad-shape', 'fixed', '{"id":1}', 'counter', '0')
+    await t.rejects(store.get('bad-json'), { statusCode: 503, name: 'PasskeyStoreError' })
+    await t.rejects(store.get('bad-shape'), { statusCode: 503, name: 'PasskeyStoreError' })
+  })
+
   t.test('Redis down: every method is a 503 PasskeyStoreError', async (t) => {
     const down = new RedisServer()
     await down.start()
@@ -201,4 +210,5 @@ t.test('opening a store by address or object', async (t) => {
   t.throws(() => openPasskeyStore('just text', 'passkey.store'), { option: 'passkey.store' })
   t.throws(() => openPasskeyStore({ add () {} }, 'passkey.store'), { option: 'passkey.store' })
   t.throws(() => openPasskeyStore(42, 'passkey.store'), { option: 'passkey.store' })
+  t.throws(() => openPasskeyStore('redis://user:pw@[bad', 'passkey.store'), { option: 'passkey.store', message: /^((?!pw).)*$/ }, 'an address that does not parse, not repeated')
 })
