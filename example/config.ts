@@ -27,6 +27,8 @@ export interface DemoConfig {
   /** Port of the local OAuth2 server behind the `custom` provider. */
   customPort: number
   avatarStore: string
+  /** Where passkeys live (`memory://`, `bolt://`, `redis://`). */
+  passkeyStore: string
   adminPasswd: string | undefined
   smtp: { host: string; port: number; username?: string; password?: string; from: string; startTLS: boolean } | undefined
   oidc: { issuer: string; cid: string; csecret: string } | undefined
@@ -94,6 +96,7 @@ export function readConfig (env: DemoEnv, builtinNames: readonly string[]): Demo
     devPort: port(env, 'DEV_AUTH_PORT', 8084),
     customPort: port(env, 'CUSTOM_AUTH_PORT', 9096),
     avatarStore: text(env, 'AVATAR_STORE') ?? 'bolt://./var/avatars.db',
+    passkeyStore: text(env, 'PASSKEY_STORE') ?? 'memory://',
     adminPasswd: text(env, 'ADMIN_PASSWD'),
     smtp,
     oidc,

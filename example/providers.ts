@@ -1,11 +1,12 @@
 /**
  * Every login method of the demo (SPEC §8): `local` (direct), `dev` (fake OAuth2 server), `email` (verified),
- * `custom` (through a local OAuth2 server), and, when configured, `oidc`, the built-ins, Apple and Telegram.
+ * `custom` (through a local OAuth2 server), and, when configured, `oidc`, the built-ins, Apple and Telegram; last,
+ * `passkey`: passkey sign-in, and the second factor of `local` for users who added a passkey.
  * Background services started here are handed to `onStop`, so they stop whether the demo closes or fails to start.
  */
 import type { FastifyInstance } from 'fastify'
 import {
-  appleKeyFromFile, devProvider, discoverOidc, oauth2Provider, safeEqual, SmtpSender,
+  appleKeyFromFile, devProvider, discoverOidc, oauth2Provider, passkeyProvider, safeEqual, SmtpSender,
   type ClaimsUpdFunc, type CredChecker, type Logger, type Sender
 } from '../index.js'
 import { startLocalOAuth2Server, type RunningOAuth2Server } from '../servers/index.js'
@@ -87,6 +88,9 @@ export async function addDemoProviders (app: FastifyInstance, ctx: ProviderConte
     // Polls the Bot API while the app runs; the app's close stops the poller.
     auth.addTelegramProvider({ token: cfg.telegram.token, ...(cfg.telegram.apiUrl !== undefined ? { apiUrl: cfg.telegram.apiUrl } : {}) })
   }
+  // Passkeys: added by a signed-in user on the page; then they sign in alone, and a `local` password login of a
+  // user who has one waits for it.
+  await app.register(passkeyProvider, { store: cfg.passkeyStore, rpName: 'fastify-gatehouse demo', secondFactor: ['local'] })
   return { dev, customUrl: local.url }
 }
 

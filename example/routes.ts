@@ -10,7 +10,12 @@ import { projectFile } from './paths.js'
 const PAGE_FILES: Record<string, string> = {
   '/': 'index.html',
   '/app.js': 'app.js',
+  '/passkey.js': 'passkey.js',
   '/style.css': 'style.css'
+}
+/** Browser libraries served as they are installed (no bundler): path → file under the project root. */
+const VENDOR_FILES: Record<string, string> = {
+  '/vendor/simplewebauthn-browser.js': 'node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js'
 }
 const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
@@ -28,9 +33,13 @@ export function registerApi (app: FastifyInstance): void {
 
 export function registerPage (app: FastifyInstance): void {
   const dir = dirname(projectFile('example/public/index.html'))
-  for (const [path, file] of Object.entries(PAGE_FILES)) {
+  const files: Array<[string, string]> = [
+    ...Object.entries(PAGE_FILES).map(([path, file]): [string, string] => [path, join(dir, file)]),
+    ...Object.entries(VENDOR_FILES).map(([path, file]): [string, string] => [path, projectFile(file)])
+  ]
+  for (const [path, file] of files) {
     const type = TYPES[file.slice(file.lastIndexOf('.') + 1)]!
-    app.get(path, async (_req, reply) => reply.type(type).header('cache-control', 'no-cache').send(await readFile(join(dir, file))))
+    app.get(path, async (_req, reply) => reply.type(type).header('cache-control', 'no-cache').send(await readFile(file)))
   }
 }
 

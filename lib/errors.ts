@@ -35,6 +35,10 @@ export const ErrorCodes = {
   STATE_MISMATCH: 'GATEHOUSE_STATE_MISMATCH',
   /** 401/403: a one-time value (state, confirmation token, login token) was already used. */
   ALREADY_USED: 'GATEHOUSE_ALREADY_USED',
+  /** 401: the password was right; a second factor (a passkey) must confirm the login before a session is issued. */
+  SECOND_FACTOR: 'GATEHOUSE_SECOND_FACTOR',
+  /** 400/401: a passkey (WebAuthn) response does not verify: origin, RP ID, challenge, signature or counter. */
+  PASSKEY: 'GATEHOUSE_PASSKEY',
   /** 404: no such route, provider, avatar or pending login. */
   NOT_FOUND: 'GATEHOUSE_NOT_FOUND',
   /** 409: the request conflicts with work in progress (e.g. the profiler is already profiling). */

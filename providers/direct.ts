@@ -11,6 +11,7 @@ import { ErrorCodes, HttpError, OptionsError } from '../lib/errors.js'
 import { checkKeys, optionFunction, optionName } from '../lib/options.js'
 import { queryText, readLoginRequest, requestFields } from '../lib/login-request.js'
 import { userId } from '../lib/user.js'
+import { secondFactorOf, takeSecondFactor } from '../lib/second-factor.js'
 import { mountProvider } from '../plugins/core/mount.js'
 import type { AuthProvider, CredChecker, GatehouseAuth } from '../plugins/core/types.js'
 
@@ -43,7 +44,10 @@ export function createDirectProvider (auth: GatehouseAuth, name: string, checker
         throw new HttpError(503, 'unavailable', 'credential check failed')
       }
       if (ok !== true) throw new HttpError(403, 'forbidden', 'incorrect user or password', ErrorCodes.CREDENTIALS)
-      return await auth.completeLogin(request, reply, { user: { name: user, id: userId(name, user) }, ...login })
+      const result = { user: { name: user, id: userId(name, user) }, ...login }
+      // A second factor required of this provider (e.g. passkeys) may take the login over: then no session yet.
+      const pending = await secondFactorOf(auth, name)?.(request, reply, result)
+      return pending ?? await auth.completeLogin(request, reply, result)
     }
   }
 }
@@ -66,6 +70,7 @@ async function direct (fastify: FastifyInstance, opts: DirectProviderOptions): P
   const checker = optionFunction<CredChecker>('direct.checker', o.checker)
   if (checker === undefined) throw new OptionsError('direct.checker', 'is required: (user, passwd) => boolean | Promise<boolean>')
   mountProvider(fastify, createDirectProvider(fastify.auth, name, checker))
+  takeSecondFactor(fastify.auth, name)
 }
 
 /** Direct (credential-checker) login as a plugin (`gatehouse-direct`). */

@@ -1,5 +1,8 @@
-/** `fastify-gatehouse/stores`: avatar stores (memory, file, lmdb, GridFS) and state stores (memory, Redis). */
-import { fileURLToPath } from 'node:url'
+/**
+ * `fastify-gatehouse/stores`: avatar stores (memory, file, lmdb, GridFS), state stores (memory, Redis) and passkey
+ * stores (memory, lmdb, Redis).
+ */
+import { pathOf, schemeOf } from './address.js'
 import { FileStore } from './file.js'
 import { GridFsStore } from './gridfs.js'
 import { LmdbStore } from './lmdb.js'
@@ -16,6 +19,12 @@ export {
   MemoryStateStore, RedisStateStore, StateStoreError, isStateStore, openStateStore,
   type MemoryStateStoreOptions, type RedisStateStoreOptions, type StateStore, type StateStoreOption
 } from '../lib/state-store/index.js'
+// Passkey stores (user id → WebAuthn credentials), chosen by address like the avatar stores.
+export {
+  LmdbPasskeyStore, MemoryPasskeyStore, RedisPasskeyStore, PasskeyStoreError, isPasskeyStore, openPasskeyStore,
+  type AddResult, type OpenedPasskeyStore, type PasskeyCredential, type PasskeyStore, type PasskeyStoreOption,
+  type RedisPasskeyStoreOptions
+} from './passkey/index.js'
 
 /**
  * Opens the avatar store an address names, or returns a store object unchanged:
@@ -32,7 +41,7 @@ export function newStore (address?: string | AvatarStore): AvatarStore {
     if (isAvatarStore(address)) return address
     throw new TypeError('avatar store must be an address string or an object with put, get, id, remove, list and close')
   }
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(address)?.[1]?.toLowerCase()
+  const scheme = schemeOf(address)
   switch (scheme) {
     case undefined:
       if (address.trim() === '') throw new TypeError('avatar store address is empty')
@@ -51,14 +60,6 @@ export function newStore (address?: string | AvatarStore): AvatarStore {
     default:
       throw new TypeError(`avatar store address scheme "${scheme}:" is not supported (use memory://, file://, bolt://, mongodb:// or a path)`)
   }
-}
-
-/** `scheme:///abs` is an absolute path (URL rules, %-escapes decoded); `scheme://rel` keeps the rest as is. */
-function pathOf (address: string): string {
-  const rest = address.slice(address.indexOf('://') + 3)
-  if (rest.startsWith('/')) return fileURLToPath('file://' + rest)
-  if (rest === '') throw new TypeError(`avatar store address "${address}" has no path`)
-  return rest
 }
 
 /**

@@ -3,7 +3,7 @@
 const $ = (sel) => document.querySelector(sel)
 const AUTH = '/auth'
 // Providers with a form or flow of their own on this page; every other one is an OAuth2 redirect.
-const OWN_UI = new Set(['local', 'email', 'telegram'])
+const OWN_UI = new Set(['local', 'email', 'telegram', 'passkey'])
 const LABELS = { dev: 'dev (fake OAuth2 server)', custom: 'custom (local OAuth2 server)', oidc: 'OpenID Connect' }
 
 function xsrfHeader () {
@@ -11,7 +11,7 @@ function xsrfHeader () {
   return m ? { 'X-XSRF-TOKEN': decodeURIComponent(m[1]) } : {}
 }
 
-async function api (path, init = {}) {
+export async function api (path, init = {}) {
   let res
   try {
     res = await fetch(path, { ...init, headers: { ...xsrfHeader(), ...(init.headers || {}) }, credentials: 'same-origin' })
@@ -23,9 +23,9 @@ async function api (path, init = {}) {
   return { status: res.status, body }
 }
 
-const reason = (r) => r.body?.details || r.body?.error || `status ${r.status}`
+export const reason = (r) => r.body?.details || r.body?.error || `status ${r.status}`
 
-function showMessage (text, kind = 'error') {
+export function showMessage (text, kind = 'error') {
   const el = $('#message')
   el.textContent = text
   el.dataset.kind = kind
@@ -38,6 +38,8 @@ async function refresh () {
   $('#status').textContent = signedIn ? `signed in as ${body.name}` : 'not signed in'
   $('#signed-in').hidden = !signedIn
   $('#sign-in').hidden = signedIn
+  // passkey.js shows the user's passkeys (or the passkey sign-in) from this.
+  document.dispatchEvent(new CustomEvent('gatehouse:user', { detail: signedIn ? body : null }))
   if (!signedIn) return
   $('#user-name').textContent = body.name
   $('#user-id').textContent = body.id
@@ -74,11 +76,15 @@ $('#direct-form').addEventListener('submit', async (ev) => {
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ user: form.get('user'), passwd: form.get('passwd') })
   })
+  // The password was right but the user has a passkey: passkey.js asks for it.
+  if (r.body?.code === 'GATEHOUSE_SECOND_FACTOR') { ev.target.reset(); document.dispatchEvent(new CustomEvent('gatehouse:second-factor')); return }
   if (r.status !== 200) { showMessage(`Sign-in failed: ${reason(r)}`); return }
   ev.target.reset()
   showMessage('')
   await refresh()
 })
+
+document.addEventListener('gatehouse:signed-in', async () => { showMessage(''); await refresh() })
 
 $('#email-form').addEventListener('submit', async (ev) => {
   ev.preventDefault()

@@ -1,0 +1,95 @@
+/**
+ * Passkey challenges: one-time, short-lived, bound to the browser that asked, and kept in the state store so any
+ * instance can finish what another began.
+ *
+ * Asking for options (`…/register/options`, `…/login/options`) stores the challenge and what the ceremony is for
+ * under a random handle in the state store, and gives the browser a cookie holding that handle, signed as a token
+ * of purpose `handshake` (it can never pass for a session), HttpOnly, SameSite=Strict and with its Path limited to
+ * the ceremony's routes. Finishing takes the record out of the store atomically before anything is verified, so a
+ * challenge is answered once: a replayed response, a second try or a response sent without that browser's cookie
+ * all fail.
+ */
+import { randomBytes } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type {} from '@fastify/cookie'
+import { ErrorCodes, HttpError } from '../../lib/errors.js'
+import type { StateStore } from '../../lib/state-store/types.js'
+import type { UserData } from '../../lib/user.js'
+import type { GatehouseAuth } from '../../plugins/core/types.js'
+
+export type CeremonyKind = 'register' | 'login'
+
+/** A password login waiting for its passkey (see pending.ts). */
+export interface PendingLogin {
+  /** The pending token's id: spent once. */
+  jti: string
+  /** When the pending login ends (seconds). */
+  exp: number
+  user: UserData
+  aud?: string | undefined
+  from?: string | undefined
+  sess: boolean
+}
+
+/** What a ceremony was started for, as kept in the state store. */
+export interface CeremonyRecord {
+  challenge: string
+  /**
+   * The user whose passkey must answer: the signed-in user (registration), the user of a typed name or of a
+   * pending login; null when a typed name is nobody's (no passkey can answer); absent for a discoverable sign-in.
+   */
+  userId?: string | null
+  aud?: string | undefined
+  from?: string | undefined
+  sess?: boolean
+  /** Set when the ceremony confirms a password login (second factor). */
+  pending?: PendingLogin
+}
+
+export interface Ceremonies {
+  /** Keeps the record and gives the browser its cookie. */
+  begin(reply: FastifyReply, kind: CeremonyKind, record: CeremonyRecord): Promise<void>
+  /** Takes the record of this browser's ceremony (once), clearing the cookie; throws a 4xx otherwise. */
+  finish(request: FastifyRequest, reply: FastifyReply, kind: CeremonyKind): Promise<CeremonyRecord>
+}
+
+export function ceremonies (auth: GatehouseAuth, name: string, store: StateStore, ttlMs: number): Ceremonies {
+  const cookieOf = (kind: CeremonyKind): { name: string; attrs: { path: string; httpOnly: true; secure: boolean; sameSite: 'strict' } } => ({
+    name: `gatehouse-passkey-${name}-${kind}`,
+    // Set and cleared with the same attributes, so the clearing header is never the weaker one.
+    attrs: { path: `${auth.options.authPrefix}/${name}/${kind}`, httpOnly: true, secure: auth.options.secureCookies, sameSite: 'strict' }
+  })
+  const keyOf = (kind: CeremonyKind, handle: string): string => `passkey:${name}:${kind}:${handle}`
+
+  return {
+    async begin (reply, kind, record) {
+      const handle = randomBytes(24).toString('base64url')
+      await store.set(keyOf(kind, handle), JSON.stringify(record), ttlMs)
+      const token = await auth.tokens.signPurpose('handshake', { p: name, k: kind, h: handle }, ttlMs)
+      const cookie = cookieOf(kind)
+      reply.setCookie(cookie.name, token, { ...cookie.attrs, maxAge: Math.ceil(ttlMs / 1000) })
+    },
+
+    async finish (request, reply, kind) {
+      const cookie = cookieOf(kind)
+      const token = request.cookies?.[cookie.name]
+      // Every answer ends the ceremony: good or bad, the browser must ask for new options.
+      reply.clearCookie(cookie.name, cookie.attrs)
+      if (token === undefined || token === '') {
+        throw new HttpError(400, 'no passkey ceremony in progress', `ask for options first (POST …/${kind}/options) in this browser`, ErrorCodes.HANDSHAKE)
+      }
+      let claims: Record<string, unknown>
+      try {
+        claims = await auth.tokens.verifyPurpose('handshake', token)
+      } catch {
+        throw new HttpError(403, 'passkey challenge expired or invalid', 'ask for new options', ErrorCodes.HANDSHAKE)
+      }
+      if (claims.p !== name || claims.k !== kind || typeof claims.h !== 'string') {
+        throw new HttpError(403, 'passkey challenge expired or invalid', 'the challenge belongs to another ceremony', ErrorCodes.HANDSHAKE)
+      }
+      const stored = await store.take(keyOf(kind, claims.h))
+      if (stored === undefined) throw new HttpError(403, 'passkey challenge already used', 'each challenge is answered once: ask for new options', ErrorCodes.ALREADY_USED)
+      return JSON.parse(stored) as CeremonyRecord
+    }
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * Signing in with a passkey: `POST …/login/options` (JSON or form `{user?, aud?, from?, session?}`), then
+ * `POST …/login` with the browser's answer. Three kinds of ceremony:
+ * - discoverable: no user name; the browser offers every passkey it holds for this site;
+ * - with a user name: only that user's passkeys are asked for (an unknown name gets a decoy list that looks the
+ *   same, so the answer does not tell who has an account);
+ * - second factor: the browser carries a pending password login; only that user's passkeys are asked for and the
+ *   session keeps what the password login asked (`aud`, `from`, `session`).
+ * In every kind the passkey must be registered, belong to the expected user, verify (origin, RP id, challenge,
+ * signature) and show a signature counter above the stored one (when the authenticator keeps one).
+ */
+import { createHmac, randomBytes } from 'node:crypto'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ErrorCodes, HttpError } from '../../lib/errors.js'
+import { queryText, readLoginRequest, requestFields } from '../../lib/login-request.js'
+import type { UserData } from '../../lib/user.js'
+import type { PasskeyCredential } from '../../stores/passkey/index.js'
+import type { CeremonyRecord } from './ceremony.js'
+import { expectations, reasonOf, userHandleOf, type PasskeyContext } from './context.js'
+import { readAuthentication } from './response.js'
+
+const MAX_USER = 256
+
+export function loginOptionsRoute (scope: FastifyInstance, ctx: PasskeyContext): void {
+  const { o, auth, webauthn, passkeys, ceremonies, pending } = ctx
+  const decoyId = decoys(ctx)
+
+  scope.post('/login/options', async (request, reply) => {
+    const fields = requestFields(request)
+    const waiting = await pending.read(request)
+    let record: Omit<CeremonyRecord, 'challenge'>
+    let allow: Array<{ id: string; transports?: string[] }> | undefined
+    let userVerification: 'required' | 'preferred' = o.userVerification
+    if (waiting !== undefined) {
+      record = { userId: waiting.user.id, pending: waiting }
+      allow = (await passkeys.list(waiting.user.id)).map((c) => ({ id: c.id, transports: c.transports }))
+      // The password was the knowledge factor: the passkey has to be present, not verified again.
+      userVerification = 'preferred'
+    } else {
+      const login = readLoginRequest(fields)
+      auth.checkAudience(login.aud)
+      record = { aud: login.aud, from: login.from, sess: login.sessionOnly }
+      const name = queryText(fields, 'user', MAX_USER, false)
+      if (name !== undefined) {
+        const userId = await o.findUser(name)
+        const own = typeof userId === 'string' && userId !== '' ? await passkeys.list(userId) : []
+        record.userId = typeof userId === 'string' && userId !== '' ? userId : null
+        allow = own.length > 0 ? own.map((c) => ({ id: c.id, transports: c.transports })) : [{ id: await decoyId(name) }]
+      }
+    }
+    const options = await webauthn.generateAuthenticationOptions({ rpID: o.rpID, timeout: o.challengeTtlMs, userVerification, ...(allow !== undefined ? { allowCredentials: allow } : {}) })
+    await ceremonies.begin(reply, 'login', { ...record, challenge: options.challenge })
+    return options
+  })
+}
+
+/** The provider's `login` (`POST …/login`): verifies the browser's answer and completes the login. */
+export function verifyLogin (ctx: PasskeyContext) {
+  const { o, auth, webauthn, passkeys, ceremonies, pending, log } = ctx
+  return async function login (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    if (request.method !== 'POST') throw new HttpError(400, 'bad request', 'POST the passkey response; ask for options at …/login/options first')
+    const response = readAuthentication(request.body)
+    const record = await ceremonies.finish(request, reply, 'login')
+    const credential = await passkeys.get(response.id)
+    if (credential === undefined) throw new HttpError(401, 'unknown passkey', 'no account has this passkey', ErrorCodes.CREDENTIALS)
+    checkOwner(ctx, record.userId, credential, response.response.userHandle)
+    const second = record.pending !== undefined
+    const verified = await webauthn.verifyAuthenticationResponse({
+      response,
+      ...expectations(o, record.challenge),
+      credential: { id: credential.id, publicKey: new Uint8Array(credential.publicKey), counter: credential.counter, transports: credential.transports },
+      requireUserVerification: !second && o.userVerification === 'required'
+    }).catch((err: unknown) => {
+      const reason = reasonOf(err)
+      // A counter at or below the stored one means a copy of the authenticator may exist.
+      const cloned = /counter/i.test(reason)
+      log('WARN', 'sign-in with a passkey of user %s refused: %s', credential.userId, reason)
+      throw new HttpError(401, 'passkey refused', cloned
+        ? 'the signature counter did not increase: this authenticator may have been copied'
+        : 'the passkey response does not verify (origin, RP id, challenge or signature)', ErrorCodes.PASSKEY)
+    })
+    if (!verified.verified) throw new HttpError(401, 'passkey refused', 'the signature does not verify', ErrorCodes.PASSKEY)
+    if (record.pending !== undefined) await pending.spend(reply, record.pending)
+    // Two sign-ins racing with one authenticator: only the one that moves the stored counter wins.
+    if (!(await passkeys.use(credential.id, credential.counter, verified.authenticationInfo.newCounter, Date.now()))) {
+      throw new HttpError(401, 'passkey refused', 'the passkey was used by another sign-in at the same time', ErrorCodes.PASSKEY)
+    }
+    const user = record.pending?.user ?? await currentUser(ctx, credential.user)
+    log('INFO', 'user %s signed in with a passkey%s', user.id, second ? ' (second factor)' : '')
+    return await auth.completeLogin(request, reply, {
+      user,
+      aud: record.pending?.aud ?? record.aud,
+      from: record.pending?.from ?? record.from,
+      sessionOnly: record.pending?.sess ?? record.sess
+    })
+  }
+}
+
+/**
+ * The passkey must belong to the user the ceremony was for (`expected`: undefined for a discoverable sign-in, null
+ * for a typed name that is nobody's), and a user handle in the answer must be its owner's.
+ */
+function checkOwner (ctx: PasskeyContext, expected: string | null | undefined, credential: PasskeyCredential, userHandle: string | undefined): void {
+  const handleOk = userHandle === undefined || userHandle === Buffer.from(userHandleOf(credential.userId)).toString('base64url')
+  if ((expected === undefined || credential.userId === expected) && handleOk) return
+  ctx.log('WARN', 'sign-in refused: a passkey of user %s answered for another user', credential.userId)
+  throw new HttpError(403, 'forbidden', 'this passkey belongs to another user', ErrorCodes.CREDENTIALS)
+}
+
+async function currentUser (ctx: PasskeyContext, stored: UserData): Promise<UserData> {
+  if (ctx.o.loadUser === undefined) return stored
+  const user = await ctx.o.loadUser(stored)
+  if (user === null || user === undefined) throw new HttpError(403, 'forbidden', 'this account may not sign in', ErrorCodes.CREDENTIALS)
+  return user
+}
+
+/**
+ * Decoy credential ids for names that have no passkey: the same for a name every time and on every instance
+ * (derived from the secret of the default audience, or from a random key when there is none), 32 bytes like a
+ * real id, so options for an unknown name look like those of a real one.
+ */
+function decoys (ctx: PasskeyContext): (name: string) => Promise<string> {
+  let key: Promise<Buffer> | undefined
+  const keyOf = async (): Promise<Buffer> => {
+    let secret = ''
+    try { secret = await ctx.auth.options.secret('') } catch { /* no default audience */ }
+    return typeof secret === 'string' && secret !== ''
+      ? createHmac('sha256', secret).update('gatehouse-passkey-decoy').digest()
+      : randomBytes(32)
+  }
+  return async (name) => createHmac('sha256', await (key ??= keyOf())).update(name).digest('base64url')
+}

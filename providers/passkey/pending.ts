@@ -1,0 +1,74 @@
+/**
+ * Passkeys as a second factor. After a direct provider accepted a password, a user who holds a passkey gets no
+ * session: the answer is 401 `GATEHOUSE_SECOND_FACTOR` and a pending-login cookie, a token of purpose
+ * `handshake` (never usable as a session) naming the user, short-lived, HttpOnly, SameSite=Strict and sent only
+ * to this provider's login routes. Asking for login options with it asks for one of that user's passkeys; the
+ * passkey's answer spends the pending login (once) and only then is the session issued.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type {} from '@fastify/cookie'
+import { ErrorCodes, HttpError, sendError } from '../../lib/errors.js'
+import type { FirstFactorLogin, SecondFactor } from '../../lib/second-factor.js'
+import type { StateStore } from '../../lib/state-store/types.js'
+import type { UserData } from '../../lib/user.js'
+import type { GatehouseAuth } from '../../plugins/core/types.js'
+import type { PasskeyStore } from '../../stores/passkey/index.js'
+import type { PendingLogin } from './ceremony.js'
+
+// Spent pending logins are remembered a little past their expiry, covering clock differences between instances.
+const SPENT_MARGIN_MS = 60_000
+
+export interface PendingLogins {
+  /** The second factor the direct providers named in `secondFactor` call after a right password. */
+  factor: SecondFactor
+  /** The pending login this browser carries, if any and still valid. */
+  read(request: FastifyRequest): Promise<PendingLogin | undefined>
+  /** Spends the pending login (once, on every instance sharing the store) and clears its cookie. */
+  spend(reply: FastifyReply, pending: PendingLogin): Promise<void>
+}
+
+export function pendingLogins (auth: GatehouseAuth, name: string, ttlMs: number, state: StateStore, passkeys: PasskeyStore): PendingLogins {
+  const cookieName = `gatehouse-passkey-${name}-pending`
+  const attrs = { path: `${auth.options.authPrefix}/${name}/login`, httpOnly: true, secure: auth.options.secureCookies, sameSite: 'strict' as const }
+
+  async function factor (_request: FastifyRequest, reply: FastifyReply, login: FirstFactorLogin): Promise<FastifyReply | undefined> {
+    // Fails closed: a passkey store that cannot answer is a 503 (PasskeyStoreError), never a login with one factor.
+    if ((await passkeys.list(login.user.id)).length === 0) return undefined
+    auth.checkAudience(login.aud)
+    const payload: Record<string, unknown> = { p: name, k: 'pending', user: login.user, sess: login.sessionOnly === true }
+    if (login.from !== undefined) payload.from = login.from
+    const token = await auth.tokens.signPurpose('handshake', payload, ttlMs, login.aud)
+    reply.setCookie(cookieName, token, { ...attrs, maxAge: Math.ceil(ttlMs / 1000) })
+    auth.logger.logf('[INFO] passkey %s: password of user %s accepted, waiting for a passkey', name, login.user.id)
+    return sendError(reply, 401, 'second factor required',
+      `confirm with a passkey: POST ${auth.options.authPrefix}/${name}/login/options, then ${auth.options.authPrefix}/${name}/login`, ErrorCodes.SECOND_FACTOR)
+  }
+
+  return {
+    factor,
+
+    async read (request) {
+      const token = request.cookies?.[cookieName]
+      if (token === undefined || token === '') return undefined
+      let claims: Record<string, unknown>
+      try {
+        claims = await auth.tokens.verifyPurpose('handshake', token)
+      } catch {
+        return undefined // expired or forged: as if there were none (it never grants anything by itself)
+      }
+      const user = claims.user as UserData | undefined
+      if (claims.p !== name || claims.k !== 'pending' || user === null || typeof user !== 'object' || typeof user.id !== 'string' || typeof user.name !== 'string') return undefined
+      const aud = Array.isArray(claims.aud) && typeof claims.aud[0] === 'string' ? claims.aud[0] : undefined
+      return { jti: claims.jti as string, exp: claims.exp as number, user: { name: user.name, id: user.id }, aud, from: typeof claims.from === 'string' ? claims.from : undefined, sess: claims.sess === true }
+    },
+
+    async spend (reply, pending) {
+      reply.clearCookie(cookieName, attrs)
+      const keepMs = Math.max(1, pending.exp * 1000 - Date.now()) + SPENT_MARGIN_MS
+      if (pending.exp * 1000 <= Date.now()) throw new HttpError(401, 'pending login expired', 'sign in with the password again', ErrorCodes.TOKEN_EXPIRED)
+      if (!(await state.setIfAbsent(`passkey:${name}:pending:${pending.jti}`, '1', keepMs))) {
+        throw new HttpError(403, 'pending login already completed', 'sign in with the password again', ErrorCodes.ALREADY_USED)
+      }
+    }
+  }
+}
