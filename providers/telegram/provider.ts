@@ -93,7 +93,9 @@ function createTelegramProvider (auth: GatehouseAuth, o: ResolvedTelegramOptions
     const from = auth.safeRedirect(login.from)
     let username: string
     try { username = await bot() } catch (err) {
-      throw new HttpError(503, 'telegram unavailable', (err as Error).message)
+      // The Bot API's own text stays in the log: a client learns only which peer failed.
+      log('WARN', 'getMe failed: %s', (err as Error).message)
+      throw new HttpError(503, 'telegram unavailable', 'the Telegram Bot API did not answer usably; try again later')
     }
     const token = randomBytes(18).toString('base64url')
     const record: LoginRecord = { s: 'p', exp: Date.now() + o.requestTtlMs, sess: login.sessionOnly }
