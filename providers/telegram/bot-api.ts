@@ -121,7 +121,8 @@ export class TelegramBotApi {
     } catch (err) {
       const reason = err instanceof OutboundError ? err.reason : 'unreachable'
       if (reason === 'aborted') throw err // stopping: the caller knows why
-      const why = reason === 'timeout' ? 'timed out' : reason === 'too-large' ? `answer larger than ${maxBytes} bytes` : (err as Error).message
+      if (reason === 'too-large') throw new TelegramApiError(`${what}: ${what === 'download' ? 'file' : 'answer'} larger than ${maxBytes} bytes`, undefined, undefined, err)
+      const why = reason === 'timeout' ? 'timed out' : (err as Error).message
       throw new TelegramApiError(`${what}: Bot API unreachable (${why})`, undefined, undefined, err)
     } finally {
       deadline.clear()
