@@ -43,7 +43,11 @@ export class Deadline {
   private readonly controller = new AbortController()
   private readonly timer: NodeJS.Timeout
   private readonly parent: AbortSignal | undefined
-  private readonly onParentAbort = (): void => { this.abort(new OutboundError('aborted', 'the call was stopped')) }
+  // An outer deadline that expired passes its own reason on (a timeout stays a timeout); any other stop is `aborted`.
+  private readonly onParentAbort = (): void => {
+    const reason: unknown = this.parent?.reason
+    this.abort(reason instanceof OutboundError ? reason : new OutboundError('aborted', 'the call was stopped'))
+  }
 
   constructor (readonly ms: number, parent?: AbortSignal) {
     this.signal = this.controller.signal

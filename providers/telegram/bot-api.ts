@@ -71,16 +71,17 @@ export class TelegramBotApi {
     return this.call('sendMessage', { chat_id: chatId, text })
   }
 
-  getUserProfilePhotos (userId: number, limit = 1): Promise<TgUserProfilePhotos> {
-    return this.call('getUserProfilePhotos', { user_id: userId, limit })
+  /** `signal` (here and below): an outer deadline or stop, on top of each call's own deadline. */
+  getUserProfilePhotos (userId: number, limit = 1, signal?: AbortSignal): Promise<TgUserProfilePhotos> {
+    return this.call('getUserProfilePhotos', { user_id: userId, limit }, { signal })
   }
 
-  getFile (fileId: string): Promise<TgFile> { return this.call('getFile', { file_id: fileId }) }
+  getFile (fileId: string, signal?: AbortSignal): Promise<TgFile> { return this.call('getFile', { file_id: fileId }, { signal }) }
 
   /** Downloads a file found by getFile; refuses more than `maxBytes` (on the wire and decompressed). */
-  async downloadFile (filePath: string, maxBytes: number): Promise<Uint8Array> {
+  async downloadFile (filePath: string, maxBytes: number, signal?: AbortSignal): Promise<Uint8Array> {
     if (!/^[A-Za-z0-9_./-]+$/.test(filePath) || filePath.includes('..')) throw new TelegramApiError('download: unexpected file path')
-    const res = await this.request(`${this.base}/file/bot${this.cfg.token}/${filePath}`, { method: 'GET' }, 'download', maxBytes)
+    const res = await this.request(`${this.base}/file/bot${this.cfg.token}/${filePath}`, { method: 'GET' }, 'download', maxBytes, { signal })
     if (res.status !== 200) throw new TelegramApiError(`download: HTTP ${res.status}`, res.status)
     return res.body
   }
@@ -120,7 +121,7 @@ export class TelegramBotApi {
       return { status: ans.status, body: ans.body }
     } catch (err) {
       const reason = err instanceof OutboundError ? err.reason : 'unreachable'
-      if (reason === 'aborted') throw err // stopping: the caller knows why
+      if (reason === 'aborted') throw err // stopped by the caller, who knows why
       if (reason === 'too-large') throw new TelegramApiError(`${what}: ${what === 'download' ? 'file' : 'answer'} larger than ${maxBytes} bytes`, undefined, undefined, err)
       const why = reason === 'timeout' ? 'timed out' : (err as Error).message
       throw new TelegramApiError(`${what}: Bot API unreachable (${why})`, undefined, undefined, err)

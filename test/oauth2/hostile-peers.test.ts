@@ -8,10 +8,12 @@
 import t, { type Test } from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
 import { funcLogger } from '../../lib/logger.js'
-import { oauth2Provider } from '../../providers/index.js'
+import { createServer } from 'node:http'
+import { once } from 'node:events'
+import { oauth2Provider, oidcProvider } from '../../providers/index.js'
 import { JWKS_MAX_AGE_MS, JWKS_REFETCH_COOLDOWN_MS } from '../../providers/oauth2/jwks.js'
 import { BAD_ACCESS_TOKENS, startStandin, type Faults } from './standin.js'
-import { APP_URL, currentUser, startApp } from './app.js'
+import { APP_URL, bootError, currentUser, startApp } from './app.js'
 
 const gh = await startStandin({ clientId: 'gh-cid', clientSecret: 'gh-secret', tokenAuth: 'post', pkce: true, userinfo: { id: 42, login: 'mona', name: 'Mona' } })
 t.teardown(gh.close)
@@ -154,4 +156,31 @@ t.test('an unreachable endpoint: 502 naming the endpoint, not its address; the n
   t.same(JSON.parse(nav.body), { error: 'token endpoint unreachable', details: 'the provider could not be reached', code: 'GATEHOUSE_UPSTREAM' })
   t.notMatch(nav.body, /127\.0\.0\.1|ECONNREFUSED/)
   t.same(lines.slice(mark), ['[WARN] oauth2 github: login failed: 502 token endpoint unreachable (the provider could not be reached): 127.0.0.1:1: ECONNREFUSED'])
+})
+
+t.test('a discovery document that trickles or floods fails registration in bounded time, naming the option', async (t) => {
+  // /slow: headers, then a byte every 100 ms; /flood: 64 MiB of JSON-looking bytes.
+  const server = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' })
+    if (req.url?.startsWith('/slow/')) {
+      const timer = setInterval(() => res.write(' '), 100)
+      res.once('close', () => clearInterval(timer))
+      return
+    }
+    let left = 1024
+    const chunk = Buffer.alloc(64 * 1024, 0x20)
+    const pump = (): void => { while (left-- > 0) if (!res.write(chunk)) { res.once('drain', pump); return } res.end() }
+    res.once('close', () => { left = 0 })
+    pump()
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => { server.closeAllConnections(); server.close() })
+  const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+  for (const [path, why] of [['slow', /did not answer in time \(no answer within 800 ms\)/], ['flood', /answer too large \(more than 1048576 bytes\)/]] as const) {
+    const started = performance.now()
+    const err = await bootError(async (app) => { await app.register(oidcProvider, { name: 'sso', cid: 'c', csecret: 's', issuer: `${base}/${path}`, timeoutMs: 800 }) })
+    t.ok(performance.now() - started < 3000, `${path}: refused in bounded time`)
+    t.match(err, { name: 'OptionsError', code: 'GATEHOUSE_OPTION', option: 'oidc.issuer', message: why }, path)
+  }
 })
