@@ -16,7 +16,7 @@ export interface SendOptions {
 }
 
 export interface Sender {
-  send(address: string, text: string, options: SendOptions): MaybePromise<void>
+  send(address: string, text: string, options?: SendOptions): MaybePromise<void>
   /** MIME type the text is delivered as; `text/html` makes the provider HTML-escape template values. */
   readonly contentType?: string
   /**
@@ -25,7 +25,7 @@ export interface Sender {
    */
   readonly peer?: string
 }
-export type SenderFunc = (address: string, text: string, options: SendOptions) => MaybePromise<void>
+export type SenderFunc = (address: string, text: string, options?: SendOptions) => MaybePromise<void>
 
 /**
  * - `rejected`: the address is not acceptable (malformed, or refused by the upstream) → 400, the message shown
