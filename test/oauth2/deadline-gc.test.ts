@@ -21,27 +21,11 @@ if (gc === undefined) {
 
 async function gcTests (collect: () => void): Promise<void> {
   const { default: FakeTimers } = await import('@sinonjs/fake-timers')
-  const { oauth2Provider } = await import('../../providers/index.js')
-  const { funcLogger } = await import('../../lib/logger.js')
-  const { startStandin } = await import('./standin.js')
-  const { APP_URL, currentUser, startApp } = await import('./app.js')
+  const { APP_URL, currentUser } = await import('./app.js')
+  const { startTwoProviders } = await import('./two-providers.js')
 
   const TIMEOUT_MS = 1500
-  const gh = await startStandin({ clientId: 'gh-cid', clientSecret: 'gh-secret', tokenAuth: 'post', pkce: true, userinfo: { id: 42, login: 'mona', name: 'Mona' } })
-  t.teardown(gh.close)
-  const goo = await startStandin({
-    clientId: 'g-cid', clientSecret: 'g-secret', tokenAuth: 'post', pkce: true, oidc: true, idClaims: { sub: 'g-7' }, userinfo: { sub: 'g-7', name: 'Gee' }
-  })
-  t.teardown(goo.close)
-  const lines: string[] = []
-  const app = await startApp(async (app) => {
-    await app.register(oauth2Provider, { name: 'github', cid: 'gh-cid', csecret: 'gh-secret', authURL: `${gh.url}/authorize`, tokenURL: `${gh.url}/token`, infoURL: `${gh.url}/userinfo`, timeoutMs: TIMEOUT_MS })
-    await app.register(oauth2Provider, {
-      name: 'google', cid: 'g-cid', csecret: 'g-secret', authURL: `${goo.url}/authorize`, tokenURL: `${goo.url}/token`, infoURL: `${goo.url}/userinfo`,
-      jwksURL: `${goo.url}/jwks`, issuer: goo.url, timeoutMs: TIMEOUT_MS
-    })
-  }, { logger: funcLogger((l) => lines.push(l)) })
-  t.teardown(app.close)
+  const { gh, goo, app, lines } = await startTwoProviders(t, TIMEOUT_MS)
 
   /** Login and the provider's authorize step; the callback URL the provider sends the browser to. */
   async function beginLogin (browser: ReturnType<typeof app.browser>, provider: string): Promise<URL> {

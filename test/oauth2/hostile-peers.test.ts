@@ -6,32 +6,18 @@
  * made, nothing of the provider (address, text, token) reaches the client, and no token reaches the log.
  */
 import t, { type Test } from 'tap'
-import FakeTimers from '@sinonjs/fake-timers'
-import { funcLogger } from '../../lib/logger.js'
 import { createServer } from 'node:http'
 import { once } from 'node:events'
+import FakeTimers from '@sinonjs/fake-timers'
+import { funcLogger } from '../../lib/logger.js'
 import { oauth2Provider, oidcProvider } from '../../providers/index.js'
 import { JWKS_MAX_AGE_MS, JWKS_REFETCH_COOLDOWN_MS } from '../../providers/oauth2/jwks.js'
-import { BAD_ACCESS_TOKENS, startStandin, type Faults } from './standin.js'
+import { BAD_ACCESS_TOKENS, type Faults } from './standin.js'
+import { startTwoProviders } from './two-providers.js'
 import { APP_URL, bootError, currentUser, startApp } from './app.js'
 
-const gh = await startStandin({ clientId: 'gh-cid', clientSecret: 'gh-secret', tokenAuth: 'post', pkce: true, userinfo: { id: 42, login: 'mona', name: 'Mona' } })
-t.teardown(gh.close)
-const goo = await startStandin({
-  clientId: 'g-cid', clientSecret: 'g-secret', tokenAuth: 'post', pkce: true, oidc: true, idClaims: { sub: 'g-7' }, userinfo: { sub: 'g-7', name: 'Gee' }
-})
-t.teardown(goo.close)
-
 const TIMEOUT_MS = 3000
-const lines: string[] = []
-const testApp = await startApp(async (app) => {
-  await app.register(oauth2Provider, { name: 'github', cid: 'gh-cid', csecret: 'gh-secret', authURL: `${gh.url}/authorize`, tokenURL: `${gh.url}/token`, infoURL: `${gh.url}/userinfo`, timeoutMs: TIMEOUT_MS })
-  await app.register(oauth2Provider, {
-    name: 'google', cid: 'g-cid', csecret: 'g-secret', authURL: `${goo.url}/authorize`, tokenURL: `${goo.url}/token`, infoURL: `${goo.url}/userinfo`,
-    jwksURL: `${goo.url}/jwks`, issuer: goo.url, timeoutMs: TIMEOUT_MS
-  })
-}, { logger: funcLogger((l) => lines.push(l)) })
-t.teardown(testApp.close)
+const { gh, goo, app: testApp, lines } = await startTwoProviders(t, TIMEOUT_MS)
 
 interface Outcome { status: number; body: Record<string, unknown>; ms: number; rssGrowthMB: number; signedIn: boolean }
 
