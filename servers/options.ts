@@ -54,7 +54,7 @@ export function resolveCommon (where: string, opts: CommonServerOptions, withLog
     if (!Array.isArray(redirectUris) || !redirectUris.every((u) => typeof u === 'string' && /^https?:\/\/[^#]+$/.test(u))) {
       throw new OptionsError(name('redirectUris'), 'must be a list of absolute http(s) URLs without fragment')
     }
-    // An empty list used to mean "any": a code would then go wherever an authorization request says.
+    // Refused rather than read as "any": a code would then go wherever an authorization request says.
     if (redirectUris.length === 0) {
       throw new OptionsError(name('redirectUris'), 'must list at least one URI; leave it out to accept only the callback of the provider registered with providerOptions')
     }
