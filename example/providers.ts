@@ -68,8 +68,14 @@ export async function addDemoProviders (app: FastifyInstance, ctx: ProviderConte
 
   auth.addVerifProvider('email', emailTemplate(ctx.url), emailSender(ctx))
 
-  // custom: the embeddable local OAuth2 server, with its login page, registered as any third-party server.
-  const local = await startLocalOAuth2Server({ url: `http://localhost:${cfg.customPort}`, withLoginPage: true, logger: ctx.logger })
+  // custom: the embeddable local OAuth2 server, with its login page, registered as any third-party server. It
+  // sends codes to our callback only, as a real provider does with the callback registered in its console.
+  const local = await startLocalOAuth2Server({
+    url: `http://localhost:${cfg.customPort}`,
+    withLoginPage: true,
+    redirectUris: [`${ctx.url}/auth/custom/callback`],
+    logger: ctx.logger
+  })
     .catch((err: unknown) => { throw portError(err, cfg.customPort, 'CUSTOM_AUTH_PORT') })
   ctx.onStop(local.close)
   await app.register(oauth2Provider, { name: 'custom', ...local.providerOptions })

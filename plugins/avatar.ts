@@ -27,14 +27,16 @@ async function gatehouseAvatar (fastify: FastifyInstance, opts: AvatarOptions): 
     throw new OptionsError('avatar.store', `cannot be opened: ${(err as Error).message}`)
   }
   const logger = auth.logger
+  const proxy = new AvatarProxy(store, { base: url + o.prefix, resizeLimit: o.resizeLimit, maxPixels: o.maxPixels, fetch: o.fetch, loginWaitMs: o.loginWaitMs }, logger)
   fastify.addHook('onClose', async () => {
+    // Picture fetches still running in the background are stopped first: they write to the store.
+    await proxy.close()
     try {
       await store.close()
     } catch (err) {
       logger.logf('[WARN] avatar: closing the store failed: %s', (err as Error)?.message ?? String(err))
     }
   })
-  const proxy = new AvatarProxy(store, { base: url + o.prefix, resizeLimit: o.resizeLimit, maxPixels: o.maxPixels, fetch: o.fetch }, logger)
   auth.avatar = proxy
   await fastify.register(avatarRoutes({ store, maxAge: o.maxAge, logger }), { prefix: o.prefix })
 }

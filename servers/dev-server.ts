@@ -44,7 +44,7 @@ export async function startDevServer (opts: DevServerOptions = {}): Promise<Runn
     publicHost: publicHostOf(host),
     client
   })
-  return { url: server.url, close: server.close, providerOptions: providerOptionsFor(server.url, client) }
+  return { url: server.url, close: server.close, providerOptions: providerOptionsFor(server.url, client, server.registerRedirectUri) }
 }
 
 /** Wildcard listen addresses are reached through loopback. */

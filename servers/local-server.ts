@@ -38,7 +38,7 @@ export async function startLocalOAuth2Server (opts: LocalOAuth2ServerOptions): P
     publicHost: publicHostOf(url.hostname.replace(/^\[(.*)\]$/, '$1')),
     client
   })
-  return { url: server.url, close: server.close, providerOptions: providerOptionsFor(server.url, client) }
+  return { url: server.url, close: server.close, providerOptions: providerOptionsFor(server.url, client, server.registerRedirectUri) }
 }
 
 function parseServerUrl (value: unknown): URL {

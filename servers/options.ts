@@ -17,7 +17,11 @@ export interface CommonServerOptions {
   autoLoginUser?: string
   /** E-mail of a user name, added to the userinfo answer when it returns one. Default: no e-mail. */
   emailFn?: EmailFn
-  /** Redirect URIs the client may use (exact match). Default: any http(s) URI, repeated at the token request. */
+  /**
+   * Redirect URIs the client may use, compared exactly (RFC 9700 §4.1.3); at least one. Default: only the
+   * callback of the provider registered with this server's `providerOptions` (it registers itself when set
+   * up); until then every authorization request is refused.
+   */
   redirectUris?: string[]
   /** Logger (`stdLogger()` etc.). Default noop. Never given codes, tokens or secrets. */
   logger?: Logger
@@ -45,16 +49,23 @@ export function resolveCommon (where: string, opts: CommonServerOptions, withLog
   if (typeof logger?.logf !== 'function') throw new OptionsError(name('logger'), 'must have a logf(format, ...args) method')
   const autoLoginUser = opts.autoLoginUser ?? 'dev_user'
   if (typeof autoLoginUser !== 'string' || autoLoginUser.trim() === '') throw new OptionsError(name('autoLoginUser'), 'must be a non-empty string')
-  const redirectUris = opts.redirectUris ?? []
-  if (!Array.isArray(redirectUris) || !redirectUris.every((u) => typeof u === 'string' && /^https?:\/\/[^#]+$/.test(u))) {
-    throw new OptionsError(name('redirectUris'), 'must be a list of absolute http(s) URLs without fragment')
+  const redirectUris = opts.redirectUris
+  if (redirectUris !== undefined) {
+    if (!Array.isArray(redirectUris) || !redirectUris.every((u) => typeof u === 'string' && /^https?:\/\/[^#]+$/.test(u))) {
+      throw new OptionsError(name('redirectUris'), 'must be a list of absolute http(s) URLs without fragment')
+    }
+    // Refused rather than read as "any": a code would then go wherever an authorization request says.
+    if (redirectUris.length === 0) {
+      throw new OptionsError(name('redirectUris'), 'must list at least one URI; leave it out to accept only the callback of the provider registered with providerOptions')
+    }
   }
   return {
     withLoginPage,
     loginPageHandler: opts.loginPageHandler,
     autoLoginUser,
     emailFn: opts.emailFn,
-    redirectUris: [...redirectUris],
+    redirectUris: [...(redirectUris ?? [])],
+    redirectUrisFixed: redirectUris !== undefined,
     logger,
     codeTtlMs: positive(name('codeTtlMs'), opts.codeTtlMs, 60_000),
     tokenTtlMs: positive(name('tokenTtlMs'), opts.tokenTtlMs, 3_600_000),

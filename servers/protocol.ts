@@ -67,7 +67,7 @@ export function parseScope (scope: string | undefined): string[] {
 
 /**
  * A redirect URI the client may use: absolute http(s), no fragment (RFC 6749 §3.1.2), and one of the
- * registered URIs when the client registered any (exact string match, no prefix games).
+ * registered URIs (exact string match, no prefix games, RFC 9700 §4.1.3). With none registered, none is.
  */
 export function checkRedirectUri (uri: string, registered: readonly string[]): string | undefined {
   let parsed: URL
@@ -75,7 +75,7 @@ export function checkRedirectUri (uri: string, registered: readonly string[]): s
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'redirect_uri must be http or https'
   if (parsed.hash !== '' || uri.includes('#')) return 'redirect_uri must not contain a fragment'
   if (parsed.username !== '' || parsed.password !== '') return 'redirect_uri must not contain credentials'
-  if (registered.length > 0 && !registered.includes(uri)) return 'redirect_uri is not registered for this client'
+  if (!registered.includes(uri)) return 'redirect_uri is not registered for this client'
   return undefined
 }
 

@@ -26,6 +26,8 @@ export interface LocalProviderOptions {
   scopes: string[]
   /** Userinfo JSON → user. Throws on a malformed answer (the engine reports that as a provider failure). */
   mapUser: (data: unknown, raw?: unknown) => LocalMappedUser
+  /** Registers the provider's callback with the server (called by the OAuth2 engine when the provider is set up). */
+  onRedirectUri: (uri: string) => void
 }
 
 /**
@@ -44,7 +46,15 @@ export function mapLocalUser (data: unknown): LocalMappedUser {
 }
 
 /** Everything a client needs to use the server at `url` with these credentials. */
-export function providerOptionsFor (url: string, client: ClientCredentials): LocalProviderOptions {
+export function providerOptionsFor (url: string, client: ClientCredentials, registerRedirectUri: (uri: string) => void): LocalProviderOptions {
   const { authURL, tokenURL, infoURL } = serverEndpoints(url)
-  return { cid: client.cid, csecret: client.csecret, endpoint: { authURL, tokenURL }, infoURL, scopes: [...LOCAL_SCOPES], mapUser: mapLocalUser }
+  return {
+    cid: client.cid,
+    csecret: client.csecret,
+    endpoint: { authURL, tokenURL },
+    infoURL,
+    scopes: [...LOCAL_SCOPES],
+    mapUser: mapLocalUser,
+    onRedirectUri: registerRedirectUri
+  }
 }

@@ -47,6 +47,15 @@ export async function startAuthServer (config: AuthServerConfig): Promise<Runnin
   let closing: Promise<void> | undefined
   return {
     url: ctx.url,
+    registerRedirectUri (uri: string) {
+      const { redirectUris } = config
+      if (redirectUris.includes(uri)) return
+      if (config.redirectUrisFixed) {
+        config.logger.logf('[WARN] [%s] %s is not among the redirectUris given: logins through it will be refused', config.label, uri)
+        return
+      }
+      redirectUris.push(uri)
+    },
     close: async () => {
       closing ??= app.close().then(() => { config.logger.logf('[%s] OAuth2 server on %s stopped', config.label, ctx.url) })
       await closing

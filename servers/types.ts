@@ -24,8 +24,13 @@ export interface AuthServerConfig {
   publicHost: string
   /** The one client this server knows. */
   client: ClientCredentials
-  /** Redirect URIs the client may use; empty accepts any http(s) URI (the token request must repeat it). */
+  /** Redirect URIs the client may use (exact match); empty refuses every authorization request. */
   redirectUris: string[]
+  /**
+   * Whether `redirectUris` was given. When not, the provider registered with `providerOptions` adds its own
+   * callback (the only URI it will ever use); when given, the list is final.
+   */
+  redirectUrisFixed: boolean
   withLoginPage: boolean
   loginPageHandler: LoginPageHandler | undefined
   /** The user signed in without a page when `withLoginPage` is false. */
@@ -77,4 +82,6 @@ export interface RunningAuthServer {
   /** Base URL with the real bound port, no trailing slash. */
   url: string
   close(): Promise<void>
+  /** Accepts `uri` as a redirect URI from now on, unless the list was given at start (then it only warns). */
+  registerRedirectUri(uri: string): void
 }

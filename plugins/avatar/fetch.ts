@@ -5,11 +5,10 @@
  * and total time limits, and a bounded number of redirects, each checked like the first link.
  */
 import { lookup as dnsLookup } from 'node:dns/promises'
-import http, { type IncomingMessage } from 'node:http'
-import https from 'node:https'
 import { isIP } from 'node:net'
 import type { LookupFunction } from 'node:net'
 import { isPublicIp } from '../../lib/ip.js'
+import { Deadline, outboundRequest, OutboundError } from '../../lib/http/request.js'
 
 export interface FetchLimits {
   /** Largest body accepted, in bytes. */
@@ -35,36 +34,46 @@ export class PictureFetchError extends Error {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308])
+const ACCEPT = 'image/png,image/jpeg,image/gif,image/webp,image/avif;q=0.9'
 
-export async function fetchPicture (link: string, limits: FetchLimits): Promise<Buffer> {
-  const controller = new AbortController()
-  const timer = setTimeout(() => controller.abort(new PictureFetchError(`no complete answer within ${limits.timeoutMs} ms`)), limits.timeoutMs)
+/**
+ * Fetches the picture at `link` (every hop through the package's one outbound call: a deadline timer that
+ * destroys the socket, a byte cap on the wire and after decompression). `signal` stops it early (the avatar
+ * plugin closing).
+ */
+export async function fetchPicture (link: string, limits: FetchLimits, signal?: AbortSignal): Promise<Buffer> {
+  const deadline = new Deadline(limits.timeoutMs, signal)
   try {
     let url = parseLink(link)
     for (let hop = 0; ; hop++) {
-      const addresses = await abortable(checkedAddresses(url, limits), controller.signal)
-      const res = await request(url, addresses, limits, controller.signal)
-      if (REDIRECTS.has(res.statusCode ?? 0)) {
-        res.destroy()
+      const addresses = await abortable(checkedAddresses(url, limits), deadline.signal)
+      const res = await outboundRequest(url, {
+        deadline,
+        maxBytes: limits.maxBytes,
+        connectTimeoutMs: limits.connectTimeoutMs,
+        lookup: pinnedLookup(addresses),
+        headers: { accept: ACCEPT, 'user-agent': 'fastify-gatehouse-avatar' },
+        readBodyOf: (status) => status === 200
+      })
+      if (REDIRECTS.has(res.status)) {
         if (hop >= limits.maxRedirects) throw new PictureFetchError(`more than ${limits.maxRedirects} redirects`)
         const location = res.headers.location
-        if (location === undefined || location === '') throw new PictureFetchError(`redirect ${res.statusCode} without a Location`)
+        if (location === undefined || location === '') throw new PictureFetchError(`redirect ${res.status} without a Location`)
         url = parseLink(location, url)
         continue
       }
-      if (res.statusCode !== 200) {
-        res.destroy()
-        throw new PictureFetchError(`status ${res.statusCode} from ${url.host}`)
-      }
-      return await readBody(res, limits.maxBytes, controller.signal)
+      if (res.status !== 200) throw new PictureFetchError(`status ${res.status} from ${url.host}`)
+      return res.body
     }
   } catch (err) {
-    // An abort surfaces as the request's AbortError; report the reason it was aborted for.
-    if (controller.signal.aborted && controller.signal.reason instanceof PictureFetchError) throw controller.signal.reason
     if (err instanceof PictureFetchError) throw err
+    if (err instanceof OutboundError) {
+      if (err.reason === 'timeout' || err.reason === 'too-large' || err.reason === 'aborted') throw new PictureFetchError(err.message)
+      throw new PictureFetchError(`fetch failed: ${err.message}`)
+    }
     throw new PictureFetchError(`fetch failed: ${(err as NodeJS.ErrnoException)?.code ?? (err as Error)?.message ?? String(err)}`)
   } finally {
-    clearTimeout(timer)
+    deadline.clear()
   }
 }
 
@@ -103,51 +112,16 @@ function hostAllowed (host: string, allowed: readonly string[]): boolean {
   return allowed.some((a) => a.startsWith('.') ? host.endsWith(a) || host === a.slice(1) : host === a)
 }
 
-function request (url: URL, targets: Address[], limits: FetchLimits, signal: AbortSignal): Promise<IncomingMessage> {
-  // Node asks this instead of DNS: the socket goes to the addresses that were checked, nowhere else.
-  // With `all` (Happy Eyeballs, on by default in Node 20) it may try each of them.
-  const pinned = ((_host: string, opts: { all?: boolean }, cb: (...a: unknown[]) => void) => {
+/**
+ * Node asks this instead of DNS: the socket goes to the addresses that were checked, nowhere else (no second
+ * lookup a rebinding DNS server could answer differently). With `all` (Happy Eyeballs, on by default in Node
+ * 20) it may try each of them.
+ */
+function pinnedLookup (targets: Address[]): LookupFunction {
+  return ((_host: string, opts: { all?: boolean }, cb: (...a: unknown[]) => void) => {
     if (opts?.all === true) cb(null, targets)
     else cb(null, targets[0]!.address, targets[0]!.family)
   }) as unknown as LookupFunction
-  const get = url.protocol === 'https:' ? https.get : http.get
-  return new Promise((resolve, reject) => {
-    const req = get(url, {
-      lookup: pinned,
-      signal,
-      agent: false,
-      headers: { accept: 'image/png,image/jpeg,image/gif,image/webp,image/avif;q=0.9', 'user-agent': 'fastify-gatehouse-avatar' }
-    }, resolve)
-    // on, not once: a late second error (socket reset while the body streams) must not go unhandled.
-    req.on('error', reject)
-    req.once('socket', (socket) => {
-      if (!socket.connecting) return
-      const t = setTimeout(() => req.destroy(new PictureFetchError(`no connection to ${url.host} within ${limits.connectTimeoutMs} ms`)), limits.connectTimeoutMs)
-      socket.once('connect', () => clearTimeout(t))
-      socket.once('close', () => clearTimeout(t))
-    })
-  })
-}
-
-async function readBody (res: IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<Buffer> {
-  const declared = Number(res.headers['content-length'])
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    res.destroy()
-    throw new PictureFetchError(`body of ${declared} bytes exceeds the ${maxBytes}-byte limit`)
-  }
-  const chunks: Buffer[] = []
-  let size = 0
-  try {
-    for await (const chunk of res) {
-      size += (chunk as Buffer).length
-      if (size > maxBytes) throw new PictureFetchError(`body exceeds the ${maxBytes}-byte limit`)
-      chunks.push(chunk as Buffer)
-    }
-  } finally {
-    res.destroy()
-  }
-  if (signal.aborted) throw signal.reason
-  return Buffer.concat(chunks)
 }
 
 /** DNS lookups cannot be cancelled; stop waiting for one when the total time is up. */

@@ -25,6 +25,11 @@ export interface AvatarFetchOptions {
   allowPrivate?: boolean | string[]
   /** When set, only pictures from these hosts are fetched (`host`, or `.example.com` for its subdomains). */
   allowedHosts?: string[]
+  /**
+   * How long a login waits for its picture: ms or `'1s'`; 0 never waits. Default 1 s. A picture that takes
+   * longer is stored when it arrives (within `timeout`), replacing the identicon the login went on with.
+   */
+  loginWait?: Duration
 }
 
 /** Options of `avatarPlugin`. */
@@ -49,6 +54,7 @@ export interface AvatarOptions {
 
 export interface ResolvedAvatarOptions {
   store: string | AvatarStore | undefined
+  loginWaitMs: number
   prefix: string
   url: string | undefined
   resizeLimit: number
@@ -58,7 +64,7 @@ export interface ResolvedAvatarOptions {
 }
 
 const KNOWN = ['store', 'prefix', 'url', 'resizeLimit', 'maxAge', 'fetch']
-const KNOWN_FETCH = ['maxBytes', 'connectTimeout', 'timeout', 'maxRedirects', 'maxPixels', 'allowPrivate', 'allowedHosts']
+const KNOWN_FETCH = ['maxBytes', 'connectTimeout', 'timeout', 'maxRedirects', 'maxPixels', 'allowPrivate', 'allowedHosts', 'loginWait']
 
 /** Validates the options and applies defaults; errors name the option as `avatar.<name>`. */
 export function resolveAvatarOptions (opts: AvatarOptions): ResolvedAvatarOptions {
@@ -70,6 +76,7 @@ export function resolveAvatarOptions (opts: AvatarOptions): ResolvedAvatarOption
   const hosts = f.allowedHosts === undefined ? undefined : optionList('avatar.fetch.allowedHosts', f.allowedHosts)
   return {
     store: o.store,
+    loginWaitMs: f.loginWait === 0 ? 0 : optionDuration('avatar.fetch.loginWait', f.loginWait, 1000),
     prefix: optionPrefix('avatar.prefix', o.prefix, '/avatar'),
     url: o.url === undefined ? undefined : checkUrl(o.url),
     resizeLimit: optionInt('avatar.resizeLimit', o.resizeLimit, 0, 0),

@@ -2,6 +2,13 @@
  * The avatar proxy the auth core calls at login (`fastify.auth.avatar.save`): picture link or bytes in,
  * stored PNG and its public link out. Any failure short of the store itself ends in an identicon; a store
  * failure ends in no link. Neither fails the login.
+ *
+ * A picture link is fetched off the login's critical path: the login waits for the picture at most
+ * `loginWaitMs` (a fast host's picture is there at once); after that the login goes on with the identicon
+ * (or the picture of an earlier login), and the fetch finishes in the background, within its own deadline,
+ * and replaces the identicon when it arrives. The avatar's link never changes, so the session's link then
+ * serves the picture (browsers revalidate it with its ETag once `maxAge` has passed). Background fetches are
+ * bounded in number, one per user at a time, and stopped when the plugin closes.
  */
 import { createHash } from 'node:crypto'
 import type { AvatarStore } from '../../stores/index.js'
@@ -17,14 +24,28 @@ export interface ProxyConfig {
   resizeLimit: number
   maxPixels: number
   fetch: FetchLimits
+  /** How long a login waits for a picture link to be fetched and stored before going on without it, ms. */
+  loginWaitMs: number
 }
+
+/** Picture fetches running at once; a login beyond this goes on with the identicon and fetches nothing. */
+const MAX_FETCHES = 64
 
 /** Stable avatar id of a user: the sha1 hex of the user id, so repeated logins overwrite one entry. */
 export function avatarIdOf (userId: string): string {
   return createHash('sha1').update(userId).digest('hex')
 }
 
+type Source = { url?: string | undefined; bytes?: Uint8Array | undefined }
+
+/** One picture fetch: once `late`, the login went on and the picture waits for the placeholder's write. */
+interface Fetching { late: boolean; committed: boolean; placeholder: Promise<unknown> }
+
 export class AvatarProxy implements AvatarSaver {
+  /** Picture fetches in flight, by avatar id. */
+  private readonly fetching = new Map<string, Promise<boolean>>()
+  private readonly stopping = new AbortController()
+
   constructor (readonly store: AvatarStore, private readonly cfg: ProxyConfig, private readonly logger: Logger) {}
 
   /** Public link of a stored avatar. */
@@ -37,21 +58,21 @@ export class AvatarProxy implements AvatarSaver {
     await this.store.remove(avatarIdOf(userId))
   }
 
-  async save (userId: string, source: { url?: string | undefined; bytes?: Uint8Array | undefined } = {}): Promise<string | undefined> {
+  /** Stops the picture fetches in flight (their sockets are destroyed) and waits for them; call before closing the store. */
+  async close (): Promise<void> {
+    this.stopping.abort()
+    await Promise.allSettled([...this.fetching.values()])
+  }
+
+  async save (userId: string, source: Source = {}): Promise<string | undefined> {
     if (typeof userId !== 'string' || userId === '') return undefined
     const avatarId = avatarIdOf(userId)
-    const png = await this.picture(userId, source ?? {})
     try {
-      if (png === undefined) {
-        // Keep a picture stored at an earlier login rather than replace it by an identicon after a
-        // passing failure (provider down, timeout).
-        if (await this.store.id(avatarId) !== null) return this.link(avatarId)
-        // resizeLimit bounds pictures; it never blows the identicon up.
-        const limit = this.cfg.resizeLimit
-        await this.store.put(avatarId, await identiconPng(userId, limit > 0 && limit < IDENTICON_SIZE ? limit : 0))
-      } else {
-        await this.store.put(avatarId, png)
-      }
+      const url = source?.url
+      if (source?.bytes === undefined && typeof url === 'string' && url !== '') return await this.saveFromLink(userId, avatarId, url)
+      const png = await this.picture(userId, source ?? {})
+      if (png === undefined) return await this.placeholder(userId, avatarId)
+      await this.store.put(avatarId, png)
       return this.link(avatarId)
     } catch (err) {
       this.logger.logf('[WARN] avatar: store failed for user %s, login continues without an avatar: %s', userId, describe(err))
@@ -59,15 +80,63 @@ export class AvatarProxy implements AvatarSaver {
     }
   }
 
+  /** A picture link: fetched and stored if that takes at most `loginWaitMs`, else finished in the background. */
+  private async saveFromLink (userId: string, avatarId: string, url: string): Promise<string | undefined> {
+    // A fetch for this user is running (a login moments ago): it will store the picture.
+    if (this.fetching.has(avatarId)) return await this.placeholder(userId, avatarId, false)
+    if (this.fetching.size >= MAX_FETCHES || this.stopping.signal.aborted) {
+      this.logger.logf('[INFO] avatar: picture of user %s not fetched (%s), using an identicon', userId, this.stopping.signal.aborted ? 'closing' : 'too many fetches running')
+      return await this.placeholder(userId, avatarId)
+    }
+    const state: Fetching = { late: false, committed: false, placeholder: Promise.resolve() }
+    const work = this.fetchAndStore(userId, avatarId, url, state)
+    this.fetching.set(avatarId, work)
+    void work.catch(() => {}).finally(() => { this.fetching.delete(avatarId) })
+
+    const done = await settlesWithin(work, this.cfg.loginWaitMs)
+    if (done) return (await work) ? this.link(avatarId) : await this.placeholder(userId, avatarId)
+    // The picture is being written now: wait for that one store write rather than race it.
+    if (state.committed) return (await work) ? this.link(avatarId) : undefined
+    state.late = true
+    state.placeholder = this.placeholder(userId, avatarId)
+    work.then(
+      (stored) => { if (stored) this.logger.logf('[INFO] avatar: picture of user %s stored after the login', userId) },
+      (err: unknown) => { this.logger.logf('[WARN] avatar: store failed for user %s: %s', userId, describe(err)) }
+    )
+    return await state.placeholder as string | undefined
+  }
+
+  /** Fetches, decodes and stores the picture; false when there is none to store (the failure is logged). */
+  private async fetchAndStore (userId: string, avatarId: string, url: string, state: Fetching): Promise<boolean> {
+    const png = await this.picture(userId, { url })
+    if (png === undefined) return false
+    if (state.late) await state.placeholder.catch(() => {})
+    else state.committed = true
+    await this.store.put(avatarId, png)
+    return true
+  }
+
+  /**
+   * The link when an avatar is stored already (a picture of an earlier login is kept rather than replaced by
+   * an identicon after a passing failure), else the identicon's (written unless `write` is false).
+   */
+  private async placeholder (userId: string, avatarId: string, write = true): Promise<string | undefined> {
+    if (await this.store.id(avatarId) !== null || !write) return this.link(avatarId)
+    // resizeLimit bounds pictures; it never blows the identicon up.
+    const limit = this.cfg.resizeLimit
+    await this.store.put(avatarId, await identiconPng(userId, limit > 0 && limit < IDENTICON_SIZE ? limit : 0))
+    return this.link(avatarId)
+  }
+
   /** The user's picture as our own PNG, or undefined (no source, or a source that failed: logged). */
-  private async picture (userId: string, source: { url?: string | undefined; bytes?: Uint8Array | undefined }): Promise<Buffer | undefined> {
+  private async picture (userId: string, source: Source): Promise<Buffer | undefined> {
     let where = 'picture bytes'
     try {
       let bytes = source.bytes
       if (bytes === undefined) {
         if (typeof source.url !== 'string' || source.url === '') return undefined
         where = `picture from ${hostOf(source.url)}`
-        bytes = await fetchPicture(source.url, this.cfg.fetch)
+        bytes = await fetchPicture(source.url, this.cfg.fetch, this.stopping.signal)
       } else if (bytes.length > this.cfg.fetch.maxBytes) {
         throw new PictureFetchError(`${bytes.length} bytes exceed the ${this.cfg.fetch.maxBytes}-byte limit`)
       }
@@ -78,6 +147,17 @@ export class AvatarProxy implements AvatarSaver {
       return undefined
     }
   }
+}
+
+/** Whether `p` settles (either way) within `ms`; a timer of its own, cleared when it does. */
+async function settlesWithin (p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const out = await Promise.race([
+    p.then(() => true, () => true),
+    new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), ms) })
+  ])
+  clearTimeout(timer)
+  return out
 }
 
 function hostOf (link: string): string {

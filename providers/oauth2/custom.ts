@@ -45,6 +45,11 @@ export interface CustomProviderOptions {
   handshakeTtlMs?: number
   /** Where used login states are remembered (StateStore or `redis://` address). Default: root `stateStore`, else memory. */
   stateStore?: StateStoreOption
+  /**
+   * Called once with this provider's callback URL when the provider is set up. The `providerOptions` of a local
+   * OAuth2 server set it, so that the server accepts exactly this callback as `redirect_uri`.
+   */
+  onRedirectUri?: (uri: string) => void
 }
 
 /** The engine configuration of a custom provider. Throws OptionsError on a reserved name or bad options. */
@@ -70,6 +75,7 @@ export function customConfig (name: string, client: CustomClient, opts: CustomPr
     mapUser: opts.mapUser,
     timeoutMs: opts.timeoutMs,
     handshakeTtlMs: opts.handshakeTtlMs,
-    stateStore: opts.stateStore
+    stateStore: opts.stateStore,
+    onRedirectUri: opts.onRedirectUri
   }
 }

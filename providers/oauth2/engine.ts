@@ -18,7 +18,8 @@ import type { JWTPayload } from 'jose'
 import type { AuthProvider, GatehouseAuth } from '../../plugins/core/types.js'
 import { userId, type UserData } from '../../lib/user.js'
 import { HttpError } from '../../lib/errors.js'
-import { callProvider, DEFAULT_TIMEOUT_MS, excerpt, jsonObject, upstreamError, type UpstreamAnswer } from './upstream.js'
+import { callProvider, causeOf, DEFAULT_TIMEOUT_MS, excerpt, jsonObject, upstreamError } from './upstream.js'
+import { checkTokenAnswer, type TokenAnswer } from './token-answer.js'
 import {
   clearHandshake, DEFAULT_HANDSHAKE_TTL_MS, handshakeCookie, randomToken, setHandshake, takeHandshake, type Handshake
 } from './handshake.js'
@@ -98,6 +99,11 @@ export interface OAuth2ProviderConfig {
    * instances behind one URL). Default: the root option `stateStore`, else the app's in-memory store.
    */
   stateStore?: StateStoreOption | undefined
+  /**
+   * Called once, when the provider is built, with its callback URL (`redirect_uri`). A local OAuth2 server's
+   * `providerOptions` set this so that the server accepts exactly this provider's callback.
+   */
+  onRedirectUri?: ((uri: string) => void) | undefined
 }
 
 /**
@@ -112,6 +118,7 @@ export async function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2Prov
   const formPost = cfg.responseMode === 'form_post'
   const cookie = handshakeCookie(auth, name, formPost)
   const redirectURI = `${auth.options.url}${auth.options.authPrefix}/${name}/callback`
+  cfg.onRedirectUri?.(redirectURI)
   const verifyIdToken = cfg.oidc === undefined ? undefined : (await import('./idtoken.js')).idTokenVerifier(cfg.oidc, cfg.cid, timeoutMs)
 
   async function login (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -149,8 +156,12 @@ export async function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2Prov
     try {
       return await finishLogin(request, reply)
     } catch (err) {
-      // Details hold status codes and provider error codes, never codes, tokens or secrets.
-      if (err instanceof HttpError) auth.logger.logf('[WARN] oauth2 %s: login failed: %d %s (%s)', name, err.statusCode, err.message, err.details ?? '')
+      // Details hold status codes and registered OAuth2 error codes, never codes, tokens or secrets; the cause
+      // (a network error, the peer's host) is logged here, once, and never sent to the client.
+      if (err instanceof HttpError) {
+        const cause = causeOf(err)
+        auth.logger.logf('[WARN] oauth2 %s: login failed: %d %s (%s)%s', name, err.statusCode, err.message, err.details ?? '', cause === '' ? '' : `: ${cause}`)
+      }
       throw err
     }
   }
@@ -169,8 +180,7 @@ export async function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2Prov
     const code = queryText(params, 'code', 4096, false)
     if (code === undefined) throw new HttpError(400, 'missing code', 'the provider did not return an authorization code')
 
-    const tokenResponse = await exchangeCode(code, hs.cv)
-    const accessToken = tokenResponse.access_token as string
+    const { fields: tokenResponse, accessToken } = await exchangeCode(code, hs.cv)
     let idToken: JWTPayload | undefined
     if (verifyIdToken !== undefined) {
       if (typeof tokenResponse.id_token !== 'string') throw upstreamError('token endpoint answered garbage', 'no id_token from an OpenID Connect provider')
@@ -217,7 +227,7 @@ export async function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2Prov
     if (!issuers.includes(iss)) throw new HttpError(400, 'issuer mismatch', 'the authorization response comes from another issuer')
   }
 
-  async function exchangeCode (code: string, verifier: string | undefined): Promise<Record<string, unknown>> {
+  async function exchangeCode (code: string, verifier: string | undefined): Promise<TokenAnswer> {
     const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectURI })
     if (verifier !== undefined) form.set('code_verifier', verifier)
     const secret = typeof cfg.csecret === 'function' ? await cfg.csecret() : cfg.csecret
@@ -229,17 +239,7 @@ export async function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2Prov
       form.set('client_secret', secret)
     }
     const ans = await callProvider(cfg.tokenURL, { method: 'POST', headers, body: form.toString() }, 'token endpoint', timeoutMs)
-    if (ans.status >= 500) throw upstreamError('token endpoint failed', `status ${ans.status}`)
-    const body = tokenBody(ans)
-    if (body === undefined) throw upstreamError('token endpoint answered garbage', `status ${ans.status}, ${excerpt(ans.contentType, 60) || 'no content type'}`)
-    if (typeof body.error === 'string') {
-      // An expired, reused or forged code is the caller's problem; anything else (bad client) is ours.
-      if (body.error === 'invalid_grant' || body.error === 'bad_verification_code') throw new HttpError(400, 'authorization code rejected', excerpt(body.error))
-      throw upstreamError('token endpoint refused the exchange', excerpt(body.error))
-    }
-    if (ans.status < 200 || ans.status > 299) throw upstreamError('token endpoint failed', `status ${ans.status}`)
-    if (typeof body.access_token !== 'string' || body.access_token === '') throw upstreamError('token endpoint answered garbage', 'no access_token')
-    return body
+    return checkTokenAnswer(ans)
   }
 
   async function fetchUserinfo (accessToken: string): Promise<{ data: Record<string, unknown>; raw: Buffer }> {
@@ -254,15 +254,6 @@ export async function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2Prov
   }
 
   return { name, login, callback }
-}
-
-/** Token answers are JSON; GitHub answers form-encoded when a client forgets `Accept`, so take both. */
-function tokenBody (ans: UpstreamAnswer): Record<string, unknown> | undefined {
-  if (ans.contentType.includes('application/x-www-form-urlencoded')) {
-    const out = Object.fromEntries(new URLSearchParams(ans.body.toString('utf8')))
-    return Object.keys(out).length > 0 ? out : undefined
-  }
-  return jsonObject(ans.body)
 }
 
 /** The callback parameters: the query, or the POSTed form for `form_post` (and only there). */
@@ -316,6 +307,10 @@ function validateConfig (cfg: OAuth2ProviderConfig): void {
   }
   if (!Array.isArray(cfg.scopes) || !cfg.scopes.every((s) => typeof s === 'string')) bad('scopes', 'must be a list of strings')
   if (typeof cfg.mapUser !== 'function') bad('mapUser', 'must be a function')
+  if (cfg.infoAuthScheme !== undefined && (typeof cfg.infoAuthScheme !== 'string' || !/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,40}$/.test(cfg.infoAuthScheme))) {
+    bad('infoAuthScheme', 'must be an HTTP authorization scheme name, e.g. "Bearer"')
+  }
+  if (cfg.onRedirectUri !== undefined && typeof cfg.onRedirectUri !== 'function') bad('onRedirectUri', 'must be a function (uri)')
   for (const field of ['timeoutMs', 'handshakeTtlMs'] as const) {
     const v = cfg[field]
     if (v !== undefined && (!Number.isInteger(v) || v <= 0)) bad(field, 'must be a positive integer (ms)')

@@ -3,10 +3,11 @@
  * algorithms only, so a token MACed with the public client id can never pass), `iss`, `aud` = our client id,
  * `exp`/`iat`, and the `nonce` we sent at login, compared in constant time.
  */
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose'
+import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose'
 import { HttpError } from '../../lib/errors.js'
 import { safeEqual } from '../../lib/compare.js'
-import { upstreamError, upstreamTimeout } from './upstream.js'
+import { upstreamError } from './upstream.js'
+import { ProviderKeys } from './jwks.js'
 
 export interface OidcSettings {
   /**
@@ -24,9 +25,9 @@ const CLOCK_TOLERANCE_S = 60
 
 export type IdTokenVerifier = (idToken: string, nonce: string | undefined) => Promise<JWTPayload>
 
-/** Builds a verifier with its own JWKS cache (keys fetched once, refetched on an unknown `kid`). */
+/** Builds a verifier with its own JWKS cache (see jwks.ts: capped fetch, refetch on an unknown `kid` rate-limited). */
 export function idTokenVerifier (settings: OidcSettings, clientId: string, timeoutMs: number): IdTokenVerifier {
-  const jwks = createRemoteJWKSet(new URL(settings.jwksURL), { timeoutDuration: timeoutMs })
+  const jwks = new ProviderKeys(settings.jwksURL, timeoutMs).getKey
   const issuers = Array.isArray(settings.issuer) ? settings.issuer : [settings.issuer]
   return async (idToken, nonce) => {
     let payload: JWTPayload
@@ -52,12 +53,12 @@ export function idTokenVerifier (settings: OidcSettings, clientId: string, timeo
 }
 
 function mapJoseError (err: unknown): HttpError {
-  if (err instanceof joseErrors.JWKSTimeout) return upstreamTimeout('provider keys did not answer in time', 'JWKS fetch timed out')
-  // Plain JOSEError: the JWKS answer was not 200 or not JSON.
-  if (err instanceof joseErrors.JWKSInvalid || (err instanceof joseErrors.JOSEError && err.code === 'ERR_JOSE_GENERIC')) return upstreamError('provider keys unusable', 'the JWKS document is malformed')
+  // The key set could not be fetched or read (502/504), as the key resolver reported it.
+  if (err instanceof HttpError) return err
+  if (err instanceof joseErrors.JWKSNoMatchingKey) return new HttpError(401, 'id token rejected', 'no key of the provider matches the id token')
   if (err instanceof joseErrors.JWTExpired) return new HttpError(401, 'id token rejected', 'the id token has expired')
   if (err instanceof joseErrors.JWTClaimValidationFailed) return new HttpError(401, 'id token rejected', `claim ${err.claim} ${err.reason === 'check_failed' ? 'does not match' : 'is missing or invalid'}`)
   if (err instanceof joseErrors.JOSEError) return new HttpError(401, 'id token rejected', err.code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' ? 'bad signature' : err.code)
-  // Anything else is the JWKS fetch failing at the network level.
-  return upstreamError('provider keys unreachable', (err as Error).message)
+  // Anything else is unexpected: a provider answer we could not process.
+  return upstreamError('id token unusable', 'the id token could not be processed', err)
 }

@@ -8,7 +8,7 @@ import type { MapUserFn, OAuth2ProviderConfig } from './engine.js'
 import { customConfig, type CustomClient, type CustomProviderOptions } from './custom.js'
 import { idAt, text } from './fields.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
-import { callProvider, DEFAULT_TIMEOUT_MS, jsonObject } from './upstream.js'
+import { callProvider, causeOf, DEFAULT_TIMEOUT_MS, jsonObject } from './upstream.js'
 
 /** Options of `addOidcProvider`. */
 export interface OidcProviderOptions {
@@ -52,7 +52,9 @@ export async function discoverOidc (issuer: string, opts: Omit<OidcProviderOptio
     if (ans.status !== 200) fail(`status ${ans.status}`)
     doc = jsonObject(ans.body)
   } catch (err) {
-    fail(err instanceof HttpError ? `${err.message} (${err.details ?? ''})` : (err as Error).message)
+    // A registration-time error for the operator: the cause (address, network error) helps here.
+    const cause = causeOf(err)
+    fail(err instanceof HttpError ? `${err.message} (${err.details ?? ''})${cause === '' ? '' : `: ${cause}`}` : (err as Error).message)
   }
   if (doc === undefined) return fail('the document is not JSON')
   // Discovery §4.3: the document must be about exactly the issuer asked for (a mix-up defence).

@@ -72,7 +72,7 @@ async function oauth2 (fastify: FastifyInstance, opts: OAuth2ProviderOptions): P
 
 const CUSTOM_KEYS = [
   'endpoint', 'infoURL', 'mapUser', 'scopes', 'oidc', 'pkce', 'tokenAuth', 'infoAuthScheme', 'authParams',
-  'timeoutMs', 'handshakeTtlMs', 'stateStore'
+  'timeoutMs', 'handshakeTtlMs', 'stateStore', 'onRedirectUri'
 ]
 
 async function oidc (fastify: FastifyInstance, opts: OidcPluginOptions): Promise<void> {

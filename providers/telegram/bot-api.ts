@@ -6,6 +6,7 @@
  * error message or a log line: errors name the method only.
  */
 import { ErrorCodes, GatehouseError } from '../../lib/errors.js'
+import { Deadline, outboundRequest, OutboundError } from '../../lib/http/request.js'
 
 /** https://core.telegram.org/bots/api#user */
 export interface TgUser { id: number; is_bot?: boolean; first_name: string; last_name?: string; username?: string }
@@ -26,8 +27,8 @@ export interface TgFile { file_id: string; file_unique_id: string; file_size?: n
 export class TelegramApiError extends GatehouseError {
   readonly errorCode: number | undefined
   readonly retryAfter: number | undefined
-  constructor (message: string, errorCode?: number, retryAfter?: number) {
-    super(message, ErrorCodes.UPSTREAM)
+  constructor (message: string, errorCode?: number, retryAfter?: number, cause?: unknown) {
+    super(message, ErrorCodes.UPSTREAM, cause === undefined ? undefined : { cause })
     this.name = 'TelegramApiError'
     this.errorCode = errorCode
     this.retryAfter = retryAfter
@@ -37,9 +38,17 @@ export class TelegramApiError extends GatehouseError {
 export interface BotApiConfig {
   token: string
   apiUrl: string
-  /** Timeout of ordinary calls and downloads, ms. */
+  /** Deadline of ordinary calls and downloads, ms (a long poll gets its hold time on top). */
   requestTimeoutMs: number
 }
+
+/**
+ * Largest JSON answer read. getUpdates returns at most 100 updates, each a message of at most 4096 characters
+ * plus its metadata: well under this.
+ */
+const MAX_ANSWER_BYTES = 4 << 20
+
+type ApiBody = { ok?: unknown; result?: unknown; error_code?: unknown; description?: unknown; parameters?: { retry_after?: unknown } }
 
 export class TelegramBotApi {
   private readonly base: string
@@ -50,7 +59,10 @@ export class TelegramBotApi {
 
   getMe (): Promise<TgUser> { return this.call('getMe', {}) }
 
-  /** Long poll: Telegram holds the request up to `timeoutSec` seconds when there is nothing to deliver. */
+  /**
+   * Long poll: Telegram holds the request up to `timeoutSec` seconds when there is nothing to deliver.
+   * `signal` stops it at once (the socket is destroyed) when the poller stops.
+   */
   getUpdates (offset: number, timeoutSec: number, signal: AbortSignal): Promise<TgUpdate[]> {
     return this.call('getUpdates', { offset, timeout: timeoutSec, allowed_updates: ['message'] }, { signal, extraMs: timeoutSec * 1000 })
   }
@@ -59,66 +71,62 @@ export class TelegramBotApi {
     return this.call('sendMessage', { chat_id: chatId, text })
   }
 
-  getUserProfilePhotos (userId: number, limit = 1): Promise<TgUserProfilePhotos> {
-    return this.call('getUserProfilePhotos', { user_id: userId, limit })
+  /** `signal` (here and below): an outer deadline or stop, on top of each call's own deadline. */
+  getUserProfilePhotos (userId: number, limit = 1, signal?: AbortSignal): Promise<TgUserProfilePhotos> {
+    return this.call('getUserProfilePhotos', { user_id: userId, limit }, { signal })
   }
 
-  getFile (fileId: string): Promise<TgFile> { return this.call('getFile', { file_id: fileId }) }
+  getFile (fileId: string, signal?: AbortSignal): Promise<TgFile> { return this.call('getFile', { file_id: fileId }, { signal }) }
 
-  /** Downloads a file found by getFile; refuses more than `maxBytes`. */
-  async downloadFile (filePath: string, maxBytes: number): Promise<Uint8Array> {
+  /** Downloads a file found by getFile; refuses more than `maxBytes` (on the wire and decompressed). */
+  async downloadFile (filePath: string, maxBytes: number, signal?: AbortSignal): Promise<Uint8Array> {
     if (!/^[A-Za-z0-9_./-]+$/.test(filePath) || filePath.includes('..')) throw new TelegramApiError('download: unexpected file path')
-    const res = await this.fetch(`${this.base}/file/bot${this.cfg.token}/${filePath}`, { method: 'GET' }, 'download')
-    if (!res.ok) {
-      await res.body?.cancel()
-      throw new TelegramApiError(`download: HTTP ${res.status}`, res.status)
-    }
-    const declared = Number(res.headers.get('content-length') ?? '0')
-    if (declared > maxBytes) {
-      await res.body?.cancel()
-      throw new TelegramApiError(`download: file larger than ${maxBytes} bytes`)
-    }
-    const chunks: Uint8Array[] = []
-    let size = 0
-    for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
-      size += chunk.byteLength
-      if (size > maxBytes) throw new TelegramApiError(`download: file larger than ${maxBytes} bytes`)
-      chunks.push(chunk)
-    }
-    return Buffer.concat(chunks)
+    const res = await this.request(`${this.base}/file/bot${this.cfg.token}/${filePath}`, { method: 'GET' }, 'download', maxBytes, { signal })
+    if (res.status !== 200) throw new TelegramApiError(`download: HTTP ${res.status}`, res.status)
+    return res.body
   }
 
   private async call<T> (method: string, params: Record<string, unknown>, opts: { signal?: AbortSignal; extraMs?: number } = {}): Promise<T> {
-    const res = await this.fetch(`${this.base}/bot${this.cfg.token}/${method}`, {
+    const res = await this.request(`${this.base}/bot${this.cfg.token}/${method}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify(params)
-    }, method, opts)
-    let body: { ok?: unknown; result?: unknown; error_code?: unknown; description?: unknown; parameters?: { retry_after?: unknown } }
+    }, method, MAX_ANSWER_BYTES, opts)
+    let body: ApiBody
     try {
-      body = await res.json() as typeof body
+      body = JSON.parse(res.body.toString('utf8')) as ApiBody
     } catch {
       throw new TelegramApiError(`${method}: HTTP ${res.status}, answer is not JSON`, res.status)
     }
     if (body?.ok !== true) {
       const code = typeof body?.error_code === 'number' ? body.error_code : res.status
-      const description = typeof body?.description === 'string' ? body.description.slice(0, 200) : `HTTP ${res.status}`
+      const description = typeof body?.description === 'string' ? body.description.slice(0, 200).replace(/[^\x20-\x7e]/g, '?') : `HTTP ${res.status}`
       const retry = body?.parameters?.retry_after
       throw new TelegramApiError(`${method}: ${description}`, code, typeof retry === 'number' ? retry : undefined)
     }
     return body.result as T
   }
 
-  private async fetch (url: string, init: RequestInit, what: string, opts: { signal?: AbortSignal; extraMs?: number } = {}): Promise<Response> {
-    const timeout = AbortSignal.timeout(this.cfg.requestTimeoutMs + (opts.extraMs ?? 0))
-    const signal = opts.signal === undefined ? timeout : AbortSignal.any([timeout, opts.signal])
+  /**
+   * One Bot API request under its own deadline (lib/http: a timer that destroys the socket, a byte cap).
+   * Errors name the method only: the URL holds the bot token.
+   */
+  private async request (
+    url: string, req: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string }, what: string, maxBytes: number,
+    opts: { signal?: AbortSignal; extraMs?: number } = {}
+  ): Promise<{ status: number; body: Buffer }> {
+    const deadline = new Deadline(this.cfg.requestTimeoutMs + (opts.extraMs ?? 0), opts.signal)
     try {
-      return await fetch(url, { ...init, signal, redirect: 'error' })
+      const ans = await outboundRequest(new URL(url), { ...req, deadline, maxBytes })
+      return { status: ans.status, body: ans.body }
     } catch (err) {
-      if (opts.signal?.aborted === true) throw err // stopping: the caller knows why
-      const e = err as Error & { cause?: { code?: string } }
-      const why = e.name === 'TimeoutError' ? 'timed out' : e.cause?.code ?? e.message
-      throw new TelegramApiError(`${what}: Bot API unreachable (${why})`)
+      const reason = err instanceof OutboundError ? err.reason : 'unreachable'
+      if (reason === 'aborted') throw err // stopped by the caller, who knows why
+      if (reason === 'too-large') throw new TelegramApiError(`${what}: ${what === 'download' ? 'file' : 'answer'} larger than ${maxBytes} bytes`, undefined, undefined, err)
+      const why = reason === 'timeout' ? 'timed out' : (err as Error).message
+      throw new TelegramApiError(`${what}: Bot API unreachable (${why})`, undefined, undefined, err)
+    } finally {
+      deadline.clear()
     }
   }
 }

@@ -23,6 +23,7 @@ import { readLoginRequest } from '../../lib/login-request.js'
 import { mountProvider, providerStateStore } from '../../plugins/core/mount.js'
 import type { AuthProvider, GatehouseAuth } from '../../plugins/core/types.js'
 import { TelegramBotApi, type TgUpdate, type TgUser } from './bot-api.js'
+import { Deadline } from '../../lib/http/deadline.js'
 import { UpdatePoller } from './poller.js'
 import { resolveTelegramOptions, type ResolvedTelegramOptions, type TelegramOptions } from './options.js'
 
@@ -93,7 +94,9 @@ function createTelegramProvider (auth: GatehouseAuth, o: ResolvedTelegramOptions
     const from = auth.safeRedirect(login.from)
     let username: string
     try { username = await bot() } catch (err) {
-      throw new HttpError(503, 'telegram unavailable', (err as Error).message)
+      // The Bot API's own text stays in the log: a client learns only which peer failed.
+      log('WARN', 'getMe failed: %s', (err as Error).message)
+      throw new HttpError(503, 'telegram unavailable', 'the Telegram Bot API did not answer usably; try again later')
     }
     const token = randomBytes(18).toString('base64url')
     const record: LoginRecord = { s: 'p', exp: Date.now() + o.requestTtlMs, sess: login.sessionOnly }
@@ -155,19 +158,23 @@ function createTelegramProvider (auth: GatehouseAuth, o: ResolvedTelegramOptions
   }
 
   async function avatarBytes (uid: number): Promise<Uint8Array | undefined> {
+    // The three calls share one deadline: the photo may cost the login `requestTimeout` at most, not three.
+    const deadline = new Deadline(o.requestTimeoutMs)
     try {
-      const photos = await api.getUserProfilePhotos(uid, 1)
+      const photos = await api.getUserProfilePhotos(uid, 1, deadline.signal)
       const sizes = photos?.photos?.[0]
       if (!Array.isArray(sizes) || sizes.length === 0) return undefined
       // The largest size that is still avatar-sized; Telegram lists sizes small to large.
       const fitting = sizes.filter((s) => Math.max(s.width, s.height) <= 640)
       const pick = fitting.length > 0 ? fitting[fitting.length - 1]! : sizes[0]!
-      const file = await api.getFile(pick.file_id)
+      const file = await api.getFile(pick.file_id, deadline.signal)
       if (typeof file?.file_path !== 'string') return undefined
-      return await api.downloadFile(file.file_path, MAX_AVATAR_BYTES)
+      return await api.downloadFile(file.file_path, MAX_AVATAR_BYTES, deadline.signal)
     } catch (err) {
       log('WARN', 'avatar not taken: %s', (err as Error).message)
       return undefined
+    } finally {
+      deadline.clear()
     }
   }
 

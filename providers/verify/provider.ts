@@ -15,6 +15,7 @@ import type { StateStore } from '../../lib/state-store/types.js'
 import { queryText, readLoginRequest } from '../../lib/login-request.js'
 import { mountProvider, providerStateStore } from '../../plugins/core/mount.js'
 import type { AuthProvider, Claims, GatehouseAuth } from '../../plugins/core/types.js'
+import { Deadline } from '../../lib/http/deadline.js'
 import { SendError, toSender, type Sender, type SenderFunc } from './sender.js'
 import { checkTemplate, defaultEscape, renderTemplate, type TemplateEscape } from './template.js'
 
@@ -44,7 +45,8 @@ export interface VerifyOptions {
   escape?: TemplateEscape
   /**
    * Deadline of one send, the whole delivery included: ms or `'30s'`. Default 30 seconds. A sender that has not
-   * finished by then answers 503 (the SMTP sender's own timeouts only bound idle periods).
+   * finished by then answers 503 and is told to stop through its `signal` (the SMTP sender closes its
+   * connection; its own timeouts only bound idle periods, which a server trickling bytes never reaches).
    */
   sendTimeout?: Duration
 }
@@ -81,9 +83,9 @@ export function createVerifyProvider (auth: GatehouseAuth, name: string, templat
     const token = await auth.tokens.signPurpose('confirm', payload, ttlMs, aud)
     const message = renderTemplate(template, { Address: address, User: user, Token: token, Site: aud ?? '' }, escape)
     try {
-      await withDeadline(() => send.send(address, message), sendTimeoutMs)
+      await sendWithin(send, address, message, sendTimeoutMs)
     } catch (err) {
-      throw sendFailure(auth, name, err)
+      throw sendFailure(auth, name, send.peer ?? 'sender', err)
     }
     auth.logger.logf('[INFO] verified provider %s: confirmation sent for user %s', name, user)
     return reply.send({ status: 'sent', user, address })
@@ -133,31 +135,40 @@ function confirmFields (claims: Claims, name: string): { user: string; address: 
   return { user, address, from: typeof from === 'string' ? from : undefined, sess: sess === true }
 }
 
-/** Runs `op`, failing with an `unavailable` SendError when it has not settled within `ms`. */
-async function withDeadline (op: () => unknown, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new SendError('unavailable', `no answer within ${ms} ms`)), ms)
+/**
+ * Sends under a deadline: a timer of its own (held until it fires, whatever the garbage collector does) that
+ * fails the send with an `unavailable` SendError and aborts the sender's signal, so the sender can close its
+ * connection rather than hold it after we have answered.
+ */
+async function sendWithin (send: Sender, address: string, text: string, ms: number): Promise<void> {
+  const deadline = new Deadline(ms)
+  const expired = new Promise<never>((_resolve, reject) => {
+    deadline.signal.addEventListener('abort', () => reject(new SendError('unavailable', `no answer within ${ms} ms`)), { once: true })
   })
+  expired.catch(() => {})
   try {
     // The sender may throw synchronously or return a plain value: both become a promise here.
-    await Promise.race([Promise.resolve().then(op), deadline])
+    await Promise.race([Promise.resolve().then(() => send.send(address, text, { signal: deadline.signal })), expired])
   } finally {
-    clearTimeout(timer)
+    deadline.clear()
   }
 }
 
-function sendFailure (auth: GatehouseAuth, name: string, err: unknown): HttpError {
+/**
+ * The client's answer to a failed send, logged once with its cause. A refused address (400) shows the
+ * sender's message (the SMTP sender's is fixed text; a host sender's is its own); a 5xx names only the kind of
+ * peer that failed (`mail server unavailable`), never its address or its reply (CWE-209).
+ */
+function sendFailure (auth: GatehouseAuth, name: string, peer: string, err: unknown): HttpError {
   if (err instanceof HttpError) return err
-  if (err instanceof SendError) {
-    auth.logger.logf('[WARN] verified provider %s: send failed (%s): %s', name, err.kind, err.message)
-    if (err.kind === 'rejected') return new HttpError(400, 'address rejected', err.message)
-    if (err.kind === 'unavailable') return new HttpError(503, 'sender unavailable', err.message)
-    return new HttpError(502, 'sender failed', err.message)
-  }
-  // An arbitrary error from a host's sender may carry internals: log it, answer generically.
-  auth.logger.logf('[WARN] verified provider %s: send failed: %s', name, err instanceof Error ? err.message : String(err))
-  return new HttpError(502, 'sender failed', 'the confirmation message could not be sent')
+  const cause = (err as { cause?: unknown })?.cause
+  const message = err instanceof Error ? err.message : String(err)
+  const why = cause instanceof Error && !message.includes(cause.message) ? `${message} (${cause.message})` : message
+  const kind = err instanceof SendError ? err.kind : 'failed'
+  auth.logger.logf('[WARN] verified provider %s: send failed (%s): %s', name, kind, why)
+  if (kind === 'rejected') return new HttpError(400, 'address rejected', (err as SendError).message)
+  if (kind === 'unavailable') return new HttpError(503, `${peer} unavailable`, 'the confirmation message could not be sent now; try again later')
+  return new HttpError(502, `${peer} failed`, 'the confirmation message could not be sent')
 }
 
 async function verify (fastify: FastifyInstance, opts: VerifyProviderOptions): Promise<void> {

@@ -6,17 +6,33 @@
 import { ErrorCodes, GatehouseError, OptionsError } from '../../lib/errors.js'
 import type { MaybePromise } from '../../lib/user.js'
 
+/** What a send is given besides the address and the text. */
+export interface SendOptions {
+  /**
+   * Aborts when the provider's `sendTimeout` has passed: stop and release the connection (the SMTP sender
+   * closes its socket). The provider answers 503 at the deadline whether or not the sender stops.
+   */
+  signal: AbortSignal
+}
+
 export interface Sender {
-  send(address: string, text: string): MaybePromise<void>
+  send(address: string, text: string, options?: SendOptions): MaybePromise<void>
   /** MIME type the text is delivered as; `text/html` makes the provider HTML-escape template values. */
   readonly contentType?: string
+  /**
+   * The kind of peer it delivers through, named in client-facing errors (`mail server unavailable`); never
+   * an address. Default `sender`.
+   */
+  readonly peer?: string
 }
-export type SenderFunc = (address: string, text: string) => MaybePromise<void>
+export type SenderFunc = (address: string, text: string, options?: SendOptions) => MaybePromise<void>
 
 /**
- * - `rejected`: the address is not acceptable (malformed, or refused by the upstream) → 400
- * - `unavailable`: the upstream cannot be reached or timed out → 503
- * - `failed`: the upstream answered with an error (authentication, TLS, protocol) → 502
+ * - `rejected`: the address is not acceptable (malformed, or refused by the upstream) → 400, the message shown
+ * - `unavailable`: the upstream cannot be reached or timed out → 503, a generic message shown
+ * - `failed`: the upstream answered with an error (authentication, TLS, policy, protocol) → 502, a generic
+ *   message shown
+ * The message of a 5xx kind, and the cause of any, go to the log only.
  */
 export type SendErrorKind = 'rejected' | 'unavailable' | 'failed'
 
@@ -35,12 +51,17 @@ export class SendError extends GatehouseError {
 /** Adapts a function to the `Sender` interface. */
 export function senderFunc (fn: SenderFunc): Sender {
   if (typeof fn !== 'function') throw new OptionsError('sender', 'must be a function (address, text)')
-  return { send: (address, text) => fn(address, text) }
+  return { send: (address, text, options) => fn(address, text, options) }
 }
 
 /** A `Sender` from either form; throws OptionsError naming the option (`what`). */
 export function toSender (value: Sender | SenderFunc, what = 'sender'): Sender {
   if (typeof value === 'function') return senderFunc(value)
-  if (value !== null && typeof value === 'object' && typeof value.send === 'function') return value
+  if (value !== null && typeof value === 'object' && typeof value.send === 'function') {
+    if (value.peer !== undefined && (typeof value.peer !== 'string' || !/^[a-z][a-z0-9 -]{0,39}$/i.test(value.peer))) {
+      throw new OptionsError(`${what}.peer`, 'must be a short name of the kind of peer, e.g. "mail server"')
+    }
+    return value
+  }
   throw new OptionsError(what, 'must be a function (address, text) or an object with send(address, text)')
 }

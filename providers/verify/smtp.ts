@@ -9,7 +9,7 @@ import type { createTransport } from 'nodemailer'
 import { requireLazy } from '../../lib/lazy.js'
 import type { Duration } from '../../lib/duration.js'
 import { optionDuration } from '../../lib/options.js'
-import { SendError, type Sender } from './sender.js'
+import { SendError, type Sender, type SendOptions } from './sender.js'
 
 export interface SmtpSenderOptions {
   /** SMTP server host name or address. Required. (Host) */
@@ -46,12 +46,18 @@ const SINGLE_ADDRESS = /^[^\s@<>()[\]\\,;:"]{1,64}@[^\s@<>()[\]\\,;:"]{1,253}$/
 // Anything else, TLS certificate errors included, is the server or the configuration failing: 502.
 const UNAVAILABLE = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS'])
 const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE'])
+// After our side closed (done, or stopped at the deadline), the socket is destroyed if the server has not
+// closed its side within this time.
+const SOCKET_CLOSE_TIMEOUT_MS = 500
 
-type SmtpError = Error & { code?: string; originalCode?: string; command?: string; responseCode?: number }
+interface SmtpReply { responseCode?: number; response?: string }
+type SmtpError = Error & SmtpReply & { code?: string; originalCode?: string; command?: string; rejectedErrors?: SmtpReply[] }
 
 const bad = (name: string, why: string): OptionsError => new OptionsError(`SmtpSender.${name}`, why)
 
 export class SmtpSender implements Sender {
+  /** Named in client-facing errors: `mail server unavailable`, `mail server failed`. */
+  readonly peer = 'mail server'
   private readonly transport: ReturnType<typeof createTransport>
   private readonly from: string
   private readonly subject: string
@@ -92,11 +98,13 @@ export class SmtpSender implements Sender {
       auth: opts.username !== undefined && opts.username !== '' ? { user: opts.username, pass: opts.password ?? '' } : undefined,
       connectionTimeout: timeout,
       greetingTimeout: timeout,
-      socketTimeout: timeout
+      socketTimeout: timeout,
+      socketCloseTimeout: SOCKET_CLOSE_TIMEOUT_MS
     })
   }
 
-  async send (address: string, text: string): Promise<void> {
+  /** Sends one message; `options.signal` (the provider's send deadline) stops it and closes the connection. */
+  async send (address: string, text: string, options?: SendOptions): Promise<void> {
     if (typeof address !== 'string' || address.length > 254 || !SINGLE_ADDRESS.test(address)) {
       throw new SendError('rejected', 'not a single mail address')
     }
@@ -106,7 +114,8 @@ export class SmtpSender implements Sender {
         to: address,
         subject: this.subject,
         // One alternative is sent as the whole body, with exactly our content type and charset.
-        alternatives: [{ contentType: `${this.contentType}; charset=${this.charset}`, content: Buffer.from(text, this.encoding) }]
+        alternatives: [{ contentType: `${this.contentType}; charset=${this.charset}`, content: Buffer.from(text, this.encoding) }],
+        ...(options?.signal === undefined ? {} : { signal: options.signal })
       })
     } catch (err) {
       throw this.classify(err as SmtpError)
@@ -116,10 +125,23 @@ export class SmtpSender implements Sender {
   /** Closes idle connections. */
   close (): void { this.transport.close() }
 
-  // Messages from nodemailer name the SMTP reply (e.g. "550 no such user") but never the credentials.
+  /**
+   * Sorts a failure. Only a recipient refused for being a bad mailbox is the caller's mistake (400); a refusal
+   * on policy grounds (RFC 3463 class x.7.x: "relaying denied"), at MAIL FROM or at DATA is our configuration
+   * or the server failing (502); a temporary refusal (4xx) or no connection is 503. The messages keep the
+   * server's reply and address for the log; the provider shows clients none of it.
+   */
   private classify (err: SmtpError): SendError {
     const msg = `SMTP ${this.where}: ${err.message}`
-    if (err.code === 'EENVELOPE' && err.command === 'RCPT TO') return new SendError('rejected', `recipient refused by the mail server: ${err.message}`, { cause: err })
+    if (err.name === 'AbortError') return new SendError('unavailable', `${msg} (stopped at the send deadline)`, { cause: err })
+    if (err.code === 'EENVELOPE' && err.command === 'RCPT TO') {
+      const reply = err.rejectedErrors?.[0] ?? err
+      const code = reply.responseCode ?? err.responseCode ?? 0
+      const status = /\b[245]\.(\d{1,3})\.\d{1,3}\b/.exec(reply.response ?? err.message)
+      if (code >= 400 && code < 500) return new SendError('unavailable', msg, { cause: err })
+      if (status?.[1] === '7') return new SendError('failed', msg, { cause: err })
+      return new SendError('rejected', 'the mail server refused this recipient', { cause: err })
+    }
     const unreachable = err.originalCode !== undefined ? NETWORK.has(err.originalCode) : err.code !== undefined && UNAVAILABLE.has(err.code)
     if (unreachable) return new SendError('unavailable', msg, { cause: err })
     return new SendError('failed', msg, { cause: err })

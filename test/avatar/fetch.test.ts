@@ -48,6 +48,25 @@ t.test('a server that never answers, or stops sending, times out at the total li
   }
 })
 
+t.test('a body trickling a byte at a time times out at the total limit', async (t) => {
+  const started = Date.now()
+  await t.rejects(fetchPicture(`${base}/trickle`, limits), /no complete answer within 400 ms/)
+  t.ok(Date.now() - started < 1500)
+})
+
+t.test('a gzip body inflating to 400 MiB is cut off at the limit, counted after inflation', async (t) => {
+  const before = process.memoryUsage.rss()
+  await t.rejects(fetchPicture(`${base}/gzip-bomb`, { ...limits, timeoutMs: 5000 }), /decompressed body exceeds the 1048576-byte limit/)
+  t.ok(process.memoryUsage.rss() - before < 50 * 2 ** 20, 'memory stays bounded')
+})
+
+t.test('a fetch stopped by its caller ends at once', async (t) => {
+  const stop = new AbortController()
+  const fetching = fetchPicture(`${base}/hang`, { ...limits, timeoutMs: 10_000 }, stop.signal)
+  setImmediate(() => stop.abort())
+  await t.rejects(fetching, /the call was stopped/)
+})
+
 t.test('a connection reset mid-body is a clean refusal, not a crash', async (t) => {
   await t.rejects(fetchPicture(`${base}/reset`, limits), /fetch failed/)
 })

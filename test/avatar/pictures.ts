@@ -4,7 +4,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
-import { crc32, deflateSync } from 'node:zlib'
+import { EventEmitter, once } from 'node:events'
+import { crc32, deflateSync, gzipSync } from 'node:zlib'
 import sharp from 'sharp'
 
 export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
@@ -46,6 +47,8 @@ export interface PictureServer {
   streamed: () => number
   /** Paths requested so far (to show a refused target was never contacted). */
   requests: string[]
+  /** Resolves once no client connection is open (to show a fetch was stopped, not left hanging). */
+  idle: () => Promise<void>
   close: () => Promise<void>
 }
 
@@ -56,9 +59,13 @@ export async function startPictureServer (): Promise<PictureServer> {
   const requests: string[] = []
   const sockets = new Set<Socket>()
   const route = (req: IncomingMessage, res: ServerResponse): void => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname
+    const url = new URL(req.url ?? '/', 'http://x')
+    const path = url.pathname
     requests.push(path)
-    const send = (type: string, body: Buffer | string, status = 200): void => { res.writeHead(status, { 'content-type': type }); res.end(body) }
+    const send = (type: string, body: Buffer | string, status = 200): void => {
+      res.writeHead(status, { 'content-type': type, ...(path === '/gzip-bomb' ? { 'content-encoding': 'gzip' } : {}) })
+      res.end(body)
+    }
     const redirect = (to: string): void => { res.writeHead(302, { location: to }); res.end() }
     switch (path) {
       case '/photo.jpg': return send('image/jpeg', images.jpeg)
@@ -88,6 +95,25 @@ export async function startPictureServer (): Promise<PictureServer> {
         return
       }
       case '/hang': return // never answers
+      case '/delayed.jpg': {
+        // The photo after `ms` milliseconds: a slow picture host.
+        const timer = setTimeout(() => send('image/jpeg', images.jpeg), Number(url.searchParams.get('ms') ?? '1000'))
+        res.once('close', () => clearTimeout(timer))
+        return
+      }
+      case '/trickle': {
+        // A byte every 100 ms for ever: no idle timeout fires.
+        res.writeHead(200, { 'content-type': 'image/png' })
+        const timer = setInterval(() => res.write(Buffer.from([0])), 100)
+        res.once('close', () => clearInterval(timer))
+        return
+      }
+      case '/gzip-bomb': {
+        // 400 KiB of gzip, sent unasked, that inflates to 400 MiB.
+        const member = gzipSync(Buffer.alloc(1 << 20))
+        send('image/png', Buffer.concat(Array<Buffer>(400).fill(member)))
+        return
+      }
       case '/slow-body': {
         res.writeHead(200, { 'content-type': 'image/png' })
         res.write(images.png.subarray(0, 10))
@@ -107,13 +133,15 @@ export async function startPictureServer (): Promise<PictureServer> {
     }
   }
   const server = createServer(route)
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)) })
+  const closed = new EventEmitter()
+  server.on('connection', (s) => { sockets.add(s); s.on('close', () => { sockets.delete(s); closed.emit('close') }) })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
     base: `http://127.0.0.1:${port}`,
     streamed: () => streamed,
     requests,
+    idle: async () => { while (sockets.size > 0) await once(closed, 'close') },
     close: async () => {
       for (const s of sockets) s.destroy()
       await new Promise<void>((resolve) => server.close(() => resolve()))

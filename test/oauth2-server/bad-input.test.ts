@@ -13,11 +13,15 @@ const CALLBACK = 'http://127.0.0.1:1/auth/custom/callback'
 const CID = 'app'
 const SECRET = 's3cret'
 
+// No redirectUris: the server takes the callbacks its providers register through providerOptions (two here,
+// so that a request must name one).
 const auto = await startLocalOAuth2Server({ url: 'http://127.0.0.1:0', client: { cid: CID, csecret: SECRET } })
 t.teardown(auto.close)
+auto.providerOptions.onRedirectUri(CALLBACK)
+auto.providerOptions.onRedirectUri(`${CALLBACK}2`)
 const registered = await startLocalOAuth2Server({ url: 'http://127.0.0.1:0', client: { cid: CID, csecret: SECRET }, redirectUris: [CALLBACK, `${CALLBACK}2`] })
 t.teardown(registered.close)
-const dev = await startDevServer({ port: 0 })
+const dev = await startDevServer({ port: 0, redirectUris: [CALLBACK] })
 t.teardown(dev.close)
 
 type Json = Record<string, unknown>

@@ -55,6 +55,7 @@ function basic (cid: string, csecret: string): string {
 const logLines: string[] = []
 const dev = await startDevServer({
   port: 0,
+  redirectUris: [CALLBACK, `${CALLBACK}?x=1`],
   emailFn: (name) => (name === 'nomail' ? undefined : `${name}@example.test`),
   logger: funcLogger((l) => logLines.push(l))
 })
@@ -173,6 +174,8 @@ t.test('dev server: an existing query of the redirect_uri is kept', async (t) =>
 t.test('local server: yields provider options whose mapUser reads the userinfo; flow without a login page', async (t) => {
   const local = await startLocalOAuth2Server({ url: 'http://localhost:0', emailFn: async (n) => `${n}@corp.test` })
   t.teardown(local.close)
+  // What the OAuth2 engine does with these options: register the provider's callback, the one URI accepted.
+  local.providerOptions.onRedirectUri(CALLBACK)
   t.match(local.url, /^http:\/\/localhost:\d+$/)
   const p = local.providerOptions
   t.match(p.cid, /^local-[0-9a-f]{12}$/)
@@ -223,6 +226,7 @@ t.test('local server: a custom loginPageHandler renders the page; its form posts
   const local = await startLocalOAuth2Server({
     url: 'http://127.0.0.1:0',
     withLoginPage: true,
+    redirectUris: [CALLBACK],
     loginPageHandler: (_req, reply, page) => {
       seen.push(page.clientId)
       const hidden = Object.entries(page.hidden).map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`).join('')

@@ -18,7 +18,7 @@ async function clientApp (server: RunningOAuth2Server, authorizationMethod: 'hea
   const p = server.providerOptions
   const auth = new URL(p.endpoint.authURL)
   const tok = new URL(p.endpoint.tokenURL)
-  return await listen(async (app) => {
+  const started = await listen(async (app) => {
     await app.register(oauthPlugin, {
       name: 'localOAuth2',
       credentials: {
@@ -38,6 +38,9 @@ async function clientApp (server: RunningOAuth2Server, authorizationMethod: 'hea
       return { status: info.status, user: p.mapUser(await info.json()) }
     })
   })
+  // The client's one callback, registered as a client registers it in a provider's console.
+  p.onRedirectUri(`${started.base}/callback`)
+  return started
 }
 
 t.test('@fastify/oauth2 signs in through the dev server login page (HTTP Basic, PKCE)', async (t) => {

@@ -27,6 +27,8 @@ t.test('bad options are refused before anything listens, naming the option', asy
     ['logger without logf', { url: 'http://127.0.0.1:0', logger: {} }, `${L}.logger`],
     ['empty auto-login user', { url: 'http://127.0.0.1:0', autoLoginUser: ' ' }, `${L}.autoLoginUser`],
     ['redirect URI with fragment', { url: 'http://127.0.0.1:0', redirectUris: ['http://x/cb#f'] }, `${L}.redirectUris`],
+    // An empty list once meant "any redirect URI": a code could be sent anywhere.
+    ['empty redirect URI list', { url: 'http://127.0.0.1:0', redirectUris: [] }, `${L}.redirectUris`],
     ['client without secret', { url: 'http://127.0.0.1:0', client: { cid: 'a' } }, `${L}.client`],
     ['zero code lifetime', { url: 'http://127.0.0.1:0', codeTtlMs: 0 }, `${L}.codeTtlMs`],
     ['negative token lifetime', { url: 'http://127.0.0.1:0', tokenTtlMs: -1 }, `${L}.tokenTtlMs`],
@@ -42,7 +44,8 @@ t.test('bad options are refused before anything listens, naming the option', asy
     ['fractional port', { port: 1.5 }, 'startDevServer.port'],
     ['empty host', { host: '' }, 'startDevServer.host'],
     ['client without id', { client: { cid: '', csecret: 'x' } }, 'startDevServer.client'],
-    ['withLoginPage not boolean', { withLoginPage: 1 as never }, 'startDevServer.withLoginPage']
+    ['withLoginPage not boolean', { withLoginPage: 1 as never }, 'startDevServer.withLoginPage'],
+    ['empty redirect URI list', { redirectUris: [] }, 'startDevServer.redirectUris']
   ]
   for (const [name, opts, option] of dev) {
     await t.rejects(startDevServer(opts), { name: 'OptionsError', code: 'GATEHOUSE_OPTION', option }, `dev server, ${name}: names ${option}`)
@@ -53,7 +56,7 @@ t.test('dev server defaults: port 8084, the well-known dev client, login page on
   t.equal(DEV_SERVER_PORT, 8084)
   t.same(DEV_CLIENT, { cid: 'dev', csecret: 'dev-secret' })
   t.ok(Object.isFrozen(DEV_CLIENT))
-  const dev = await startDevServer({ port: 0 })
+  const dev = await startDevServer({ port: 0, redirectUris: ['http://127.0.0.1:1/cb'] })
   t.teardown(dev.close)
   t.same({ cid: dev.providerOptions.cid, csecret: dev.providerOptions.csecret }, DEV_CLIENT)
   const page = await fetch(`${dev.url}/login/oauth/authorize?response_type=code&client_id=dev&redirect_uri=http://127.0.0.1:1/cb`)
@@ -81,7 +84,7 @@ t.test('a localhost url listens on 127.0.0.1 and reports localhost', async (t) =
 t.test('a failing emailFn costs the e-mail, not the login; it is logged', async (t) => {
   const lines: string[] = []
   const local = await startLocalOAuth2Server({
-    url: 'http://127.0.0.1:0', client: { cid: 'a', csecret: 'b' }, logger: funcLogger((l) => lines.push(l)),
+    url: 'http://127.0.0.1:0', client: { cid: 'a', csecret: 'b' }, redirectUris: ['http://127.0.0.1:1/cb'], logger: funcLogger((l) => lines.push(l)),
     emailFn: () => { throw new Error('directory down') }
   })
   t.teardown(local.close)
@@ -103,7 +106,7 @@ t.test('a failing emailFn costs the e-mail, not the login; it is logged', async 
 t.test('a loginPageHandler that neither replies nor returns HTML gets a logged 500, not a hang', async (t) => {
   const lines: string[] = []
   const local = await startLocalOAuth2Server({
-    url: 'http://127.0.0.1:0', withLoginPage: true, loginPageHandler: () => undefined, logger: funcLogger((l) => lines.push(l))
+    url: 'http://127.0.0.1:0', withLoginPage: true, redirectUris: ['http://127.0.0.1:1/cb'], loginPageHandler: () => undefined, logger: funcLogger((l) => lines.push(l))
   })
   t.teardown(local.close)
   const res = await fetch(`${local.url}/login/oauth/authorize?response_type=code&client_id=${local.providerOptions.cid}&redirect_uri=http://127.0.0.1:1/cb`)
@@ -114,7 +117,7 @@ t.test('a loginPageHandler that neither replies nor returns HTML gets a logged 5
 
 t.test('an async loginPageHandler returning HTML is served', async (t) => {
   const local = await startLocalOAuth2Server({
-    url: 'http://127.0.0.1:0', withLoginPage: true, loginPageHandler: async (_req, _reply, page) => `<p>${page.scopes.join(',')}</p>`
+    url: 'http://127.0.0.1:0', withLoginPage: true, redirectUris: ['http://127.0.0.1:1/cb'], loginPageHandler: async (_req, _reply, page) => `<p>${page.scopes.join(',')}</p>`
   })
   t.teardown(local.close)
   const res = await fetch(`${local.url}/login/oauth/authorize?response_type=code&client_id=${local.providerOptions.cid}&redirect_uri=http://127.0.0.1:1/cb&scope=a%20b%20a`)

@@ -6,7 +6,9 @@
  * misbehaviour at a time for the bad-input tests.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import Fastify, { type FastifyInstance } from 'fastify'
+import { gzipSync } from 'node:zlib'
+import { EventEmitter } from 'node:events'
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify'
 import formbody from '@fastify/formbody'
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose'
 import { safeEqual } from '../../lib/compare.js'
@@ -36,14 +38,77 @@ export interface StandinProfile {
   formUser?: string
 }
 
+/**
+ * Hostile answers any endpoint can give: `trickle` sends 200 headers and then one byte a second for ever;
+ * `huge` streams 400 MiB of JSON-looking bytes as fast as they are read; `gzip-bomb` sends 400 KiB of gzip that
+ * inflates to 400 MiB.
+ */
+export type Hostile = 'trickle' | 'huge' | 'gzip-bomb'
+
+/** Access tokens a provider must never get to put in our headers or logs. */
+export const BAD_ACCESS_TOKENS = {
+  'crlf-token': 'abc\r\nX-Injected: 1',
+  'latin1-token': 'tök€n-ünicode',
+  'nul-token': 'abc\u0000def'
+} as const
+
 export interface Faults {
   authorize?: 'deny'
-  /** `form`: a good answer, form-encoded (what GitHub sends a client that forgot `Accept`). */
-  token?: '500' | 'garbage' | 'hang' | 'no-id-token' | 'no-access-token' | 'form'
+  /**
+   * `form`: a good answer, form-encoded (what GitHub sends a client that forgot `Accept`); `*-token`: an
+   * unusable access token (BAD_ACCESS_TOKENS); `mac-type`/`no-type`: token_type `mac` / none (RFC 6749 §7.1).
+   */
+  token?: '500' | 'garbage' | 'hang' | 'no-id-token' | 'no-access-token' | 'form' | keyof typeof BAD_ACCESS_TOKENS | 'mac-type' | 'no-type' | 'odd-error' | Hostile
   /** `no-id`: valid JSON without the user id. */
-  info?: 'malformed' | '500' | 'other-sub' | 'no-id' | 'huge'
-  idToken?: 'badsig' | 'wrong-aud' | 'wrong-iss' | 'expired' | 'no-nonce' | 'wrong-nonce'
-  jwks?: '500'
+  info?: 'malformed' | '500' | 'other-sub' | 'no-id' | 'huge' | Hostile
+  /** `unknown-kid`: signed with the published key but naming a key id the JWKS does not hold. */
+  idToken?: 'badsig' | 'wrong-aud' | 'wrong-iss' | 'expired' | 'no-nonce' | 'wrong-nonce' | 'unknown-kid'
+  jwks?: '500' | Hostile
+}
+
+/** 400 gzip members of 1 MiB of zeros each: a valid 410 KiB gzip body that inflates to 400 MiB. */
+const GZIP_BOMB = Buffer.concat(Array<Buffer>(400).fill(gzipSync(Buffer.alloc(1 << 20), { level: 9 })))
+
+/** What hostile answers did: bytes written, connections still open; `closed` is emitted when one closes. */
+export class HostileLog extends EventEmitter {
+  bytes = 0
+  open = 0
+}
+
+/** Answers with hostile behaviour `kind`, bypassing Fastify's serialisation. */
+function hostile (reply: FastifyReply, kind: Hostile, sent: HostileLog): FastifyReply {
+  reply.hijack()
+  const res = reply.raw
+  sent.open++
+  res.once('close', () => { sent.open--; sent.emit('closed') })
+  if (kind === 'gzip-bomb') {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': GZIP_BOMB.length })
+    sent.bytes += GZIP_BOMB.length
+    res.end(GZIP_BOMB)
+    return reply
+  }
+  res.writeHead(200, { 'content-type': 'application/json' })
+  if (kind === 'trickle') {
+    res.write('{')
+    const timer = setInterval(() => { res.write(' '); sent.bytes++ }, 1000)
+    res.once('close', () => clearInterval(timer))
+    return reply
+  }
+  // huge: 400 MiB, written as the client reads (backpressure), never held in memory here.
+  const chunk = Buffer.alloc(64 * 1024, 0x20)
+  let left = 400 * 1024 * 1024
+  const pump = (): void => {
+    while (left > 0) {
+      left -= chunk.length
+      sent.bytes += chunk.length
+      if (!res.write(chunk)) { res.once('drain', pump); return }
+    }
+    res.end()
+  }
+  res.once('close', () => { left = 0 })
+  res.write('{"keys":[')
+  pump()
+  return reply
 }
 
 interface CodeRecord { redirectUri: string; challenge?: string; nonce?: string; used: boolean }
@@ -58,6 +123,12 @@ export interface Standin {
   tokenRequests: Array<{ form: Record<string, string>; basic: boolean }>
   /** Every userinfo request's Authorization header. */
   infoAuth: string[]
+  /** JWKS documents served. */
+  jwksRequests: number
+  /** What the hostile answers did (bytes written, connections open). */
+  hostile: HostileLog
+  /** Key id of the published signing key (OIDC stand-ins). */
+  kid: string | undefined
   faults: Faults
   close(): Promise<void>
 }
@@ -75,6 +146,9 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
     authorizeRequests: [],
     tokenRequests: [],
     infoAuth: [],
+    jwksRequests: 0,
+    hostile: new HostileLog(),
+    kid: keys?.kid,
     faults: {},
     close: async () => { await app.close() }
   }
@@ -141,11 +215,18 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
       const expected = createHash('sha256').update(form.code_verifier ?? '').digest('base64url')
       if (!safeEqual(expected, rec.challenge)) return reply.code(400).send({ error: 'invalid_grant', error_description: 'PKCE verification failed' })
     }
-    switch (self.faults.token) {
+    const tf = self.faults.token
+    switch (tf) {
       case '500': return reply.code(500).type('text/plain').send('internal error')
       case 'garbage': return reply.code(200).type('text/html').send('<html>502 Bad Gateway</html>')
       case 'hang': return await new Promise(() => {})
       case 'no-access-token': return { token_type: 'bearer' }
+      case 'crlf-token': case 'latin1-token': case 'nul-token': return { access_token: BAD_ACCESS_TOKENS[tf], token_type: 'bearer', expires_in: 3600 }
+      case 'mac-type': return { access_token: randomBytes(20).toString('hex'), token_type: 'mac', mac_key: 'k', mac_algorithm: 'hmac-sha-256' }
+      case 'no-type': return { access_token: randomBytes(20).toString('hex'), expires_in: 3600 }
+      // Free text where RFC 6749 §5.2 wants a registered code: it must not reach a client.
+      case 'odd-error': return reply.code(400).send({ error: 'call ops at relay.internal.corp:8443', error_description: 'see intranet' })
+      case 'trickle': case 'huge': case 'gzip-bomb': return hostile(reply, tf, self.hostile)
     }
     const accessToken = randomBytes(20).toString('hex')
     tokens.set(accessToken, rec)
@@ -161,7 +242,7 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
     if (rec.nonce !== undefined && f !== 'no-nonce') claims.nonce = f === 'wrong-nonce' ? 'not-the-nonce' : rec.nonce
     const now = Math.floor(Date.now() / 1000)
     return await new SignJWT(claims)
-      .setProtectedHeader({ alg: 'RS256', kid: keys!.kid })
+      .setProtectedHeader({ alg: 'RS256', kid: f === 'unknown-kid' ? 'not-a-published-key' : keys!.kid })
       .setIssuer(f === 'wrong-iss' ? 'https://evil.example' : self.issuer)
       .setAudience(f === 'wrong-aud' ? 'someone-else' : profile.clientId)
       .setIssuedAt(f === 'expired' ? now - 7200 : now)
@@ -177,7 +258,9 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
     const scheme = profile.infoAuthScheme ?? 'Bearer'
     const token = header.startsWith(`${scheme} `) ? header.slice(scheme.length + 1) : ''
     if (!tokens.has(token)) return reply.code(401).send({ error: 'invalid_token' })
-    switch (self.faults.info) {
+    const inf = self.faults.info
+    switch (inf) {
+      case 'trickle': case 'huge': case 'gzip-bomb': return hostile(reply, inf, self.hostile)
       case 'malformed': return reply.code(200).type('application/json').send('{"id": 12, "name": ')
       case '500': return reply.code(500).send({ error: 'server_error' })
       case 'other-sub': return { ...(profile.userinfo as object), sub: 'somebody-else' }
@@ -188,7 +271,10 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
   })
 
   app.get('/jwks', async (_request, reply) => {
-    if (self.faults.jwks === '500') return reply.code(500).send('no')
+    self.jwksRequests++
+    const jf = self.faults.jwks
+    if (jf === '500') return reply.code(500).send('no')
+    if (jf !== undefined) return hostile(reply, jf, self.hostile)
     return { keys: keys === undefined ? [] : [keys.jwk] }
   })
 

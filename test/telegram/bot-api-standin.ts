@@ -26,6 +26,13 @@ export class BotApiStandIn extends EventEmitter {
   readonly failing = new Map<string, number>()
   /** Methods answered by an HTML error page (as a proxy in front of the API might). */
   readonly garbled = new Set<string>()
+  /**
+   * Methods (or `file` for downloads) answered with hostile behaviour: `trickle` (200 headers, then a byte
+   * every 200 ms for ever) or `huge` (a JSON-looking body of 64 MiB, written as it is read).
+   */
+  readonly hostile = new Map<string, 'trickle' | 'huge'>()
+  /** Hostile answers whose connection is still open. */
+  hostileOpen = 0
   private updates: TgUpdate[] = []
   private nextUpdateId = 500
   private poll: Poll | undefined
@@ -81,6 +88,8 @@ export class BotApiStandIn extends EventEmitter {
     const file = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname)
     if (file !== null) {
       this.calls.push('file')
+      const h = this.hostile.get('file')
+      if (h !== undefined) return this.misbehave(res, h)
       if (file[1] !== BOT_TOKEN) return this.json(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' })
       const uid = Number(/^photos\/(\d+)\.png$/.exec(file[2]!)?.[1])
       const bytes = this.photos.get(uid)
@@ -99,6 +108,8 @@ export class BotApiStandIn extends EventEmitter {
     const chunks: Buffer[] = []
     for await (const c of req) chunks.push(c as Buffer)
     if (chunks.length > 0 && (req.headers['content-type'] ?? '').startsWith('application/json')) Object.assign(params, JSON.parse(Buffer.concat(chunks).toString()))
+    const h = this.hostile.get(method)
+    if (h !== undefined) return this.misbehave(res, h)
     if (this.garbled.has(method)) {
       res.writeHead(502, { 'content-type': 'text/html' })
       res.end('<html><body>Bad Gateway</body></html>')
@@ -158,6 +169,26 @@ export class BotApiStandIn extends EventEmitter {
     this.poll = undefined
     clearTimeout(poll.timer)
     this.ok(poll.res, this.updates.filter((u) => u.update_id >= poll.offset))
+  }
+
+  private misbehave (res: ServerResponse, kind: 'trickle' | 'huge'): void {
+    this.hostileOpen++
+    res.once('close', () => { this.hostileOpen--; this.emit('hostile-closed') })
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.write('{"ok":true,"result":')
+    if (kind === 'trickle') {
+      const timer = setInterval(() => res.write(' '), 200)
+      res.once('close', () => clearInterval(timer))
+      return
+    }
+    const chunk = Buffer.alloc(64 * 1024, 0x20)
+    let left = 1024
+    const pump = (): void => {
+      while (left-- > 0) if (!res.write(chunk)) { res.once('drain', pump); return }
+      res.end('}')
+    }
+    res.once('close', () => { left = 0 })
+    pump()
   }
 
   private ok (res: ServerResponse, result: unknown): void { this.json(res, 200, { ok: true, result }) }

@@ -252,13 +252,17 @@ t.test('Bot API trouble: 503 on ask while getMe fails; the poller rides out fail
   const other = await app({ name: 'tg2', polling: false }, true)
   t.teardown(() => other.app.close())
   const r = await client(other.base).fetch('/auth/tg2/login')
+  // The client learns which peer failed, nothing of its answer; the log has the answer.
+  const unavailable = { error: 'telegram unavailable', details: 'the Telegram Bot API did not answer usably; try again later', code: 'GATEHOUSE_UNAVAILABLE' }
   t.equal(r.status, 503)
-  t.same(await r.json(), { error: 'telegram unavailable', details: 'getMe: Stand-in failure of getMe', code: 'GATEHOUSE_UNAVAILABLE' })
+  t.same(await r.json(), unavailable)
+  t.ok(logs.includes('[WARN] telegram tg2: getMe failed: getMe: Stand-in failure of getMe'), 'the cause is logged')
   api.failing.delete('getMe')
   api.garbled.add('getMe')
   const garbled = await client(other.base).fetch('/auth/tg2/login')
   t.equal(garbled.status, 503)
-  t.same(await garbled.json(), { error: 'telegram unavailable', details: 'getMe: HTTP 502, answer is not JSON', code: 'GATEHOUSE_UNAVAILABLE' })
+  t.same(await garbled.json(), unavailable)
+  t.ok(logs.includes('[WARN] telegram tg2: getMe failed: getMe: HTTP 502, answer is not JSON'), 'the cause is logged')
   api.garbled.delete('getMe')
   t.equal((await client(other.base).fetch('/auth/tg2/login')).status, 200)
 
