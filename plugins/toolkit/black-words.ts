@@ -9,7 +9,7 @@ import { StringDecoder } from 'node:string_decoder'
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync } from 'fastify'
 import { OptionsError, sendError } from '../../lib/errors.js'
-import { guardBody, type BodyRejection } from './size-limit.js'
+import { guardBody, type BodyRejection } from './body-guard.js'
 import type { ToolkitHook } from './hook.js'
 
 export interface BlackWordsOptions {
