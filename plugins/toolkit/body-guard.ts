@@ -113,6 +113,11 @@ async function refuse (reply: FastifyReply, rejection: BodyRejection, payload: R
   return payload
 }
 
+/** A stream whose whole content is pushed at once. */
+class Replay extends Readable {
+  override _read (): void {}
+}
+
 const AS_SENT = Symbol('gatehouse.bodyAsSent')
 type Marked = Readable & { [AS_SENT]?: boolean; receivedEncodedLength?: number }
 
@@ -121,7 +126,7 @@ type Marked = Readable & { [AS_SENT]?: boolean; receivedEncodedLength?: number }
  * the mark tells a later guard that these are still the bytes as sent (when they were).
  */
 function replay (chunks: Buffer[], size: number, from: Marked, asSent: boolean): Readable {
-  const stream: Marked = new Readable({ read () {} })
+  const stream: Marked = new Replay()
   for (const chunk of chunks) stream.push(chunk)
   stream.push(null)
   // Behind a decoding hook the wire length is the one that hook tracked, not the decoded size.
