@@ -1,5 +1,5 @@
 import t from 'tap'
-import { connect } from 'node:net'
+import { rawExchange } from './raw-socket.js'
 import { listen } from '../helpers/client.js'
 import { recovererErrorHandler, recovererPlugin } from '../../plugins/toolkit/recoverer.js'
 import { funcLogger } from '../../lib/logger.js'
@@ -80,17 +80,8 @@ function within<T> (ms: number, what: string, p: Promise<T>): Promise<T> {
 }
 
 /** One keep-alive request on a raw socket; resolves with what arrived once the server closed the connection. */
-function cutAnswer (port: number, path: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const sock = connect(port, '127.0.0.1')
-    let got = ''
-    sock.setEncoding('latin1')
-    sock.on('data', (d: string) => { got += d })
-    sock.on('error', reject)
-    sock.on('close', () => { resolve(got) })
-    sock.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n`)
-  })
-}
+const cutAnswer = (port: number, path: string): Promise<string> =>
+  rawExchange(port, `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n`)
 
 t.test('recoverer: a throw after the answer started closes the connection, and app.close() completes', async (t) => {
   const lines: string[] = []

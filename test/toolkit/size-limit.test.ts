@@ -1,27 +1,15 @@
 import t from 'tap'
 import Fastify from 'fastify'
-import { connect } from 'node:net'
 import * as http2 from 'node:http2'
 import type { Readable } from 'node:stream'
 import { brotliCompressSync, createGunzip, deflateSync, gzipSync } from 'node:zlib'
 import compress from '@fastify/compress'
 import { listen } from '../helpers/client.js'
 import { sizeLimitPlugin, sizeLimitHook } from '../../plugins/toolkit/size-limit.js'
+import { rawExchange } from './raw-socket.js'
 
-/** Writes raw bytes on a fresh connection and resolves with everything the server sent until it closed. */
-function raw (port: number, data: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const sock = connect(port, '127.0.0.1')
-    let got = ''
-    sock.setEncoding('latin1')
-    sock.on('data', (d: string) => { got += d })
-    sock.on('error', reject)
-    sock.on('close', () => resolve(got))
-    sock.write(data)
-    // Half-close only once the server answered everything it will; it closes on errors and 413s by itself.
-    sock.setTimeout(3000, () => sock.end())
-  })
-}
+/** Half-close only once the server answered everything it will; it closes on errors and 413s by itself. */
+const raw = (port: number, data: string): Promise<string> => rawExchange(port, data, 3000)
 
 function chunked (parts: string[]): ReadableStream<Uint8Array> {
   const enc = new TextEncoder()
