@@ -20,9 +20,9 @@
  * to the content parser, so the handler never runs on a body that was not checked whole.
  */
 import { Readable, type Transform } from 'node:stream'
-import * as zlib from 'node:zlib'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, sendError } from '../../lib/errors.js'
+import { requireLazy } from '../../lib/lazy.js'
 
 /** Why a body is refused: the status and the `{error, details, code?}` to answer (code: the status's). */
 export interface BodyRejection { status: number; error: string; details: string; code?: string }
@@ -38,28 +38,33 @@ export type PreParsingHook = (request: FastifyRequest, reply: FastifyReply, payl
 
 const TOO_LARGE = (limit: number): BodyRejection => ({ status: 413, error: 'request body too large', details: `limit is ${limit} bytes` })
 
-// Node 22.15+ and 23.8+ have zstd; typed loosely so the types of Node 20 compile.
-const zstd = (zlib as { createZstdDecompress?: () => Transform }).createZstdDecompress
+// zlib is loaded with the first compressed body, not with the toolkit.
+const zlib = (): typeof import('node:zlib') => requireLazy<typeof import('node:zlib')>('node:zlib')
 
-/** Inflaters by content coding (RFC 9110 §8.4.1; `x-gzip` is gzip). */
-const INFLATERS: ReadonlyMap<string, () => Transform> = new Map([
-  ['gzip', () => zlib.createGunzip()],
-  ['x-gzip', () => zlib.createGunzip()],
-  ['deflate', () => zlib.createInflate()],
-  ['br', () => zlib.createBrotliDecompress()],
-  ...(zstd === undefined ? [] : [['zstd', () => zstd()] as [string, () => Transform]])
-])
+/** The inflater of a content coding (RFC 9110 §8.4.1; `x-gzip` is gzip), when Node has one. */
+function inflaterOf (coding: string): (() => Transform) | undefined {
+  switch (coding) {
+    case 'gzip': case 'x-gzip': return () => zlib().createGunzip()
+    case 'deflate': return () => zlib().createInflate()
+    case 'br': return () => zlib().createBrotliDecompress()
+    case 'zstd': {
+      // Node 22.15+ and 23.8+; typed loosely so the types of Node 20 compile.
+      const zstd = (zlib() as { createZstdDecompress?: () => Transform }).createZstdDecompress
+      return zstd === undefined ? undefined : () => zstd()
+    }
+    default: return undefined
+  }
+}
 
-/** The coding to inflate (undefined: none or identity), or a rejection for a coding this reader cannot decode. */
-function codingOf (header: string | undefined): string | BodyRejection | undefined {
+/** The inflater to count with (undefined: no coding, or identity), or a rejection for a coding that has none. */
+function codingOf (header: string | undefined): (() => Transform) | BodyRejection | undefined {
   if (header === undefined) return undefined
   const coding = header.trim().toLowerCase()
   if (coding === '' || coding === 'identity') return undefined
-  if (INFLATERS.has(coding)) return coding
-  return {
+  return inflaterOf(coding) ?? {
     status: 415,
     error: 'unsupported content encoding',
-    details: `a body with Content-Encoding "${coding.slice(0, 64)}" cannot be checked (gzip, deflate, br${zstd === undefined ? '' : ', zstd'}; one coding)`,
+    details: `a body with Content-Encoding "${coding.slice(0, 64)}" cannot be checked (gzip, deflate or br, one coding)`,
     code: ErrorCodes.UNSUPPORTED_ENCODING
   }
 }
@@ -86,9 +91,9 @@ export function guardBody (opts: BodyGuardOptions): PreParsingHook {
     if (declared !== undefined && declared > limit) return refuse(reply, TOO_LARGE(limit), payload)
     // The bytes as sent (the socket's stream, or one of these replays): headers describe them.
     const asSent = payload === request.raw || (payload as Marked)[AS_SENT] === true
-    const coding = asSent ? codingOf(h['content-encoding']) : undefined
-    if (typeof coding === 'object') return refuse(reply, coding, payload)
-    if (inspect === undefined && coding === undefined && asSent && http1 && te === undefined && declared !== undefined) return payload
+    const inflater = asSent ? codingOf(h['content-encoding']) : undefined
+    if (typeof inflater === 'object') return refuse(reply, inflater, payload)
+    if (inspect === undefined && inflater === undefined && asSent && http1 && te === undefined && declared !== undefined) return payload
 
     const look = inspect?.()
     const chunks: Buffer[] = []
@@ -97,10 +102,10 @@ export function guardBody (opts: BodyGuardOptions): PreParsingHook {
       size += chunk.length
       if (size > limit) return TOO_LARGE(limit)
       chunks.push(chunk)
-      return coding === undefined ? look?.(chunk) : undefined
+      return inflater === undefined ? look?.(chunk) : undefined
     })
     if (read === 'aborted') return payload // the client went away: nothing left to answer
-    const rejection = read ?? (coding === undefined || size === 0 ? undefined : await checkInflated(chunks, coding, limit, look))
+    const rejection = read ?? (inflater === undefined || size === 0 ? undefined : await checkInflated(chunks, inflater(), limit, look))
     if (rejection !== undefined) return refuse(reply, rejection, payload)
     return replay(chunks, size, payload, asSent)
   }
@@ -136,9 +141,8 @@ function replay (chunks: Buffer[], size: number, from: Marked, asSent: boolean):
 }
 
 /** Inflates the body only to count (and inspect) what a decompressing hook would hand the handler. */
-function checkInflated (chunks: Buffer[], coding: string, limit: number, look: ((chunk: Buffer) => BodyRejection | undefined) | undefined): Promise<BodyRejection | undefined> {
+function checkInflated (chunks: Buffer[], inflater: Transform, limit: number, look: ((chunk: Buffer) => BodyRejection | undefined) | undefined): Promise<BodyRejection | undefined> {
   return new Promise((resolve) => {
-    const inflater = INFLATERS.get(coding)!()
     let size = 0
     let settled = false
     const settle = (result: BodyRejection | undefined): void => {
@@ -153,7 +157,7 @@ function checkInflated (chunks: Buffer[], coding: string, limit: number, look: (
       if (rejection !== undefined) settle(rejection)
     })
     inflater.on('end', () => { settle(undefined) })
-    inflater.on('error', () => { settle({ status: 400, error: 'invalid request body', details: `the body is not valid ${coding}` }) })
+    inflater.on('error', () => { settle({ status: 400, error: 'invalid request body', details: 'the body does not decode with its Content-Encoding' }) })
     for (const chunk of chunks) inflater.write(chunk)
     inflater.end()
   })
