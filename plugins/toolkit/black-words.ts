@@ -29,21 +29,24 @@ function compileWords (words: unknown): WordMatcher {
   return new WordMatcher(words as string[])
 }
 
-/** True when the (parsed) body contains a word: strings and Buffers as they are, anything else as JSON. */
-export function containsBlackWord (body: unknown, words: readonly string[] | WordMatcher): boolean {
-  if (body === undefined || body === null) return false
-  let text: string
-  if (typeof body === 'string') text = body
-  else if (Buffer.isBuffer(body)) text = body.toString('utf8')
-  else { try { text = JSON.stringify(body) ?? '' } catch { return false } }
-  return (words instanceof WordMatcher ? words : new WordMatcher(words)).test(text)
+/** True when the (parsed) body contains one of the words, in any letter case. */
+export function containsBlackWord (body: unknown, words: readonly string[]): boolean {
+  return new WordMatcher(words).test(textOf(body))
+}
+
+/** The text of a parsed body: strings and Buffers as they are, anything else as JSON. */
+function textOf (body: unknown): string {
+  if (body === undefined || body === null) return ''
+  if (typeof body === 'string') return body
+  if (Buffer.isBuffer(body)) return body.toString('utf8')
+  try { return JSON.stringify(body) ?? '' } catch { return '' }
 }
 
 /** Route-level form on the parsed body: `preHandler: blackWordsHook(['spam'])`. */
 export function blackWordsHook (words: string[]): ToolkitHook {
   const matcher = compileWords(words)
   return async function blackWordsHook (request, reply) {
-    if (containsBlackWord(request.body, matcher)) {
+    if (matcher.test(textOf(request.body))) {
       sendError(reply, REJECTION.status, REJECTION.error, REJECTION.details)
       await reply
     }

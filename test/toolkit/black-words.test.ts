@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http'
 import { gzipSync } from 'node:zlib'
 import compress from '@fastify/compress'
 import { listen } from '../helpers/client.js'
-import { blackWordsPlugin, blackWordsHook } from '../../plugins/toolkit/black-words.js'
+import { blackWordsPlugin, blackWordsHook, containsBlackWord } from '../../plugins/toolkit/black-words.js'
 import { WordMatcher } from '../../plugins/toolkit/word-matcher.js'
 
 /** POSTs a chunked body, one write per part, waiting for each write to be flushed before the next. */
@@ -84,6 +84,16 @@ t.test('blackWords: a body over its limit is 413 before any word is looked for',
   t.equal(big.status, 413)
   t.same(await big.json(), { error: 'request body too large', details: 'limit is 20 bytes', code: 'GATEHOUSE_TOO_LARGE' })
   t.same(await (await post('x'.repeat(20))).json(), { body: 'x'.repeat(20) }, 'exactly the limit passes')
+})
+
+t.test('containsBlackWord on parsed bodies', async (t) => {
+  t.ok(containsBlackWord({ note: 'buy VIAGRA' }, ['Viagra']), 'object as JSON, words in any case')
+  t.ok(containsBlackWord(Buffer.from('un CAFÉ'), ['café']))
+  t.notOk(containsBlackWord('clean', ['spam']))
+  t.notOk(containsBlackWord(undefined, ['spam']))
+  const cyclic: Record<string, unknown> = {}
+  cyclic.self = cyclic
+  t.notOk(containsBlackWord(cyclic, ['self']), 'a body JSON cannot show is no match, not a crash')
 })
 
 t.test('the scanner carries a word across chunks', async (t) => {
