@@ -45,6 +45,8 @@ export const ErrorCodes = {
   CONFLICT: 'GATEHOUSE_CONFLICT',
   /** 413: the body is larger than allowed. */
   TOO_LARGE: 'GATEHOUSE_TOO_LARGE',
+  /** 415: the body's `Content-Encoding` cannot be decoded, so a limit or filter on it cannot be enforced. */
+  UNSUPPORTED_ENCODING: 'GATEHOUSE_UNSUPPORTED_ENCODING',
   /** 429: too many attempts; see `Retry-After`. */
   RATE_LIMITED: 'GATEHOUSE_RATE_LIMITED',
   /** 500: a failure of the server itself (logged with its cause). */

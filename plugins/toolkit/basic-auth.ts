@@ -19,11 +19,18 @@
  *
  * Constant time: user and password are both always compared (`safeEqual`, no short-circuit), and the hash
  * variants always run the hash, so timing tells nothing about which part was wrong.
+ *
+ * Fixed credentials (`withUserPasswd`, `withPrompt`, the plugin's `passwd`) are also turned into the exact header
+ * a client sends for them (`Basic ` and the canonical base64 of the NFC `user:passwd`), and each request's header
+ * is first compared with it as bytes, in constant time: the usual request costs one small copy and one compare,
+ * no decoding. Any other spelling (scheme in another case, more spaces, decomposed characters) and every wrong
+ * header take the full parse, which reaches the same verdict.
  */
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { ErrorCodes, OptionsError, sendError } from '../../lib/errors.js'
 import { User, type BasicAuthResult, type MaybePromise } from '../../lib/user.js'
+import { timingSafeEqual } from 'node:crypto'
 import { safeEqual } from '../../lib/compare.js'
 import type { ToolkitHook } from './hook.js'
 import { parseBasicCredentials, type BasicCredentials } from '../../lib/basic-credentials.js'
@@ -45,9 +52,18 @@ const LABEL = 'basicAuth'
 
 /** Hook over a consumer checker. `realm` adds the browser prompt to 401 answers. */
 export function basicAuth (checker: BasicChecker, realm?: string): ToolkitHook {
+  return checkingHook(checker, realm)
+}
+
+/** The hook; `exact` (fixed credentials only) accepts the one expected header before any parsing. */
+function checkingHook (checker: BasicChecker, realm: string | undefined, exact?: (header: string | undefined) => boolean): ToolkitHook {
   if (typeof checker !== 'function') throw new OptionsError(`${LABEL}.checker`, 'must be a function')
   const challenge = realm === undefined ? undefined : challengeFor(realm)
   return async function basicAuthHook (request, reply) {
+    if (exact?.(request.headers.authorization) === true) {
+      request.basicAuthorized = true
+      return
+    }
     const creds = parseBasicCredentials(request.headers.authorization)
     if (creds.status !== 'ok') {
       if (challenge !== undefined) reply.header('www-authenticate', challenge)
@@ -69,12 +85,33 @@ export function basicAuth (checker: BasicChecker, realm?: string): ToolkitHook {
 
 /** Fixed user and password. */
 export function withUserPasswd (user: string, passwd: string): ToolkitHook {
-  return basicAuth(fixedChecker(user, passwd))
+  return fixedHook(user, passwd, undefined)
 }
 
 /** Fixed user and password, with `WWW-Authenticate: Basic realm="…", charset="UTF-8"` on 401. */
 export function withPrompt (user: string, passwd: string, realm = DEFAULT_REALM): ToolkitHook {
-  return basicAuth(fixedChecker(user, passwd), realm)
+  return fixedHook(user, passwd, realm)
+}
+
+function fixedHook (user: string, passwd: string, realm: string | undefined): ToolkitHook {
+  const checker = fixedChecker(user, passwd)
+  return checkingHook(checker, realm, exactHeader(normalizeCredential(user), normalizeCredential(passwd)))
+}
+
+/**
+ * True when the header is byte for byte the one a client sends for these credentials. Time depends on the
+ * header's length only: with another length the expected bytes are compared with themselves, so the length
+ * of the secret does not show either.
+ */
+function exactHeader (user: string, passwd: string): (header: string | undefined) => boolean {
+  const expected = Buffer.from(`Basic ${Buffer.from(`${user}:${passwd}`, 'utf8').toString('base64')}`, 'latin1')
+  return (header) => {
+    if (header === undefined) return false
+    // UTF-8, not latin1: a character above U+00FF must not be cut down to an ASCII byte of the expected header.
+    const got = Buffer.from(header, 'utf8')
+    const sameLength = got.length === expected.length
+    return timingSafeEqual(sameLength ? got : expected, expected) && sameLength
+  }
 }
 
 /** Fixed user; the password checked against a bcrypt hash (see `bcryptHash`). */
@@ -150,22 +187,19 @@ export interface BasicAuthOptions {
   stage?: 'onRequest' | 'preHandler'
 }
 
-/** The checker the options describe; throws an OptionsError unless exactly one variant is given. */
-export function checkerFromOptions (opts: BasicAuthOptions): BasicChecker {
+/** The hook the options describe; throws an OptionsError unless exactly one variant is given. */
+function hookFromOptions (opts: BasicAuthOptions): ToolkitHook {
   if (opts === null || typeof opts !== 'object') throw new OptionsError(LABEL, 'must be an object')
   const given = (['checker', 'passwd', 'bcryptHash', 'argon2Hash'] as const).filter((k) => opts[k] !== undefined)
   if (given.length !== 1) throw new OptionsError(`${LABEL}.checker`, 'exactly one of checker, passwd, bcryptHash, argon2Hash is required')
-  if (opts.checker !== undefined) {
-    if (typeof opts.checker !== 'function') throw new OptionsError(`${LABEL}.checker`, 'must be a function')
-    return opts.checker
-  }
-  if (opts.passwd !== undefined) return fixedChecker(opts.user as string, opts.passwd)
-  if (opts.bcryptHash !== undefined) return bcryptChecker(opts.user as string, opts.bcryptHash)
-  return argon2Checker(opts.user as string, opts.argon2Hash as string, opts.argon2Salt as string, opts.argon2Params)
+  if (opts.passwd !== undefined) return fixedHook(opts.user as string, opts.passwd, opts.realm)
+  if (opts.checker !== undefined) return basicAuth(opts.checker, opts.realm)
+  if (opts.bcryptHash !== undefined) return basicAuth(bcryptChecker(opts.user as string, opts.bcryptHash), opts.realm)
+  return basicAuth(argon2Checker(opts.user as string, opts.argon2Hash as string, opts.argon2Salt as string, opts.argon2Params), opts.realm)
 }
 
 const basicAuthPluginImpl: FastifyPluginAsync<BasicAuthOptions> = async (fastify, opts) => {
-  const hook = basicAuth(checkerFromOptions(opts), opts.realm)
+  const hook = hookFromOptions(opts)
   const stage = opts.stage ?? 'onRequest'
   if (stage !== 'onRequest' && stage !== 'preHandler') throw new OptionsError(`${LABEL}.stage`, 'must be "onRequest" or "preHandler"')
   if (!fastify.hasRequestDecorator('basicAuthorized')) fastify.decorateRequest('basicAuthorized', false)

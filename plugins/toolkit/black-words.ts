@@ -1,16 +1,17 @@
 /**
  * blackWords: 403 `{error, details, code: "GATEHOUSE_FORBIDDEN"}` when the request body contains one of the
  * listed words, in any letter case (a body over `limit` is 413 `GATEHOUSE_TOO_LARGE`). The plugin scans the
- * raw bytes as they arrive (`preParsing`), keeping the tail of the previous chunk so that a word split across
- * chunks (or a multi-byte character split across chunks) is still found. It matches the text as sent: a word
- * hidden by an encoding (percent-escapes, JSON `\u` escapes) is not decoded.
+ * body as it arrives (`preParsing`), in one pass whatever the number of words (word-matcher.ts); a word split
+ * across chunks (or a multi-byte character split across chunks) is still found. A compressed body is scanned
+ * as the handler will get it, inflated (body-guard.ts). It matches the text as sent: a word hidden by an
+ * encoding (percent-escapes, JSON `\u` escapes) is not decoded.
  */
-import { StringDecoder } from 'node:string_decoder'
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync } from 'fastify'
 import { OptionsError, sendError } from '../../lib/errors.js'
-import { guardBody, type BodyRejection } from './size-limit.js'
+import { guardBody, type BodyRejection } from './body-guard.js'
 import type { ToolkitHook } from './hook.js'
+import { WordMatcher } from './word-matcher.js'
 
 export interface BlackWordsOptions {
   /** Words that get a body refused (case-insensitive substrings). Required, non-empty. */
@@ -21,42 +22,31 @@ export interface BlackWordsOptions {
 
 const REJECTION: BodyRejection = { status: 403, error: 'forbidden', details: 'request body contains a blocked word' }
 
-function compileWords (words: unknown): string[] {
+function compileWords (words: unknown): WordMatcher {
   if (!Array.isArray(words) || words.length === 0 || words.some((w) => typeof w !== 'string' || w.trim() === '')) {
     throw new OptionsError('blackWords.words', 'must be a non-empty array of non-empty strings')
   }
-  return (words as string[]).map((w) => w.toLowerCase())
+  return new WordMatcher(words as string[])
 }
 
-/** A scanner for one body: feed chunks, true once a word was seen. */
-export function wordScanner (words: string[]): (chunk: Buffer) => boolean {
-  const decoder = new StringDecoder('utf8')
-  const keep = Math.max(...words.map((w) => w.length)) - 1
-  let tail = ''
-  return (chunk) => {
-    const text = tail + decoder.write(chunk).toLowerCase()
-    if (words.some((w) => text.includes(w))) return true
-    tail = keep > 0 ? text.slice(-keep) : ''
-    return false
-  }
+/** True when the (parsed) body contains one of the words, in any letter case. */
+export function containsBlackWord (body: unknown, words: readonly string[]): boolean {
+  return new WordMatcher(words).test(textOf(body))
 }
 
-/** True when the (parsed) body contains a word: strings and Buffers as they are, anything else as JSON. */
-export function containsBlackWord (body: unknown, words: string[]): boolean {
-  if (body === undefined || body === null) return false
-  let text: string
-  if (typeof body === 'string') text = body
-  else if (Buffer.isBuffer(body)) text = body.toString('utf8')
-  else { try { text = JSON.stringify(body) ?? '' } catch { return false } }
-  const lower = text.toLowerCase()
-  return words.some((w) => lower.includes(w))
+/** The text of a parsed body: strings and Buffers as they are, anything else as JSON. */
+function textOf (body: unknown): string {
+  if (body === undefined || body === null) return ''
+  if (typeof body === 'string') return body
+  if (Buffer.isBuffer(body)) return body.toString('utf8')
+  try { return JSON.stringify(body) ?? '' } catch { return '' }
 }
 
 /** Route-level form on the parsed body: `preHandler: blackWordsHook(['spam'])`. */
 export function blackWordsHook (words: string[]): ToolkitHook {
-  const list = compileWords(words)
+  const matcher = compileWords(words)
   return async function blackWordsHook (request, reply) {
-    if (containsBlackWord(request.body, list)) {
+    if (matcher.test(textOf(request.body))) {
       sendError(reply, REJECTION.status, REJECTION.error, REJECTION.details)
       await reply
     }
@@ -65,13 +55,13 @@ export function blackWordsHook (words: string[]): ToolkitHook {
 
 /** fastify-plugin: the filter applies to every route of the context it is registered in. */
 const blackWordsPluginImpl: FastifyPluginAsync<BlackWordsOptions> = async (fastify, opts) => {
-  const list = compileWords(opts?.words)
+  const matcher = compileWords(opts?.words)
   const limit = opts.limit ?? fastify.initialConfig.bodyLimit ?? 1024 * 1024
   if (!Number.isSafeInteger(limit) || limit < 1) throw new OptionsError('blackWords.limit', 'must be a positive integer (bytes)')
   fastify.addHook('preParsing', guardBody({
     limit,
     inspect: () => {
-      const seen = wordScanner(list)
+      const seen = matcher.scanner()
       return (chunk) => (seen(chunk) ? REJECTION : undefined)
     }
   }))

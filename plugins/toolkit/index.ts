@@ -7,7 +7,7 @@
 export { appInfoPlugin, appInfoHook, appInfoHeaders, type AppInfoOptions } from './app-info.js'
 export { pingPlugin, pingHook, isPing } from './ping.js'
 export { healthPlugin, runChecks, type CheckFunc, type CheckResult, type HealthEntry, type HealthOptions, type NamedCheck } from './health.js'
-export { requestLoggerPlugin, sanitizeUrl, type RequestLoggerOptions } from './logger.js'
+export { requestLoggerPlugin, sanitizeUrl, SECRET_KEY_WORDS, type RequestLoggerOptions } from './logger.js'
 export { recovererPlugin, recovererErrorHandler, type RecovererOptions } from './recoverer.js'
 export { onlyFromPlugin, onlyFromHook, type OnlyFromOptions } from './only-from.js'
 export { metricsPlugin, publish, VarRegistry, expvarSnapshot, type MetricsOptions, type VarFunc } from './metrics.js'

@@ -3,9 +3,9 @@
  * address (maskable), status, response body size, handling time, then when known: user, subject,
  * `X-Request-ID`, request body (opt-in, truncated). Written through the package's `Logger` (`logf`).
  *
- * Safety: values of query parameters whose name contains password, passwd, secret, token, credentials or the
- * configured JWT query name (`access_token`, `client_secret`, `refresh_token` too) are replaced by `********`,
- * and the same keys are masked in captured JSON and form bodies.
+ * Safety: values of query parameters with a secret name (`SECRET_KEY_WORDS`, the configured JWT query name and
+ * the host's `maskKeys`; see `isSecretKey` for the rule) are replaced by `********`, and the same keys are masked
+ * in captured JSON and form bodies.
  * Every control character (CR, LF, …) in any field is escaped, so no request can forge a log line.
  */
 import fp from 'fastify-plugin'
@@ -28,32 +28,61 @@ export interface RequestLoggerOptions {
   maxBodySize?: number
   /** The JWT query parameter name to mask besides the built-in ones. Default `token`. */
   jwtQueryName?: string
-  /** More query/body keys to mask (case-insensitive). */
+  /** More words of secret query/body keys, added to `SECRET_KEY_WORDS` (case-insensitive, same rule). */
   maskKeys?: string[]
 }
 
-const BUILTIN_SECRET_KEYS = ['password', 'passwd', 'secret', 'token', 'credentials']
+/** The words of secret query and body keys the request logger always masks (see `isSecretKey` for the rule). */
+export const SECRET_KEY_WORDS: readonly string[] = Object.freeze([
+  'password', 'passwd', 'passphrase', 'pwd', 'pass', 'secret', 'token', 'credentials', 'api_key', 'apikey', 'key',
+  'session', 'auth', 'authorization', 'jwt', 'sig', 'signature', 'otp'
+])
 const MASK = '********'
+/** Words this long mask every key that contains them; shorter ones only whole words and key parts. */
+const SUBSTRING_MIN = 5
 
 /** Replaces the values of secret keys in a URL's query; the rest of the URL is kept as sent (encoded). */
 export function sanitizeUrl (url: string, secretKeys: ReadonlySet<string>): string {
   const q = url.indexOf('?')
   if (q < 0) return url
+  const rule = ruleOf(secretKeys)
   const masked = url.slice(q + 1).split('&').map((pair) => {
     const eq = pair.indexOf('=')
     if (eq < 0) return pair
-    return isSecretKey(decodeKey(pair.slice(0, eq)), secretKeys) ? `${pair.slice(0, eq)}=${MASK}` : pair
+    return isSecretKey(decodeKey(pair.slice(0, eq)), rule) ? `${pair.slice(0, eq)}=${MASK}` : pair
   })
   return `${url.slice(0, q)}?${masked.join('&')}`
 }
 
+interface SecretRule { long: readonly string[]; short: ReadonlySet<string> }
+
+const rules = new WeakMap<ReadonlySet<string>, SecretRule>()
+
+function ruleOf (words: ReadonlySet<string>): SecretRule {
+  let rule = rules.get(words)
+  if (rule === undefined) {
+    const lower = [...words].map((w) => w.toLowerCase())
+    rule = { long: lower.filter((w) => w.length >= SUBSTRING_MIN), short: new Set(lower.filter((w) => w.length < SUBSTRING_MIN)) }
+    rules.set(words, rule)
+  }
+  return rule
+}
+
+// Parts of a key: runs of letters or digits, camelCase split (`apiKey`, `XMLHttpKey`, `key2`).
+const KEY_PART = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g
+
 /**
- * A key is secret when it contains a secret word (lower-cased), not only when it equals one: bearer tokens
- * travel as `access_token`, client secrets as `client_secret`. Masking a harmless key costs nothing.
+ * A key is secret when it contains a secret word of five or more letters anywhere (bearer tokens travel as
+ * `access_token`, client secrets as `client_secret`, sessions as `sessionid`), or when a shorter word (`key`,
+ * `pwd`, `sig`, `otp`, …) is the whole key or one of its parts: `api-key`, `apiKey`, `user_pwd`, `X-Sig`, `OTP2`
+ * are masked, `monkey`, `design`, `author` are not (a short word inside a longer one is mostly another word).
  */
-function isSecretKey (key: string, secretKeys: ReadonlySet<string>): boolean {
+function isSecretKey (key: string, rule: SecretRule): boolean {
   const k = key.toLowerCase()
-  for (const word of secretKeys) if (k.includes(word)) return true
+  for (const word of rule.long) if (k.includes(word)) return true
+  if (rule.short.size === 0) return false
+  if (rule.short.has(k)) return true
+  for (const part of key.match(KEY_PART) ?? []) if (rule.short.has(part.toLowerCase())) return true
   return false
 }
 
@@ -64,7 +93,7 @@ export function escapeControl (s: string): string {
 }
 
 function decodeKey (key: string): string {
-  try { return decodeURIComponent(key.replace(/\+/g, ' ')).toLowerCase() } catch { return key.toLowerCase() }
+  try { return decodeURIComponent(key.replace(/\+/g, ' ')) } catch { return key }
 }
 
 function defaultUserInfo (request: FastifyRequest): string | undefined {
@@ -77,8 +106,9 @@ function bodyText (body: unknown, secretKeys: ReadonlySet<string>): string | und
   if (body === undefined || body === null) return undefined
   if (typeof body === 'string') return body.includes('=') ? sanitizeUrl(`?${body}`, secretKeys).slice(1) : body
   if (Buffer.isBuffer(body)) return body.toString('utf8')
+  const rule = ruleOf(secretKeys)
   try {
-    return JSON.stringify(body, (k, v: unknown) => (k !== '' && isSecretKey(k, secretKeys) ? MASK : v))
+    return JSON.stringify(body, (k, v: unknown) => (k !== '' && isSecretKey(k, rule) ? MASK : v))
   } catch { return '[unserializable body]' }
 }
 
@@ -119,7 +149,7 @@ function compile (opts: RequestLoggerOptions, fallback: Logger): Compiled {
     subject: opts.subject,
     withBody: opts.withBody === true,
     maxBody,
-    secretKeys: new Set([...BUILTIN_SECRET_KEYS, jwtName, ...extra].map((k) => k.toLowerCase()))
+    secretKeys: new Set([...SECRET_KEY_WORDS, jwtName, ...extra].map((k) => k.toLowerCase()))
   }
 }
 

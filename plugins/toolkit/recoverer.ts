@@ -5,6 +5,11 @@
  * `HttpError`) are client errors, not crashes: they keep their status with `{error, details?, code}` and are
  * not logged as crashes. The code is an HttpError's own, else the status's (`GATEHOUSE_BAD_REQUEST` for a
  * failed validation).
+ *
+ * When the answer had already started (headers or part of the body written, then a throw), no answer can be
+ * sent any more and the client would wait for the rest forever: the crash is logged and the connection is
+ * closed at once, as Fastify's own error handling does, so the client sees a cut answer and `app.close()` is
+ * not held by a connection that will never finish.
  */
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
@@ -24,18 +29,32 @@ export function recovererErrorHandler (logger: Logger): ErrorHandler {
     throw new OptionsError('recoverer.logger', 'must be a Logger ({ logf })')
   }
   return (error, request, reply) => {
+    if (reply.raw.headersSent) {
+      logger.logf('[ERROR] request panic %s %s after the answer started (connection closed): %s', request.method, pathOf(request), stackOf(error))
+      // An unfinished answer cannot be completed or replaced: cut the connection. A finished one is left alone.
+      if (!reply.raw.writableEnded) reply.raw.destroy()
+      return
+    }
     const status = clientStatus(error)
     if (status !== undefined) {
       // Only the package's own codes go out; Fastify's `FST_ERR_*` codes are not part of the answer's catalogue.
       if (!reply.sent) sendError(reply, status, clientMessage(error, status), detailsOf(error), error instanceof HttpError ? error.code : undefined)
       return
     }
-    const stack = error instanceof Error ? (error.stack ?? error.message) : String(error)
     // %s with the stack keeps the whole backtrace; the core logger escapes line breaks into one record.
-    logger.logf('[ERROR] request panic %s %s: %s', request.method, request.url.split('?')[0], stack)
-    if (reply.sent || reply.raw.headersSent) return
+    logger.logf('[ERROR] request panic %s %s: %s', request.method, pathOf(request), stackOf(error))
+    if (reply.sent) return
     sendError(reply, 500, 'internal server error')
   }
+}
+
+function stackOf (error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error)
+}
+
+/** The path without the query, where tokens travel. */
+function pathOf (request: FastifyRequest): string {
+  return request.url.split('?', 1)[0]!
 }
 
 function clientStatus (error: unknown): number | undefined {

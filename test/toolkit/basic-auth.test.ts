@@ -122,6 +122,38 @@ t.test('basic auth variants over HTTP', async (t) => {
   t.same(checked, ['bob:pw:GET', 'bob:nope:GET'], 'checker never sees an empty user')
 })
 
+t.test('fixed credentials: the exact header is accepted as bytes, every other spelling goes through the parser', async (t) => {
+  const app = Fastify()
+  app.get('/fixed', { onRequest: withUserPasswd('admin', 'admin-secret') }, async (req) => ({ authorized: req.basicAuthorized ?? null }))
+  app.get('/uni', { onRequest: withUserPasswd(UNI_USER, UNI_PASS) }, async (req) => ({ authorized: req.basicAuthorized ?? null }))
+  t.teardown(() => app.close())
+  const get = async (url: string, authorization: string): Promise<{ status: number, body: unknown }> => {
+    const r = await app.inject({ url, headers: { authorization } })
+    return { status: r.statusCode, body: r.json() }
+  }
+  const exact = basic('admin', 'admin-secret')
+  t.same(await get('/fixed', exact), { status: 200, body: { authorized: true } })
+  t.same(await get('/uni', basic(UNI_USER, UNI_PASS)), { status: 200, body: { authorized: true } }, 'non-ASCII credentials')
+  // Characters above U+00FF whose low byte is the expected ASCII byte: a latin1 copy would turn the header into
+  // the exact one. Only in-process callers (inject, another plugin) can hand such a string over.
+  for (const i of [0, 6, exact.length - 1]) {
+    const forged = exact.slice(0, i) + String.fromCharCode(exact.charCodeAt(i) + 0x100) + exact.slice(i + 1)
+    const r = await get('/fixed', forged)
+    t.equal(r.status, 401, `wide character at ${i} is not its low byte`)
+    t.equal((r.body as { code: string }).code, 'GATEHOUSE_UNAUTHORIZED')
+  }
+  const refused = [
+    basic('admin', 'admin-secreT'), // same length, last character differs
+    basic('admiN', 'admin-secret'),
+    `${exact}A`, exact.slice(0, -1), `${exact} x`
+  ]
+  for (const header of refused) {
+    const r = await get('/fixed', header)
+    t.ok(r.status === 401 || r.status === 403, `refused: ${header}`)
+    t.not((r.body as { authorized?: unknown }).authorized, true)
+  }
+})
+
 t.test('plugin form is scoped and validates its options', async (t) => {
   const { app, base } = await listen(async (app) => {
     await app.register(async (scope) => {

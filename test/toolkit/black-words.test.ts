@@ -1,8 +1,11 @@
 import t from 'tap'
 import Fastify from 'fastify'
 import { request as httpRequest } from 'node:http'
+import { gzipSync } from 'node:zlib'
+import compress from '@fastify/compress'
 import { listen } from '../helpers/client.js'
-import { blackWordsPlugin, blackWordsHook, wordScanner } from '../../plugins/toolkit/black-words.js'
+import { blackWordsPlugin, blackWordsHook, containsBlackWord } from '../../plugins/toolkit/black-words.js'
+import { WordMatcher } from '../../plugins/toolkit/word-matcher.js'
 
 /** POSTs a chunked body, one write per part, waiting for each write to be flushed before the next. */
 function postChunks (port: number, path: string, parts: Buffer[]): Promise<{ status: number; body: string }> {
@@ -83,12 +86,22 @@ t.test('blackWords: a body over its limit is 413 before any word is looked for',
   t.same(await (await post('x'.repeat(20))).json(), { body: 'x'.repeat(20) }, 'exactly the limit passes')
 })
 
-t.test('wordScanner keeps the tail of the previous chunk', async (t) => {
-  const seen = wordScanner(['needle'])
+t.test('containsBlackWord on parsed bodies', async (t) => {
+  t.ok(containsBlackWord({ note: 'buy VIAGRA' }, ['Viagra']), 'object as JSON, words in any case')
+  t.ok(containsBlackWord(Buffer.from('un CAFÉ'), ['café']))
+  t.notOk(containsBlackWord('clean', ['spam']))
+  t.notOk(containsBlackWord(undefined, ['spam']))
+  const cyclic: Record<string, unknown> = {}
+  cyclic.self = cyclic
+  t.notOk(containsBlackWord(cyclic, ['self']), 'a body JSON cannot show is no match, not a crash')
+})
+
+t.test('the scanner carries a word across chunks', async (t) => {
+  const seen = new WordMatcher(['needle']).scanner()
   t.notOk(seen(Buffer.from('hay ne')))
   t.notOk(seen(Buffer.from('e')))
   t.ok(seen(Buffer.from('DLE hay')))
-  const single = wordScanner(['x'])
+  const single = new WordMatcher(['x']).scanner()
   t.notOk(single(Buffer.from('abc')))
   t.ok(single(Buffer.from('aXc')))
 })
@@ -103,4 +116,72 @@ t.test('blackWords refuses bad options', async (t) => {
     await bad.close()
   }
   t.throws(() => blackWordsHook([]), { code: 'GATEHOUSE_OPTION', option: 'blackWords.words' })
+})
+
+/** The rule the matcher must agree with: lower-case the whole text, look for each word. */
+function naive (words: string[], text: string): boolean {
+  const lower = text.toLowerCase()
+  return words.some((w) => lower.includes(w.toLowerCase()))
+}
+
+t.test('the one-pass matcher agrees with a word-by-word search on random text, words and chunking', async (t) => {
+  // A small alphabet makes overlaps (prefixes that are suffixes of other words) frequent.
+  const alphabet = ['a', 'b', 'A', 'é', 'É', '😀', ' ']
+  let seed = 42
+  const rnd = (n: number): number => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n }
+  const str = (len: number): string => Array.from({ length: len }, () => alphabet[rnd(alphabet.length)]).join('')
+  let agreed = 0
+  let matched = 0
+  for (let round = 0; round < 3000; round++) {
+    const words = Array.from({ length: 1 + rnd(5) }, () => str(1 + rnd(5)))
+    // Infixes of other words: a word that ends inside a longer one must still be found there.
+    for (const w of [...words]) if (w.length > 2 && rnd(2) === 0) words.push(w.slice(1, 1 + rnd(w.length - 1) + 1))
+    if (words.some((w) => w.trim() === '')) continue
+    const text = str(rnd(40))
+    const bytes = Buffer.from(text)
+    const scan = new WordMatcher(words).scanner()
+    let found = false
+    for (let at = 0; at < bytes.length;) {
+      const end = Math.min(bytes.length, at + 1 + rnd(6)) // cuts anywhere, inside characters too
+      found = scan(bytes.subarray(at, end)) || found
+      at = end
+    }
+    const expected = naive(words, text)
+    if (found !== expected) t.fail(`words ${JSON.stringify(words)} text ${JSON.stringify(text)}: ${found} vs ${expected}`)
+    else agreed++
+    if (expected) matched++
+    if (new WordMatcher(words).test(text) !== expected) t.fail(`whole text ${JSON.stringify(text)}, words ${JSON.stringify(words)}`) // the parsed-body form
+  }
+  t.ok(matched > 100 && agreed - matched > 100, `both outcomes covered (${matched} matches of ${agreed})`)
+})
+
+t.test('blackWords: many words, overlapping words, compressed bodies', async (t) => {
+  const many = Array.from({ length: 500 }, (_, i) => `word${i}x`)
+  const { app, base } = await listen(async (app) => {
+    await app.register(async (scope) => {
+      await scope.register(blackWordsPlugin, { words: [...many, 'hers', 'she', 'his'] })
+      scope.post('/post', async (req) => ({ body: req.body }))
+    })
+    await app.register(async (scope) => {
+      await scope.register(compress) // request decompression: the handler gets inflated bodies
+      await scope.register(blackWordsPlugin, { words: ['spam'] })
+      scope.post('/inflated', async (req) => ({ body: req.body }))
+    })
+  })
+  t.teardown(() => app.close())
+  const post = (path: string, body: string | Buffer, headers: Record<string, string> = {}): Promise<Response> =>
+    fetch(base + path, { method: 'POST', headers: { 'content-type': 'text/plain', ...headers }, body })
+  t.equal((await post('/post', 'text with WORD499X inside')).status, 403, 'the last of 500 words')
+  t.equal((await post('/post', 'text with word0x inside')).status, 403, 'the first of 500 words')
+  t.same(await (await post('/post', 'word49 word4999 wordx5')).json(), { body: 'word49 word4999 wordx5' }, 'near misses pass')
+  t.equal((await post('/post', 'ushe')).status, 403, 'a word inside another word')
+  t.equal((await post('/post', 'shis')).status, 403, 'a match found through a failed longer one (sh-e fails, h-i-s matches)')
+  t.same(await (await post('/post', 'her hi sh')).json(), { body: 'her hi sh' })
+
+  const spam = gzipSync(Buffer.from('x'.repeat(5000) + 'SPAM' + 'y'.repeat(5000)))
+  const r = await post('/inflated', spam, { 'content-encoding': 'gzip' })
+  t.equal(r.status, 403, 'a word inside a gzip body is found before the handler gets it inflated')
+  t.same(await r.json(), BLOCKED)
+  const clean = await post('/inflated', gzipSync(Buffer.from('all clean')), { 'content-encoding': 'gzip' })
+  t.same(await clean.json(), { body: 'all clean' })
 })

@@ -10,7 +10,11 @@ import { join } from 'node:path'
 const require = createRequire(import.meta.url)
 const HEAVY = ['bcryptjs', 'argon2', '@fastify/static', '@fastify/compress']
 // ESM imports of a CommonJS package land in the same module cache, so a static import would show here too.
-const loaded = (): string[] => HEAVY.filter((name) => Object.keys(require.cache).some((k) => k.includes(`/node_modules/${name}/`)))
+// Node's own zlib is no package: its loading shows in the list of loaded built-in modules.
+const loaded = (): string[] => [
+  ...HEAVY.filter((name) => Object.keys(require.cache).some((k) => k.includes(`/node_modules/${name}/`))),
+  ...((process as unknown as { moduleLoadList: string[] }).moduleLoadList.includes('NativeModule zlib') ? ['node:zlib'] : [])
+]
 const steps: Record<string, string[]> = {}
 
 const toolkit = await import('../../toolkit.js')
@@ -24,6 +28,18 @@ await app.register(toolkit.pingPlugin)
 await app.ready()
 await app.close()
 steps.hooksSetUp = loaded()
+
+const body = Fastify()
+await body.register(toolkit.sizeLimitPlugin, { limit: 100 })
+await body.register(toolkit.blackWordsPlugin, { words: ['spam'] })
+body.post('/', async () => 'ok')
+await body.ready()
+await body.inject({ method: 'POST', url: '/', headers: { 'content-type': 'text/plain' }, payload: 'zz' })
+steps.bodyChecked = loaded()
+// gzip of "zz", written out so that making it loads nothing
+await body.inject({ method: 'POST', url: '/', headers: { 'content-type': 'text/plain', 'content-encoding': 'gzip' }, payload: Buffer.from('H4sIAAAAAAAAA6uqAgChG9kkAgAAAA==', 'base64') })
+await body.close()
+steps.compressedBodyChecked = loaded()
 
 await toolkit.bcryptHash('pw', 4)
 steps.bcryptHashed = loaded()

@@ -5,15 +5,17 @@ import { fileURLToPath } from 'node:url'
 // The child runs with this process's TypeScript loader only (no coverage or mock hooks).
 const loader = process.execArgv.filter((a) => a.includes('@tapjs/typescript'))
 
-t.test('the toolkit loads bcryptjs, argon2, @fastify/static and @fastify/compress on use, not on import', async (t) => {
+t.test('the toolkit loads bcryptjs, argon2, @fastify/static, @fastify/compress and zlib on use, not on import', async (t) => {
   const child = spawnSync(process.execPath, [...loader, fileURLToPath(new URL('./lazy-load-child.ts', import.meta.url))], { encoding: 'utf8', timeout: 90_000 })
   t.equal(child.status, 0, child.stderr)
   t.same(JSON.parse(child.stdout), {
     imported: [],
     hooksSetUp: [],
-    bcryptHashed: ['bcryptjs'],
-    argon2Hashed: ['bcryptjs', 'argon2'],
-    gzipRegistered: ['bcryptjs', 'argon2', '@fastify/compress'],
-    fileServerRegistered: ['bcryptjs', 'argon2', '@fastify/static', '@fastify/compress']
+    bodyChecked: [],
+    compressedBodyChecked: ['node:zlib'],
+    bcryptHashed: ['bcryptjs', 'node:zlib'],
+    argon2Hashed: ['bcryptjs', 'argon2', 'node:zlib'],
+    gzipRegistered: ['bcryptjs', 'argon2', '@fastify/compress', 'node:zlib'],
+    fileServerRegistered: ['bcryptjs', 'argon2', '@fastify/static', '@fastify/compress', 'node:zlib']
   })
 })

@@ -2,7 +2,7 @@ import t from 'tap'
 import Fastify from 'fastify'
 import { request as httpRequest } from 'node:http'
 import { listen } from '../helpers/client.js'
-import { requestLoggerPlugin, sanitizeUrl } from '../../plugins/toolkit/logger.js'
+import { requestLoggerPlugin, sanitizeUrl, SECRET_KEY_WORDS } from '../../plugins/toolkit/logger.js'
 import { funcLogger } from '../../lib/logger.js'
 
 // Resolves once the log line of the just-finished request exists (onResponse runs after the client got it).
@@ -146,4 +146,36 @@ t.test('logger masks query and body keys that contain a secret word', async (t) 
   t.match(l, /access_token=\*{8}&client_secret=\*{8}&refresh_token=\*{8}&id_token=\*{8}&new_password=\*{8}&page=2 /)
   t.match(l, /"keep":"visible"/, 'other keys kept')
   t.equal(sanitizeUrl('/p?x_TOKEN_y=a&tok=b', new Set(['token'])), '/p?x_TOKEN_y=********&tok=b')
+})
+
+t.test('logger mask list: short secret words as whole keys or key parts, long ones anywhere, plus the host list', async (t) => {
+  const lines: string[] = []
+  const { app, base } = await listen(async (app) => {
+    await app.register(requestLoggerPlugin, { logger: (line: string) => lines.push(line), withBody: true, maskKeys: ['pin', 'InternalRef'] })
+    app.post('/p', async () => 'ok')
+  })
+  t.teardown(() => app.close())
+  const secret: Record<string, string> = {
+    pwd: 'S01', user_pwd: 'S02', pass: 'S03', 'mail-pass': 'S04', api_key: 'S05', x_api_key: 'S06', apikey: 'S07', xapikey: 'S08',
+    key: 'S09', apiKey: 'S10', 'X-Api-Key': 'S11', key2: 'S12', session: 'S13', sessionid: 'S14', sessionToken: 'S15',
+    auth: 'S16', 'x-auth': 'S17', AUTH_HEADER: 'S18', jwt: 'S19', jwt_assertion: 'S20', sig: 'S21', url_sig: 'S22', otp: 'S23',
+    otpCode: 'S24', OTP: 'S25', passphrase: 'S26', 'X-Amz-Signature': 'S27', authorization: 'S28', pin: 'S29', card_pin: 'S30',
+    internalref: 'S31', my_internalRef_id: 'S32'
+  }
+  const harmless: Record<string, string> = { monkey: 'H1', keyboard: 'H2', design: 'H3', author: 'H4', compass: 'H5', passenger: 'H6', pinned: 'H7', page: 'H8' }
+  const query = Object.entries({ ...secret, ...harmless }).map(([k, v]) => `${encodeURIComponent(k)}=${v}`).join('&')
+  const r = await fetch(`${base}/p?${query}`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ nested: { ...secret, ...harmless } })
+  })
+  t.equal(r.status, 200)
+  await r.arrayBuffer()
+  await waitLines(lines, 1)
+  const l = lines[0] as string
+  for (const [k, v] of Object.entries(secret)) {
+    t.notMatch(l, v, `${k} masked`)
+    const builtIn = !['pin', 'card_pin', 'internalref', 'my_internalRef_id'].includes(k)
+    const masked = sanitizeUrl(`/p?${encodeURIComponent(k)}=x`, new Set(SECRET_KEY_WORDS)).endsWith(`=${'*'.repeat(8)}`)
+    t.equal(masked, builtIn, `sanitizeUrl with SECRET_KEY_WORDS: ${k} ${builtIn ? 'masked' : 'kept (host word)'}`)
+  }
+  for (const [k, v] of Object.entries(harmless)) t.equal(l.split(v).length, 3, `${k} kept in the query and the body`)
 })

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { rawExchange } from './raw-socket.js'
 import { listen } from '../helpers/client.js'
 import { recovererErrorHandler, recovererPlugin } from '../../plugins/toolkit/recoverer.js'
 import { funcLogger } from '../../lib/logger.js'
@@ -69,4 +70,64 @@ t.test('recoverer refuses a logger without logf', async (t) => {
   app.register(recovererPlugin, { logger: 'stderr' as never })
   await t.rejects(async () => { await app.ready() }, { code: 'GATEHOUSE_OPTION', option: 'recoverer.logger' })
   await app.close()
+})
+
+/** Fails the test instead of waiting forever: `what` must settle within `ms`. */
+function within<T> (ms: number, what: string, p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const limit = new Promise<never>((_resolve, reject) => { timer = setTimeout(() => { reject(new Error(`${what}: still pending after ${ms} ms`)) }, ms) })
+  return Promise.race([p, limit]).finally(() => { clearTimeout(timer) })
+}
+
+/** One keep-alive request on a raw socket; resolves with what arrived once the server closed the connection. */
+const cutAnswer = (port: number, path: string): Promise<string> =>
+  rawExchange(port, `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n`)
+
+t.test('recoverer: a throw after the answer started closes the connection, and app.close() completes', async (t) => {
+  const lines: string[] = []
+  const app = Fastify()
+  await app.register(recovererPlugin, { logger: funcLogger((l) => lines.push(l)) })
+  app.get('/sync', (_req, reply) => {
+    reply.raw.writeHead(200, { 'content-type': 'text/plain', 'content-length': '1000' })
+    reply.raw.write('first part')
+    throw new Error('broke mid-body')
+  })
+  app.get('/async', async (_req, reply) => {
+    reply.raw.writeHead(200, { 'content-type': 'text/plain' }) // chunked: the end would be a zero-length chunk
+    reply.raw.write('first part')
+    await new Promise((resolve) => setImmediate(resolve))
+    throw new HttpError(400, 'too late for a client error')
+  })
+  app.get('/headers-only', async (_req, reply) => {
+    reply.raw.writeHead(200, { 'content-type': 'application/json', 'content-length': '50' })
+    reply.raw.flushHeaders()
+    throw new Error('nothing of the body')
+  })
+  app.get('/fine', async () => 'fine')
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  let closed = false
+  t.teardown(async () => {
+    if (closed) return
+    app.server.closeAllConnections() // only after a failure above: do not hang the run
+    await app.close()
+  })
+  const { port } = app.server.address() as { port: number }
+
+  for (const path of ['/sync', '/async', '/headers-only']) {
+    const got = await within(5000, `connection of ${path}`, cutAnswer(port, path))
+    // Bytes still queued when the connection is cut are dropped (a slow reader must not keep it open).
+    if (path === '/async') t.match(got, /^HTTP\/1\.1 200 [^]*first part/, `${path}: what was sent before the throw arrived`)
+    t.notMatch(got, /internal server error|GATEHOUSE/, `${path}: no second answer mixed into the body`)
+  }
+  t.equal(lines.length, 3, 'each logged once')
+  t.match(lines[0], /request panic GET \/sync after the answer started \(connection closed\): Error: broke mid-body/)
+  t.match(lines[1], /GET \/async after the answer started.*too late for a client error/)
+
+  // Many at once, as a route under load would see them: all closed, none left for app.close() to wait on.
+  const all = await within(10000, '30 cut connections', Promise.all(Array.from({ length: 30 }, async () => await cutAnswer(port, '/sync'))))
+  t.equal(all.length, 30)
+  t.equal(await (await fetch(`http://127.0.0.1:${port}/fine`)).text(), 'fine', 'the server goes on serving')
+  await within(5000, 'app.close()', app.close())
+  closed = true
+  t.pass('app.close() completed')
 })
