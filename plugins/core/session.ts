@@ -35,7 +35,8 @@ export function createUserResolver (o: ResolvedOptions, tokens: TokenService): U
     }
     const session = await tokens.get(request, reply)
     if (session === null) return null
-    if (session.claims.user === undefined || session.claims.user === null) throw new HttpError(401, 'unauthorized', 'token carries no user')
-    return new User(session.claims.user)
+    // Frozen and shared by every request of this session (see updateUser for changing it for one request).
+    if (session.user === null) throw new HttpError(401, 'unauthorized', 'token carries no user')
+    return session.user
   }
 }
