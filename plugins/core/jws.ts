@@ -153,6 +153,8 @@ export function decodeJws (token: string): DecodedJws | null {
 }
 
 function parseSegment (segment: string): Record<string, unknown> | null {
+  // A JSON object encodes to "eyJ" (`{"`): anything else is refused before JSON.parse, whose errors are costly.
+  if (!segment.startsWith('eyJ')) return null
   try {
     const v: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'))
     return v !== null && typeof v === 'object' && !Array.isArray(v) ? v as Record<string, unknown> : null

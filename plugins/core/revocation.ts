@@ -13,6 +13,7 @@
  *   stopped delivering.
  */
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
+import { unauthorized } from './claims.js'
 import type { Logger } from '../../lib/logger.js'
 import type { StateStore, Subscription } from '../../lib/state-store/types.js'
 import type { Claims } from './types.js'
@@ -49,7 +50,7 @@ export function subjectOf (claims: Claims): RevocationSubject {
   return { jti: claims.jti, userId: typeof id === 'string' ? id : undefined, authTime: claims.auth_time ?? 0 }
 }
 
-export const revokedError = (): HttpError => new HttpError(401, 'unauthorized', 'session revoked', ErrorCodes.SESSION_REVOKED)
+export const revokedError = (): HttpError => unauthorized('session revoked', ErrorCodes.SESSION_REVOKED)
 
 export class Revocations {
   /** jti → when to forget it (ms). */
