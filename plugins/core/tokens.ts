@@ -118,9 +118,12 @@ export function createTokenService (o: ResolvedOptions, revocations: Revocations
     return { token: signJws(key, claims), key }
   }
 
-  /** A cache entry for a token just verified or signed. Claims from elsewhere than a parse are copied first. */
+  /**
+   * A cache entry for a token just verified or signed. Claims that do not come from parsing the token are copied
+   * through JSON first: the entry then holds exactly what the token carries, and nothing the caller keeps.
+   */
   function remember (token: string, claims: Claims, key: JwsKey, now: number, copy: boolean): CachedSession {
-    const own = deepFreeze(copy ? structuredClone(claims) : claims)
+    const own = deepFreeze(copy ? JSON.parse(JSON.stringify(claims)) as Claims : claims)
     const u = own.user
     const entry: CachedSession = {
       token,
