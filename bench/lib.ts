@@ -1,7 +1,9 @@
 /**
  * Shared benchmark harness: each case is a freshly built Fastify app on a loopback port in this process, loaded
  * by autocannon in a child process (so the server has a core of its own and its cost is not charged twice),
- * then closed. Every number of one run is comparable because cases run back to back.
+ * then closed. Every number of one run is comparable because cases run back to back; `alternate` runs a set of
+ * cases in several alternating rounds and keeps the median of each, so that a slow moment of the machine does not
+ * land on one case only. Autocannon runs without pipelining (one request in flight per connection).
  */
 import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
@@ -9,7 +11,7 @@ import type { FastifyInstance } from 'fastify'
 
 const AUTOCANNON_CLI = createRequire(import.meta.url).resolve('autocannon/autocannon.js')
 
-interface LoadResult { requests: { average: number }; non2xx: number; errors: number; timeouts: number }
+interface LoadResult { requests: { average: number; total: number }; non2xx: number; errors: number; timeouts: number }
 
 /** Runs the autocannon CLI with `--json` and returns its result. */
 function load (url: string, req: BenchRequest, connections: number, seconds: number): Promise<LoadResult> {
@@ -46,6 +48,17 @@ export interface BenchOptions {
 
 /** Builds the app, checks one request answers `expectStatus`, loads it, returns requests per second. */
 export async function measure (label: string, build: () => Promise<FastifyInstance>, req: BenchRequest, opts: BenchOptions = {}): Promise<number> {
+  return (await measureDetailed(label, build, req, opts)).rps
+}
+
+/** One measurement: requests per second, and the server's CPU time per request (this process, user + system). */
+export interface Measurement { rps: number; cpuUs: number }
+
+/**
+ * As `measure`, also returning the server's CPU time per request: on a busy machine throughput follows what
+ * else runs, while CPU time per request stays close to what the server's code costs.
+ */
+export async function measureDetailed (label: string, build: () => Promise<FastifyInstance>, req: BenchRequest, opts: BenchOptions = {}): Promise<Measurement> {
   const app = await build()
   try {
     await app.listen({ port: 0, host: '127.0.0.1' })
@@ -55,24 +68,70 @@ export async function measure (label: string, build: () => Promise<FastifyInstan
     const probe = await fetch(url + req.path, { method: req.method ?? 'GET', headers: req.headers ?? {}, body: req.body ?? null })
     await probe.arrayBuffer()
     if (probe.status !== expect) throw new Error(`${label}: probe answered ${probe.status}, expected ${expect}`)
+    const cpu = process.cpuUsage()
     const result = await load(url + req.path, req, opts.connections ?? 50, opts.seconds ?? Number(process.env.BENCH_SECONDS ?? 5))
+    const used = process.cpuUsage(cpu)
     const bad = result.non2xx + result.errors + result.timeouts
     if (expect < 300 && bad > 0) throw new Error(`${label}: ${bad} failed responses under load`)
-    return result.requests.average
+    return { rps: result.requests.average, cpuUs: (used.user + used.system) / Math.max(1, result.requests.total) }
   } finally {
     await app.close()
   }
 }
 
-export interface BenchRow { label: string; rps: number; target?: number }
+export interface BenchRow { label: string; rps: number; target?: number; cpuUs?: number }
 
-/** Prints req/s and the ratio of each row to the baseline, marking rows below their target. */
+/**
+ * Prints req/s and the ratio of each row to the baseline, marking rows below their target; with CPU figures, also
+ * the server's CPU µs per request and the baseline's CPU over the row's (the ratio a CPU-bound server would reach).
+ */
 export function printTable (title: string, baseline: BenchRow, rows: BenchRow[]): void {
+  const cpu = baseline.cpuUs !== undefined
   console.log(`\n## ${title}`)
-  console.log(`${'case'.padEnd(48)} ${'req/s'.padStart(10)} ${'ratio'.padStart(7)}  target`)
+  console.log(`${'case'.padEnd(48)} ${'req/s'.padStart(10)} ${'ratio'.padStart(7)}${cpu ? ` ${'CPU µs/req'.padStart(11)} ${'ratio'.padStart(7)}` : ''}  target`)
   for (const r of [baseline, ...rows]) {
     const ratio = r.rps / baseline.rps
     const target = r.target === undefined ? '' : `>= ${r.target.toFixed(2)}x ${ratio >= r.target ? 'ok' : 'BELOW'}`
-    console.log(`${r.label.padEnd(48)} ${Math.round(r.rps).toString().padStart(10)} ${ratio.toFixed(2).padStart(6)}x  ${target}`)
+    const cpuCols = cpu && r.cpuUs !== undefined ? ` ${r.cpuUs.toFixed(1).padStart(11)} ${(baseline.cpuUs! / r.cpuUs).toFixed(2).padStart(6)}x` : ''
+    console.log(`${r.label.padEnd(48)} ${Math.round(r.rps).toString().padStart(10)} ${ratio.toFixed(2).padStart(6)}x${cpuCols}  ${target}`)
   }
+}
+
+export interface BenchCase {
+  label: string
+  build: () => Promise<FastifyInstance>
+  req: BenchRequest
+  opts?: BenchOptions
+}
+
+export interface CaseResult {
+  label: string
+  /** Median req/s. */
+  median: number
+  /** Median server CPU µs per request. */
+  cpuUs: number
+  runs: Measurement[]
+}
+
+/**
+ * Measures every case `rounds` times (default from BENCH_ROUNDS or 3), in alternation (1, 2, …, n, 1, 2, …), and
+ * returns the median req/s of each, in the order given.
+ */
+export async function alternate (cases: BenchCase[], rounds = Number(process.env.BENCH_ROUNDS ?? 3)): Promise<CaseResult[]> {
+  const runs = cases.map(() => [] as Measurement[])
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, c] of cases.entries()) runs[i]!.push(await measureDetailed(c.label, c.build, c.req, c.opts))
+  }
+  return cases.map((c, i) => ({
+    label: c.label,
+    median: median(runs[i]!.map((m) => m.rps)),
+    cpuUs: median(runs[i]!.map((m) => m.cpuUs)),
+    runs: runs[i]!
+  }))
+}
+
+export function median (xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  const mid = Math.floor(s.length / 2)
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
 }

@@ -16,7 +16,9 @@ export function guardedHook (resolve: UserResolver, guard: Guard) {
   return async function gatehouseGuard (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     let user: User | null
     try {
-      user = await resolve(request, reply)
+      // A session served from the cache resolves synchronously: nothing is awaited on the hot path.
+      const resolved = resolve(request, reply)
+      user = resolved instanceof Promise ? await resolved : resolved
     } catch (err) {
       if (err instanceof HttpError) return sendHttpError(reply.header('cache-control', 'no-store'), err)
       throw err

@@ -6,7 +6,8 @@ import { HttpError } from '../lib/errors.js'
 export function traceHook (resolve: UserResolver) {
   return async function gatehouseTrace (request: FastifyRequest, reply: FastifyReply): Promise<void> {
     try {
-      request.user = await resolve(request, reply)
+      const resolved = resolve(request, reply)
+      request.user = resolved instanceof Promise ? await resolved : resolved
     } catch (err) {
       if (!(err instanceof HttpError)) throw err
       request.user = null

@@ -6,14 +6,15 @@ import type { UserResolver } from '../plugins/core/session.js'
 
 /**
  * preHandler: replaces `request.user` through the updater on every request. Resolves the user itself when
- * no earlier hook did; a request without a user passes through untouched.
+ * no earlier hook did; a request without a user passes through untouched. The updater gets a copy it may change.
  */
 export function updateUserHook (resolve: UserResolver, updater: UserUpdFunc) {
   const trace = traceHook(resolve)
   return async function gatehouseUpdateUser (request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (request.user == null) await trace(request, reply)
     if (request.user == null) return
-    const updated = await updater(request.user)
+    // A copy: the user of a session is shared (and frozen), this request's changes are its own.
+    const updated = await updater(new User(request.user))
     request.user = updated instanceof User ? updated : new User(updated)
   }
 }

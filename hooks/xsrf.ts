@@ -15,10 +15,21 @@ export function makeXsrfCheck (o: ResolvedOptions): (request: FastifyRequest, jt
     const cookie = request.cookies?.[o.xsrf.cookieName]
     if (typeof header !== 'string' || header === '' || typeof cookie !== 'string') throw new HttpError(401, 'unauthorized', 'missing XSRF header or cookie', ErrorCodes.XSRF)
     // Both comparisons always run.
-    const headerOk = safeEqual(header, jti)
-    const cookieOk = safeEqual(cookie, jti)
+    const headerOk = sameText(header, jti)
+    const cookieOk = sameText(cookie, jti)
     if (!headerOk || !cookieOk) throw new HttpError(401, 'unauthorized', 'XSRF token mismatch', ErrorCodes.XSRF)
   }
+}
+
+/**
+ * Constant-time comparison of a presented value with the session's `jti`, without the buffers `safeEqual` makes:
+ * it runs on every cookie-authenticated request. Time depends on the length of `expected` only (a `jti` is always
+ * 22 characters, so its length tells nothing); no branch depends on the characters.
+ */
+function sameText (given: string, expected: string): boolean {
+  let diff = given.length ^ expected.length
+  for (let i = 0; i < expected.length; i++) diff |= (given.charCodeAt(i) | 0) ^ expected.charCodeAt(i)
+  return diff === 0
 }
 
 /**

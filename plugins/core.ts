@@ -13,6 +13,7 @@ import { User, type UserData } from '../lib/user.js'
 import { openStateStore } from '../lib/state-store/resolve.js'
 import { resolveOptions, type CoreOptions } from './core/options.js'
 import { createTokenService } from './core/tokens.js'
+import { Revocations } from './core/revocation.js'
 import { createUserResolver } from './core/session.js'
 import { makeRedirectPolicy } from './core/redirect.js'
 import { authRoutes } from './core/routes.js'
@@ -28,8 +29,22 @@ import { xsrfHook } from '../hooks/xsrf.js'
 async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Promise<void> {
   const o = resolveOptions(opts)
   const { store: stateStore, owned } = await openStateStore(opts.stateStore, 'stateStore', (err) => o.logger.logf('[WARN] state store: %s', err.message))
-  if (owned) fastify.addHook('onClose', async () => { await stateStore.close() })
-  const tokens = createTokenService(o)
+  const revocations = o.revocation === null
+    ? null
+    : new Revocations({
+      store: stateStore,
+      recheckMs: o.revocation.recheckMs,
+      cacheLifetimeMs: o.tokenDurationMs,
+      sessionLifetimeMs: o.cookieDurationMs + o.tokenDurationMs,
+      logger: o.logger,
+      dropCache: () => { tokens.cache.clear() }
+    })
+  const tokens = createTokenService(o, revocations)
+  fastify.addHook('onClose', async () => {
+    await revocations?.close()
+    if (owned) await stateStore.close()
+  })
+  await revocations?.start()
   const resolve = createUserResolver(o, tokens)
   const safeRedirect = makeRedirectPolicy(o.url, o.origin, o.allowedRedirectHosts)
 
@@ -57,10 +72,25 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
     providerNames: () => providerNames(auth),
     addCustomHandler: (provider) => mountLater(fastify, provider),
     completeLogin: (request, reply, result) => completeLogin(auth, request, reply, result),
-    async logout (_request, reply) {
-      tokens.reset(reply)
+    async logout (request, reply) {
+      const everywhere = logoutEverywhere(request)
+      try {
+        await tokens.revokePresented(request, everywhere)
+      } finally {
+        // The cookies go even when the session could not be revoked (the answer then says why).
+        tokens.reset(reply)
+      }
       return reply.send({ status: 'logged out' })
     },
+    async revokeSession (jti) {
+      if (revocations === null) throw new OptionsError('revocation', 'is off: revokeSession needs it')
+      await revocations.revokeSession(jti)
+    },
+    async revokeUser (userId) {
+      if (revocations === null) throw new OptionsError('revocation', 'is off: revokeUser needs it')
+      await revocations.revokeUser(userId)
+    },
+    jwks: tokens.jwks,
     safeRedirect,
     checkAudience (aud) {
       if (o.audiences.length === 0) return
@@ -99,6 +129,14 @@ async function completeLogin (auth: GatehouseAuth, request: FastifyRequest, repl
   if (to !== undefined) return reply.redirect(to, 302)
   // The claims updater may have shaped the user (role, attrs): answer with what the session carries.
   return reply.send(new User(claims.user ?? user))
+}
+
+/** `?all=1` (or `true`) on a logout ends every session of the user, not only this one. */
+function logoutEverywhere (request: FastifyRequest): boolean {
+  const all = (request.query as Record<string, unknown> | undefined)?.all
+  if (all === undefined || all === '0' || all === 'false') return false
+  if (all === '1' || all === 'true') return true
+  throw new HttpError(400, 'bad request', 'all must be 1, 0, true or false')
 }
 
 function adaptUpdater (u: UserUpdater | UserUpdFunc): UserUpdFunc {

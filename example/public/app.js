@@ -7,7 +7,8 @@ const OWN_UI = new Set(['local', 'email', 'telegram', 'passkey'])
 const LABELS = { dev: 'dev (fake OAuth2 server)', custom: 'custom (local OAuth2 server)', oidc: 'OpenID Connect' }
 
 function xsrfHeader () {
-  const m = document.cookie.match(/(?:^|;\s*)XSRF-TOKEN=([^;]+)/)
+  // __Host-XSRF-TOKEN when the demo runs on an https AUTH_URL (the package's default cookie names there).
+  const m = document.cookie.match(/(?:^|;\s*)(?:__Host-)?XSRF-TOKEN=([^;]+)/)
   return m ? { 'X-XSRF-TOKEN': decodeURIComponent(m[1]) } : {}
 }
 

@@ -1,5 +1,5 @@
 import { OptionsError } from '../errors.js'
-import { checkEntry, StateStoreError, type StateStore } from './types.js'
+import { checkEntry, StateStoreError, type StateStore, type Subscription } from './types.js'
 
 /** Options of the in-memory store. */
 export interface MemoryStateStoreOptions {
@@ -17,6 +17,7 @@ interface Entry { value: string; expiresAt: number }
 export class MemoryStateStore implements StateStore {
   private readonly entries = new Map<string, Entry>()
   private readonly maxEntries: number
+  private readonly channels = new Map<string, Set<(message: string) => void>>()
 
   constructor (opts: MemoryStateStoreOptions = {}) {
     if (opts === null || typeof opts !== 'object') throw new OptionsError('MemoryStateStore', 'options must be an object')
@@ -55,6 +56,24 @@ export class MemoryStateStore implements StateStore {
 
   async close (): Promise<void> {
     this.entries.clear()
+    this.channels.clear()
+  }
+
+  /** Delivers to this process's subscribers before it resolves (they are the only instances sharing it). */
+  async publish (channel: string, message: string): Promise<void> {
+    for (const handler of this.channels.get(channel) ?? []) {
+      try { handler(message) } catch { /* one subscriber's failure is not the publisher's */ }
+    }
+  }
+
+  async subscribe (channel: string, onMessage: (message: string) => void, onLive?: (live: boolean) => void): Promise<Subscription> {
+    let handlers = this.channels.get(channel)
+    if (handlers === undefined) this.channels.set(channel, handlers = new Set())
+    // A wrapper per subscription, so that subscribing one function twice makes two subscriptions.
+    const handler = (message: string): void => { onMessage(message) }
+    handlers.add(handler)
+    onLive?.(true)
+    return { close: async () => { handlers.delete(handler) } }
   }
 
   /** Number of live entries (for tests and metrics). */

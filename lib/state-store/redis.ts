@@ -1,7 +1,7 @@
 import type { Redis, RedisOptions } from 'ioredis'
 import { OptionsError } from '../errors.js'
 import { requireLazy } from '../lazy.js'
-import { checkEntry, StateStoreError, type StateStore } from './types.js'
+import { checkEntry, StateStoreError, type StateStore, type Subscription } from './types.js'
 
 /** Options of the Redis store. */
 export interface RedisStateStoreOptions {
@@ -104,6 +104,42 @@ export class RedisStateStore implements StateStore {
   async delete (key: string): Promise<boolean> {
     const n = await this.run(() => this.client.del(this.prefix + key))
     return n > 0
+  }
+
+  async publish (channel: string, message: string): Promise<void> {
+    await this.run(() => this.client.publish(this.prefix + channel, message))
+  }
+
+  /**
+   * Subscribes on a connection of its own (a Redis connection in subscriber mode takes no other command), made
+   * with the options of the store's client and closed with the subscription. It reconnects by itself; after each
+   * reconnect it subscribes again and only then reports `onLive(true)`.
+   */
+  async subscribe (channel: string, onMessage: (message: string) => void, onLive: (live: boolean) => void = () => {}): Promise<Subscription> {
+    const name = this.prefix + channel
+    const sub = this.client.duplicate({ autoResubscribe: false, lazyConnect: true })
+    let live = false
+    let closed = false
+    const setLive = (value: boolean): void => {
+      if (value === live || closed) return
+      live = value
+      onLive(value)
+    }
+    sub.on('message', (ch: string, message: string) => { if (ch === name && !closed) onMessage(message) })
+    sub.on('ready', () => {
+      sub.subscribe(name).then(() => { setLive(true) }, () => { sub.disconnect(true) })
+    })
+    sub.on('close', () => { setLive(false) })
+    // Outages are reported once by the store's own client; the subscriber's errors would only repeat them.
+    sub.on('error', () => {})
+    sub.connect().catch(() => { /* retried by the client's reconnect strategy */ })
+    return {
+      close: async () => {
+        closed = true
+        sub.removeAllListeners('message')
+        sub.disconnect()
+      }
+    }
   }
 
   async close (): Promise<void> {

@@ -18,6 +18,23 @@ export interface StateStore {
   delete(key: string): Promise<boolean>
   /** Releases connections and timers the store owns. */
   close(): Promise<void>
+  /**
+   * Optional: sends `message` to every subscriber of `channel`, on every instance sharing this store. Stores
+   * without it (and `subscribe`) cannot tell other instances about revoked sessions at once; see `subscribe`.
+   */
+  publish?(channel: string, message: string): Promise<void>
+  /**
+   * Optional: calls `onMessage` with every message published on `channel` from now on, until the subscription is
+   * closed. `onLive(false)` says messages may be missed from now on (the connection is down), `onLive(true)` that
+   * delivery works (again: anything published in between was missed). Delivery starts live for a store in the
+   * same process.
+   */
+  subscribe?(channel: string, onMessage: (message: string) => void, onLive?: (live: boolean) => void): Promise<Subscription>
+}
+
+/** A subscription of `StateStore.subscribe`. */
+export interface Subscription {
+  close(): Promise<void>
 }
 
 /** The backend failed (down, timed out, full). Maps to 503 `{error, details, code: GATEHOUSE_STATE_STORE}`. */

@@ -1,12 +1,14 @@
 import type {
   BasicAuthChecker, ClaimsUpdater, ClaimsUpdFunc, RefreshCache, ResolvedOptions, SecretFunc, SecretReader,
-  UserUpdater, UserUpdFunc, Validator, ValidatorFunc
+  SessionKey, UserUpdater, UserUpdFunc, Validator, ValidatorFunc
 } from './types.js'
+import { sessionKeysOption } from './keys.js'
 import { noopLogger, type Logger } from '../../lib/logger.js'
 import type { Duration } from '../../lib/duration.js'
 import { OptionsError } from '../../lib/errors.js'
 import {
-  adaptFunction, checkKeys, optionBoolean, optionDuration, optionFunction, optionList, optionPrefix, optionString, optionUrl
+  adaptFunction, checkKeys, optionBoolean, optionDuration, optionFunction, optionInt, optionList, optionPrefix, optionString,
+  optionUrl
 } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 
@@ -24,7 +26,12 @@ export interface XsrfOptions {
 
 /** Options of the auth core (`gatehouse-core`); the root plugin's options are these plus avatar and providers. */
 export interface CoreOptions {
-  /** Signing secret per audience: `{ get(aud) }` or `(aud) => secret`, sync or async. Required. */
+  /**
+   * Signing secret per audience: `{ get(aud) }` or `(aud) => secret`, sync or async. It may return a key list
+   * `[{ kid, secret }, …]` instead: the first key signs, every key verifies the tokens naming its `kid`, and
+   * removing a key ends its sessions (rotation). Required (it also keys the OAuth2 handshake and confirmation
+   * tokens when `sessionKeys` signs the sessions).
+   */
   secret: SecretReader | SecretFunc
   /** Public base address of the service, e.g. `https://example.com`. Required. */
   url: string
@@ -71,13 +78,35 @@ export interface CoreOptions {
   logger?: Logger
   /** Refreshed claims by expired token. Default in-memory, bounded. */
   refreshCache?: RefreshCache
+  /**
+   * Sign session tokens with EdDSA (Ed25519) or ES256 keys instead of the HMAC secret: `[{ kid, alg, privateKey }]`,
+   * the first signs, every key verifies. Their public keys are served as a JWKS at
+   * `{authPrefix}/.well-known/jwks.json`, so other services can verify sessions without a secret. HMAC-signed
+   * session tokens are then refused. Default off (HS256).
+   */
+  sessionKeys?: SessionKey[]
+  /**
+   * A cookie session whose token was issued (at login or its last refresh) longer ago than this is not refreshed.
+   * Must exceed `tokenDuration`: inactivity longer than `idleTimeout` always ends the session, inactivity
+   * shorter than `idleTimeout - tokenDuration` never does. Default off.
+   */
+  idleTimeout?: Duration
+  /** Entries of the verified-session cache (verified tokens by their exact string); 0 turns it off. Default 10 000. */
+  sessionCacheSize?: number
+  /**
+   * Server-side session revocation (logout, `revokeSession`, `revokeUser`) in the state store. `recheckInterval`:
+   * longest a cached session goes without its revocation being looked up in the store, the bound for revocation
+   * messages an instance missed (default 30 s). `false` turns revocation off: logout then only clears cookies.
+   */
+  revocation?: { recheckInterval?: Duration } | false
 }
 
 /** The keys the core reads; the root plugin hands it exactly these. */
 export const CORE_OPTION_KEYS: readonly string[] = [
   'secret', 'url', 'tokenDuration', 'cookieDuration', 'issuer', 'authPrefix', 'stateStore', 'validator',
   'claimsUpdater', 'userUpdater', 'audiences', 'adminPasswd', 'basicAuthChecker', 'xsrf', 'jwtCookieName',
-  'jwtHeaderKey', 'jwtQueryParam', 'sameSite', 'secureCookies', 'allowedRedirectHosts', 'logger', 'refreshCache'
+  'jwtHeaderKey', 'jwtQueryParam', 'sameSite', 'secureCookies', 'allowedRedirectHosts', 'logger', 'refreshCache',
+  'sessionKeys', 'idleTimeout', 'sessionCacheSize', 'revocation'
 ]
 const XSRF_KEYS = ['disable', 'ignoreMethods', 'headerKey', 'cookieName']
 
@@ -99,11 +128,22 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
   if (o.refreshCache !== undefined && (typeof o.refreshCache?.get !== 'function' || typeof o.refreshCache?.set !== 'function')) {
     throw new OptionsError('refreshCache', 'must have get(key) and set(key, claims) methods')
   }
+  const tokenDurationMs = optionDuration('tokenDuration', o.tokenDuration, 15 * 60_000)
+  const idleTimeoutMs = optionDuration('idleTimeout', o.idleTimeout, 0)
+  if (idleTimeoutMs !== 0 && idleTimeoutMs <= tokenDurationMs) throw new OptionsError('idleTimeout', 'must be longer than tokenDuration (an active session refreshes once per tokenDuration)')
+  // `__Host-` names by default on https: such a cookie is Secure, has Path=/ and no Domain, so a sibling
+  // subdomain cannot set or overwrite it. The package never sets a Domain.
+  const cookiePrefix = secureCookies ? '__Host-' : ''
+  const jwtCookieName = optionString('jwtCookieName', o.jwtCookieName) ?? `${cookiePrefix}JWT`
+  const xsrfCookieName = optionString('xsrf.cookieName', xsrf.cookieName) ?? `${cookiePrefix}XSRF-TOKEN`
+  for (const [name, value] of [['jwtCookieName', jwtCookieName], ['xsrf.cookieName', xsrfCookieName]] as const) {
+    if (!secureCookies && /^__(host|secure)-/i.test(value)) throw new OptionsError(name, 'has a __Host-/__Secure- prefix, which browsers accept only on Secure cookies (an https url or secureCookies: true)')
+  }
   return {
     secret,
     url: url.href.replace(/\/$/, ''),
     origin: url.origin,
-    tokenDurationMs: optionDuration('tokenDuration', o.tokenDuration, 15 * 60_000),
+    tokenDurationMs,
     cookieDurationMs: optionDuration('cookieDuration', o.cookieDuration, 31 * 86_400_000),
     issuer: optionString('issuer', o.issuer) ?? 'fastify-gatehouse',
     authPrefix: optionPrefix('authPrefix', o.authPrefix, '/auth'),
@@ -117,15 +157,27 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
       disable: optionBoolean('xsrf.disable', xsrf.disable, false),
       ignoreMethods: new Set(ignore.map((m) => m.toUpperCase())),
       headerKey: (optionString('xsrf.headerKey', xsrf.headerKey) ?? 'X-XSRF-TOKEN').toLowerCase(),
-      cookieName: optionString('xsrf.cookieName', xsrf.cookieName) ?? 'XSRF-TOKEN'
+      cookieName: xsrfCookieName
     },
-    jwtCookieName: optionString('jwtCookieName', o.jwtCookieName) ?? 'JWT',
+    jwtCookieName,
     jwtHeaderKey: (optionString('jwtHeaderKey', o.jwtHeaderKey) ?? 'X-JWT').toLowerCase(),
     jwtQueryParam: optionString('jwtQueryParam', o.jwtQueryParam) ?? 'token',
     sameSite: sameSite as 'strict' | 'lax' | 'none',
     secureCookies,
     allowedRedirectHosts: optionList('allowedRedirectHosts', o.allowedRedirectHosts).map((h) => h.toLowerCase()),
     logger,
-    refreshCache: o.refreshCache
+    refreshCache: o.refreshCache,
+    sessionKeys: sessionKeysOption(o.sessionKeys),
+    idleTimeoutMs,
+    sessionCacheSize: optionInt('sessionCacheSize', o.sessionCacheSize, 10_000),
+    revocation: revocationOption(o.revocation, tokenDurationMs)
   }
+}
+
+function revocationOption (value: unknown, tokenDurationMs: number): { recheckMs: number } | null {
+  if (value === false) return null
+  if (value !== undefined && (value === null || typeof value !== 'object')) throw new OptionsError('revocation', 'must be { recheckInterval } or false')
+  const r = value === undefined ? {} : checkKeys(value, ['recheckInterval'], 'revocation')
+  // A cached entry never outlives a token, so a longer interval would mean nothing.
+  return { recheckMs: Math.min(optionDuration('revocation.recheckInterval', r.recheckInterval, 30_000), tokenDurationMs) }
 }

@@ -5,7 +5,8 @@ import type { UserResolver } from './session.js'
 import { applyAuthScope } from './scope.js'
 
 /**
- * The core's own routes under `authPrefix`: `/list`, `/user`, `/status`, `/logout`, and the JSON 404 for
+ * The core's own routes under `authPrefix`: `/list`, `/user`, `/status`, `/logout`, `/.well-known/jwks.json` (with
+ * `sessionKeys`), and the JSON 404 for
  * anything else there. Providers mount theirs beside these (plugins/core/mount.ts).
  */
 export function authRoutes (auth: GatehouseAuth, resolve: UserResolver) {
@@ -28,5 +29,8 @@ export function authRoutes (auth: GatehouseAuth, resolve: UserResolver) {
     })
 
     scope.route({ method: ['GET', 'POST'], url: '/logout', handler: async (request, reply) => await auth.logout(request, reply) })
+
+    // The public keys of asymmetric session signing, for services that verify sessions without a secret.
+    if (auth.jwks !== null) scope.get('/.well-known/jwks.json', async () => auth.jwks)
   }
 }

@@ -3,15 +3,19 @@ import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { safeEqual } from '../../lib/compare.js'
 import { parseBasicCredentials } from '../../lib/basic-credentials.js'
 import type { ResolvedOptions } from './types.js'
-import type { TokenService } from './types.js'
+import type { Session } from './types.js'
+import type { CoreTokenService } from './tokens.js'
 import { User } from '../../lib/user.js'
 
-/** Reads the user of a request from basic auth (when enabled) or a session token. */
-export type UserResolver = (request: FastifyRequest, reply: FastifyReply) => Promise<User | null>
+/**
+ * Reads the user of a request from basic auth (when enabled) or a session token. Synchronous for a session served
+ * from the verified-session cache (the hooks then answer without waiting on anything).
+ */
+export type UserResolver = (request: FastifyRequest, reply: FastifyReply) => User | null | Promise<User | null>
 
 const ADMIN: User = new User({ name: 'admin', id: 'admin', attrs: { admin: true } })
 
-export function createUserResolver (o: ResolvedOptions, tokens: TokenService): UserResolver {
+export function createUserResolver (o: ResolvedOptions, tokens: CoreTokenService): UserResolver {
   const basicEnabled = o.basicAuthChecker !== undefined || o.adminPasswd !== undefined
 
   async function fromBasic (creds: { user: string; passwd: string }): Promise<User> {
@@ -27,15 +31,20 @@ export function createUserResolver (o: ResolvedOptions, tokens: TokenService): U
     return new User(ADMIN.toJSON())
   }
 
-  return async (request, reply) => {
+  const userOf = (session: Session | null): User | null => {
+    if (session === null) return null
+    // Frozen and shared by every request of this session (see updateUser for changing it for one request).
+    if (session.user === null) throw new HttpError(401, 'unauthorized', 'token carries no user')
+    return session.user
+  }
+
+  return (request, reply) => {
     if (basicEnabled) {
       const creds = parseBasicCredentials(request.headers.authorization)
       if (creds.status === 'malformed') throw new HttpError(401, 'unauthorized', creds.reason)
-      if (creds.status === 'ok') return await fromBasic(creds)
+      if (creds.status === 'ok') return fromBasic(creds)
     }
-    const session = await tokens.get(request, reply)
-    if (session === null) return null
-    if (session.claims.user === undefined || session.claims.user === null) throw new HttpError(401, 'unauthorized', 'token carries no user')
-    return new User(session.claims.user)
+    const session = tokens.session(request, reply)
+    return session instanceof Promise ? session.then(userOf) : userOf(session)
   }
 }

@@ -1,12 +1,14 @@
 /**
  * Public types of the auth core. Declaration merging into Fastify happens here and only here.
  */
+import type { JsonWebKey, KeyObject } from 'node:crypto'
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
 import type { BasicAuthChecker, MaybePromise, User, UserData } from '../../lib/user.js'
 
 export type { BasicAuthChecker, BasicAuthResult, MaybePromise } from '../../lib/user.js'
 import type { Logger } from '../../lib/logger.js'
 import type { StateStore } from '../../lib/state-store/types.js'
+import type { JwsKey } from './jws.js'
 
 /** JWT payload (claims layout version 2: registered claims, `aud` as an array, numeric dates). */
 export interface Claims {
@@ -21,7 +23,10 @@ export interface Claims {
   purpose: TokenPurpose
   /** Session-only cookie flag (`session=1`). */
   sess?: boolean
-  /** Original login time (seconds); refresh stops `cookieDuration` after it. */
+  /**
+   * Original login time (seconds, with millisecond precision); required in session tokens. Refresh stops
+   * `cookieDuration` after it, and `revokeUser` ends the sessions whose login came before the call.
+   */
   auth_time?: number
   /** Anything a claims updater adds travels in the token. */
   [extra: string]: unknown
@@ -38,9 +43,33 @@ export interface ClaimsInput {
 }
 
 
-/** Returns the signing secret for an audience (`''` when the token has none). */
-export type SecretFunc = (aud: string) => MaybePromise<string>
-export interface SecretReader { get(aud: string): MaybePromise<string> }
+/** One HMAC key of an audience in a key list (see `SecretValue`). */
+export interface SecretKeyEntry {
+  /** Key id carried in the token header (`kid`): 1-64 letters, digits, `.`, `_` or `-`. */
+  kid: string
+  secret: string
+}
+
+/**
+ * What the secret reader returns for an audience: one secret (its key id is `default`), or a key list whose first
+ * key signs new tokens and every key verifies the tokens naming it (rotation: add a key in front, remove the old
+ * one once its sessions may end).
+ */
+export type SecretValue = string | readonly SecretKeyEntry[]
+
+/** Returns the signing secret(s) for an audience (`''` when the token has none). */
+export type SecretFunc = (aud: string) => MaybePromise<SecretValue>
+export interface SecretReader { get(aud: string): MaybePromise<SecretValue> }
+
+/** An asymmetric session-signing key (the `sessionKeys` option). */
+export interface SessionKey {
+  /** Key id published in the JWKS and carried in the tokens: 1-64 letters, digits, `.`, `_` or `-`. */
+  kid: string
+  /** `EdDSA` (an Ed25519 key) or `ES256` (a P-256 key). */
+  alg: 'EdDSA' | 'ES256'
+  /** PEM text, a private JWK or a `KeyObject`. */
+  privateKey: string | JsonWebKey | KeyObject
+}
 
 export type ValidatorFunc = (token: string, claims: Claims) => MaybePromise<boolean>
 export interface Validator { validate(token: string, claims: Claims): MaybePromise<boolean> }
@@ -106,22 +135,33 @@ export interface TokenService {
    * outside `audiences` (HttpError 403), runs the claims updater.
    */
   create(input: ClaimsInput): Promise<{ token: string; claims: Claims }>
-  /** Verifies a session token (HS256 only, purpose `session`). Throws HttpError 401 on any failure. */
+  /**
+   * Verifies a session token: signature with the key its `kid` names for its audience (algorithm pinned per key),
+   * claims, revocation. Throws HttpError 401 on any failure.
+   */
   parse(token: string, opts?: { allowExpired?: boolean }): Promise<Claims>
   /** Creates a session token and sets the JWT and XSRF cookies on the reply. */
   set(reply: FastifyReply, input: ClaimsInput): Promise<{ token: string; claims: Claims }>
   /**
    * Reads the session from query `token`, header `X-JWT` or cookie `JWT` (in that order); checks XSRF for
-   * cookie sessions, the audience allow-list and the validator; refreshes an expired token within
-   * `cookieDuration`. Returns null when the request carries no token; throws HttpError 401 when it is bad.
+   * cookie sessions, the audience allow-list, revocation and the validator; refreshes an expired cookie session
+   * within `cookieDuration` (and `idleTimeout`). Returns null when the request carries no token; throws HttpError
+   * 401 when it is bad. The claims and user are frozen: they may be shared with other requests of the session.
    */
-  get(request: FastifyRequest, reply: FastifyReply): Promise<{ token: string; claims: Claims } | null>
+  get(request: FastifyRequest, reply: FastifyReply): Promise<Session | null>
   /** Clears the JWT and XSRF cookies (logout). */
   reset(reply: FastifyReply): void
   /** Signs a short-lived token of another purpose (OAuth2 handshake, confirmation). */
   signPurpose(purpose: Exclude<TokenPurpose, 'session'>, payload: Record<string, unknown>, ttlMs: number, aud?: string): Promise<string>
   /** Verifies a token of that purpose (signature, expiry, purpose). Throws HttpError 401 (or 400 when malformed). */
   verifyPurpose(purpose: Exclude<TokenPurpose, 'session'>, token: string): Promise<Claims>
+}
+
+/** A verified session: its token, claims and user (frozen, shared by the requests of the session). */
+export interface Session {
+  readonly token: string
+  readonly claims: Claims
+  readonly user: User | null
 }
 
 /** Core options after defaults; what the core and the providers read. */
@@ -149,6 +189,14 @@ export interface ResolvedOptions {
   allowedRedirectHosts: string[]
   logger: Logger
   refreshCache: RefreshCache | undefined
+  /** Asymmetric session keys (first signs), or undefined for HMAC sessions. */
+  sessionKeys: JwsKey[] | undefined
+  /** 0 when off. */
+  idleTimeoutMs: number
+  /** Entries of the verified-session cache; 0 when off. */
+  sessionCacheSize: number
+  /** null when revocation is off. */
+  revocation: { recheckMs: number } | null
 }
 
 /** `fastify.auth`: everything the auth core exposes (the root plugin adds the `add*Provider` methods). */
@@ -201,4 +249,16 @@ export interface GatehouseAuth {
   safeRedirect(from: string | undefined): string | undefined
   /** Throws HttpError 403 when `audiences` is set and `aud` is not in it (checked before anything is sent or stored). */
   checkAudience(aud: string | undefined): void
+  /**
+   * Ends one session (its `jti`, the XSRF cookie's value) on every instance sharing the state store, from the next
+   * request on. HttpError 400 for an id that is not 1-256 characters; 503 when the store is down.
+   */
+  revokeSession(jti: string): Promise<void>
+  /**
+   * Ends every session of a user that started before this call (password change, account disabled, "sign out
+   * everywhere"); a session started afterwards is not affected. Same errors as `revokeSession`.
+   */
+  revokeUser(userId: string): Promise<void>
+  /** The public keys of `sessionKeys` as a JWKS (also served at `{authPrefix}/.well-known/jwks.json`); null for HMAC sessions. */
+  readonly jwks: { keys: JsonWebKey[] } | null
 }

@@ -83,7 +83,7 @@ t.test('claims updater runs at creation; extra data survives the round trip; val
   const r = await c.fetch('/claims', { headers: xsrf(c) })
   const claims = await r.json()
   t.same(claims.extra, { plan: 'gold' })
-  t.same(claims.aud, [])
+  t.same(claims.aud, [''], 'exactly one audience, the empty one without a site')
   t.equal(claims.iss, 'fastify-gatehouse')
   t.type(claims.jti, 'string')
   t.equal(claims.exp - claims.iat, 15 * 60)
@@ -105,11 +105,11 @@ t.test('validator false rejects (black list by claims updater + validator)', asy
 
 t.test('only HS256: alg none, HS512 and wrong secrets are rejected', async (t) => {
   const now = Math.floor(Date.now() / 1000)
-  const payload = { aud: [], iss: 'fastify-gatehouse', iat: now, nbf: now, exp: now + 600, jti: 'x', purpose: 'session', user: { name: 'eve', id: 'x_1' } }
+  const payload = { aud: [''], iss: 'fastify-gatehouse', iat: now, nbf: now, exp: now + 600, jti: 'x', auth_time: now, purpose: 'session', user: { name: 'eve', id: 'x_1' } }
   const none = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url') + '.' + Buffer.from(JSON.stringify(payload)).toString('base64url') + '.'
-  const hs512 = createSigner({ key: SECRET, algorithm: 'HS512', noTimestamp: true })(payload)
-  const wrong = createSigner({ key: 'not-the-secret', algorithm: 'HS256', noTimestamp: true })(payload)
-  const right = createSigner({ key: SECRET, algorithm: 'HS256', noTimestamp: true })(payload)
+  const hs512 = createSigner({ key: SECRET, algorithm: 'HS512' })(payload)
+  const wrong = createSigner({ key: 'not-the-secret', algorithm: 'HS256' })(payload)
+  const right = createSigner({ key: SECRET, algorithm: 'HS256' })(payload)
   for (const [label, tok] of [['alg none', none], ['HS512', hs512], ['wrong secret', wrong], ['garbage', 'a.b.c'], ['not a jwt', 'hello']] as const) {
     const r = await client(base).fetch('/private', { headers: { 'x-jwt': tok } })
     t.equal(r.status, 401, `${label} → 401`)
@@ -130,13 +130,13 @@ t.test('session, handshake and confirmation tokens cannot stand in for one anoth
   t.equal((await app.auth.tokens.verifyPurpose('confirm', confirm)).purpose, 'confirm', 'control: confirmation verifies as one')
   // Same payload signed with the raw secret but claiming purpose confirm: the derived key does not match.
   const now = Math.floor(Date.now() / 1000)
-  const forged = createSigner({ key: SECRET, algorithm: 'HS256', noTimestamp: true })({ aud: [], iss: 'fastify-gatehouse', iat: now, nbf: now, exp: now + 60, jti: 'j', purpose: 'confirm' })
+  const forged = createSigner({ key: SECRET, algorithm: 'HS256' })({ aud: [], iss: 'fastify-gatehouse', iat: now, nbf: now, exp: now + 60, jti: 'j', purpose: 'confirm' })
   await t.rejects(app.auth.tokens.verifyPurpose('confirm', forged), { statusCode: 401 }, 'purpose claim alone is not enough')
 })
 
 t.test('a future nbf is rejected as 401, not 500', async (t) => {
   const now = Math.floor(Date.now() / 1000)
-  const tok = createSigner({ key: SECRET, algorithm: 'HS256', noTimestamp: true })({ aud: [], iss: 'fastify-gatehouse', iat: now, nbf: now + 3600, exp: now + 7200, jti: 'n', purpose: 'session', user: { name: 'f', id: 'f' } })
+  const tok = createSigner({ key: SECRET, algorithm: 'HS256' })({ aud: [''], iss: 'fastify-gatehouse', iat: now, nbf: now + 3600, exp: now + 7200, jti: 'n', auth_time: now, purpose: 'session', user: { name: 'f', id: 'f' } })
   const r = await client(base).fetch('/private', { headers: { 'x-jwt': tok } })
   t.equal(r.status, 401)
   t.same(await r.json(), { error: 'unauthorized', details: 'token not valid yet', code: 'GATEHOUSE_TOKEN_INVALID' })
@@ -201,14 +201,20 @@ t.test('a cached refresh that has itself expired is not handed out again', async
   t.ok(claims.exp > Math.floor(Date.now() / 1000), 'the token handed out is not already expired')
 })
 
-t.test('header token refresh returns the new token in X-JWT', async (t) => {
+t.test('expired X-JWT and ?token= tokens are 401 and not refreshed: only cookie sessions refresh', async (t) => {
   const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() })
   t.teardown(() => clock.uninstall())
   const c = await login('gina')
-  clock.tick(20 * 60_000)
-  const r = await client(base).fetch('/private', { headers: { 'x-jwt': c.jar.get('JWT')! } })
-  t.equal(r.status, 200)
-  const fresh = r.headers.get('x-jwt')
-  t.ok(fresh, 'refreshed token returned')
-  t.equal((await client(base).fetch('/private', { headers: { 'x-jwt': fresh! } })).status, 200)
+  const token = c.jar.get('JWT')!
+  t.equal((await client(base).fetch('/private', { headers: { 'x-jwt': token } })).status, 200, 'control: valid header token')
+  t.equal((await client(base).fetch(`/private?token=${token}`)).status, 200, 'control: valid query token')
+  clock.tick(20 * 60_000) // past tokenDuration, within cookieDuration: a cookie would refresh
+  for (const [label, init, path] of [['header', { headers: { 'x-jwt': token } }, '/private'], ['query', {}, `/private?token=${token}`]] as const) {
+    const r = await client(base).fetch(path, init)
+    t.equal(r.status, 401, `${label}: expired token refused`)
+    t.same(await r.json(), { error: 'unauthorized', details: 'token expired', code: 'GATEHOUSE_TOKEN_EXPIRED' })
+    t.equal(r.headers.get('x-jwt'), null, `${label}: no fresh token handed out`)
+    t.same(r.headers.getSetCookie(), [], `${label}: no cookie set`)
+  }
+  t.equal((await c.fetch('/private', { headers: xsrf(c) })).status, 200, 'the same session as a cookie refreshes')
 })

@@ -1,0 +1,164 @@
+/**
+ * Compact JWS (RFC 7515) on node:crypto for the token service: HS256 (the default), EdDSA (Ed25519) and ES256.
+ * The key is chosen by the caller (by `kid` and audience, never by anything else in the header), its algorithm
+ * is pinned, and a token is accepted only in its one canonical form, so that one token has exactly one string:
+ * the signature segment must be what encoding its bytes gives (no stray characters, no set padding bits) and an
+ * ES256 signature must be the low-S one of its two valid forms.
+ */
+import {
+  createHmac, createPrivateKey, createPublicKey, createSecretKey, sign as cryptoSign, timingSafeEqual,
+  verify as cryptoVerify, type JsonWebKey, type KeyObject
+} from 'node:crypto'
+
+export type Alg = 'HS256' | 'EdDSA' | 'ES256'
+export type AsymmetricAlg = Exclude<Alg, 'HS256'>
+
+/** One key of a key ring: signs and verifies with its one algorithm. */
+export interface JwsKey {
+  readonly kid: string
+  readonly alg: Alg
+  /** `base64url(header).` for this key, ready to prepend to an encoded payload. */
+  readonly headerPrefix: string
+  /** Signature of `input` (`header.payload`), base64url. */
+  sign (input: string): string
+  /** True when `signature` (base64url, canonical) is this key's signature of `input`. */
+  verify (input: string, signature: string): boolean
+  /** The public key as a JWK, for asymmetric keys (what a JWKS publishes). */
+  readonly publicJwk?: JsonWebKey
+}
+
+/** Longest token accepted; anything longer is refused before any decoding. */
+export const MAX_TOKEN_LENGTH = 8192
+
+const HS256_SIG_BYTES = 32
+const ASYM_SIG_BYTES = 64
+// Order of the P-256 group; an ES256 signature (r, s) is also valid as (r, n - s).
+const P256_N = BigInt('0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551')
+const P256_HALF_N = P256_N >> 1n
+
+function headerPrefix (alg: Alg, kid: string): string {
+  return Buffer.from(JSON.stringify({ alg, typ: 'JWT', kid })).toString('base64url') + '.'
+}
+
+/** Decodes a base64url signature, or null unless the text is exactly the canonical encoding of `bytes` bytes. */
+function signatureBytes (signature: string, bytes: number): Buffer | null {
+  if (signature.length !== Math.ceil(bytes * 4 / 3)) return null
+  const buf = Buffer.from(signature, 'base64url')
+  if (buf.length !== bytes || buf.toString('base64url') !== signature) return null
+  return buf
+}
+
+/** An HS256 key. */
+export function hmacKey (kid: string, secret: string): JwsKey {
+  const key = createSecretKey(Buffer.from(secret, 'utf8'))
+  return {
+    kid,
+    alg: 'HS256',
+    headerPrefix: headerPrefix('HS256', kid),
+    sign: (input) => createHmac('sha256', key).update(input).digest('base64url'),
+    verify (input, signature) {
+      const given = signatureBytes(signature, HS256_SIG_BYTES)
+      if (given === null) return false
+      // Constant time: comparing the encoded strings would tell an attacker how much of a forged MAC is right.
+      return timingSafeEqual(createHmac('sha256', key).update(input).digest(), given)
+    }
+  }
+}
+
+/**
+ * An EdDSA (Ed25519) or ES256 (P-256) key from a private key (PEM, JWK or KeyObject). Throws TypeError when the
+ * key is not a private key of the algorithm's curve.
+ */
+export function asymmetricKey (kid: string, alg: AsymmetricAlg, privateKey: string | JsonWebKey | KeyObject): JwsKey {
+  const priv = toPrivateKey(privateKey)
+  if (priv.type !== 'private') throw new TypeError('is not a private key')
+  const isEd = priv.asymmetricKeyType === 'ed25519'
+  const isP256 = priv.asymmetricKeyType === 'ec' && priv.asymmetricKeyDetails?.namedCurve === 'prime256v1'
+  if (alg === 'EdDSA' && !isEd) throw new TypeError('must be an Ed25519 private key for EdDSA')
+  if (alg === 'ES256' && !isP256) throw new TypeError('must be a P-256 (prime256v1) private key for ES256')
+  const pub = createPublicKey(priv)
+  const dsa = alg === 'ES256' ? { dsaEncoding: 'ieee-p1363' as const } : {}
+  const publicJwk = { ...pub.export({ format: 'jwk' }), kid, alg, use: 'sig' }
+  return {
+    kid,
+    alg,
+    headerPrefix: headerPrefix(alg, kid),
+    publicJwk,
+    sign (input) {
+      const sig = cryptoSign(null, Buffer.from(input, 'utf8'), { key: priv, ...dsa })
+      return (alg === 'ES256' ? lowS(sig) : sig).toString('base64url')
+    },
+    verify (input, signature) {
+      const sig = signatureBytes(signature, ASYM_SIG_BYTES)
+      if (sig === null) return false
+      if (alg === 'ES256' && readS(sig) > P256_HALF_N) return false
+      return cryptoVerify(null, Buffer.from(input, 'utf8'), { key: pub, ...dsa }, sig)
+    }
+  }
+}
+
+/** Throws only its own TypeError: crypto's messages may quote what they were given. */
+function toPrivateKey (k: string | JsonWebKey | KeyObject): KeyObject {
+  if (k !== null && typeof k === 'object' && 'asymmetricKeyType' in k && typeof (k as KeyObject).export === 'function') return k as KeyObject
+  try {
+    if (typeof k === 'string') return createPrivateKey(k)
+    if (k !== null && typeof k === 'object') return createPrivateKey({ key: k as JsonWebKey, format: 'jwk' })
+  } catch { /* reported below */ }
+  throw new TypeError('is not a readable private key (PEM, JWK or KeyObject)')
+}
+
+function readS (sig: Buffer): bigint {
+  return BigInt('0x' + sig.subarray(32).toString('hex'))
+}
+
+/** The low-S form of an ES256 signature (r, s): s is replaced by n - s when above n/2. */
+function lowS (sig: Buffer): Buffer {
+  const s = readS(sig)
+  if (s <= P256_HALF_N) return sig
+  const out = Buffer.from(sig)
+  Buffer.from((P256_N - s).toString(16).padStart(64, '0'), 'hex').copy(out, 32)
+  return out
+}
+
+/** Signs `payload` with `key`: `header.payload.signature`. */
+export function signJws (key: JwsKey, payload: object): string {
+  const input = key.headerPrefix + Buffer.from(JSON.stringify(payload)).toString('base64url')
+  return input + '.' + key.sign(input)
+}
+
+/** A token split and parsed, not yet verified. */
+export interface DecodedJws {
+  header: Record<string, unknown>
+  payload: Record<string, unknown>
+  /** `header.payload`, the signed text. */
+  input: string
+  signature: string
+}
+
+/**
+ * Splits and parses a compact JWS; null when it is not one (too long, not three segments, not JSON objects, or a
+ * `crit` header, which names extensions this verifier does not implement). Nothing here is trusted yet: the header
+ * and payload texts are covered by the signature the caller verifies next, so any other spelling of them fails
+ * there.
+ */
+export function decodeJws (token: string): DecodedJws | null {
+  if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH) return null
+  const first = token.indexOf('.')
+  const last = token.lastIndexOf('.')
+  if (first <= 0 || last === first || last === token.length - 1 || token.indexOf('.', first + 1) !== last) return null
+  const header = parseSegment(token.slice(0, first))
+  const payload = parseSegment(token.slice(first + 1, last))
+  if (header === null || payload === null || 'crit' in header) return null
+  return { header, payload, input: token.slice(0, last), signature: token.slice(last + 1) }
+}
+
+function parseSegment (segment: string): Record<string, unknown> | null {
+  // A JSON object encodes to "eyJ" (`{"`): anything else is refused before JSON.parse, whose errors are costly.
+  if (!segment.startsWith('eyJ')) return null
+  try {
+    const v: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'))
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? v as Record<string, unknown> : null
+  } catch {
+    return null
+  }
+}
