@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError, OptionsError } from '../lib/errors.js'
 import { User, type UserData } from '../lib/user.js'
 import { openStateStore } from '../lib/state-store/resolve.js'
+import { createThrottle } from '../lib/throttle/throttle.js'
 import { resolveOptions, type CoreOptions } from './core/options.js'
 import { createTokenService } from './core/tokens.js'
 import { createUserResolver } from './core/session.js'
@@ -29,8 +30,9 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
   const o = resolveOptions(opts)
   const { store: stateStore, owned } = await openStateStore(opts.stateStore, 'stateStore', (err) => o.logger.logf('[WARN] state store: %s', err.message))
   if (owned) fastify.addHook('onClose', async () => { await stateStore.close() })
+  const throttle = await createThrottle(fastify, stateStore, o.rateLimit, o.clientKey)
   const tokens = createTokenService(o)
-  const resolve = createUserResolver(o, tokens)
+  const resolve = createUserResolver(o, tokens, throttle)
   const safeRedirect = makeRedirectPolicy(o.url, o.origin, o.allowedRedirectHosts)
 
   const auth: GatehouseAuth = {
@@ -39,6 +41,7 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
     tokens,
     stateStore,
     avatar: null,
+    throttle,
     authenticate: authenticateHook(resolve),
     admin: adminHook(resolve),
     rbac: (roles) => rbacHook(resolve, roles),

@@ -9,6 +9,9 @@ import {
   adaptFunction, checkKeys, optionBoolean, optionDuration, optionFunction, optionList, optionPrefix, optionString, optionUrl
 } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
+import { resolveRateLimit, type RateLimitOptions } from '../../lib/throttle/options.js'
+import { defaultClientKey, type ClientKey } from '../../lib/throttle/client.js'
+import { crossSiteGuard, type CrossSiteOptions } from '../../lib/cross-site.js'
 
 /** XSRF settings. */
 export interface XsrfOptions {
@@ -71,13 +74,25 @@ export interface CoreOptions {
   logger?: Logger
   /** Refreshed claims by expired token. Default in-memory, bounded. */
   refreshCache?: RefreshCache
+  /**
+   * Throttling and lockout of login routes (see the README's "Throttling"): login requests per address, failed
+   * credential checks per account and per address, confirmation sends per address. On by default; `false`
+   * turns every limit off.
+   */
+  rateLimit?: RateLimitOptions | false
+  /**
+   * Which pages may send login, confirm and logout requests: cross-site ones are refused (403
+   * `GATEHOUSE_CROSS_SITE`). `{ trustedOrigins, allowSameSite }` widens it; `false` turns the check off.
+   */
+  crossSite?: CrossSiteOptions | false
 }
 
 /** The keys the core reads; the root plugin hands it exactly these. */
 export const CORE_OPTION_KEYS: readonly string[] = [
   'secret', 'url', 'tokenDuration', 'cookieDuration', 'issuer', 'authPrefix', 'stateStore', 'validator',
   'claimsUpdater', 'userUpdater', 'audiences', 'adminPasswd', 'basicAuthChecker', 'xsrf', 'jwtCookieName',
-  'jwtHeaderKey', 'jwtQueryParam', 'sameSite', 'secureCookies', 'allowedRedirectHosts', 'logger', 'refreshCache'
+  'jwtHeaderKey', 'jwtQueryParam', 'sameSite', 'secureCookies', 'allowedRedirectHosts', 'logger', 'refreshCache',
+  'rateLimit', 'crossSite'
 ]
 const XSRF_KEYS = ['disable', 'ignoreMethods', 'headerKey', 'cookieName']
 
@@ -99,6 +114,8 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
   if (o.refreshCache !== undefined && (typeof o.refreshCache?.get !== 'function' || typeof o.refreshCache?.set !== 'function')) {
     throw new OptionsError('refreshCache', 'must have get(key) and set(key, claims) methods')
   }
+  const allowedRedirectHosts = optionList('allowedRedirectHosts', o.allowedRedirectHosts).map((h) => h.toLowerCase())
+  const rateLimit = resolveRateLimit(o.rateLimit)
   return {
     secret,
     url: url.href.replace(/\/$/, ''),
@@ -124,8 +141,11 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
     jwtQueryParam: optionString('jwtQueryParam', o.jwtQueryParam) ?? 'token',
     sameSite: sameSite as 'strict' | 'lax' | 'none',
     secureCookies,
-    allowedRedirectHosts: optionList('allowedRedirectHosts', o.allowedRedirectHosts).map((h) => h.toLowerCase()),
+    allowedRedirectHosts,
     logger,
-    refreshCache: o.refreshCache
+    refreshCache: o.refreshCache,
+    rateLimit,
+    clientKey: (rateLimit === false ? undefined : (o.rateLimit as RateLimitOptions | undefined)?.clientKey) ?? defaultClientKey as ClientKey,
+    crossSite: crossSiteGuard(o.crossSite, url.origin, allowedRedirectHosts)
   }
 }

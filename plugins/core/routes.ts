@@ -27,6 +27,15 @@ export function authRoutes (auth: GatehouseAuth, resolve: UserResolver) {
       return user === null ? { status: 'not logged in' } : { status: 'logged in', user: user.name }
     })
 
-    scope.route({ method: ['GET', 'POST'], url: '/logout', handler: async (request, reply) => await auth.logout(request, reply) })
+    // GET (as in the original library) and POST; a cross-site request of either cannot end a session.
+    const guard = auth.options.crossSite
+    scope.route({
+      method: ['GET', 'POST'],
+      url: '/logout',
+      handler: async (request, reply) => {
+        if (guard !== false) guard.check(request)
+        return await auth.logout(request, reply)
+      }
+    })
   }
 }

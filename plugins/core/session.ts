@@ -4,6 +4,7 @@ import { safeEqual } from '../../lib/compare.js'
 import { parseBasicCredentials } from '../../lib/basic-credentials.js'
 import type { ResolvedOptions } from './types.js'
 import type { TokenService } from './types.js'
+import type { Throttle } from '../../lib/throttle/throttle.js'
 import { User } from '../../lib/user.js'
 
 /** Reads the user of a request from basic auth (when enabled) or a session token. */
@@ -11,7 +12,7 @@ export type UserResolver = (request: FastifyRequest, reply: FastifyReply) => Pro
 
 const ADMIN: User = new User({ name: 'admin', id: 'admin', attrs: { admin: true } })
 
-export function createUserResolver (o: ResolvedOptions, tokens: TokenService): UserResolver {
+export function createUserResolver (o: ResolvedOptions, tokens: TokenService, throttle: Throttle): UserResolver {
   const basicEnabled = o.basicAuthChecker !== undefined || o.adminPasswd !== undefined
 
   async function fromBasic (creds: { user: string; passwd: string }): Promise<User> {
@@ -31,7 +32,8 @@ export function createUserResolver (o: ResolvedOptions, tokens: TokenService): U
     if (basicEnabled) {
       const creds = parseBasicCredentials(request.headers.authorization)
       if (creds.status === 'malformed') throw new HttpError(401, 'unauthorized', creds.reason)
-      if (creds.status === 'ok') return await fromBasic(creds)
+      // Lockout after failed checks (rateLimit.failures): 429 while this user name or address is locked.
+      if (creds.status === 'ok') return await throttle.guard(request, `basic:${creds.user}`, async () => await fromBasic(creds))
     }
     const session = await tokens.get(request, reply)
     if (session === null) return null

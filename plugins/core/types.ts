@@ -7,6 +7,10 @@ import type { BasicAuthChecker, MaybePromise, User, UserData } from '../../lib/u
 export type { BasicAuthChecker, BasicAuthResult, MaybePromise } from '../../lib/user.js'
 import type { Logger } from '../../lib/logger.js'
 import type { StateStore } from '../../lib/state-store/types.js'
+import type { ResolvedRateLimit } from '../../lib/throttle/options.js'
+import type { ClientKey } from '../../lib/throttle/client.js'
+import type { Throttle } from '../../lib/throttle/throttle.js'
+import type { CrossSiteGuard } from '../../lib/cross-site.js'
 
 /** JWT payload (claims layout version 2: registered claims, `aud` as an array, numeric dates). */
 export interface Claims {
@@ -149,6 +153,12 @@ export interface ResolvedOptions {
   allowedRedirectHosts: string[]
   logger: Logger
   refreshCache: RefreshCache | undefined
+  /** `rateLimit` after defaults; false when off. */
+  rateLimit: ResolvedRateLimit | false
+  /** The client a request counts for (`rateLimit.clientKey`, default its address, IPv6 by /64). */
+  clientKey: ClientKey
+  /** The cross-site check of login, confirm and logout routes; false when off. */
+  crossSite: CrossSiteGuard | false
 }
 
 /** `fastify.auth`: everything the auth core exposes (the root plugin adds the `add*Provider` methods). */
@@ -164,6 +174,11 @@ export interface GatehouseAuth {
   readonly stateStore: StateStore
   /** Avatar proxy, set by the avatar plugin; null without one. */
   avatar: AvatarSaver | null
+  /**
+   * Throttling of login routes (`rateLimit`): providers count login requests, credential checks and sends
+   * through it, and tag state-store writes with `throttle.clientKey(request)`.
+   */
+  readonly throttle: Throttle
 
   /** preHandler: user required (401 otherwise). */
   readonly authenticate: AuthHook

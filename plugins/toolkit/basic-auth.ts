@@ -31,6 +31,13 @@ import {
   argon2Verify, bcryptVerify, checkBcryptHash, decodeArgon2Secret, normalizeCredential,
   type Argon2Params
 } from './password-hash.js'
+import { throttleBasicAuth, type BasicAuthThrottle } from './basic-auth-throttle.js'
+
+/** Options of the hook functions. */
+export interface BasicAuthHookOptions {
+  /** Opt-in lockout after failed checks (per user name and per address, with backoff; 429 while locked). */
+  throttle?: BasicAuthThrottle
+}
 
 /**
  * Decides on credentials (already NFC-normalized, user never empty). `true`/`{ok: true}` accepts;
@@ -43,8 +50,13 @@ const DEFAULT_REALM = 'restricted'
 const REALM = /^[\x20\x21\x23-\x5b\x5d-\x7e]{1,128}$/
 const LABEL = 'basicAuth'
 
-/** Hook over a consumer checker. `realm` adds the browser prompt to 401 answers. */
-export function basicAuth (checker: BasicChecker, realm?: string): ToolkitHook {
+/** Hook over a consumer checker. `realm` adds the browser prompt to 401 answers; `opts.throttle` the lockout. */
+export function basicAuth (checker: BasicChecker, realm?: string, opts?: BasicAuthHookOptions): ToolkitHook {
+  const hook = plainBasicAuth(checker, realm)
+  return opts?.throttle === undefined ? hook : throttleBasicAuth(hook, opts.throttle, LABEL)
+}
+
+function plainBasicAuth (checker: BasicChecker, realm?: string): ToolkitHook {
   if (typeof checker !== 'function') throw new OptionsError(`${LABEL}.checker`, 'must be a function')
   const challenge = realm === undefined ? undefined : challengeFor(realm)
   return async function basicAuthHook (request, reply) {
@@ -77,14 +89,14 @@ export function withPrompt (user: string, passwd: string, realm = DEFAULT_REALM)
   return basicAuth(fixedChecker(user, passwd), realm)
 }
 
-/** Fixed user; the password checked against a bcrypt hash (see `bcryptHash`). */
-export function withBcryptHash (user: string, hash: string): ToolkitHook {
-  return basicAuth(bcryptChecker(user, hash))
+/** Fixed user; the password checked against a bcrypt hash (see `bcryptHash`). `opts.throttle`: lockout. */
+export function withBcryptHash (user: string, hash: string, opts?: BasicAuthHookOptions): ToolkitHook {
+  return basicAuth(bcryptChecker(user, hash), undefined, opts)
 }
 
-/** Fixed user; the password checked against a base64 Argon2id hash and salt (see `argon2Hash`). */
-export function withArgon2Hash (user: string, b64hash: string, b64salt: string, params?: Argon2Params): ToolkitHook {
-  return basicAuth(argon2Checker(user, b64hash, b64salt, params))
+/** Fixed user; the password checked against a base64 Argon2id hash and salt (see `argon2Hash`). `opts.throttle`: lockout. */
+export function withArgon2Hash (user: string, b64hash: string, b64salt: string, params?: Argon2Params, opts?: BasicAuthHookOptions): ToolkitHook {
+  return basicAuth(argon2Checker(user, b64hash, b64salt, params), undefined, opts)
 }
 
 function fixedChecker (user: string, passwd: string): BasicChecker {
@@ -148,6 +160,8 @@ export interface BasicAuthOptions {
   realm?: string
   /** Stage to install at. Default `onRequest` (before the body is read). */
   stage?: 'onRequest' | 'preHandler'
+  /** Opt-in lockout after failed checks (per user name and per address, with backoff; 429 while locked). */
+  throttle?: BasicAuthThrottle
 }
 
 /** The checker the options describe; throws an OptionsError unless exactly one variant is given. */
@@ -165,7 +179,7 @@ export function checkerFromOptions (opts: BasicAuthOptions): BasicChecker {
 }
 
 const basicAuthPluginImpl: FastifyPluginAsync<BasicAuthOptions> = async (fastify, opts) => {
-  const hook = basicAuth(checkerFromOptions(opts), opts.realm)
+  const hook = basicAuth(checkerFromOptions(opts), opts.realm, { throttle: opts.throttle })
   const stage = opts.stage ?? 'onRequest'
   if (stage !== 'onRequest' && stage !== 'preHandler') throw new OptionsError(`${LABEL}.stage`, 'must be "onRequest" or "preHandler"')
   if (!fastify.hasRequestDecorator('basicAuthorized')) fastify.decorateRequest('basicAuthorized', false)
