@@ -133,7 +133,22 @@ export function sendError (reply: FastifyReply, statusCode: number, error: strin
   return reply.code(statusCode).type('application/json; charset=utf-8').send(errorBody(error, details, code ?? codeForStatus(statusCode)))
 }
 
-/** Sends an HttpError as its status and body. */
+/**
+ * 429 `{error, details, code: GATEHOUSE_RATE_LIMITED}`: too many attempts, or one client holding too much state.
+ * `retryAfterSec` is sent as `Retry-After`.
+ */
+export class RateLimitedError extends HttpError {
+  /** Whole seconds until a new attempt may succeed (at least 1). */
+  readonly retryAfterSec: number
+  constructor (details: string, retryAfterMs: number) {
+    super(429, 'too many requests', details, ErrorCodes.RATE_LIMITED)
+    this.name = 'RateLimitedError'
+    this.retryAfterSec = Math.max(1, Math.ceil(retryAfterMs / 1000))
+  }
+}
+
+/** Sends an HttpError as its status and body (with `Retry-After` for a RateLimitedError). */
 export function sendHttpError (reply: FastifyReply, err: HttpError): FastifyReply {
+  if (err instanceof RateLimitedError) reply.header('retry-after', String(err.retryAfterSec))
   return sendError(reply, err.statusCode, err.message, err.details, err.code)
 }

@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError, OptionsError } from '../lib/errors.js'
 import { User, type UserData } from '../lib/user.js'
 import { openStateStore } from '../lib/state-store/resolve.js'
+import { createThrottle } from '../lib/throttle/throttle.js'
 import { resolveOptions, type CoreOptions } from './core/options.js'
 import { createTokenService } from './core/tokens.js'
 import { Revocations } from './core/revocation.js'
@@ -29,6 +30,7 @@ import { xsrfHook } from '../hooks/xsrf.js'
 async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Promise<void> {
   const o = resolveOptions(opts)
   const { store: stateStore, owned } = await openStateStore(opts.stateStore, 'stateStore', (err) => o.logger.logf('[WARN] state store: %s', err.message))
+  const throttle = await createThrottle(fastify, stateStore, o.rateLimit, o.clientKey)
   const revocations = o.revocation === null
     ? null
     : new Revocations({
@@ -45,7 +47,7 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
     if (owned) await stateStore.close()
   })
   await revocations?.start()
-  const resolve = createUserResolver(o, tokens)
+  const resolve = createUserResolver(o, tokens, throttle)
   const safeRedirect = makeRedirectPolicy(o.url, o.origin, o.allowedRedirectHosts)
 
   const auth: GatehouseAuth = {
@@ -54,6 +56,7 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
     tokens,
     stateStore,
     avatar: null,
+    throttle,
     authenticate: authenticateHook(resolve),
     admin: adminHook(resolve),
     rbac: (roles) => rbacHook(resolve, roles),

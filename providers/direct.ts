@@ -31,19 +31,23 @@ export function createDirectProvider (auth: GatehouseAuth, name: string, checker
   return {
     name,
     async login (request: FastifyRequest, reply: FastifyReply) {
+      await auth.throttle.loginRequest(request)
       if (request.method === 'POST') checkBody(request.body)
       const fields = requestFields(request)
       const user = queryText(fields, 'user', MAX_USER, true)!
       const passwd = secretField(fields, 'passwd', MAX_PASSWD)
       const login = readLoginRequest(fields)
-      let ok: boolean
-      try {
-        ok = await checker(user, passwd)
-      } catch (err) {
-        auth.logger.logf('[ERROR] direct provider %s: checker failed: %s', name, err instanceof Error ? err.message : String(err))
-        throw new HttpError(503, 'unavailable', 'credential check failed')
-      }
-      if (ok !== true) throw new HttpError(403, 'forbidden', 'incorrect user or password', ErrorCodes.CREDENTIALS)
+      // Lockout (rateLimit.failures): refused 429 while this user name (existing or not) or address is locked.
+      await auth.throttle.guard(request, `direct/${name}:${user}`, async () => {
+        let ok: boolean
+        try {
+          ok = await checker(user, passwd)
+        } catch (err) {
+          auth.logger.logf('[ERROR] direct provider %s: checker failed: %s', name, err instanceof Error ? err.message : String(err))
+          throw new HttpError(503, 'unavailable', 'credential check failed')
+        }
+        if (ok !== true) throw new HttpError(403, 'forbidden', 'incorrect user or password', ErrorCodes.CREDENTIALS)
+      })
       const result = { user: { name: user, id: userId(name, user) }, ...login }
       // A second factor required of this provider (e.g. passkeys) may take the login over: then no session yet.
       const pending = await secondFactorOf(auth, name)?.(request, reply, result)

@@ -17,7 +17,8 @@ export { AVATAR_ID_RE, isAvatarId, isAvatarStore, contentIdOf, type AvatarStore 
 // State stores (one-time tokens, used OAuth2 states, pending logins), shared between instances through Redis.
 export {
   MemoryStateStore, RedisStateStore, StateStoreError, isStateStore, openStateStore,
-  type MemoryStateStoreOptions, type RedisStateStoreOptions, type StateStore, type StateStoreOption
+  type MemoryStateStoreOptions, type RedisStateStoreOptions, type StateStore, type StateStoreOption,
+  type WriteOptions, type IncrementOptions, type Counter
 } from '../lib/state-store/index.js'
 // Passkey stores (user id → WebAuthn credentials), chosen by address like the avatar stores.
 export {

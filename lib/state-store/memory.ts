@@ -1,62 +1,92 @@
-import { OptionsError } from '../errors.js'
-import { checkEntry, StateStoreError, type StateStore, type Subscription } from './types.js'
+import { OptionsError, RateLimitedError } from '../errors.js'
+import { ClientLedger } from './ledger.js'
+import { checkEntry, StateStoreError, type Counter, type IncrementOptions, type StateStore, type Subscription, type WriteOptions } from './types.js'
 
 /** Options of the in-memory store. */
 export interface MemoryStateStoreOptions {
-  /** Most live entries kept; a write beyond it (after dropping expired ones) fails with 503. Default 100 000. */
+  /**
+   * Most live entries kept. When full (after dropping expired ones), a write evicts the oldest entry of the
+   * client holding the most entries; only when no client-made entry is left does it fail with 503.
+   * Default 100 000.
+   */
   maxEntries?: number
+  /** Most live entries one client may hold; a write beyond it answers that client 429. Default 1000. */
+  maxPerClient?: number
 }
 
-interface Entry { value: string; expiresAt: number }
+interface Entry { value: string; expiresAt: number; client: string | undefined }
 
 /**
  * The default store: one process only. Expiry is checked against `Date.now()` on every read (so fake clocks
  * work and no timer keeps the process alive); expired entries are swept when the map is full and, cheaply,
  * from its oldest end on writes.
+ *
+ * Capacity is shared fairly: each client (see `WriteOptions.client`) holds at most `maxPerClient` entries,
+ * and a full store makes room at the expense of the client holding the most, so a flood from one client (or a
+ * few) cannot stop other users' logins.
  */
 export class MemoryStateStore implements StateStore {
   private readonly entries = new Map<string, Entry>()
+  private readonly ledger = new ClientLedger()
   private readonly maxEntries: number
   private readonly channels = new Map<string, Set<(message: string) => void>>()
+  private readonly maxPerClient: number
 
   constructor (opts: MemoryStateStoreOptions = {}) {
     if (opts === null || typeof opts !== 'object') throw new OptionsError('MemoryStateStore', 'options must be an object')
-    const max = opts.maxEntries ?? 100_000
-    if (!Number.isInteger(max) || max < 1) throw new OptionsError('MemoryStateStore.maxEntries', 'must be a positive integer')
-    this.maxEntries = max
+    this.maxEntries = positiveInt('MemoryStateStore.maxEntries', opts.maxEntries, 100_000)
+    this.maxPerClient = positiveInt('MemoryStateStore.maxPerClient', opts.maxPerClient, 1000)
   }
 
-  async setIfAbsent (key: string, value: string, ttlMs: number): Promise<boolean> {
+  async setIfAbsent (key: string, value: string, ttlMs: number, opts?: WriteOptions): Promise<boolean> {
     checkEntry(key, ttlMs)
-    if (this.live(key) !== undefined) return false
-    this.write(key, value, ttlMs)
+    if (this.live(key, Date.now()) !== undefined) return false
+    this.write(key, value, ttlMs, opts?.client)
     return true
   }
 
-  async set (key: string, value: string, ttlMs: number): Promise<void> {
+  async set (key: string, value: string, ttlMs: number, opts?: WriteOptions): Promise<void> {
     checkEntry(key, ttlMs)
-    this.write(key, value, ttlMs)
+    this.write(key, value, ttlMs, opts?.client)
+  }
+
+  async increment (key: string, ttlMs: number, opts?: IncrementOptions): Promise<Counter> {
+    checkEntry(key, ttlMs)
+    const now = Date.now()
+    const e = this.live(key, now)
+    if (e === undefined) {
+      this.write(key, '1', ttlMs, opts?.client)
+      return { count: 1, ttlMs }
+    }
+    const count = (Number.parseInt(e.value, 10) || 0) + 1
+    if (opts?.sliding === true) {
+      this.write(key, String(count), ttlMs, e.client)
+      return { count, ttlMs }
+    }
+    e.value = String(count)
+    return { count, ttlMs: e.expiresAt - now }
   }
 
   async get (key: string): Promise<string | undefined> {
-    return this.live(key)?.value
+    return this.live(key, Date.now())?.value
   }
 
   async take (key: string): Promise<string | undefined> {
-    const e = this.live(key)
-    if (e !== undefined) this.entries.delete(key)
+    const e = this.live(key, Date.now())
+    if (e !== undefined) this.drop(key, e)
     return e?.value
   }
 
   async delete (key: string): Promise<boolean> {
-    const existed = this.live(key) !== undefined
-    this.entries.delete(key)
-    return existed
+    const e = this.live(key, Date.now())
+    if (e !== undefined) this.drop(key, e)
+    return e !== undefined
   }
 
   async close (): Promise<void> {
     this.entries.clear()
     this.channels.clear()
+    this.ledger.clear()
   }
 
   /** Delivers to this process's subscribers before it resolves (they are the only instances sharing it). */
@@ -78,35 +108,90 @@ export class MemoryStateStore implements StateStore {
 
   /** Number of live entries (for tests and metrics). */
   get size (): number {
-    this.sweep(Infinity)
+    this.sweep(Infinity, Date.now())
     return this.entries.size
   }
 
-  private live (key: string): Entry | undefined {
+  /** Number of live entries `client` holds (for tests and metrics). */
+  entriesOf (client: string): number {
+    this.sweepClient(client, Date.now())
+    return this.ledger.count(client)
+  }
+
+  private live (key: string, now: number): Entry | undefined {
     const e = this.entries.get(key)
     if (e === undefined) return undefined
-    if (e.expiresAt <= Date.now()) {
-      this.entries.delete(key)
+    if (e.expiresAt <= now) {
+      this.drop(key, e)
       return undefined
     }
     return e
   }
 
-  private write (key: string, value: string, ttlMs: number): void {
-    this.entries.delete(key) // re-insert so that map order follows write time
-    this.sweep(8)
-    if (this.entries.size >= this.maxEntries) this.sweep(Infinity)
-    if (this.entries.size >= this.maxEntries) throw new StateStoreError(`in-memory state store is full (${this.maxEntries} entries)`)
-    this.entries.set(key, { value, expiresAt: Date.now() + ttlMs })
+  private drop (key: string, e: Entry): void {
+    this.entries.delete(key)
+    if (e.client !== undefined) this.ledger.remove(e.client, key)
+  }
+
+  /**
+   * Writes an entry. Checks come before any change, so a refused write leaves the store as it was (a counter of
+   * another client's making included).
+   */
+  private write (key: string, value: string, ttlMs: number, client: string | undefined): void {
+    const now = Date.now()
+    const old = this.live(key, now)
+    if (client !== undefined && old?.client !== client) this.checkShare(client, now)
+    if (old !== undefined) {
+      // Re-inserted, so that map order (and the client's key order) follows write time.
+      this.drop(key, old)
+    } else {
+      this.sweep(8, now)
+      if (this.entries.size >= this.maxEntries) this.sweep(Infinity, now)
+      if (this.entries.size >= this.maxEntries) this.evictOne()
+    }
+    this.entries.set(key, { value, expiresAt: now + ttlMs, client })
+    if (client !== undefined) this.ledger.add(client, key)
+  }
+
+  /** Throws 429 when `client` already holds its share of live entries. */
+  private checkShare (client: string, now: number): void {
+    if (this.ledger.count(client) < this.maxPerClient) return
+    const nextExpiry = this.sweepClient(client, now)
+    if (this.ledger.count(client) < this.maxPerClient) return
+    throw new RateLimitedError(`this client holds too many pending logins (${this.maxPerClient})`, nextExpiry - now)
+  }
+
+  /** Makes room in a full store: the oldest entry of the client holding the most goes. */
+  private evictOne (): void {
+    const victim = this.ledger.largest()
+    if (victim === undefined) throw new StateStoreError(`in-memory state store is full (${this.maxEntries} entries)`)
+    const key = this.ledger.keysOf(victim).values().next().value as string
+    this.drop(key, this.entries.get(key)!)
+  }
+
+  /** Drops the client's expired entries; returns the earliest expiry among those left. */
+  private sweepClient (client: string, now: number): number {
+    let next = Infinity
+    for (const key of [...this.ledger.keysOf(client)]) {
+      const e = this.entries.get(key)!
+      if (e.expiresAt <= now) this.drop(key, e)
+      else if (e.expiresAt < next) next = e.expiresAt
+    }
+    return next
   }
 
   /** Drops expired entries; `budget` bounds how many live ones are looked at from the oldest end. */
-  private sweep (budget: number): void {
-    const now = Date.now()
+  private sweep (budget: number, now: number): void {
     let seen = 0
     for (const [key, e] of this.entries) {
-      if (e.expiresAt <= now) this.entries.delete(key)
+      if (e.expiresAt <= now) this.drop(key, e)
       else if (++seen >= budget) break
     }
   }
+}
+
+function positiveInt (name: string, value: unknown, dflt: number): number {
+  const v = value ?? dflt
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new OptionsError(name, 'must be a positive integer')
+  return v
 }

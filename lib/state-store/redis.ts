@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto'
 import type { Redis, RedisOptions } from 'ioredis'
-import { OptionsError } from '../errors.js'
+import { OptionsError, RateLimitedError } from '../errors.js'
 import { requireLazy } from '../lazy.js'
-import { checkEntry, StateStoreError, type StateStore, type Subscription } from './types.js'
+import { checkEntry, StateStoreError, type Counter, type IncrementOptions, type StateStore, type Subscription, type WriteOptions } from './types.js'
+import { INCREMENT_SCRIPT, TAKE_SCRIPT, UNDO_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js'
 
 /** Options of the Redis store. */
 export interface RedisStateStoreOptions {
@@ -14,15 +16,33 @@ export interface RedisStateStoreOptions {
   commandTimeoutMs?: number
   /** Called once per outage with the connection error (connection errors are not thrown, they are events). */
   onError?: (err: Error) => void
+  /**
+   * Most entries one client may create within the lifetime of its longest-lived one (a counter per client,
+   * kept beside the entries); a write beyond it answers that client 429. Default 1000.
+   */
+  maxPerClient?: number
 }
 
-// GET and DEL in one step on the server. A script rather than GETDEL so that Redis before 6.2 works too.
-const TAKE_SCRIPT = "local v = redis.call('GET', KEYS[1]); if v then redis.call('DEL', KEYS[1]) end; return v"
+/** A consuming operation whose answer never came: its undo is retried until it runs or its record is gone. */
+interface PendingUndo { run: () => Promise<unknown>; until: number; sending: boolean }
+
+// Undo records of takes live as long as the entry would have; undo is retried for at most this long.
+const UNDO_RETRY_MS = 15 * 60_000
+// Undo owed during a long outage is kept for this many operations at most (the oldest are given up first).
+const MAX_PENDING_UNDO = 10_000
 
 /**
  * Redis-backed store for several instances behind one URL. Every operation is a single atomic server-side
- * command (SET NX PX, SET PX, GET, a GET+DEL script, DEL), so a one-time token is consumed exactly once
- * across instances.
+ * command or script, so a one-time token is consumed exactly once across instances. Every entry has a TTL, and
+ * the entries a client creates are counted (see `maxPerClient`), so an unauthenticated client cannot grow Redis.
+ *
+ * A consuming operation that fails on our side (Redis hung, command timeout, connection lost) is answered 503,
+ * but its command may still be queued in the socket and run when Redis comes back. So that a 503 consumes
+ * nothing, `setIfAbsent` and `take` leave an undo record under a key of their own (`undo:<random id>`), and
+ * when one fails the store sends the undo script right behind it on the same connection: Redis runs a
+ * connection's commands in order, so the late write, if it runs at all, is undone before anything sent later
+ * can see it. Undo is retried (it is idempotent) until it runs; the undo record is deleted once the answer has
+ * come back. See the README's "State store" section for the reasoning and its limits.
  *
  * Given an address (`redis://host:port/db`), the store creates and owns its client, tuned to fail fast while
  * Redis is down (one retry, a command timeout) and to reconnect in the background; `close()` quits it.
@@ -35,12 +55,17 @@ export class RedisStateStore implements StateStore {
   private down = false
   private readonly onErrorEvent: (err: Error) => void
   private readonly onReadyEvent: () => void
+  private readonly maxPerClient: number
+  private pendingUndo: PendingUndo[] = []
 
   constructor (clientOrUrl: Redis | string, opts: RedisStateStoreOptions = {}) {
     if (opts === null || typeof opts !== 'object') throw new OptionsError('RedisStateStore', 'options must be an object')
     this.prefix = opts.keyPrefix ?? 'gatehouse:'
     if (typeof this.prefix !== 'string') throw new OptionsError('RedisStateStore.keyPrefix', 'must be a string')
     if (opts.onError !== undefined && typeof opts.onError !== 'function') throw new OptionsError('RedisStateStore.onError', 'must be a function')
+    const maxPerClient = opts.maxPerClient ?? 1000
+    if (typeof maxPerClient !== 'number' || !Number.isInteger(maxPerClient) || maxPerClient < 1) throw new OptionsError('RedisStateStore.maxPerClient', 'must be a positive integer')
+    this.maxPerClient = maxPerClient
     if (typeof clientOrUrl === 'string') {
       const timeout = opts.commandTimeoutMs ?? 2000
       if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) throw new OptionsError('RedisStateStore.commandTimeoutMs', 'must be a positive number')
@@ -75,20 +100,35 @@ export class RedisStateStore implements StateStore {
       if (!this.down) report(err)
       this.down = true
     }
-    this.onReadyEvent = () => { this.down = false }
+    this.onReadyEvent = () => {
+      this.down = false
+      this.retryUndo()
+    }
     this.client.on('error', this.onErrorEvent)
     this.client.on('ready', this.onReadyEvent)
   }
 
-  async setIfAbsent (key: string, value: string, ttlMs: number): Promise<boolean> {
+  /** Prefix of every key of this store (for companions sharing its Redis, e.g. rate-limit counters). */
+  get keyPrefix (): string { return this.prefix }
+
+  async setIfAbsent (key: string, value: string, ttlMs: number, opts?: WriteOptions): Promise<boolean> {
     checkEntry(key, ttlMs)
-    const r = await this.run(() => this.client.set(this.prefix + key, value, 'PX', Math.ceil(ttlMs), 'NX'))
-    return r === 'OK'
+    return await this.consuming(ttlMs, (undoKey) => this.write(key, value, ttlMs, opts?.client, true, undoKey),
+      (undoKey) => this.client.eval(UNDO_SCRIPT, 2, this.prefix + key, undoKey, 'set'))
   }
 
-  async set (key: string, value: string, ttlMs: number): Promise<void> {
+  async set (key: string, value: string, ttlMs: number, opts?: WriteOptions): Promise<void> {
     checkEntry(key, ttlMs)
-    await this.run(() => this.client.set(this.prefix + key, value, 'PX', Math.ceil(ttlMs)))
+    await this.run(() => this.write(key, value, ttlMs, opts?.client, false, undefined))
+  }
+
+  async increment (key: string, ttlMs: number, opts?: IncrementOptions): Promise<Counter> {
+    checkEntry(key, ttlMs)
+    const client = opts?.client
+    const r = await this.run(() => this.client.eval(INCREMENT_SCRIPT, 2, this.prefix + key, this.clientKey(client),
+      Math.ceil(ttlMs), opts?.sliding === true ? '1' : '0', client === undefined ? 0 : this.maxPerClient)) as [number, number]
+    if (r[0] < 0) throw this.overShare(r[1])
+    return { count: r[0], ttlMs: r[1] }
   }
 
   async get (key: string): Promise<string | undefined> {
@@ -97,7 +137,8 @@ export class RedisStateStore implements StateStore {
   }
 
   async take (key: string): Promise<string | undefined> {
-    const r = await this.run(() => this.client.eval(TAKE_SCRIPT, 1, this.prefix + key))
+    const r = await this.consuming(UNDO_RETRY_MS, (undoKey) => this.client.eval(TAKE_SCRIPT, 2, this.prefix + key, undoKey),
+      (undoKey) => this.client.eval(UNDO_SCRIPT, 2, this.prefix + key, undoKey, 'take'))
     return typeof r === 'string' ? r : undefined
   }
 
@@ -142,6 +183,62 @@ export class RedisStateStore implements StateStore {
     }
   }
 
+  /**
+   * Runs a consuming operation that leaves an undo record under a fresh key. Answered: the record is deleted
+   * (not awaited). Failed: the undo is sent behind it at once, and retried later until it runs.
+   */
+  private async consuming<T> (ttlMs: number, op: (undoKey: string) => Promise<T>, undo: (undoKey: string) => Promise<unknown>): Promise<T> {
+    const undoKey = `${this.prefix}undo:${randomBytes(12).toString('base64url')}`
+    try {
+      const r = await this.run(() => op(undoKey))
+      this.client.del(undoKey).catch(() => {})
+      return r
+    } catch (err) {
+      if (!(err instanceof RateLimitedError)) {
+        if (this.pendingUndo.length >= MAX_PENDING_UNDO) this.pendingUndo.shift()
+        const entry: PendingUndo = { run: () => undo(undoKey), until: Date.now() + Math.min(ttlMs, UNDO_RETRY_MS), sending: false }
+        this.pendingUndo.push(entry)
+        this.sendUndo(entry)
+      }
+      throw err
+    }
+  }
+
+  /** SET (NX or not) with the per-client count and, for consuming writes, the undo record. */
+  private async write (key: string, value: string, ttlMs: number, client: string | undefined, nx: boolean, undoKey: string | undefined): Promise<boolean> {
+    const r = await this.client.eval(WRITE_SCRIPT, 3, this.prefix + key, undoKey ?? this.prefix + key, this.clientKey(client),
+      value, Math.ceil(ttlMs), nx ? '1' : '0', client === undefined ? 0 : this.maxPerClient, undoKey === undefined ? '0' : '1') as [number, number]
+    if (r[0] === 2) throw this.overShare(r[1])
+    return r[0] === 1
+  }
+
+  private clientKey (client: string | undefined): string {
+    return client === undefined ? `${this.prefix}client:-` : `${this.prefix}client:${client}`
+  }
+
+  private overShare (ttlMs: number): RateLimitedError {
+    return new RateLimitedError(`this client holds too many pending logins (${this.maxPerClient})`, ttlMs)
+  }
+
+  /** Sends one owed undo (once at a time); it is forgotten when Redis has answered it. */
+  private sendUndo (entry: PendingUndo): void {
+    if (entry.sending) return
+    entry.sending = true
+    entry.run().then(() => {
+      this.pendingUndo = this.pendingUndo.filter((e) => e !== entry)
+    }, () => { entry.sending = false })
+  }
+
+  /** Sends every undo still owed (on reconnect, and after any answered command). */
+  private retryUndo (): void {
+    const now = Date.now()
+    this.pendingUndo = this.pendingUndo.filter((e) => e.until > now)
+    for (const entry of this.pendingUndo) this.sendUndo(entry)
+  }
+
+  /** Undo operations not yet answered by Redis (for tests and metrics). */
+  get owedUndo (): number { return this.pendingUndo.length }
+
   async close (): Promise<void> {
     this.client.off('error', this.onErrorEvent)
     this.client.off('ready', this.onReadyEvent)
@@ -154,10 +251,14 @@ export class RedisStateStore implements StateStore {
   }
 
   private async run<T> (op: () => Promise<T>): Promise<T> {
+    let r: T
     try {
-      return await op()
+      r = await op()
     } catch (err) {
+      if (err instanceof RateLimitedError) throw err
       throw new StateStoreError(`redis: ${(err as Error).message}`, { cause: err })
     }
+    if (this.pendingUndo.length > 0) this.retryUndo()
+    return r
   }
 }

@@ -1,15 +1,40 @@
 import { ErrorCodes, HttpError } from '../errors.js'
 
 /**
- * Short-lived shared state: used confirmation tokens, pending Telegram logins. Values are strings (callers
- * serialize). Every method rejects with `StateStoreError` when the backend cannot answer, so that providers
- * answer 503 instead of guessing: a store that is down must never make a one-time token reusable.
+ * Who a write is made for. Entries are counted per client (the request's address, see `clientKey`) and one
+ * client may hold only so many at once, so that nothing an unauthenticated client sends can fill the store for
+ * everyone else: past its share a write rejects with `RateLimitedError` (429) for that client alone.
+ */
+export interface WriteOptions {
+  /** The client the entry is created for; absent for the server's own entries (not counted per client). */
+  client?: string | undefined
+}
+
+/** Options of `increment`. */
+export interface IncrementOptions extends WriteOptions {
+  /** Restart the lifetime at every increment (the counter lives `ttlMs` after the last one). Default: fixed from the first. */
+  sliding?: boolean | undefined
+}
+
+/** A counter after `increment`: its value and the ms it has left. */
+export interface Counter { count: number; ttlMs: number }
+
+/**
+ * Short-lived shared state: used confirmation tokens and OAuth2 states, pending Telegram logins, throttling
+ * counters. Values are strings (callers serialize). Every method rejects with `StateStoreError` when the backend
+ * cannot answer, so that providers answer 503 instead of guessing: a store that is down must never make a
+ * one-time token reusable, and a write that failed must not consume one later (see the Redis store).
  */
 export interface StateStore {
   /** Stores `value` under `key` for `ttlMs` unless the key exists. Resolves true when this call stored it. */
-  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>
+  setIfAbsent(key: string, value: string, ttlMs: number, opts?: WriteOptions): Promise<boolean>
   /** Stores `value` under `key` for `ttlMs`, replacing any earlier value. */
-  set(key: string, value: string, ttlMs: number): Promise<void>
+  set(key: string, value: string, ttlMs: number, opts?: WriteOptions): Promise<void>
+  /**
+   * Adds one to the counter under `key` (created at 1, living `ttlMs`) and returns it. Needed by throttling
+   * (`rateLimit`); stores without it can serve only with `rateLimit: false`.
+   */
+  increment?(key: string, ttlMs: number, opts?: IncrementOptions): Promise<Counter>
   /** The live value of `key`, or undefined. */
   get(key: string): Promise<string | undefined>
   /** Atomically reads and deletes `key`: of concurrent callers, at most one gets the value. */

@@ -3,6 +3,10 @@
  * Fastify instance of whoever mounts it (a provider plugin's own instance, or the core's for
  * `addCustomHandler`). The registry of names lives with the core's `fastify.auth`, so names stay unique and
  * `/list` sees every provider, however it was mounted.
+ *
+ * Cross-site requests to `/login` and `/logout` are refused here for every provider (403
+ * `GATEHOUSE_CROSS_SITE`, see lib/cross-site.ts); `/callback` is not guarded, since providers call it
+ * cross-site by design and state, PKCE and the handshake cookie protect it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError, OptionsError } from '../../lib/errors.js'
@@ -14,6 +18,15 @@ import { applyAuthScope } from './scope.js'
 
 /** Login forms, Apple's form_post and passkey assertions are small; anything larger is not a login. */
 const LOGIN_BODY_LIMIT = 64 * 1024
+
+/** How a provider's routes are mounted. */
+export interface MountOptions {
+  /**
+   * Answers a cross-site request to `/login` instead of the 403 (e.g. a confirmation link opened from a webmail:
+   * a page whose same-origin form goes on). Returning undefined refuses it as usual.
+   */
+  crossSiteLogin?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined | Promise<FastifyReply | undefined>
+}
 
 interface Registry { providers: Map<string, AuthProvider>; ready: boolean }
 const registries = new WeakMap<GatehouseAuth, Registry>()
@@ -35,14 +48,14 @@ function registryOf (auth: GatehouseAuth | undefined): Registry {
  * Checks the provider and reserves its name now (so a duplicate fails at once, naming it), then registers its
  * routes on `instance`. After the server is ready this throws an OptionsError, for every way of adding one.
  */
-export function mountProvider (instance: FastifyInstance, provider: AuthProvider): void {
+export function mountProvider (instance: FastifyInstance, provider: AuthProvider, opts: MountOptions = {}): void {
   const auth = instance.auth
   const registry = registryOf(auth)
   checkProvider(provider)
   if (registry.ready) throw afterReady(provider.name)
   if (registry.providers.has(provider.name)) throw new OptionsError('providers', `has two providers named "${provider.name}"`)
   try {
-    instance.register(async (scope) => { providerRoutes(scope, auth, provider) }, { prefix: `${auth.options.authPrefix}/${provider.name}` })
+    instance.register(async (scope) => { providerRoutes(scope, auth, provider, opts) }, { prefix: `${auth.options.authPrefix}/${provider.name}` })
   } catch (err) {
     throw afterReady(provider.name, err)
   }
@@ -76,18 +89,27 @@ function checkProvider (provider: AuthProvider): void {
   }
 }
 
-function providerRoutes (scope: FastifyInstance, auth: GatehouseAuth, provider: AuthProvider): void {
+function providerRoutes (scope: FastifyInstance, auth: GatehouseAuth, provider: AuthProvider, opts: MountOptions): void {
   applyAuthScope(scope, auth.logger)
   const route = (url: string, handler: (request: FastifyRequest, reply: FastifyReply) => unknown): void => {
     scope.route({ method: ['GET', 'POST'], url, bodyLimit: LOGIN_BODY_LIMIT, handler: async (request, reply) => await handler(request, reply) })
   }
-  route('/login', (request, reply) => provider.login(request, reply))
+  const guard = auth.options.crossSite
+  route('/login', async (request, reply) => {
+    if (guard !== false && guard.isCrossSite(request)) {
+      const answered = await opts.crossSiteLogin?.(request, reply)
+      if (answered !== undefined) return answered
+      guard.check(request)
+    }
+    return await provider.login(request, reply)
+  })
   route('/callback', (request, reply) => provider.callback !== undefined
     ? provider.callback(request, reply)
     : noCallback(provider.name))
-  route('/logout', (request, reply) => provider.logout !== undefined
-    ? provider.logout(request, reply)
-    : auth.logout(request, reply))
+  route('/logout', (request, reply) => {
+    if (guard !== false) guard.check(request)
+    return provider.logout !== undefined ? provider.logout(request, reply) : auth.logout(request, reply)
+  })
 }
 
 /** The one answer of a provider that has no callback step. */

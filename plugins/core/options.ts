@@ -11,6 +11,9 @@ import {
   optionUrl
 } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
+import { resolveRateLimit, type RateLimitOptions } from '../../lib/throttle/options.js'
+import { defaultClientKey, type ClientKey } from '../../lib/throttle/client.js'
+import { crossSiteGuard, type CrossSiteOptions } from '../../lib/cross-site.js'
 
 /** XSRF settings. */
 export interface XsrfOptions {
@@ -99,6 +102,17 @@ export interface CoreOptions {
    * messages an instance missed (default 30 s). `false` turns revocation off: logout then only clears cookies.
    */
   revocation?: { recheckInterval?: Duration } | false
+  /**
+   * Throttling and lockout of login routes (see the README's "Throttling"): login requests per address, failed
+   * credential checks per account and per address, confirmation sends per address. On by default; `false`
+   * turns every limit off.
+   */
+  rateLimit?: RateLimitOptions | false
+  /**
+   * Which pages may send login, confirm and logout requests: cross-site ones are refused (403
+   * `GATEHOUSE_CROSS_SITE`). `{ trustedOrigins, allowSameSite }` widens it; `false` turns the check off.
+   */
+  crossSite?: CrossSiteOptions | false
 }
 
 /** The keys the core reads; the root plugin hands it exactly these. */
@@ -106,7 +120,8 @@ export const CORE_OPTION_KEYS: readonly string[] = [
   'secret', 'url', 'tokenDuration', 'cookieDuration', 'issuer', 'authPrefix', 'stateStore', 'validator',
   'claimsUpdater', 'userUpdater', 'audiences', 'adminPasswd', 'basicAuthChecker', 'xsrf', 'jwtCookieName',
   'jwtHeaderKey', 'jwtQueryParam', 'sameSite', 'secureCookies', 'allowedRedirectHosts', 'logger', 'refreshCache',
-  'sessionKeys', 'idleTimeout', 'sessionCacheSize', 'revocation'
+  'sessionKeys', 'idleTimeout', 'sessionCacheSize', 'revocation',
+  'rateLimit', 'crossSite'
 ]
 const XSRF_KEYS = ['disable', 'ignoreMethods', 'headerKey', 'cookieName']
 
@@ -139,6 +154,8 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
   for (const [name, value] of [['jwtCookieName', jwtCookieName], ['xsrf.cookieName', xsrfCookieName]] as const) {
     if (!secureCookies && /^__(host|secure)-/i.test(value)) throw new OptionsError(name, 'has a __Host-/__Secure- prefix, which browsers accept only on Secure cookies (an https url or secureCookies: true)')
   }
+  const allowedRedirectHosts = optionList('allowedRedirectHosts', o.allowedRedirectHosts).map((h) => h.toLowerCase())
+  const rateLimit = resolveRateLimit(o.rateLimit)
   return {
     secret,
     url: url.href.replace(/\/$/, ''),
@@ -164,13 +181,16 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
     jwtQueryParam: optionString('jwtQueryParam', o.jwtQueryParam) ?? 'token',
     sameSite: sameSite as 'strict' | 'lax' | 'none',
     secureCookies,
-    allowedRedirectHosts: optionList('allowedRedirectHosts', o.allowedRedirectHosts).map((h) => h.toLowerCase()),
+    allowedRedirectHosts,
     logger,
     refreshCache: o.refreshCache,
     sessionKeys: sessionKeysOption(o.sessionKeys),
     idleTimeoutMs,
     sessionCacheSize: optionInt('sessionCacheSize', o.sessionCacheSize, 10_000),
-    revocation: revocationOption(o.revocation, tokenDurationMs)
+    revocation: revocationOption(o.revocation, tokenDurationMs),
+    rateLimit,
+    clientKey: (rateLimit === false ? undefined : (o.rateLimit as RateLimitOptions | undefined)?.clientKey) ?? defaultClientKey as ClientKey,
+    crossSite: crossSiteGuard(o.crossSite, url.origin, allowedRedirectHosts)
   }
 }
 

@@ -28,7 +28,16 @@ export function authRoutes (auth: GatehouseAuth, resolve: UserResolver) {
       return user === null ? { status: 'not logged in' } : { status: 'logged in', user: user.name }
     })
 
-    scope.route({ method: ['GET', 'POST'], url: '/logout', handler: async (request, reply) => await auth.logout(request, reply) })
+    // GET (as in the original library) and POST; a cross-site request of either cannot end a session.
+    const guard = auth.options.crossSite
+    scope.route({
+      method: ['GET', 'POST'],
+      url: '/logout',
+      handler: async (request, reply) => {
+        if (guard !== false) guard.check(request)
+        return await auth.logout(request, reply)
+      }
+    })
 
     // The public keys of asymmetric session signing, for services that verify sessions without a secret.
     if (auth.jwks !== null) scope.get('/.well-known/jwks.json', async () => auth.jwks)

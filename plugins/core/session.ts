@@ -2,9 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { safeEqual } from '../../lib/compare.js'
 import { parseBasicCredentials } from '../../lib/basic-credentials.js'
-import type { ResolvedOptions } from './types.js'
-import type { Session } from './types.js'
+import type { ResolvedOptions, Session } from './types.js'
 import type { CoreTokenService } from './tokens.js'
+import type { Throttle } from '../../lib/throttle/throttle.js'
 import { User } from '../../lib/user.js'
 
 /**
@@ -15,7 +15,7 @@ export type UserResolver = (request: FastifyRequest, reply: FastifyReply) => Use
 
 const ADMIN: User = new User({ name: 'admin', id: 'admin', attrs: { admin: true } })
 
-export function createUserResolver (o: ResolvedOptions, tokens: CoreTokenService): UserResolver {
+export function createUserResolver (o: ResolvedOptions, tokens: CoreTokenService, throttle: Throttle): UserResolver {
   const basicEnabled = o.basicAuthChecker !== undefined || o.adminPasswd !== undefined
 
   async function fromBasic (creds: { user: string; passwd: string }): Promise<User> {
@@ -42,7 +42,8 @@ export function createUserResolver (o: ResolvedOptions, tokens: CoreTokenService
     if (basicEnabled) {
       const creds = parseBasicCredentials(request.headers.authorization)
       if (creds.status === 'malformed') throw new HttpError(401, 'unauthorized', creds.reason)
-      if (creds.status === 'ok') return fromBasic(creds)
+      // Lockout after failed checks (rateLimit.failures): 429 while this user name or address is locked.
+      if (creds.status === 'ok') return throttle.guard(request, `basic:${creds.user}`, async () => await fromBasic(creds))
     }
     const session = tokens.session(request, reply)
     return session instanceof Promise ? session.then(userOf) : userOf(session)

@@ -9,6 +9,10 @@ export type { BasicAuthChecker, BasicAuthResult, MaybePromise } from '../../lib/
 import type { Logger } from '../../lib/logger.js'
 import type { StateStore } from '../../lib/state-store/types.js'
 import type { JwsKey } from './jws.js'
+import type { ResolvedRateLimit } from '../../lib/throttle/options.js'
+import type { ClientKey } from '../../lib/throttle/client.js'
+import type { Throttle } from '../../lib/throttle/throttle.js'
+import type { CrossSiteGuard } from '../../lib/cross-site.js'
 
 /** JWT payload (claims layout version 2: registered claims, `aud` as an array, numeric dates). */
 export interface Claims {
@@ -197,6 +201,12 @@ export interface ResolvedOptions {
   sessionCacheSize: number
   /** null when revocation is off. */
   revocation: { recheckMs: number } | null
+  /** `rateLimit` after defaults; false when off. */
+  rateLimit: ResolvedRateLimit | false
+  /** The client a request counts for (`rateLimit.clientKey`, default its address, IPv6 by /64). */
+  clientKey: ClientKey
+  /** The cross-site check of login, confirm and logout routes; false when off. */
+  crossSite: CrossSiteGuard | false
 }
 
 /** `fastify.auth`: everything the auth core exposes (the root plugin adds the `add*Provider` methods). */
@@ -212,6 +222,11 @@ export interface GatehouseAuth {
   readonly stateStore: StateStore
   /** Avatar proxy, set by the avatar plugin; null without one. */
   avatar: AvatarSaver | null
+  /**
+   * Throttling of login routes (`rateLimit`): providers count login requests, credential checks and sends
+   * through it, and tag state-store writes with `throttle.clientKey(request)`.
+   */
+  readonly throttle: Throttle
 
   /** preHandler: user required (401 otherwise). */
   readonly authenticate: AuthHook

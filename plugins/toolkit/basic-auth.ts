@@ -38,6 +38,13 @@ import {
   argon2Verify, bcryptVerify, checkBcryptHash, decodeArgon2Secret, normalizeCredential,
   type Argon2Params
 } from './password-hash.js'
+import { throttleBasicAuth, type BasicAuthThrottle } from './basic-auth-throttle.js'
+
+/** Options of the hook functions. */
+export interface BasicAuthHookOptions {
+  /** Opt-in lockout after failed checks (per user name and per address, with backoff; 429 while locked). */
+  throttle?: BasicAuthThrottle
+}
 
 /**
  * Decides on credentials (already NFC-normalized, user never empty). `true`/`{ok: true}` accepts;
@@ -50,9 +57,13 @@ const DEFAULT_REALM = 'restricted'
 const REALM = /^[\x20\x21\x23-\x5b\x5d-\x7e]{1,128}$/
 const LABEL = 'basicAuth'
 
-/** Hook over a consumer checker. `realm` adds the browser prompt to 401 answers. */
-export function basicAuth (checker: BasicChecker, realm?: string): ToolkitHook {
-  return checkingHook(checker, realm)
+/** Hook over a consumer checker. `realm` adds the browser prompt to 401 answers; `opts.throttle` the lockout. */
+export function basicAuth (checker: BasicChecker, realm?: string, opts?: BasicAuthHookOptions): ToolkitHook {
+  return withThrottle(checkingHook(checker, realm), opts?.throttle)
+}
+
+function withThrottle (hook: ToolkitHook, throttle: BasicAuthThrottle | undefined): ToolkitHook {
+  return throttle === undefined ? hook : throttleBasicAuth(hook, throttle, LABEL)
 }
 
 /** The hook; `exact` (fixed credentials only) accepts the one expected header before any parsing. */
@@ -114,14 +125,14 @@ function exactHeader (user: string, passwd: string): (header: string | undefined
   }
 }
 
-/** Fixed user; the password checked against a bcrypt hash (see `bcryptHash`). */
-export function withBcryptHash (user: string, hash: string): ToolkitHook {
-  return basicAuth(bcryptChecker(user, hash))
+/** Fixed user; the password checked against a bcrypt hash (see `bcryptHash`). `opts.throttle`: lockout. */
+export function withBcryptHash (user: string, hash: string, opts?: BasicAuthHookOptions): ToolkitHook {
+  return basicAuth(bcryptChecker(user, hash), undefined, opts)
 }
 
-/** Fixed user; the password checked against a base64 Argon2id hash and salt (see `argon2Hash`). */
-export function withArgon2Hash (user: string, b64hash: string, b64salt: string, params?: Argon2Params): ToolkitHook {
-  return basicAuth(argon2Checker(user, b64hash, b64salt, params))
+/** Fixed user; the password checked against a base64 Argon2id hash and salt (see `argon2Hash`). `opts.throttle`: lockout. */
+export function withArgon2Hash (user: string, b64hash: string, b64salt: string, params?: Argon2Params, opts?: BasicAuthHookOptions): ToolkitHook {
+  return basicAuth(argon2Checker(user, b64hash, b64salt, params), undefined, opts)
 }
 
 function fixedChecker (user: string, passwd: string): BasicChecker {
@@ -185,6 +196,8 @@ export interface BasicAuthOptions {
   realm?: string
   /** Stage to install at. Default `onRequest` (before the body is read). */
   stage?: 'onRequest' | 'preHandler'
+  /** Opt-in lockout after failed checks (per user name and per address, with backoff; 429 while locked). */
+  throttle?: BasicAuthThrottle
 }
 
 /** The hook the options describe; throws an OptionsError unless exactly one variant is given. */
@@ -199,7 +212,7 @@ function hookFromOptions (opts: BasicAuthOptions): ToolkitHook {
 }
 
 const basicAuthPluginImpl: FastifyPluginAsync<BasicAuthOptions> = async (fastify, opts) => {
-  const hook = hookFromOptions(opts)
+  const hook = withThrottle(hookFromOptions(opts), opts.throttle)
   const stage = opts.stage ?? 'onRequest'
   if (stage !== 'onRequest' && stage !== 'preHandler') throw new OptionsError(`${LABEL}.stage`, 'must be "onRequest" or "preHandler"')
   if (!fastify.hasRequestDecorator('basicAuthorized')) fastify.decorateRequest('basicAuthorized', false)

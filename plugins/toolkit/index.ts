@@ -25,8 +25,9 @@ export { maybe, reject, maybePlugin, rejectPlugin, type HookStage, type MaybeOpt
 export { benchmarksPlugin, Benchmarks, type BenchmarkReport, type BenchmarkStats, type BenchmarksOptions } from './benchmarks.js'
 export {
   basicAuth, withUserPasswd, withPrompt, withBcryptHash, withArgon2Hash, basicAuthPlugin, parseBasicCredentials,
-  type BasicAuthOptions, type BasicChecker, type BasicCredentials
+  type BasicAuthOptions, type BasicChecker, type BasicCredentials, type BasicAuthHookOptions
 } from './basic-auth.js'
+export type { BasicAuthThrottleOptions, BasicAuthThrottle } from './basic-auth-throttle.js'
 export { bcryptHash, argon2Hash, bcryptVerify, argon2Verify, type Argon2Params } from './password-hash.js'
 export {
   wrap, renderJSON, renderJSONFromBytes, renderJSONWithHTML, encodeJSON, decodeJSON, sendErrorJSON, errorLogger,

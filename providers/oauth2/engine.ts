@@ -122,6 +122,7 @@ export async function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2Prov
   const verifyIdToken = cfg.oidc === undefined ? undefined : (await import('./idtoken.js')).idTokenVerifier(cfg.oidc, cfg.cid, timeoutMs)
 
   async function login (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    await auth.throttle.loginRequest(request)
     const { aud: site, from, sessionOnly } = readLoginRequest((request.query ?? {}) as Record<string, unknown>)
     // Refused now rather than after the round trip through the provider.
     auth.checkAudience(site)
@@ -175,12 +176,14 @@ export async function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2Prov
       if (error === 'access_denied') throw new HttpError(403, 'access denied', 'the user declined the login at the provider')
       throw new HttpError(400, 'provider refused the login', excerpt(error))
     }
-    const hs = await takeHandshake(auth, request, cookie, name, queryText(params, 'state', 512, false), usedStates)
-    checkResponseIssuer(queryText(params, 'iss', 2048, false))
     const code = queryText(params, 'code', 4096, false)
-    if (code === undefined) throw new HttpError(400, 'missing code', 'the provider did not return an authorization code')
+    // The state is consumed only for a callback that can log in: issuer right and a code present.
+    const hs = await takeHandshake(auth, request, cookie, name, queryText(params, 'state', 512, false), usedStates, () => {
+      checkResponseIssuer(queryText(params, 'iss', 2048, false))
+      if (code === undefined) throw new HttpError(400, 'missing code', 'the provider did not return an authorization code')
+    })
 
-    const { fields: tokenResponse, accessToken } = await exchangeCode(code, hs.cv)
+    const { fields: tokenResponse, accessToken } = await exchangeCode(code!, hs.cv)
     let idToken: JWTPayload | undefined
     if (verifyIdToken !== undefined) {
       if (typeof tokenResponse.id_token !== 'string') throw upstreamError('token endpoint answered garbage', 'no id_token from an OpenID Connect provider')

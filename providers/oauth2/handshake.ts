@@ -7,6 +7,10 @@
  * the one inside the cookie (binding the callback to the browser that started the login), and each state is
  * accepted once (remembered in the state store, shared between instances when it is Redis): a replayed
  * callback fails even when the attacker kept the cookie.
+ *
+ * A state is remembered only once the callback is otherwise usable (its cookie verifies, the state matches it,
+ * the caller's own checks pass, e.g. a code is present), and counted for the client that sent it, so callbacks
+ * that are not logins store nothing and one client cannot fill the store.
  */
 import { randomBytes } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -76,13 +80,15 @@ export function clearHandshake (auth: GatehouseAuth, reply: FastifyReply, cookie
 }
 
 /**
- * Checks the callback's `state` against the browser's handshake cookie and consumes it. A missing `state` is a
- * 400 (`GATEHOUSE_BAD_REQUEST`); a missing cookie a 400 and an expired, forged or foreign one a 403
+ * Checks the callback's `state` against the browser's handshake cookie, runs `usable` (the caller's own checks,
+ * which throw to refuse), and only then consumes the state. A missing `state` is a 400
+ * (`GATEHOUSE_BAD_REQUEST`); a missing cookie a 400 and an expired, forged or foreign one a 403
  * (`GATEHOUSE_HANDSHAKE`); a `state` other than the cookie's a 403 (`GATEHOUSE_STATE_MISMATCH`); a state
  * already used a 403 (`GATEHOUSE_ALREADY_USED`).
  */
 export async function takeHandshake (
-  auth: GatehouseAuth, request: FastifyRequest, cookie: HandshakeCookie, provider: string, state: string | undefined, used: StateStore
+  auth: GatehouseAuth, request: FastifyRequest, cookie: HandshakeCookie, provider: string, state: string | undefined, used: StateStore,
+  usable: () => void = () => {}
 ): Promise<Handshake> {
   if (state === undefined || state === '') throw new HttpError(400, 'missing state', 'the provider did not return the state parameter')
   const token = request.cookies?.[cookie.name]
@@ -95,8 +101,9 @@ export async function takeHandshake (
   }
   if (claims.p !== provider || typeof claims.st !== 'string') throw new HttpError(403, 'login handshake expired or invalid', 'the handshake belongs to another provider', ErrorCodes.HANDSHAKE)
   if (!safeEqual(state, claims.st)) throw new HttpError(403, 'state mismatch', 'the callback does not belong to the login this browser started', ErrorCodes.STATE_MISMATCH)
+  usable()
   // Remembered until the handshake would have expired anyway; after that the signature check refuses it.
   const ttlMs = Math.max(1000, (typeof claims.exp === 'number' ? claims.exp * 1000 : Date.now() + DEFAULT_HANDSHAKE_TTL_MS) - Date.now())
-  if (!await used.setIfAbsent(`oauth2-state:${provider}:${claims.st}`, '1', ttlMs)) throw new HttpError(403, 'state already used', 'this login callback was already processed', ErrorCodes.ALREADY_USED)
+  if (!await used.setIfAbsent(`oauth2-state:${provider}:${claims.st}`, '1', ttlMs, { client: auth.throttle.clientKey(request) })) throw new HttpError(403, 'state already used', 'this login callback was already processed', ErrorCodes.ALREADY_USED)
   return claims as unknown as Handshake
 }

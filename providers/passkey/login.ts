@@ -122,8 +122,12 @@ async function currentUser (ctx: PasskeyContext, stored: UserData): Promise<User
 function decoys (ctx: PasskeyContext): (name: string) => Promise<string> {
   let key: Promise<Buffer> | undefined
   const keyOf = async (): Promise<Buffer> => {
-    let secret = ''
-    try { secret = await ctx.auth.options.secret('') } catch { /* no default audience */ }
+    let secret: unknown = ''
+    try {
+      const value = await ctx.auth.options.secret('')
+      // A key ring (rotation) derives from its first, signing key.
+      secret = typeof value === 'string' ? value : value[0]?.secret
+    } catch { /* no default audience */ }
     return typeof secret === 'string' && secret !== ''
       ? createHmac('sha256', secret).update('gatehouse-passkey-decoy').digest()
       : randomBytes(32)

@@ -87,7 +87,9 @@ function createTelegramProvider (auth: GatehouseAuth, o: ResolvedTelegramOptions
     return await asking
   }
 
-  async function ask (reply: FastifyReply, query: Record<string, unknown>): Promise<unknown> {
+  async function ask (request: FastifyRequest, reply: FastifyReply, query: Record<string, unknown>): Promise<unknown> {
+    // Each request stores a pending login: counted per address (rateLimit.login), and the entry per client.
+    await auth.throttle.loginRequest(request)
     const login = readLoginRequest(query)
     const aud = login.aud
     auth.checkAudience(aud)
@@ -102,7 +104,7 @@ function createTelegramProvider (auth: GatehouseAuth, o: ResolvedTelegramOptions
     const record: LoginRecord = { s: 'p', exp: Date.now() + o.requestTtlMs, sess: login.sessionOnly }
     if (aud !== undefined) record.aud = aud
     if (from !== undefined) record.from = from
-    if (!(await store.setIfAbsent(keyOf(token), JSON.stringify(record), o.requestTtlMs))) {
+    if (!(await store.setIfAbsent(keyOf(token), JSON.stringify(record), o.requestTtlMs, { client: auth.throttle.clientKey(request) }))) {
       throw new HttpError(503, 'telegram unavailable', 'could not allocate a login token')
     }
     // Binds the token to this browser: only the holder of this cookie can collect the session.
@@ -138,7 +140,7 @@ function createTelegramProvider (auth: GatehouseAuth, o: ResolvedTelegramOptions
       })
     } catch (err) {
       // No session was issued: put the confirmed request back so the browser can try again.
-      await store.set(key, raw!, Math.max(taken.exp - Date.now(), MIN_CONFIRMED_MS)).catch(() => {})
+      await store.set(key, raw!, Math.max(taken.exp - Date.now(), MIN_CONFIRMED_MS), { client: auth.throttle.clientKey(request) }).catch(() => {})
       throw err
     }
   }
@@ -213,7 +215,7 @@ function createTelegramProvider (auth: GatehouseAuth, o: ResolvedTelegramOptions
     async login (request, reply) {
       const query = (request.query ?? {}) as Record<string, unknown>
       if (query.token !== undefined) return await collect(request, reply, query.token)
-      return await ask(reply, query)
+      return await ask(request, reply, query)
     }
   }
   return { provider, poller, bot, log }

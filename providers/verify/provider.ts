@@ -12,8 +12,9 @@ import type { Duration } from '../../lib/duration.js'
 import { checkKeys, optionDuration, optionName } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 import type { StateStore } from '../../lib/state-store/types.js'
-import { queryText, readLoginRequest } from '../../lib/login-request.js'
-import { mountProvider, providerStateStore } from '../../plugins/core/mount.js'
+import { queryText, readLoginRequest, requestFields } from '../../lib/login-request.js'
+import { continuePage } from '../../lib/cross-site.js'
+import { mountProvider, providerStateStore, type MountOptions } from '../../plugins/core/mount.js'
 import type { AuthProvider, Claims, GatehouseAuth } from '../../plugins/core/types.js'
 import { Deadline } from '../../lib/http/deadline.js'
 import { SendError, toSender, type Sender, type SenderFunc } from './sender.js'
@@ -70,12 +71,15 @@ export function createVerifyProvider (auth: GatehouseAuth, name: string, templat
   const escape = opts.escape ?? (htmlBody ? 'html' : defaultEscape(template))
   if (escape !== 'html' && escape !== 'none') throw new OptionsError(`${label}.escape`, 'must be "html" or "none"')
 
-  async function sendConfirmation (query: Record<string, unknown>, reply: FastifyReply): Promise<unknown> {
+  async function sendConfirmation (request: FastifyRequest, query: Record<string, unknown>, reply: FastifyReply): Promise<unknown> {
+    await auth.throttle.loginRequest(request)
     const user = queryText(query, 'user', MAX_USER, true)!
     const address = queryText(query, 'address', MAX_ADDRESS, true)!
     const login = readLoginRequest(query)
     const aud = login.aud
     auth.checkAudience(aud)
+    // Per destination address and per client (rateLimit.sends): a mailbox cannot be flooded from this site.
+    await auth.throttle.send(request, address)
     const from = auth.safeRedirect(login.from)
     const payload: Record<string, unknown> = { prov: name, user, address }
     if (from !== undefined) payload.from = from
@@ -92,6 +96,7 @@ export function createVerifyProvider (auth: GatehouseAuth, name: string, templat
   }
 
   async function confirm (request: FastifyRequest, reply: FastifyReply, query: Record<string, unknown>): Promise<unknown> {
+    await auth.throttle.loginRequest(request)
     const token = query.token
     if (typeof token !== 'string' || token.length > 4096 || !JWT_SHAPE.test(token)) throw new HttpError(400, 'bad request', 'malformed confirmation token')
     // The flag may also be given when the link is opened; it is read before the token is spent, so a
@@ -101,7 +106,7 @@ export function createVerifyProvider (auth: GatehouseAuth, name: string, templat
     const { user, address, from, sess } = confirmFields(claims, name)
     const key = USED_KEY + claims.jti
     const keepMs = Math.max(1, claims.exp * 1000 - Date.now()) + USED_MARGIN_MS
-    if (!(await store.setIfAbsent(key, '1', keepMs))) throw new HttpError(401, 'unauthorized', 'confirmation token already used', ErrorCodes.ALREADY_USED)
+    if (!(await store.setIfAbsent(key, '1', keepMs, { client: auth.throttle.clientKey(request) }))) throw new HttpError(401, 'unauthorized', 'confirmation token already used', ErrorCodes.ALREADY_USED)
     try {
       return await auth.completeLogin(request, reply, {
         user: { name: user, id: userId(name, address) },
@@ -120,10 +125,27 @@ export function createVerifyProvider (auth: GatehouseAuth, name: string, templat
   return {
     name,
     async login (request, reply) {
-      const query = (request.query ?? {}) as Record<string, unknown>
-      if (query.token !== undefined) return await confirm(request, reply, query)
-      return await sendConfirmation(query, reply)
+      // A confirmation may come back as a POST from the page below; sending is a GET (or a POST) as before.
+      const fields = requestFields(request)
+      if (fields.token !== undefined) return await confirm(request, reply, fields)
+      return await sendConfirmation(request, fields, reply)
     }
+  }
+}
+
+/**
+ * A confirmation link opened from another site (a webmail's link is a cross-site navigation) is not refused:
+ * it gets a page whose button sends the token again as a same-origin POST, so the user's own click signs in
+ * and another site cannot do it for them. Anything else cross-site is refused.
+ */
+function continueFromMail (auth: GatehouseAuth, name: string): MountOptions['crossSiteLogin'] {
+  return (request, reply) => {
+    const query = (request.query ?? {}) as Record<string, unknown>
+    if (request.method !== 'GET' || typeof query.token !== 'string') return undefined
+    const fields: Record<string, string> = { token: query.token }
+    for (const flag of ['sess', 'session']) if (typeof query[flag] === 'string') fields[flag] = query[flag] as string
+    const page = continuePage(`${auth.options.authPrefix}/${name}/login`, fields, { title: 'Sign in', button: 'Continue signing in' })
+    return reply.headers(page.headers).send(page.body)
   }
 }
 
@@ -176,7 +198,7 @@ async function verify (fastify: FastifyInstance, opts: VerifyProviderOptions): P
   const name = optionName('verify.name', o.name)
   const { template, sender, ...tuning } = o
   const store = await providerStateStore(fastify, tuning.stateStore, `verify.${name}.stateStore`)
-  mountProvider(fastify, createVerifyProvider(fastify.auth, name, template, sender, tuning, store))
+  mountProvider(fastify, createVerifyProvider(fastify.auth, name, template, sender, tuning, store), { crossSiteLogin: continueFromMail(fastify.auth, name) })
 }
 
 /** Verified (confirmation-token) login as a plugin (`gatehouse-verify`). */

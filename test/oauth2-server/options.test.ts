@@ -3,6 +3,7 @@
  * misbehaving user functions (e-mail, login page) that must not crash the server.
  */
 import t from 'tap'
+import { createServer as createNetServer } from 'node:net'
 import { createHash } from 'node:crypto'
 import { startDevServer, startLocalOAuth2Server, DEV_CLIENT, DEV_SERVER_PORT, type LocalOAuth2ServerOptions } from '../../servers/index.js'
 import { OptionsError } from '../../lib/errors.js'
@@ -125,14 +126,26 @@ t.test('an async loginPageHandler returning HTML is served', async (t) => {
   t.equal(await res.text(), '<p>a,b</p>', 'scopes de-duplicated')
 })
 
-t.test('IPv6 loopback: the url brackets the address', async (t) => {
-  let server
+/** Why this machine cannot listen on ::1 (no IPv6 loopback), or undefined when it can. */
+async function ipv6LoopbackMissing (): Promise<string | undefined> {
+  const probe = createNetServer()
   try {
-    server = await startDevServer({ port: 0, host: '::1' })
+    await new Promise<void>((resolve, reject) => { probe.once('error', reject); probe.listen(0, '::1', resolve) })
+    return undefined
   } catch (err) {
-    t.skip(`no IPv6 loopback on this machine: ${(err as Error).message}`)
-    return
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'EADDRNOTAVAIL' || code === 'EAFNOSUPPORT') return `no IPv6 loopback on this machine (${code})`
+    throw err
+  } finally {
+    probe.close()
   }
+}
+
+t.test('IPv6 loopback: the url brackets the address', async (t) => {
+  // Skipped only when the machine has no IPv6 loopback; any other failure to start the server fails the test.
+  const missing = await ipv6LoopbackMissing()
+  if (missing !== undefined) return t.skip(missing)
+  const server = await startDevServer({ port: 0, host: '::1' })
   t.teardown(server.close)
   t.match(server.url, /^http:\/\/\[::1\]:\d+$/)
   t.equal((await fetch(`${server.url}/`)).status, 200)

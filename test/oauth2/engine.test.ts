@@ -10,7 +10,7 @@ import FakeTimers from '@sinonjs/fake-timers'
 import { userId } from '../../lib/user.js'
 import { funcLogger } from '../../lib/logger.js'
 import { oauth2Provider } from '../../providers/index.js'
-import { MemoryStateStore } from '../../stores/index.js'
+import { MemoryStateStore, StateStoreError } from '../../stores/index.js'
 import { startStandin } from './standin.js'
 import { APP_URL, currentUser, startApp, type TestApp } from './app.js'
 import type { Browser } from './browser.js'
@@ -24,7 +24,9 @@ const goo = await startStandin({
 t.teardown(goo.close)
 
 const TIMEOUT_MS = 400
-const appOpts = { allowedRedirectHosts: ['partner.example'] }
+// Every login of this file comes from one address within a minute: above the default login limit, which is
+// tested on its own (test/throttle).
+const appOpts = { allowedRedirectHosts: ['partner.example'], rateLimit: { login: { max: 10_000 } } }
 /** The github stand-in's endpoints, for `oauth2Provider`. */
 const ghEndpoints = { authURL: `${gh.url}/authorize`, tokenURL: `${gh.url}/token`, infoURL: `${gh.url}/userinfo` }
 const testApp: TestApp = await startApp(async (app) => {
@@ -396,16 +398,18 @@ t.test('an unreachable token endpoint is a 502 GATEHOUSE_UPSTREAM, no session', 
 })
 
 t.test('a provider\'s own state store keeps its used states; when it fails the callback is a 503 GATEHOUSE_STATE_STORE', async (t) => {
-  const store = new MemoryStateStore({ maxEntries: 1 })
+  const store = new MemoryStateStore()
   const app = await startApp(async (app) => {
     await app.register(oauth2Provider, { name: 'github', cid: 'gh-cid', csecret: 'gh-secret', ...ghEndpoints, stateStore: store })
   })
   t.teardown(app.close)
   const first = app.browser()
   const cb = await beginLogin(first, 'github')
-  t.equal((await first.request(cb.href)).status, 200, 'the first login fills the one entry')
+  t.equal((await first.request(cb.href)).status, 200, 'the first login')
   t.equal(await store.get(`oauth2-state:github:${cb.searchParams.get('state')}`), '1', 'the used state is in the provider\'s store')
 
+  // The store fails from now on (a full in-memory store would evict from the largest holder instead).
+  store.setIfAbsent = async () => { throw new StateStoreError('in-memory state store is full') }
   const second = app.browser()
   const cb2 = await beginLogin(second, 'github')
   await assertRefused(t, await second.request(cb2.href), 503, 'state store unavailable', 'GATEHOUSE_STATE_STORE')

@@ -62,7 +62,7 @@ export interface Faults {
   /** `no-id`: valid JSON without the user id. */
   info?: 'malformed' | '500' | 'other-sub' | 'no-id' | 'huge' | Hostile
   /** `unknown-kid`: signed with the published key but naming a key id the JWKS does not hold. */
-  idToken?: 'badsig' | 'wrong-aud' | 'wrong-iss' | 'expired' | 'no-nonce' | 'wrong-nonce' | 'unknown-kid'
+  idToken?: 'badsig' | 'wrong-aud' | 'wrong-iss' | 'expired' | 'no-exp' | 'no-nonce' | 'wrong-nonce' | 'unknown-kid'
   jwks?: '500' | Hostile
 }
 
@@ -241,13 +241,13 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
     const claims: Record<string, unknown> = { ...profile.idClaims }
     if (rec.nonce !== undefined && f !== 'no-nonce') claims.nonce = f === 'wrong-nonce' ? 'not-the-nonce' : rec.nonce
     const now = Math.floor(Date.now() / 1000)
-    return await new SignJWT(claims)
+    const jwt = new SignJWT(claims)
       .setProtectedHeader({ alg: 'RS256', kid: f === 'unknown-kid' ? 'not-a-published-key' : keys!.kid })
       .setIssuer(f === 'wrong-iss' ? 'https://evil.example' : self.issuer)
       .setAudience(f === 'wrong-aud' ? 'someone-else' : profile.clientId)
       .setIssuedAt(f === 'expired' ? now - 7200 : now)
-      .setExpirationTime(f === 'expired' ? now - 3600 : now + 300)
-      .sign(f === 'badsig' ? keys!.other : keys!.privateKey)
+    if (f !== 'no-exp') jwt.setExpirationTime(f === 'expired' ? now - 3600 : now + 300)
+    return await jwt.sign(f === 'badsig' ? keys!.other : keys!.privateKey)
   }
 
   app.get('/userinfo', async (request, reply) => {

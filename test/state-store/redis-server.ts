@@ -52,11 +52,22 @@ export class RedisServer {
     child.stderr!.resume()
   }
 
+  /** Freezes the server (SIGSTOP): connections stay open, commands queue unanswered, as with a hung Redis. */
+  pause (): void {
+    this.child?.kill('SIGSTOP')
+  }
+
+  /** Lets a paused server run again (SIGCONT): it works through what queued meanwhile, in order. */
+  resume (): void {
+    this.child?.kill('SIGCONT')
+  }
+
   async stop (): Promise<void> {
     const child = this.child
     this.child = undefined
     if (child === undefined || child.exitCode !== null) return
     const exited = once(child, 'exit')
+    child.kill('SIGCONT') // a paused server would not act on SIGTERM
     child.kill('SIGTERM')
     await exited
   }

@@ -37,9 +37,12 @@ t.test('the read cache never serves a file changed behind the store\'s back', as
   renameSync(file + '.new', file)
   t.equal(Buffer.from((await store.get('cached'))!).toString(), 'version 2')
   // ...or rewriting it in place (same inode, new size and time).
+  const idBefore = await store.id('cached')
   writeFileSync(file, 'version 3, longer')
   t.equal(Buffer.from((await store.get('cached'))!).toString(), 'version 3, longer')
-  t.equal(await store.id('cached'), await store.id('cached'))
+  const idAfter = await store.id('cached')
+  t.not(idAfter, idBefore, 'the content id follows the change')
+  t.equal(await store.id('cached'), idAfter, 'and stays the same while the file does')
   unlinkSync(file)
   t.equal(await store.get('cached'), null, 'a deleted file is gone, cache or not')
 })

@@ -67,13 +67,16 @@ t.test('a callback hook that answers without calling done settles maybe and wrap
     reply.code(403).send({ error: 'no' })
   }
   const guarded = maybe(() => true, answering)
+  let bothSettled!: () => void
+  const settledTwice = new Promise<void>((resolve) => { bothSettled = resolve })
+  const settle = (): void => { if (++settled === 2) bothSettled() }
   const { app, base } = await listen(async (app) => {
     app.addHook('onSend', async (_req, _reply, payload) => { await new Promise((resolve) => setImmediate(resolve)); return payload })
     app.get('/maybe', {
-      preHandler: async function (req, reply) { await guarded.call(this, req, reply); settled++ }
+      preHandler: async function (req, reply) { await guarded.call(this, req, reply); settle() }
     }, async () => { reached++; return 'never' })
     const wrapped = wrap(async () => { reached++; return 'never' }, answering)
-    app.get('/wrap', async function (req, reply) { const out = await wrapped.call(this, req, reply); settled++; return out })
+    app.get('/wrap', async function (req, reply) { const out = await wrapped.call(this, req, reply); settle(); return out })
   })
   t.teardown(() => app.close())
   for (const path of ['/maybe', '/wrap']) {
@@ -81,8 +84,8 @@ t.test('a callback hook that answers without calling done settles maybe and wrap
     t.equal(r.status, 403, path)
     t.same(await r.json(), { error: 'no' })
   }
-  // The response is out before the hook promise settles; wait for both settlements, bounded.
-  for (let i = 0; i < 200 && settled < 2; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+  // The response is out before the hook promise settles: wait for both settlements (tap's timeout bounds it).
+  await settledTwice
   t.equal(settled, 2, 'maybe and wrap settled once the answer was sent')
   t.equal(reached, 0, 'the handler never ran')
 })
@@ -96,7 +99,10 @@ t.test('a client that goes away while a callback hook decides never gets the han
   const decided = new Promise<void>((resolve) => { decide = resolve })
   let finished!: () => void
   const hookDone = new Promise<void>((resolve) => { finished = resolve })
+  let sawClose!: () => void
+  const serverSawClose = new Promise<void>((resolve) => { sawClose = resolve })
   const slowDeny = (_req: FastifyRequest, reply: FastifyReply, _done: (err?: Error) => void): void => {
+    reply.raw.once('close', () => sawClose())
     started()
     void decided.then(() => { reply.code(403).send({ error: 'no' }); finished() })
   }
@@ -112,11 +118,13 @@ t.test('a client that goes away while a callback hook decides never gets the han
   const closed = new Promise((resolve) => { req.once('close', resolve) })
   req.destroy()
   await closed
-  // Let the server see the closed connection before the hook decides.
-  await new Promise((resolve) => setTimeout(resolve, 50))
+  // The server has seen the closed connection before the hook decides.
+  await serverSawClose
   decide()
   await hookDone
-  await new Promise((resolve) => setTimeout(resolve, 50))
+  // A handler wrongly let through would be called by the continuations of the close or of the answer, all
+  // queued by now: one turn of the event loop runs every one of them.
+  await new Promise((resolve) => setImmediate(resolve))
   t.equal(reached, 0, 'the handler did not run for the unchecked request')
 })
 

@@ -1,0 +1,136 @@
+/**
+ * Lockout after failed credential checks, per account name and per client address, with exponential backoff.
+ * Used by the direct provider, the core's basic auth and (when the host opts in) the toolkit's basic auth.
+ *
+ * - An account name is counted whether or not it exists, so the answers (429 or not) tell nothing about which
+ *   accounts exist. Names are stored only as a hash.
+ * - Attempts on an account are counted before the check runs, so a burst of parallel guesses gets no more
+ *   tries than a sequence. After `perAccount` failures the account is locked for `lockout`; once a lock has
+ *   run out, one attempt may run (and locks the account again at once, for twice as long, unless it
+ *   succeeds). Attempts refused during a lock do not lengthen it.
+ * - Failures from one address are counted too (`perIp`), which catches one client trying many accounts.
+ * - While locked, every attempt is refused 429 with `Retry-After`, the right password included, and the
+ *   checker does not run. A success forgets the account's failures.
+ *
+ * The trade-off of any account lockout: someone who knows a user name can keep that account locked by failing
+ * on purpose. `maxLockout` bounds each lock; `perAccount: 0` turns account locks off (address locks stay).
+ */
+import { createHash } from 'node:crypto'
+import { ErrorCodes, HttpError, RateLimitedError } from '../errors.js'
+import type { StateStore } from '../state-store/types.js'
+import type { LockoutSettings } from './options.js'
+
+/** What `begin` found: passed to `failed`/`succeeded` of the same attempt. */
+export interface Attempt { client: string; account: string; count: number; locked: boolean }
+
+/** A lock record: locked until `until` (ms); `level` locks so far (the next lasts `lockout` × 2^level). */
+interface LockRecord { until: number; level: number }
+
+/** A state store that can count (`increment`), as throttling needs. */
+export type CountingStore = StateStore & Required<Pick<StateStore, 'increment'>>
+
+const LOCKED = 'too many failed sign-in attempts; try again later'
+
+export class Lockout {
+  /** How long counts and lock records live after their last change: at least as long as the longest lock. */
+  private readonly keepMs: number
+
+  constructor (private readonly store: CountingStore, private readonly o: LockoutSettings) {
+    this.keepMs = Math.max(o.windowMs, o.maxLockoutMs)
+  }
+
+  /**
+   * Before a credential check: 429 while the account or the address is locked; otherwise the attempt is
+   * counted. `account` should name the realm too (e.g. `direct/local:alice`), so that one provider's lock is
+   * its own. One round trip on the usual path: the count and both locks are read at once.
+   */
+  async begin (client: string, account: string): Promise<Attempt> {
+    const acct = accountKey(account)
+    const on = this.o.perAccount > 0
+    const [counted, acctLock, ipLock] = await Promise.all([
+      on ? this.store.increment(`throttle:fail:${acct}`, this.keepMs, { client, sliding: true }) : undefined,
+      on ? this.store.get(`throttle:lock:${acct}`) : undefined,
+      this.o.perIp > 0 ? this.store.get(`throttle:lock:ip:${client}`) : undefined
+    ])
+    const now = Date.now()
+    const lock = parseLock(acctLock)
+    const until = Math.max(lock?.until ?? 0, parseLock(ipLock)?.until ?? 0)
+    if (until > now) throw new RateLimitedError(LOCKED, until - now)
+    const attempt: Attempt = { client, account: acct, count: counted?.count ?? 0, locked: lock !== undefined }
+    if (on && attempt.count > this.o.perAccount) {
+      // Past the threshold with no lock running (it ran out, or parallel attempts have not failed yet): one
+      // attempt per lock level may run, and locks the account at the next level before it does.
+      const level = lock?.level ?? 0
+      const ms = this.lockMs(level)
+      if (!await this.store.setIfAbsent(`throttle:turn:${acct}:${level}`, '1', ms, { client })) throw new RateLimitedError(LOCKED, ms)
+      await this.store.set(`throttle:lock:${acct}`, lockValue(now + ms, level + 1), this.keepMs, { client })
+      attempt.locked = true
+    }
+    return attempt
+  }
+
+  /** After a failed check: locks the account at its threshold and counts the failure for the address. */
+  async failed (attempt: Attempt): Promise<void> {
+    const { client, account, count } = attempt
+    const now = Date.now()
+    const writes: Array<Promise<unknown>> = []
+    if (this.o.perAccount > 0 && count === this.o.perAccount && !attempt.locked) {
+      writes.push(this.store.set(`throttle:lock:${account}`, lockValue(now + this.lockMs(0), 1), this.keepMs, { client }))
+    }
+    if (this.o.perIp > 0) {
+      writes.push(this.store.increment(`throttle:fail:ip:${client}`, this.o.windowMs, { client, sliding: true }).then(async ({ count: n }) => {
+        if (n < this.o.perIp) return
+        const ms = this.lockMs(n - this.o.perIp)
+        await this.store.set(`throttle:lock:ip:${client}`, lockValue(now + ms, n - this.o.perIp + 1), ms, { client })
+      }))
+    }
+    await Promise.all(writes)
+  }
+
+  /** After a successful check: the account's failures and locks are forgotten. */
+  async succeeded (attempt: Attempt): Promise<void> {
+    if (attempt.count === 0) return
+    await Promise.all([
+      this.store.delete(`throttle:fail:${attempt.account}`),
+      attempt.locked ? this.store.delete(`throttle:lock:${attempt.account}`) : undefined
+    ])
+  }
+
+  /**
+   * Runs a credential check under the lockout: 429 (and no check) while locked; otherwise the outcome is
+   * recorded. `ok(result)` tells a success; a thrown `GATEHOUSE_CREDENTIALS` error is a failure; any other error
+   * (the checker's backend down) is neither and is passed on.
+   */
+  async guard<T> (client: string, account: string, check: () => Promise<T>, ok: (result: T) => boolean): Promise<T> {
+    const attempt = await this.begin(client, account)
+    let result: T
+    try {
+      result = await check()
+    } catch (err) {
+      if (err instanceof HttpError && err.code === ErrorCodes.CREDENTIALS) await this.failed(attempt)
+      throw err
+    }
+    await (ok(result) ? this.succeeded(attempt) : this.failed(attempt))
+    return result
+  }
+
+  /** `lockout` doubled `level` times, at most `maxLockout`. */
+  private lockMs (level: number): number {
+    return Math.min(this.o.maxLockoutMs, this.o.lockoutMs * 2 ** Math.min(level, 40))
+  }
+}
+
+/** Account names compare as the user would type them (NFC, any letter case) and are stored as a hash. */
+function accountKey (account: string): string {
+  return 'acct:' + createHash('sha256').update(account.normalize('NFC').toLowerCase()).digest('base64url').slice(0, 27)
+}
+
+function lockValue (until: number, level: number): string {
+  return `${until}:${level}`
+}
+
+function parseLock (value: string | undefined): LockRecord | undefined {
+  if (value === undefined) return undefined
+  const [until, level] = value.split(':').map(Number)
+  return Number.isFinite(until) && Number.isFinite(level) ? { until: until!, level: level! } : undefined
+}

@@ -1,0 +1,87 @@
+/**
+ * The `rateLimit` option: throttling and lockout of login routes, on by default. `false` turns it off.
+ */
+import type { FastifyRequest } from 'fastify'
+import type { Duration } from '../duration.js'
+import { OptionsError } from '../errors.js'
+import { checkKeys, named, optionDuration, optionFunction, optionInt } from '../options.js'
+
+/** Lockout after failed credential checks (direct login, basic auth). */
+export interface FailureOptions {
+  /** Failed checks of one account name (existing or not) before it is locked. 0: no account lockout. Default 5. */
+  perAccount?: number
+  /** Failed checks from one client address before it is locked. 0: no address lockout. Default 20. */
+  perIp?: number
+  /** Failures are forgotten this long after the last one: ms or `'1h'`. Default 1 hour. */
+  window?: Duration
+  /** First lockout; each further failure doubles it. Default 1 minute. */
+  lockout?: Duration
+  /** Longest lockout. Default 1 hour. */
+  maxLockout?: Duration
+}
+
+/** Throttling of login routes. Every limit counts in the state store, so instances sharing one share limits. */
+export interface RateLimitOptions {
+  /**
+   * Login requests per client address (credential posts, OAuth2 and Telegram login starts, confirmation sends
+   * and confirmations), counted by @fastify/rate-limit. `max: 0` turns it off. Default 30 per minute.
+   */
+  login?: { max?: number; window?: Duration }
+  /** Lockout after failed credential checks, per account name and per client address, with backoff. */
+  failures?: FailureOptions
+  /** Confirmation messages of verified login, per destination address and per client address. Default 5 and 20 per hour. */
+  sends?: { perAddress?: number; perIp?: number; window?: Duration }
+  /**
+   * The client a request counts for. Default: `request.ip` (so set Fastify's `trustProxy` behind a proxy),
+   * an IPv6 address by its /64, which one host usually holds whole.
+   */
+  clientKey?: (request: FastifyRequest) => string
+}
+
+/** Lockout settings after defaults. */
+export interface LockoutSettings { perAccount: number; perIp: number; windowMs: number; lockoutMs: number; maxLockoutMs: number }
+
+/** `rateLimit` after defaults. */
+export interface ResolvedRateLimit {
+  login: { max: number; windowMs: number }
+  failures: LockoutSettings
+  sends: { perAddress: number; perIp: number; windowMs: number }
+}
+
+const KEYS = ['login', 'failures', 'sends', 'clientKey']
+
+/** Validates `rateLimit` (OptionsError naming the option); `false` when throttling is off. */
+export function resolveRateLimit (value: unknown, name = 'rateLimit'): ResolvedRateLimit | false {
+  if (value === false) return false
+  const o = checkKeys(value ?? {}, KEYS, name) as RateLimitOptions
+  optionFunction(named(name, 'clientKey'), o.clientKey)
+  const login = checkKeys(o.login ?? {}, ['max', 'window'], named(name, 'login')) as NonNullable<RateLimitOptions['login']>
+  const sends = checkKeys(o.sends ?? {}, ['perAddress', 'perIp', 'window'], named(name, 'sends')) as NonNullable<RateLimitOptions['sends']>
+  return {
+    login: {
+      max: optionInt(named(name, 'login.max'), login.max, 30),
+      windowMs: optionDuration(named(name, 'login.window'), login.window, 60_000)
+    },
+    failures: resolveLockout(o.failures, named(name, 'failures')),
+    sends: {
+      perAddress: optionInt(named(name, 'sends.perAddress'), sends.perAddress, 5),
+      perIp: optionInt(named(name, 'sends.perIp'), sends.perIp, 20),
+      windowMs: optionDuration(named(name, 'sends.window'), sends.window, 3_600_000)
+    }
+  }
+}
+
+/** Validates lockout settings (also the toolkit's basic-auth `throttle`). */
+export function resolveLockout (value: unknown, name: string, extraKeys: readonly string[] = []): LockoutSettings {
+  const f = checkKeys(value ?? {}, ['perAccount', 'perIp', 'window', 'lockout', 'maxLockout', ...extraKeys], name) as FailureOptions
+  const lockoutMs = optionDuration(named(name, 'lockout'), f.lockout, 60_000)
+  const maxLockoutMs = optionDuration(named(name, 'maxLockout'), f.maxLockout, 3_600_000)
+  if (maxLockoutMs < lockoutMs) throw new OptionsError(named(name, 'maxLockout'), 'must not be shorter than lockout')
+  return {
+    perAccount: optionInt(named(name, 'perAccount'), f.perAccount, 5),
+    perIp: optionInt(named(name, 'perIp'), f.perIp, 20),
+    windowMs: optionDuration(named(name, 'window'), f.window, 3_600_000),
+    lockoutMs,
+    maxLockoutMs
+  }
+}

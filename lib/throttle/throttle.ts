@@ -1,0 +1,95 @@
+/**
+ * Throttling of the login routes (`fastify.auth.throttle`), built once by the auth core from the `rateLimit`
+ * option. Providers call it at the points only they know: a login request starts, a credential check begins and
+ * ends, a confirmation is sent. Every count lives in the state store, so instances sharing a Redis store share
+ * every limit.
+ *
+ * - Login requests per client address: @fastify/rate-limit (`createRateLimit`), counting in the state store.
+ * - Failed credential checks per account name and per address, with lockout and backoff: `Lockout`.
+ * - Confirmation sends per destination address and per client address.
+ */
+import { createHash } from 'node:crypto'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { OptionsError, RateLimitedError } from '../errors.js'
+import type { StateStore } from '../state-store/types.js'
+import { defaultClientKey, type ClientKey } from './client.js'
+import { Lockout, type CountingStore } from './lockout.js'
+import type { ResolvedRateLimit } from './options.js'
+import { stateStoreCounters } from './rate-limit-store.js'
+
+export interface Throttle {
+  /** Whether any limit is on (`rateLimit` is not `false`). */
+  readonly enabled: boolean
+  /** The client a request counts for (its address; IPv6 by /64). Also the state store's per-client share. */
+  clientKey: ClientKey
+  /** Counts one login request of the client; 429 with `Retry-After` past `rateLimit.login`. */
+  loginRequest(request: FastifyRequest): Promise<void>
+  /**
+   * Runs a credential check for `account` (realm-qualified, e.g. `direct/local:alice`) under the lockout: 429
+   * with `Retry-After` (and no check) while the account or the client is locked out. A `GATEHOUSE_CREDENTIALS`
+   * error thrown by `check` counts as a failure; returning counts as a success.
+   */
+  guard<T>(request: FastifyRequest, account: string, check: () => Promise<T>): Promise<T>
+  /** Counts a confirmation message to `address`; 429 past `rateLimit.sends` (per address or per client). */
+  send(request: FastifyRequest, address: string): Promise<void>
+}
+
+type Limiter = (request: FastifyRequest) => Promise<{ isAllowed: boolean; isExceeded?: boolean; ttl?: number }>
+
+/**
+ * Builds the throttle on `store`. With limits on, the store must count (`increment`): an OptionsError naming
+ * `stateStore` otherwise. @fastify/rate-limit is loaded here, only when limits are on.
+ */
+export async function createThrottle (fastify: FastifyInstance, store: StateStore, settings: ResolvedRateLimit | false, clientKey: ClientKey = defaultClientKey): Promise<Throttle> {
+  if (settings === false) return disabledThrottle(clientKey)
+  if (typeof store.increment !== 'function') {
+    throw new OptionsError('stateStore', 'needs increment(key, ttlMs, opts) for throttling (rateLimit); add it to the store, or set rateLimit: false')
+  }
+  const counting = store as CountingStore
+  const lockout = new Lockout(counting, settings.failures)
+  const lockoutOn = settings.failures.perAccount > 0 || settings.failures.perIp > 0
+  const { default: rateLimit } = await import('@fastify/rate-limit')
+  let login: Limiter | undefined
+  let sendsFromIp: Limiter | undefined
+  // In a scope of its own, so that neither its decorators nor any hook reach the host's routes.
+  await fastify.register(async (scope) => {
+    await scope.register(rateLimit, { global: false, store: stateStoreCounters(counting), keyGenerator: (request) => clientKey(request) })
+    const limiter = (nameSpace: string, max: number, timeWindow: number): Limiter | undefined => {
+      if (max === 0) return undefined
+      const opts = { max, timeWindow, nameSpace }
+      return scope.createRateLimit(opts)
+    }
+    login = limiter('login:', settings.login.max, settings.login.windowMs)
+    sendsFromIp = limiter('send:', settings.sends.perIp, settings.sends.windowMs)
+  })
+
+  return {
+    enabled: true,
+    clientKey,
+    async loginRequest (request) {
+      await limit(login, request, 'too many login requests from this address')
+    },
+    async guard (request, account, check) {
+      return lockoutOn ? await lockout.guard(clientKey(request), account, check, () => true) : await check()
+    },
+    async send (request, address) {
+      await limit(sendsFromIp, request, 'too many confirmation messages from this address')
+      const { perAddress, windowMs } = settings.sends
+      if (perAddress === 0) return
+      const key = `throttle:send:${createHash('sha256').update(address.trim().toLowerCase()).digest('base64url').slice(0, 27)}`
+      const c = await counting.increment(key, windowMs, { client: clientKey(request) })
+      if (c.count > perAddress) throw new RateLimitedError('too many confirmation messages to this address', c.ttlMs)
+    }
+  }
+}
+
+async function limit (limiter: Limiter | undefined, request: FastifyRequest, details: string): Promise<void> {
+  if (limiter === undefined) return
+  const r = await limiter(request)
+  if (!r.isAllowed && r.isExceeded === true) throw new RateLimitedError(details, r.ttl ?? 1000)
+}
+
+function disabledThrottle (clientKey: ClientKey): Throttle {
+  const none = async (): Promise<undefined> => undefined
+  return { enabled: false, clientKey, loginRequest: none, guard: async (_request, _account, check) => await check(), send: none }
+}
