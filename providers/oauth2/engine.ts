@@ -149,8 +149,9 @@ export async function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2Prov
     try {
       return await finishLogin(request, reply)
     } catch (err) {
-      // Details hold status codes and provider error codes, never codes, tokens or secrets.
-      if (err instanceof HttpError) auth.logger.logf('[WARN] oauth2 %s: login failed: %d %s (%s)', name, err.statusCode, err.message, err.details ?? '')
+      // Details hold status codes and provider error codes, never codes, tokens or secrets. 5xx answers are
+      // logged by the auth routes' error handler.
+      if (err instanceof HttpError && err.statusCode < 500) auth.logger.logf('[WARN] oauth2 %s: login failed: %d %s (%s)', name, err.statusCode, err.message, err.details ?? '')
       throw err
     }
   }
