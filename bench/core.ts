@@ -7,7 +7,7 @@ import cookie from '@fastify/cookie'
 import { authPlugin } from '../plugins/auth.js'
 import { measure, printTable } from './lib.js'
 
-const SECRET = 'bench-secret-0123456789abcdef'
+const SECRET = 'bench-secret-0123456789abcdef-0123456789abcdef'
 
 async function bare (): Promise<FastifyInstance> {
   const app = Fastify()

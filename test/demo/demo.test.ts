@@ -34,10 +34,10 @@ t.test('defaults: ports 8080/8084/9096, bolt avatar store, random secret with a 
 
 t.test('environment switches providers on and reports half-configured ones', async (t) => {
   const c = readConfig({
-    AUTH_SECRET: 's3cret', GITHUB_CID: 'id', GITHUB_CSEC: 'sec', GOOGLE_CID: 'only-id', OIDC_ISSUER: 'http://127.0.0.1:1',
+    AUTH_SECRET: 's3cret-demo-config-0123456789abcdef', GITHUB_CID: 'id', GITHUB_CSEC: 'sec', GOOGLE_CID: 'only-id', OIDC_ISSUER: 'http://127.0.0.1:1',
     TELEGRAM_TOKEN: '1:abc', TELEGRAM_API_URL: 'http://127.0.0.1:2', SMTP_HOST: 'mail', SMTP_PORT: '2525', AUTH_URL: 'https://demo.example/'
   }, ['github', 'google'])
-  t.equal(c.secret, 's3cret')
+  t.equal(c.secret, 's3cret-demo-config-0123456789abcdef')
   t.same(c.warnings.length, 2)
   t.match(c.warnings.join('\n'), /google is off: GOOGLE_CID and GOOGLE_CSEC/)
   t.match(c.warnings.join('\n'), /oidc is off/)
@@ -79,7 +79,7 @@ t.test('a port already in use is one line naming the port; nothing is left runni
 })
 
 t.test('a running demo', async (t) => {
-  const { demo, io, stop } = await startDemo({ AUTH_SECRET: 'demo-test-secret', ADMIN_PASSWD: 'basic-pw' })
+  const { demo, io, stop } = await startDemo({ AUTH_SECRET: 'demo-test-secret-0123456789abcdef', ADMIN_PASSWD: 'basic-pw' })
   t.teardown(stop)
   const c = client(`http://127.0.0.1:${demo.port}`)
   t.equal(demo.url, `http://localhost:${demo.port}`)

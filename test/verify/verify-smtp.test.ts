@@ -31,7 +31,7 @@ const sentByFunc: Array<{ address: string; text: string }> = []
 const downPort = await freePort()
 
 const { app, base } = await listen(async (app) => {
-  await app.register(authPlugin, { secret: () => 'verify-test-secret-0123456789', url: 'http://127.0.0.1' })
+  await app.register(authPlugin, { secret: () => 'verify-test-secret-0123456789-0123456789abcdef', url: 'http://127.0.0.1' })
   // Most providers through the fastify.auth wrapper, some through the plugin itself: both mount the same thing.
   await app.register(verifyProvider, { name: 'email', template: TEMPLATE, sender: smtp({ port: sink.port }) })
   app.auth.addVerifProvider('short', 'token {{.Token}}', smtp({ port: sink.port }), { tokenTtl: '1m' })
