@@ -18,7 +18,7 @@ export { MemoryRefreshCache } from './plugins/core/refresh-cache.js'
 export { avatarPlugin, type AvatarOptions, type AvatarFetchOptions } from './plugins/avatar.js'
 
 export { User, userId, type UserData } from './lib/user.js'
-export { funcLogger, noopLogger, pinoLogger, stdLogger, type Logger } from './lib/logger.js'
+export { funcLogger, noopLogger, pinoLogger, stdLogger, type Logger, type LogLevel } from './lib/logger.js'
 export { ErrorCodes, GatehouseError, HttpError, OptionsError, sendError, type ErrorBody, type ErrorCode } from './lib/errors.js'
 export type { Duration } from './lib/duration.js'
 export { safeEqual } from './lib/compare.js'

@@ -27,7 +27,7 @@ export {
   basicAuth, withUserPasswd, withPrompt, withBcryptHash, withArgon2Hash, basicAuthPlugin, parseBasicCredentials,
   type BasicAuthOptions, type BasicChecker, type BasicCredentials
 } from './basic-auth.js'
-export { bcryptHash, argon2Hash, bcryptVerify, argon2Verify, type Argon2Params } from './password-hash.js'
+export { bcryptHash, argon2Hash, bcryptVerify, argon2Verify, decodeArgon2Secret, type Argon2Params, type Argon2Secret } from './password-hash.js'
 export {
   wrap, renderJSON, renderJSONFromBytes, renderJSONWithHTML, encodeJSON, decodeJSON, sendErrorJSON, errorLogger,
   type JSONObject, type RouteHandler, type ErrorSender
