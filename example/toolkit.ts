@@ -1,5 +1,5 @@
 /**
- * The HTTP-toolkit plugins the demo runs (SPEC §8): appInfo, trace, realIp, the request logger and gzip on
+ * The HTTP-toolkit plugins the demo runs: appInfo, trace, realIp, the request logger and gzip on
  * every response; ping, health, metrics (loopback only) and the benchmarks report as routes.
  * Registered before the routes, so their hooks cover every route (404s included).
  */
