@@ -11,7 +11,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
-const readme = readFileSync(join(root, 'README.md'), 'utf8')
+// The README and the guides in docs/.
+const readme = ['README.md', 'docs/providers.md'].map((f) => readFileSync(join(root, f), 'utf8')).join('\n')
 const typeTests = readdirSync(join(root, 'test/types')).filter((f) => f.endsWith('.tst.ts')).map((f) => join(root, 'test/types', f))
 const corpusLines = [...typeTests, join(root, 'test/package/scratch-app.test.ts')]
   .flatMap((f) => readFileSync(f, 'utf8').split('\n').map((l) => l.trim()))
