@@ -10,12 +10,14 @@ import { projectFile } from './paths.js'
 const PAGE_FILES: Record<string, string> = {
   '/': 'index.html',
   '/app.js': 'app.js',
-  '/style.css': 'style.css'
+  '/style.css': 'style.css',
+  '/favicon.svg': 'favicon.svg'
 }
 const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
-  css: 'text/css; charset=utf-8'
+  css: 'text/css; charset=utf-8',
+  svg: 'image/svg+xml'
 }
 
 export function registerApi (app: FastifyInstance): void {
