@@ -18,7 +18,7 @@ export { MemoryRefreshCache } from './plugins/core/refresh-cache.js'
 export { avatarPlugin, type AvatarOptions, type AvatarFetchOptions } from './plugins/avatar.js'
 
 export { User, userId, type UserData } from './lib/user.js'
-export { funcLogger, noopLogger, pinoLogger, stdLogger, type Logger } from './lib/logger.js'
+export { funcLogger, noopLogger, pinoLogger, stdLogger, type Logger, type LogLevel } from './lib/logger.js'
 export { ErrorCodes, GatehouseError, HttpError, OptionsError, RateLimitedError, sendError, type ErrorBody, type ErrorCode } from './lib/errors.js'
 export type { RateLimitOptions, FailureOptions } from './lib/throttle/options.js'
 export type { Throttle } from './lib/throttle/throttle.js'

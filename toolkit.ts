@@ -6,4 +6,4 @@ import './augment.js'
 
 export * from './plugins/toolkit/index.js'
 export { ErrorCodes, GatehouseError, HttpError, OptionsError, sendError, type ErrorBody, type ErrorCode } from './lib/errors.js'
-export { funcLogger, noopLogger, pinoLogger, stdLogger, type Logger } from './lib/logger.js'
+export { funcLogger, noopLogger, pinoLogger, stdLogger, type Logger, type LogLevel } from './lib/logger.js'

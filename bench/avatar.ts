@@ -12,7 +12,7 @@ import { avatarIdOf, avatarPlugin, identiconPng } from '../plugins/avatar.js'
 import { FileStore, LmdbStore, type AvatarStore } from '../stores/index.js'
 import { measure, printTable } from './lib.js'
 
-const SECRET = 'bench-secret-0123456789abcdef'
+const SECRET = 'bench-secret-0123456789abcdef-0123456789abcdef'
 
 async function gatehouse (store: string): Promise<FastifyInstance> {
   const app = Fastify()

@@ -1,5 +1,5 @@
 /**
- * The demo's settings, read once from the environment (SPEC §8). Every problem is a `DemoError` whose message
+ * The demo's settings, read once from the environment. Every problem is a `DemoError` whose message
  * is the one line the demo prints before it exits, so a typo in a variable never ends in a stack trace.
  */
 import { randomBytes } from 'node:crypto'

@@ -1,5 +1,5 @@
 /**
- * Every login method of the demo (SPEC §8): `local` (direct), `dev` (fake OAuth2 server), `email` (verified),
+ * Every login method of the demo: `local` (direct), `dev` (fake OAuth2 server), `email` (verified),
  * `custom` (through a local OAuth2 server), and, when configured, `oidc`, the built-ins, Apple and Telegram; last,
  * `passkey`: passkey sign-in, and the second factor of `local` for users who added a passkey.
  * Background services started here are handed to `onStop`, so they stop whether the demo closes or fails to start.

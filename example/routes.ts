@@ -11,7 +11,8 @@ const PAGE_FILES: Record<string, string> = {
   '/': 'index.html',
   '/app.js': 'app.js',
   '/passkey.js': 'passkey.js',
-  '/style.css': 'style.css'
+  '/style.css': 'style.css',
+  '/favicon.svg': 'favicon.svg'
 }
 /** Browser libraries served as they are installed (no bundler): path → file under the project root. */
 const VENDOR_FILES: Record<string, string> = {
@@ -20,7 +21,8 @@ const VENDOR_FILES: Record<string, string> = {
 const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
-  css: 'text/css; charset=utf-8'
+  css: 'text/css; charset=utf-8',
+  svg: 'image/svg+xml'
 }
 
 export function registerApi (app: FastifyInstance): void {

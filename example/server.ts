@@ -1,5 +1,5 @@
 /**
- * The demo (`npm start`): every part of fastify-gatehouse in one Fastify server (SPEC §8).
+ * The demo (`npm start`): every part of fastify-gatehouse in one Fastify server.
  * `buildDemo(env, io)` starts it and returns the real URLs, so tests can run it on free ports (`PORT=0`,
  * `DEV_AUTH_PORT=0`, `CUSTOM_AUTH_PORT=0`); `runDemo` adds the one-line start-up errors; `main` the signals.
  */

@@ -1,5 +1,5 @@
 /**
- * The HTTP-toolkit plugins the demo runs (SPEC §8): appInfo, trace, realIp, the request logger and gzip on
+ * The HTTP-toolkit plugins the demo runs: appInfo, trace, realIp, the request logger and gzip on
  * every response; ping, health, metrics (loopback only) and the benchmarks report as routes.
  * Registered before the routes, so their hooks cover every route (404s included).
  */
@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import {
   appInfoPlugin, benchmarksPlugin, gzipPlugin, healthPlugin, metricsPlugin, pingPlugin, realIpPlugin, requestLoggerPlugin,
-  tracePlugin, type NamedCheck
+  tracePlugin, funcLogger, type NamedCheck
 } from '../toolkit.js'
 import { projectFile } from './paths.js'
 
@@ -16,7 +16,9 @@ export async function registerToolkit (app: FastifyInstance, out: (line: string)
   await app.register(appInfoPlugin, { name: 'gatehouse-demo', version: packageVersion(), org: 'fastify-gatehouse' })
   await app.register(tracePlugin)
   await app.register(realIpPlugin)
-  await app.register(requestLoggerPlugin, { logger: out })
+  // Through a package Logger, so OAuth2 `code`/`state`, confirmation `token`s and `passwd` values in a query
+  // are redacted from the request log (the request logger itself masks only password-like names).
+  await app.register(requestLoggerPlugin, { logger: funcLogger(out) })
   await app.register(gzipPlugin)
   await app.register(pingPlugin)
   await app.register(benchmarksPlugin, { path: '/bench' })

@@ -1,7 +1,7 @@
 /**
  * The root plugin: `fastify.register(authPlugin, opts)`. A composer: it splits one options object into the
- * parts each plugin reads (core, avatar proxy, each provider), registers those plugins, and adds the seed's
- * `fastify.auth.add*Provider` methods. No plugin below it sees another's options.
+ * parts each plugin reads (core, avatar proxy, each provider), registers those plugins, and adds the
+ * `fastify.auth.add*Provider` methods of go-pkgz/auth v2. No plugin below it sees another's options.
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'

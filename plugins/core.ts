@@ -13,6 +13,8 @@ import { User, type UserData } from '../lib/user.js'
 import { openStateStore } from '../lib/state-store/resolve.js'
 import { createThrottle } from '../lib/throttle/throttle.js'
 import { resolveOptions, type CoreOptions } from './core/options.js'
+import { checkAtStartup } from './core/startup-check.js'
+import { packageLogger } from '../lib/logger.js'
 import { createTokenService } from './core/tokens.js'
 import { Revocations } from './core/revocation.js'
 import { createUserResolver } from './core/session.js'
@@ -28,7 +30,8 @@ import { updateUserHook } from '../hooks/update-user.js'
 import { xsrfHook } from '../hooks/xsrf.js'
 
 async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Promise<void> {
-  const o = resolveOptions(opts)
+  // Without a `logger` option the package writes through Fastify's own log; a host's logger gets redacted lines.
+  const o = resolveOptions({ ...opts, logger: packageLogger(opts.logger, fastify.log) as CoreOptions['logger'] })
   const { store: stateStore, owned } = await openStateStore(opts.stateStore, 'stateStore', (err) => o.logger.logf('[WARN] state store: %s', err.message))
   const throttle = await createThrottle(fastify, stateStore, o.rateLimit, o.clientKey)
   const revocations = o.revocation === null
@@ -103,6 +106,7 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
   }
   createRegistry(auth)
   fastify.addHook('onReady', async () => { closeRegistry(auth) })
+  fastify.addHook('onReady', async () => { await checkAtStartup(o) })
 
   // The root plugin adds the add*Provider methods to this same object (see augment.ts).
   fastify.decorate('auth', auth as FastifyInstance['auth'])

@@ -1,5 +1,5 @@
 /**
- * The seed's registration calls on `fastify.auth` (`addProvider`, `addDirectProvider`, …), added by the root
+ * go-pkgz/auth v2's registration calls on `fastify.auth` (`addProvider`, `addDirectProvider`, …), added by the root
  * plugin. Each is a thin wrapper that registers the matching provider plugin, so a provider added this way is
  * the same as one registered directly. They work until the server is ready; after that each throws the same
  * OptionsError.
@@ -83,7 +83,7 @@ export function providerMethods (fastify: FastifyInstance, isReady: () => boolea
       register(name, oidcProvider, { ...opts, name, cid: client.cid, csecret: client.csecret })
     },
     async addAppleProvider (config, keyLoader) {
-      // The key is loaded and tried now, so that a bad key rejects this call (as the seed's does), and loaded once.
+      // The key is loaded and tried now, so that a bad key rejects this call (as go-pkgz/auth's does), and loaded once.
       if (typeof keyLoader !== 'function') throw new OptionsError('apple.keyLoader', 'is required (e.g. appleKeyFromFile(path))')
       let key: Awaited<ReturnType<AppleKeyLoader>>
       try { key = await keyLoader() } catch (err) {

@@ -43,8 +43,8 @@ export function createDirectProvider (auth: GatehouseAuth, name: string, checker
         try {
           ok = await checker(user, passwd)
         } catch (err) {
-          auth.logger.logf('[ERROR] direct provider %s: checker failed: %s', name, err instanceof Error ? err.message : String(err))
-          throw new HttpError(503, 'unavailable', 'credential check failed')
+          // Logged once, with this cause, by the auth routes' error handler.
+          throw new HttpError(503, 'unavailable', 'credential check failed', undefined, { cause: err })
         }
         if (ok !== true) throw new HttpError(403, 'forbidden', 'incorrect user or password', ErrorCodes.CREDENTIALS)
       })

@@ -63,7 +63,7 @@ async function authorize (ctx: ServerContext, request: FastifyRequest, reply: Fa
 
   if (!ctx.config.withLoginPage) return await grant(ctx, reply, pending, ctx.config.autoLoginUser, 302)
   const loginId = ctx.logins.add(pending)
-  ctx.config.logger.logf('[%s] login page shown for client %s', ctx.config.label, clientId)
+  ctx.config.logger.logf('[DEBUG] [%s] login page shown for client %s', ctx.config.label, clientId)
   return await showLoginPage(ctx, request, reply, loginId, pending)
 }
 
@@ -97,7 +97,7 @@ async function submitLogin (ctx: ServerContext, request: FastifyRequest, reply: 
 /** Issues the one-time code and sends the browser back to the client. */
 async function grant (ctx: ServerContext, reply: FastifyReply, pending: AuthorizationRequest, userName: string, status: 302 | 303): Promise<FastifyReply> {
   const code = ctx.codes.add({ ...pending, userName, spent: false, accessToken: undefined })
-  ctx.config.logger.logf('[%s] user %s signed in, code issued', ctx.config.label, userName)
+  ctx.config.logger.logf('[INFO] [%s] user %s signed in, code issued', ctx.config.label, userName)
   return reply.redirect(withQuery(pending.redirectUri, { code, state: pending.state }), status)
 }
 
@@ -123,7 +123,7 @@ async function showLoginPage (
   // running its onSend hooks, so `reply.sent` alone cannot tell).
   if (html === reply || reply.sent) return reply
   if (typeof html !== 'string') {
-    ctx.config.logger.logf('[%s] loginPageHandler neither sent a reply nor returned HTML', ctx.config.label)
+    ctx.config.logger.logf('[ERROR] [%s] loginPageHandler neither sent a reply nor returned HTML', ctx.config.label)
     throw new Error('loginPageHandler neither sent a reply nor returned HTML')
   }
   return reply.code(status).type('text/html; charset=utf-8').send(html)

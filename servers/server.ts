@@ -43,7 +43,7 @@ export async function startAuthServer (config: AuthServerConfig): Promise<Runnin
   const port = (app.server.address() as AddressInfo).port
   ctx.url = `http://${config.publicHost.includes(':') ? `[${config.publicHost}]` : config.publicHost}:${port}`
   ctx.browserCookie = `gh_oauth2_browser_${port}`
-  config.logger.logf('[%s] OAuth2 server listening on %s', config.label, ctx.url)
+  config.logger.logf('[INFO] [%s] OAuth2 server listening on %s', config.label, ctx.url)
   let closing: Promise<void> | undefined
   return {
     url: ctx.url,
@@ -57,7 +57,7 @@ export async function startAuthServer (config: AuthServerConfig): Promise<Runnin
       redirectUris.push(uri)
     },
     close: async () => {
-      closing ??= app.close().then(() => { config.logger.logf('[%s] OAuth2 server on %s stopped', config.label, ctx.url) })
+      closing ??= app.close().then(() => { config.logger.logf('[INFO] [%s] OAuth2 server on %s stopped', config.label, ctx.url) })
       await closing
     }
   }
@@ -84,7 +84,7 @@ function buildApp (ctx: ServerContext): FastifyInstance {
       // Fastify's own refusals: unparsable JSON, unsupported content type, body too large.
       return sendOAuthError(reply, new OAuthError(status, 'invalid_request', (err as Error).message))
     }
-    ctx.config.logger.logf('[%s] internal error: %v', ctx.config.label, err)
+    ctx.config.logger.logf('[ERROR] [%s] internal error: %v', ctx.config.label, err)
     return sendOAuthError(reply, new OAuthError(500, 'server_error', 'internal error'))
   })
   app.setNotFoundHandler((request, reply) => sendOAuthError(reply, new OAuthError(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`)))

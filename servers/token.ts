@@ -40,7 +40,7 @@ async function exchangeCode (ctx: ServerContext, request: FastifyRequest, reply:
   if (record.spent) {
     // A replayed code means it leaked: revoke what it bought (RFC 6749 §4.1.2).
     if (record.accessToken !== undefined) ctx.tokens.delete(record.accessToken)
-    ctx.config.logger.logf('[%s] authorization code replayed; its access token is revoked', ctx.config.label)
+    ctx.config.logger.logf('[WARN] [%s] authorization code replayed; its access token is revoked', ctx.config.label)
     throw new OAuthError(400, 'invalid_grant', 'the authorization code was already used')
   }
   // Spent at the first presentation, successful or not: a stolen code gets one guess at the verifier.
@@ -53,7 +53,7 @@ async function exchangeCode (ctx: ServerContext, request: FastifyRequest, reply:
 
   const accessToken = ctx.tokens.add({ userName: record.userName, scopes: record.scopes })
   record.accessToken = accessToken
-  ctx.config.logger.logf('[%s] access token issued for user %s', ctx.config.label, record.userName)
+  ctx.config.logger.logf('[INFO] [%s] access token issued for user %s', ctx.config.label, record.userName)
   const answer: Record<string, unknown> = {
     access_token: accessToken,
     token_type: 'Bearer',
@@ -84,7 +84,7 @@ async function emailOf (ctx: ServerContext, userName: string): Promise<string | 
     return typeof email === 'string' && email !== '' ? email : undefined
   } catch (err) {
     // A failing e-mail function costs the e-mail, not the login.
-    ctx.config.logger.logf('[%s] emailFn failed for user %s: %v', ctx.config.label, userName, err)
+    ctx.config.logger.logf('[WARN] [%s] emailFn failed for user %s: %v', ctx.config.label, userName, err)
     return undefined
   }
 }

@@ -15,7 +15,7 @@ t.test('a rejected request never reaches the handler, even with async onSend hoo
   const { app, base } = await listen(async (app) => {
     app.addHook('onSend', async (_req, _reply, payload) => { await new Promise((resolve) => setImmediate(resolve)); return payload })
     app.addHook('onResponse', async () => { responses++; responded.emit('response') })
-    await app.register(authPlugin, { secret: () => 'early-reply-secret', url: 'http://127.0.0.1', providers: [{ kind: 'direct', name: 'local', checker: () => true }] })
+    await app.register(authPlugin, { secret: () => 'early-reply-secret-0123456789abcdef', url: 'http://127.0.0.1', providers: [{ kind: 'direct', name: 'local', checker: () => true }] })
     const hooks = {
       '/authenticate': app.auth.authenticate,
       '/admin': app.auth.admin,

@@ -63,8 +63,9 @@ async function loadProviders () {
     a.dataset.provider = name
     box.append(a)
   }
-  $('#direct-form').hidden = !names.includes('local')
-  $('#email-form').hidden = !names.includes('email')
+  $('#method-password').hidden = !names.includes('local')
+  $('#method-oauth2').hidden = box.childElementCount === 0
+  $('#method-email').hidden = !names.includes('email')
   $('#telegram').hidden = !names.includes('telegram')
 }
 

@@ -1,5 +1,5 @@
 /**
- * `from` redirect policy (SPEC §6.1): only http(s) links to the origin of `url` or to an allowed host.
+ * `from` redirect policy: only http(s) links to the origin of `url` or to an allowed host.
  * Parsing with the WHATWG URL parser against the base means `//evil`, `/\evil` and `javascript:` are
  * judged exactly as a browser would resolve them.
  */

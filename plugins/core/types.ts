@@ -241,9 +241,13 @@ export interface GatehouseAuth {
   /** preHandler: replaces `request.user` through the updater (default: the `userUpdater` option). */
   updateUser(updater?: UserUpdater | UserUpdFunc): AuthHook
 
-  /** The user of the request, or null. Never throws. */
+  /**
+   * The user an auth hook (`authenticate`, `admin`, `rbac`, `trace`, `updateUser`) attached to this request, or
+   * null. It does not read the session: on a route without one of those hooks it is null even for a signed-in
+   * user (add `trace` where signing in is optional). Never throws.
+   */
   getUser(request: FastifyRequest): User | null
-  /** The user of the request; throws HttpError 401 when there is none. */
+  /** Like `getUser`, but throws HttpError 401 when no hook attached a user. */
   mustGetUser(request: FastifyRequest): User
 
   /** Names of every mounted provider, in registration order. */

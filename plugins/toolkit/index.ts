@@ -28,7 +28,7 @@ export {
   type BasicAuthOptions, type BasicChecker, type BasicCredentials, type BasicAuthHookOptions
 } from './basic-auth.js'
 export type { BasicAuthThrottleOptions, BasicAuthThrottle } from './basic-auth-throttle.js'
-export { bcryptHash, argon2Hash, bcryptVerify, argon2Verify, type Argon2Params } from './password-hash.js'
+export { bcryptHash, argon2Hash, bcryptVerify, argon2Verify, decodeArgon2Secret, type Argon2Params, type Argon2Secret } from './password-hash.js'
 export {
   wrap, renderJSON, renderJSONFromBytes, renderJSONWithHTML, encodeJSON, decodeJSON, sendErrorJSON, errorLogger,
   type JSONObject, type RouteHandler, type ErrorSender

@@ -157,9 +157,9 @@ export async function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2Prov
     try {
       return await finishLogin(request, reply)
     } catch (err) {
-      // Details hold status codes and registered OAuth2 error codes, never codes, tokens or secrets; the cause
-      // (a network error, the peer's host) is logged here, once, and never sent to the client.
-      if (err instanceof HttpError) {
+      // Details hold status codes and registered OAuth2 error codes, never codes, tokens or secrets. 5xx answers
+      // (with their cause: a network error, the peer's host) are logged by the auth routes' error handler.
+      if (err instanceof HttpError && err.statusCode < 500) {
         const cause = causeOf(err)
         auth.logger.logf('[WARN] oauth2 %s: login failed: %d %s (%s)%s', name, err.statusCode, err.message, err.details ?? '', cause === '' ? '' : `: ${cause}`)
       }

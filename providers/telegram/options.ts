@@ -5,7 +5,7 @@ import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 
 /** Options of `telegramProvider`. Seed names in brackets. */
 export interface TelegramOptions {
-  /** Bot token from @BotFather (`123456:ABC-...`). Required. Never logged. */
+  /** Bot token from `@BotFather` (`123456:ABC-...`). Required. Never logged. */
   token: string
   /** Provider name and route segment. Default `telegram`. (ProviderName) */
   name?: string

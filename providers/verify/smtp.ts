@@ -1,8 +1,8 @@
 /**
- * SMTP sender over nodemailer, with the seed's mail-sender parameters. TypeScript names (seed name):
+ * SMTP sender over nodemailer, with the mail-sender parameters of go-pkgz/auth v2. Names here (Go name):
  * host (Host), port (Port), username (SMTPUserName), password (SMTPPassword), startTLS (StartTLS),
  * insecureSkipVerify (InsecureSkipVerify), from (From), subject (Subject), contentType (ContentType),
- * charset (Charset). `tls` (implicit TLS, port 465) and `timeoutMs` go beyond the seed.
+ * charset (Charset). `tls` (implicit TLS, port 465) and `timeoutMs` go beyond the Go library.
  */
 import { OptionsError } from '../../lib/errors.js'
 import type { createTransport } from 'nodemailer'

@@ -1,5 +1,5 @@
 /**
- * Confirmation-message templates. Only the four placeholders of the seed are recognised, in one pass:
+ * Confirmation-message templates. Only the four placeholders of go-pkgz/auth's templates are recognised, in one pass:
  * a value that itself contains `{{.Token}}` is inserted as those characters, never evaluated, so a user name
  * cannot pull the token (or anything else) into a message sent to someone else.
  */

@@ -38,7 +38,7 @@ export async function startApp (avatar: AvatarOptions, setup?: (app: FastifyInst
   const lines: string[] = []
   const { app, base } = await listen(async (app) => {
     const root = {
-      secret: () => 'avatar-test-secret-0123456789',
+      secret: () => 'avatar-test-secret-0123456789-0123456789abcdef',
       url,
       logger: funcLogger((line) => lines.push(line)),
       providers: [{ kind: 'handler' as const, handler: picProvider() }]
@@ -64,7 +64,7 @@ export async function startApp (avatar: AvatarOptions, setup?: (app: FastifyInst
 export async function coreWithAvatar (avatar?: AvatarOptions): Promise<FastifyInstance> {
   const app = Fastify()
   await app.register(cookie)
-  await app.register(corePlugin, { secret: () => 'avatar-test-secret-0123456789', url: PUBLIC_URL })
+  await app.register(corePlugin, { secret: () => 'avatar-test-secret-0123456789-0123456789abcdef', url: PUBLIC_URL })
   if (avatar !== undefined) await app.register(avatarPlugin, avatar)
   return app
 }

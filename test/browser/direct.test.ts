@@ -11,7 +11,7 @@ if (missing !== undefined) {
   t.comment(`browser tests skipped: ${missing}`)
   t.test('direct login in Chromium', { skip: missing }, async () => {})
 } else {
-  const started: StartedDemo = await startDemo({ AUTH_SECRET: 'browser-direct-secret' })
+  const started: StartedDemo = await startDemo({ AUTH_SECRET: 'browser-direct-secret-0123456789abcdef' })
   const browser: TestBrowser = await launch(import.meta.url)
   t.teardown(async () => { await browser.close(); await started.stop() })
   t.comment(`screenshots: ${browser.dir}`)

@@ -25,7 +25,7 @@ if (missing !== undefined) {
   const issuer = await startOpenIdProvider(`${demoUrl}/auth/oidc/callback`, client)
   t.teardown(issuer.close)
   const started: StartedDemo = await startDemo({
-    PORT: String(port), AUTH_SECRET: 'browser-oidc-secret', OIDC_ISSUER: issuer.url, OIDC_CLIENT_ID: client.id, OIDC_CLIENT_SECRET: client.secret
+    PORT: String(port), AUTH_SECRET: 'browser-oidc-secret-0123456789abcdef', OIDC_ISSUER: issuer.url, OIDC_CLIENT_ID: client.id, OIDC_CLIENT_SECRET: client.secret
   })
   const browser: TestBrowser = await launch(import.meta.url)
   t.teardown(async () => { await browser.close(); await started.stop() })

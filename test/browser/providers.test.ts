@@ -12,7 +12,7 @@ if (missing !== undefined) {
   t.comment(`browser tests skipped: ${missing}`)
   t.test('provider logins in Chromium', { skip: missing }, async () => {})
 } else {
-  const started: StartedDemo = await startDemo({ AUTH_SECRET: 'browser-providers-secret' })
+  const started: StartedDemo = await startDemo({ AUTH_SECRET: 'browser-providers-secret-0123456789abcdef' })
   const browser: TestBrowser = await launch(import.meta.url)
   t.teardown(async () => { await browser.close(); await started.stop() })
   t.comment(`screenshots: ${browser.dir}`)

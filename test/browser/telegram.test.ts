@@ -14,7 +14,7 @@ if (missing !== undefined) {
 } else {
   const bot = new BotApiStandIn()
   await bot.start()
-  const started: StartedDemo = await startDemo({ AUTH_SECRET: 'browser-telegram-secret', TELEGRAM_TOKEN: BOT_TOKEN, TELEGRAM_API_URL: bot.url })
+  const started: StartedDemo = await startDemo({ AUTH_SECRET: 'browser-telegram-secret-0123456789abcdef', TELEGRAM_TOKEN: BOT_TOKEN, TELEGRAM_API_URL: bot.url })
   const browser: TestBrowser = await launch(import.meta.url)
   t.teardown(async () => { await browser.close(); await started.stop(); await bot.stop() })
   t.comment(`screenshots: ${browser.dir}`)

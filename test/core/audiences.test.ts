@@ -2,7 +2,13 @@ import t from 'tap'
 import { authPlugin } from '../../plugins/auth.js'
 import { client, listen } from '../helpers/client.js'
 
-const secrets: Record<string, string> = { site1: 'secret-of-site-1', site2: 'secret-of-site-2', site3: 'secret-of-site-3' }
+// '' is the default audience (a login without aud): every app needs its secret, checked at startup.
+const secrets: Record<string, string> = {
+  '': 'secret-of-the-default-audience-0123456789',
+  site1: 'secret-of-site-1-0123456789abcdef',
+  site2: 'secret-of-site-2-0123456789abcdef',
+  site3: 'secret-of-site-3-0123456789abcdef'
+}
 
 t.test('audiences allow-list: creation for another audience rejected, hooks check aud', async (t) => {
   const { app, base } = await listen(async (app) => {

@@ -6,7 +6,7 @@ const users: Record<string, string> = { alice: 'alice-secret', bob: 'bob-secret'
 
 const { app, base } = await listen(async (app) => {
   await app.register(authPlugin, {
-    secret: () => 'test-secret-0123456789',
+    secret: () => 'test-secret-0123456789-0123456789abcdef',
     url: 'http://127.0.0.1',
     providers: [{ kind: 'direct', name: 'local', checker: (u, p) => users[u] === p }]
   })
@@ -133,7 +133,7 @@ t.test('bad inputs: 4xx JSON, no cookie set', async (t) => {
 
 t.test('a throwing checker is a 503 JSON, not a crash', async (t) => {
   const { app: app2, base: base2 } = await listen(async (a) => {
-    await a.register(authPlugin, { secret: () => 's3cret-s3cret', url: 'http://127.0.0.1' })
+    await a.register(authPlugin, { secret: () => 's3cret-s3cret-0123456789abcdef-0123456789abcdef', url: 'http://127.0.0.1' })
     a.auth.addDirectProvider('boom', () => { throw new Error('db down') })
   })
   t.teardown(() => app2.close())

@@ -7,7 +7,7 @@ const roles: Record<string, string> = { alice: 'editor', bob: 'viewer' }
 
 const { app, base } = await listen(async (app) => {
   await app.register(authPlugin, {
-    secret: () => 'hooks-secret-123456',
+    secret: () => 'hooks-secret-123456-0123456789abcdef',
     url: 'http://127.0.0.1',
     claimsUpdater: (c) => {
       const name = c.user!.name
@@ -101,7 +101,7 @@ t.test('User attribute helpers', async (t) => {
 
 t.test('basic auth with adminPasswd: user admin', async (t) => {
   const { app: a, base: b } = await listen(async (a) => {
-    await a.register(authPlugin, { secret: () => 'x-secret-x-secret', url: 'http://127.0.0.1', adminPasswd: 'open sesame' })
+    await a.register(authPlugin, { secret: () => 'x-secret-x-secret-0123456789abcdef', url: 'http://127.0.0.1', adminPasswd: 'open sesame' })
     a.get('/admin', { preHandler: a.auth.admin }, async (req) => req.user)
   })
   t.teardown(() => a.close())
@@ -120,7 +120,7 @@ t.test('basic auth with adminPasswd: user admin', async (t) => {
 t.test('basic auth with a checker: its user lands in request.user; adminPasswd ignored', async (t) => {
   const { app: a, base: b } = await listen(async (a) => {
     await a.register(authPlugin, {
-      secret: () => 'x-secret-x-secret',
+      secret: () => 'x-secret-x-secret-0123456789abcdef',
       url: 'http://127.0.0.1',
       adminPasswd: 'ignored',
       basicAuthChecker: async (user, passwd) => user === 'svc' && passwd === 'pw' ? { ok: true, user: { name: 'svc', id: 'basic_svc', role: 'robot' } } : { ok: false }

@@ -38,7 +38,7 @@ t.test('adapters format printf-style and keep one record per call', async (t) =>
 t.test('the logger option receives the package\'s log lines, never a password', async (t) => {
   const lines: string[] = []
   const { app, base } = await listen(async (a) => {
-    await a.register(authPlugin, { secret: () => 'logger-secret-1', url: 'http://127.0.0.1', logger: funcLogger((l) => lines.push(l)) })
+    await a.register(authPlugin, { secret: () => 'logger-secret-1-0123456789abcdef', url: 'http://127.0.0.1', logger: funcLogger((l) => lines.push(l)) })
     a.auth.addDirectProvider('boom', () => { throw new Error('database unreachable') })
   })
   t.teardown(() => app.close())
@@ -51,7 +51,7 @@ t.test('the logger option receives the package\'s log lines, never a password', 
 t.test('an avatar proxy that throws costs the picture, not the login', async (t) => {
   const lines: string[] = []
   const { app, base } = await listen(async (a) => {
-    await a.register(authPlugin, { secret: () => 'avatar-throws-1', url: 'http://127.0.0.1', logger: funcLogger((l) => lines.push(l)), providers: [{ kind: 'direct', name: 'local', checker: () => true }] })
+    await a.register(authPlugin, { secret: () => 'avatar-throws-1-0123456789abcdef', url: 'http://127.0.0.1', logger: funcLogger((l) => lines.push(l)), providers: [{ kind: 'direct', name: 'local', checker: () => true }] })
     a.auth.avatar = { save: async () => { throw new Error('disk full') } }
   })
   t.teardown(() => app.close())

@@ -3,7 +3,7 @@ import Fastify from 'fastify'
 import { authPlugin } from '../../plugins/auth.js'
 import { client, listen } from '../helpers/client.js'
 
-const base = { secret: () => 'abc-abc-abc', url: 'http://localhost:8080' }
+const base = { secret: () => 'abc-abc-abc-0123456789abcdef-0123456789abcdef', url: 'http://localhost:8080' }
 
 t.test('bad options are startup errors naming the option', async (t) => {
   const cases: Array<[Record<string, unknown>, string]> = [
@@ -51,7 +51,7 @@ t.test('the root hands avatar options to the avatar plugin (maxAge included)', a
 t.test('durations accept ms and strings; Secure cookies on https urls; custom names and prefix', async (t) => {
   const { app, base: b } = await listen(async (a) => {
     await a.register(authPlugin, {
-      secret: () => 'abc-abc-abc',
+      secret: () => 'abc-abc-abc-0123456789abcdef-0123456789abcdef',
       url: 'https://example.test',
       tokenDuration: 60_000,
       cookieDuration: '2h',

@@ -10,7 +10,7 @@ t.test('every provider kind can be given in the options object and by add* calls
   const sent: string[] = []
   const { app, base } = await listen(async (app) => {
     await app.register(authPlugin, {
-      secret: () => 'wiring-secret-0001',
+      secret: () => 'wiring-secret-0001-0123456789abcdef',
       url: 'http://127.0.0.1',
       providers: [
         { kind: 'direct', name: 'local', checker: () => true },
@@ -66,13 +66,13 @@ t.test('registration errors are OptionsErrors naming the option, at ready', asyn
   ]
   for (const [call, option] of cases) {
     const app = Fastify()
-    await app.register(authPlugin, { secret: () => 'x-secret-x', url: 'http://127.0.0.1', providers: [{ kind: 'direct', name: 'local', checker: () => true }] })
+    await app.register(authPlugin, { secret: () => 'x-secret-x-0123456789abcdef-0123456789abcdef', url: 'http://127.0.0.1', providers: [{ kind: 'direct', name: 'local', checker: () => true }] })
     call(app)
     await t.rejects(app.ready(), { code: 'GATEHOUSE_OPTION', option }, option)
     await app.close()
   }
   const app = Fastify()
-  await app.register(authPlugin, { secret: () => 'x-secret-x', url: 'http://127.0.0.1' })
+  await app.register(authPlugin, { secret: () => 'x-secret-x-0123456789abcdef-0123456789abcdef', url: 'http://127.0.0.1' })
   await t.rejects(app.auth.addAppleProvider({ clientId: 'c', teamId: 't', keyId: 'k' }, async () => { throw new Error('no such key file') }),
     { code: 'GATEHOUSE_OPTION', option: 'apple.keyLoader' }, 'apple: a failing key loader rejects')
   await app.close()
@@ -80,7 +80,7 @@ t.test('registration errors are OptionsErrors naming the option, at ready', asyn
 
 t.test('after ready every add* call and addCustomHandler throw the same OptionsError', async (t) => {
   const app = Fastify()
-  await app.register(authPlugin, { secret: () => 'x-secret-x', url: 'http://127.0.0.1' })
+  await app.register(authPlugin, { secret: () => 'x-secret-x-0123456789abcdef-0123456789abcdef', url: 'http://127.0.0.1' })
   await app.ready()
   t.teardown(() => app.close())
   const calls: Array<[string, () => unknown]> = [

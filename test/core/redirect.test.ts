@@ -4,7 +4,7 @@ import { client, listen } from '../helpers/client.js'
 
 const { app, base } = await listen(async (app) => {
   await app.register(authPlugin, {
-    secret: () => 'redirect-secret-1',
+    secret: () => 'redirect-secret-1-0123456789abcdef',
     url: 'http://app.example.test:8080',
     allowedRedirectHosts: ['partner.example.test'],
     providers: [{ kind: 'direct', name: 'local', checker: () => true }]

@@ -5,7 +5,7 @@ import { authPlugin } from '../../plugins/auth.js'
 import type { Claims } from '../../plugins/core/types.js'
 import { client, listen, type Client } from '../helpers/client.js'
 
-const SECRET = 'tokens-test-secret-000'
+const SECRET = 'tokens-test-secret-000-0123456789abcdef'
 const validatorCalls: string[] = []
 const updaterCalls: Claims[] = []
 let rejectUser = ''

@@ -12,6 +12,7 @@ import { get, type IncomingHttpHeaders } from 'node:http'
 import { readConfig } from '../../example/config.js'
 import { runDemo } from '../../example/server.js'
 import { client } from '../helpers/client.js'
+import { Browser } from '../oauth2/browser.js'
 import { CapturedIO, freePort, isListening, occupyPort, startDemo } from './helpers.js'
 import { MailSink } from '../verify/mail-sink.js'
 
@@ -34,10 +35,10 @@ t.test('defaults: ports 8080/8084/9096, bolt avatar store, random secret with a 
 
 t.test('environment switches providers on and reports half-configured ones', async (t) => {
   const c = readConfig({
-    AUTH_SECRET: 's3cret', GITHUB_CID: 'id', GITHUB_CSEC: 'sec', GOOGLE_CID: 'only-id', OIDC_ISSUER: 'http://127.0.0.1:1',
+    AUTH_SECRET: 's3cret-demo-config-0123456789abcdef', GITHUB_CID: 'id', GITHUB_CSEC: 'sec', GOOGLE_CID: 'only-id', OIDC_ISSUER: 'http://127.0.0.1:1',
     TELEGRAM_TOKEN: '1:abc', TELEGRAM_API_URL: 'http://127.0.0.1:2', SMTP_HOST: 'mail', SMTP_PORT: '2525', AUTH_URL: 'https://demo.example/'
   }, ['github', 'google'])
-  t.equal(c.secret, 's3cret')
+  t.equal(c.secret, 's3cret-demo-config-0123456789abcdef')
   t.same(c.warnings.length, 2)
   t.match(c.warnings.join('\n'), /google is off: GOOGLE_CID and GOOGLE_CSEC/)
   t.match(c.warnings.join('\n'), /oidc is off/)
@@ -63,6 +64,13 @@ t.test('bad variables are one-line errors naming the variable', async (t) => {
   }
 })
 
+t.test('a short AUTH_SECRET stops the start with one line naming the secret option', async (t) => {
+  const io = new CapturedIO()
+  t.equal(await runDemo({ PORT: '0', DEV_AUTH_PORT: '0', CUSTOM_AUTH_PORT: '0', AVATAR_STORE: 'memory://', AUTH_SECRET: 'too-short' }, io), undefined)
+  t.equal(io.errLines.length, 1)
+  t.match(io.errLines[0], /^demo: fastify-gatehouse: option "secret" for the default audience is 9 bytes; at least 32 are needed, make one with `openssl rand -base64 48`$/)
+})
+
 t.test('a port already in use is one line naming the port; nothing is left running', async (t) => {
   for (const variable of ['PORT', 'DEV_AUTH_PORT', 'CUSTOM_AUTH_PORT']) {
     const busy = await occupyPort()
@@ -79,7 +87,7 @@ t.test('a port already in use is one line naming the port; nothing is left runni
 })
 
 t.test('a running demo', async (t) => {
-  const { demo, io, stop } = await startDemo({ AUTH_SECRET: 'demo-test-secret', ADMIN_PASSWD: 'basic-pw' })
+  const { demo, io, stop } = await startDemo({ AUTH_SECRET: 'demo-test-secret-0123456789abcdef', ADMIN_PASSWD: 'basic-pw' })
   t.teardown(stop)
   const c = client(`http://127.0.0.1:${demo.port}`)
   t.equal(demo.url, `http://localhost:${demo.port}`)
@@ -131,6 +139,27 @@ t.test('a running demo', async (t) => {
     t.notMatch(line, /secret-value/, 'the token in the query is masked')
     await c.fetch('/api/open', { headers: { 'x-request-id': 'rid-log-2', 'x-real-ip': '8.8.8.8' } })
     t.match((await io.waitFor(/rid-log-2/)).input, /^GET - \/api\/open - 8\.8\.8\.8 - 200 /, 'realIp: the address a proxy reported')
+  })
+
+  t.test('the request log never prints code, state, token or passwd values', async (t) => {
+    const secrets = ['CODE-VALUE-1', 'STATE-VALUE-2', 'TOKEN-VALUE-3', 'PASSWD-VALUE-4']
+    await c.fetch('/auth/dev/callback?code=CODE-VALUE-1&state=STATE-VALUE-2', { headers: { 'x-request-id': 'rid-secret-1' } })
+    await c.fetch('/auth/email/login?token=TOKEN-VALUE-3', { headers: { 'x-request-id': 'rid-secret-2' } })
+    await c.fetch('/auth/local/login?user=alice&passwd=PASSWD-VALUE-4', { headers: { 'x-request-id': 'rid-secret-3' } })
+    for (const rid of ['rid-secret-1', 'rid-secret-2', 'rid-secret-3']) await io.waitFor(new RegExp(rid))
+    // A whole dev OAuth2 login: its real code and state pass through the log too.
+    const browser = new Browser()
+    const page = await browser.navigate(`${demo.url}/auth/dev/login`)
+    const nav = await browser.submitForm(page.url, page.body, { user: 'dora' })
+    t.equal(nav.res.status, 200, 'signed in through dev')
+    const callback = new URL(nav.hops.find((h) => h.url.includes('/auth/dev/callback'))!.url)
+    const code = callback.searchParams.get('code')!
+    const state = callback.searchParams.get('state')!
+    t.ok(code.length > 8 && state.length > 8, 'a real code and state')
+    await io.waitFor(/\/auth\/dev\/callback\?code=\*\*\*&state=\*\*\* - \S+ - 200 /)
+    const log = [...io.outLines, ...io.errLines].join('\n')
+    for (const value of [...secrets, code, state]) t.notOk(log.includes(value), `${value.slice(0, 12)}… not in the log`)
+    t.match(log, /\/auth\/dev\/callback\?code=\*\*\*&state=\*\*\*/, 'the names stay, the values are masked')
   })
 
   t.test('API hooks: 401 signed out; roles and admin after direct login; basic auth admin', async (t) => {

@@ -355,7 +355,7 @@ t.test('audiences: a site outside the allow-list is refused at login; failures a
   const failed = await app.browser().navigate(`${APP_URL}/auth/github/login?site=site-a`)
   t.equal(failed.res.status, 502)
   t.equal(JSON.parse(failed.body).code, 'GATEHOUSE_UPSTREAM')
-  t.ok(lines.some((l) => l.includes('[WARN] oauth2 github: login failed: 502 token endpoint failed (status 500)')), 'provider failure logged')
+  t.ok(lines.some((l) => l.includes('[ERROR] GET /auth/github/callback answered 502 GATEHOUSE_UPSTREAM: token endpoint failed (status 500)')), 'provider failure logged')
   const code = new URL(failed.hops.find((h) => h.url.includes('/callback'))!.url).searchParams.get('code')!
   t.notOk(lines.some((l) => l.includes('gh-secret') || l.includes(code)), 'no secret or code in the log')
 })

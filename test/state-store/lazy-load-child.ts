@@ -18,7 +18,7 @@ steps.memoryOpened = loaded()
 const Fastify = (await import('fastify')).default
 const { authPlugin } = await import('../../plugins/auth.js')
 const app = Fastify()
-await app.register(authPlugin, { secret: () => 'lazy-secret-0123456789', url: 'http://127.0.0.1' })
+await app.register(authPlugin, { secret: () => 'lazy-secret-0123456789-0123456789abcdef', url: 'http://127.0.0.1' })
 await app.ready()
 await app.close()
 steps.appWithoutRedis = loaded()

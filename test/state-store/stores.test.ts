@@ -111,7 +111,7 @@ function trackedStore (): MemoryStateStore & { closed: boolean } {
   return s
 }
 
-const SECRET = () => 'resolve-secret-0123456789'
+const SECRET = () => 'resolve-secret-0123456789-0123456789abcdef'
 
 t.test('openStateStore: undefined, a store object, garbage', async (t) => {
   const dflt = await openStateStore(undefined, 'x')

@@ -30,7 +30,7 @@ t.test('two instances sharing Redis', { skip: missing ?? false }, async (t) => {
   // Only A polls the bot (Telegram gives each update to one poller); B serves browsers only. A registers the
   // plugin, B goes through fastify.auth.addTelegramProvider.
   const mk = (store: RedisStateStore, polling: boolean) => listen(async (app) => {
-    await app.register(authPlugin, { secret: () => 'shared-secret-0123456789', url: 'http://127.0.0.1', logger: funcLogger((l) => logs.push(l)) })
+    await app.register(authPlugin, { secret: () => 'shared-secret-0123456789-0123456789abcdef', url: 'http://127.0.0.1', logger: funcLogger((l) => logs.push(l)) })
     const o = { token: BOT_TOKEN, apiUrl: api.url, stateStore: store, polling, retryDelay: '20ms', successMsg: 'ok', errorMsg: 'no' }
     if (polling) await app.register(telegramProvider, o)
     else app.auth.addTelegramProvider(o)

@@ -26,7 +26,7 @@ const logs: string[] = []
 // itself rather than through fastify.auth.addTelegramProvider.
 async function app (opts: Partial<TelegramOptions> = {}, plugin = false) {
   return await listen(async (app) => {
-    await app.register(authPlugin, { secret: () => 'telegram-test-secret-0123456789', url: 'http://127.0.0.1', logger: funcLogger((l) => logs.push(l)) })
+    await app.register(authPlugin, { secret: () => 'telegram-test-secret-0123456789-0123456789abcdef', url: 'http://127.0.0.1', logger: funcLogger((l) => logs.push(l)) })
     const o: TelegramOptions = { token: BOT_TOKEN, apiUrl: api.url, successMsg: SUCCESS, errorMsg: ERROR, retryDelay: '20ms', requestTtl: '2m', ...opts }
     if (plugin) await app.register(telegramProvider, o)
     else app.auth.addTelegramProvider(o)
@@ -285,7 +285,7 @@ t.test('close aborts the long poll in flight and stops polling', async (t) => {
   await own.start()
   t.teardown(() => own.stop())
   const { app: extra } = await listen(async (app) => {
-    await app.register(authPlugin, { secret: () => 'x-secret-0123456789', url: 'http://127.0.0.1' })
+    await app.register(authPlugin, { secret: () => 'x-secret-0123456789-0123456789abcdef', url: 'http://127.0.0.1' })
     await app.register(telegramProvider, { token: BOT_TOKEN, apiUrl: own.url })
   })
   await own.polling()
@@ -301,7 +301,7 @@ t.test('close aborts the long poll in flight and stops polling', async (t) => {
 /** Builds an app, lets `add` add a provider, and expects ready() to fail with an OptionsError naming `option`. */
 async function refused (t: Test, add: (app: FastifyInstance) => void, option: string, what: string): Promise<void> {
   const app = Fastify()
-  await app.register(authPlugin, { secret: () => 'x-secret-0123456789', url: 'http://127.0.0.1' })
+  await app.register(authPlugin, { secret: () => 'x-secret-0123456789-0123456789abcdef', url: 'http://127.0.0.1' })
   add(app)
   await t.rejects(async () => { await app.ready() }, { name: 'OptionsError', code: 'GATEHOUSE_OPTION', option }, what)
   await app.close()
@@ -336,7 +336,7 @@ t.test('options are checked at registration, for the wrapper and the plugin alik
   }, 'providers', 'the default name taken twice')
 
   const late = Fastify()
-  await late.register(authPlugin, { secret: () => 'x-secret-0123456789', url: 'http://127.0.0.1' })
+  await late.register(authPlugin, { secret: () => 'x-secret-0123456789-0123456789abcdef', url: 'http://127.0.0.1' })
   await late.ready()
   t.throws(() => late.auth.addTelegramProvider({ token: BOT_TOKEN, apiUrl: api.url, polling: false }), { code: 'GATEHOUSE_OPTION', option: 'providers' }, 'after ready')
   await late.close()

@@ -14,7 +14,7 @@ steps.imported = loaded()
 const Fastify = (await import('fastify')).default
 const { authPlugin } = await import('../../plugins/auth.js')
 const app = Fastify()
-await app.register(authPlugin, { secret: () => 'lazy-secret-0123456789', url: 'http://127.0.0.1' })
+await app.register(authPlugin, { secret: () => 'lazy-secret-0123456789-0123456789abcdef', url: 'http://127.0.0.1' })
 await app.register(providers.verifyProvider, { name: 'mail', template: '{{.Token}}', sender: () => {} })
 await app.ready()
 const sent = await app.inject('/auth/mail/login?user=u&address=u@example.com')

@@ -9,7 +9,7 @@ import { senderFunc, SmtpSender, verifyProvider, type VerifyProviderOptions } fr
 import { renderTemplate } from '../../providers/verify/template.js'
 import { client, listen } from '../helpers/client.js'
 
-const SECRET = () => 'registration-secret-0123456789'
+const SECRET = () => 'registration-secret-0123456789-0123456789abcdef'
 
 t.test('every way of adding one: options entry, fastify.auth.addVerifProvider, the verifyProvider plugin', async (t) => {
   const outbox: string[] = []

@@ -21,11 +21,11 @@ t.test('two instances sharing Redis', { skip: missing ?? false }, async (t) => {
   // Instance A: the plugin with a store object. Instance B: the wrapper with the same Redis by address (a store
   // the package creates and closes).
   const a = await listen(async (app) => {
-    await app.register(authPlugin, { secret: () => 'shared-secret-0123456789', url: 'http://127.0.0.1' })
+    await app.register(authPlugin, { secret: () => 'shared-secret-0123456789-0123456789abcdef', url: 'http://127.0.0.1' })
     await app.register(verifyProvider, { name: 'email', template: 'token {{.Token}}', sender, stateStore: store })
   })
   const b = await listen(async (app) => {
-    await app.register(authPlugin, { secret: () => 'shared-secret-0123456789', url: 'http://127.0.0.1' })
+    await app.register(authPlugin, { secret: () => 'shared-secret-0123456789-0123456789abcdef', url: 'http://127.0.0.1' })
     app.auth.addVerifProvider('email', 'token {{.Token}}', sender, { stateStore: redis.url })
   })
   t.teardown(() => a.app.close())

@@ -41,7 +41,7 @@ const { app, base } = await listen(async (app) => {
   // Every message of this file is asked for from one address, some to one destination, within the hour: above
   // the default limits, which are tested on their own (test/throttle).
   const rateLimit = { login: { max: 10_000 }, sends: { perAddress: 10_000, perIp: 10_000 } }
-  await app.register(authPlugin, { secret: () => 'verify-test-secret-0123456789', url: 'http://127.0.0.1', rateLimit, logger: funcLogger((l) => logs.push(l)) })
+  await app.register(authPlugin, { secret: () => 'verify-test-secret-0123456789-0123456789abcdef', url: 'http://127.0.0.1', rateLimit, logger: funcLogger((l) => logs.push(l)) })
   // Most providers through the fastify.auth wrapper, some through the plugin itself: both mount the same thing.
   await app.register(verifyProvider, { name: 'email', template: TEMPLATE, sender: smtp({ port: sink.port }) })
   app.auth.addVerifProvider('short', 'token {{.Token}}', smtp({ port: sink.port }), { tokenTtl: '1m' })

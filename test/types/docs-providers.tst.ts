@@ -1,0 +1,34 @@
+/**
+ * The code examples of docs/providers.md, compiled (lines as written there; test/docs/readme-examples.test.ts
+ * checks they stay the same).
+ */
+import Fastify from 'fastify'
+import authPlugin, { oauth2Provider, appleProvider, appleKeyFromFile, oidcProvider, verifyProvider, SmtpSender, telegramProvider, directProvider, type CredChecker } from '../../index.js'
+
+declare const secret: () => string
+declare const cid: string
+declare const csecret: string
+declare const username: string
+declare const password: string
+declare const token: string
+declare const checker: CredChecker
+
+const app = Fastify()
+await app.register(authPlugin, { secret, url: 'https://example.com' })
+await app.register(oauth2Provider, { name: 'github', cid: process.env.GITHUB_CID!, csecret: process.env.GITHUB_CSEC! })
+await app.register(appleProvider, { clientId: 'com.example.web', teamId: 'TEAM123456', keyId: 'KEY1234567', keyLoader: appleKeyFromFile('/secrets/AuthKey_KEY1234567.p8') })
+await app.register(oidcProvider, { name: 'sso', cid: process.env.OIDC_CLIENT_ID!, csecret: process.env.OIDC_CLIENT_SECRET!, issuer: 'https://sso.example.com/realms/main' })
+await app.register(oauth2Provider, {
+  name: 'corp', cid, csecret,
+  endpoint: { authURL: 'https://corp.example/oauth/authorize', tokenURL: 'https://corp.example/oauth/token' },
+  infoURL: 'https://corp.example/api/me',
+  scopes: ['profile'],
+  mapUser: (data) => ({ id: String(data.id), name: String(data.display_name) })
+})
+await app.register(verifyProvider, {
+  name: 'email',
+  template: 'Sign in to Example: https://example.com/auth/email/login?token={{.Token}}',
+  sender: new SmtpSender({ host: 'smtp.example.com', port: 587, startTLS: true, username, password, from: 'no-reply@example.com' })
+})
+await app.register(telegramProvider, { token })
+await app.register(directProvider, { name: 'local', checker })

@@ -1,0 +1,106 @@
+/**
+ * Every code example of the README, compiled (not run) by `npm run typecheck`: the lines between the markers
+ * are the README's own, so an example that stops compiling fails the build. test/docs/readme-examples.test.ts
+ * checks that each README example appears here, in the other type tests or in the scratch apps, line for line. Names an example
+ * takes from its surroundings (`checkPassword`, `accounts`, …) are declared first.
+ */
+import Fastify, { type RouteHandlerMethod } from 'fastify'
+import cookie from '@fastify/cookie'
+import authPlugin, { directProvider, oauth2Provider } from '../../index.js'
+import { startLocalOAuth2Server } from '../../servers/index.js'
+import { argon2Hash, argon2Verify, bcryptHash, bcryptVerify, decodeArgon2Secret, pingPlugin, sanitizeUrl } from '../../toolkit.js'
+
+declare function checkPassword (user: string, passwd: string): Promise<boolean>
+declare const accounts: { find (id: string): Promise<{ role: string; admin: boolean } | undefined> }
+declare const reports: RouteHandlerMethod
+declare const adminPage: RouteHandlerMethod
+declare const secret: () => string
+declare const url: string
+declare const password: string
+declare const attempt: string
+declare const document: { cookie: string }
+
+export async function tutorial (): Promise<void> {
+  // README: Five-minute tutorial
+  const app = Fastify({ logger: true })
+  await app.register(authPlugin, {
+    secret: (aud) => process.env.AUTH_SECRET!,          // 32+ bytes; may differ per audience (site)
+    url: 'https://example.com'                            // public base address
+  })
+  await app.register(directProvider, { name: 'local', checker: async (user, passwd) => checkPassword(user, passwd) })
+
+  // protect routes with hooks
+  app.get('/api/me', { preHandler: app.auth.authenticate }, async (req) => req.user)
+  app.get('/api/admin', { preHandler: app.auth.admin }, async (req) => ({ hello: req.user!.name }))
+  await app.listen({ port: 8080 })
+}
+
+export async function browserCode (): Promise<void> {
+  // README: the XSRF header from browser code
+  const xsrf = document.cookie.match(/XSRF-TOKEN=([^;]+)/)?.[1]
+  await fetch('/api/me', { headers: { 'X-XSRF-TOKEN': xsrf ?? '' } })
+}
+
+export async function readingTheUser (): Promise<void> {
+  const app = Fastify()
+  await app.register(authPlugin, { secret, url })
+  // README: Reading the user
+  app.get('/', { preHandler: app.auth.trace }, async (req) => (req.user ? `hello ${req.user.name}` : 'hello, guest'))
+}
+
+export async function rolesAndAdmin (): Promise<void> {
+  const app = Fastify()
+  // README: Roles and admin
+  await app.register(authPlugin, {
+    secret, url,
+    claimsUpdater: async (claims) => {
+      if (claims.user === undefined) return claims
+      const account = await accounts.find(claims.user.id)        // your store; ids look like `local_<sha1>`
+      if (account === undefined) return claims
+      claims.user = { ...claims.user, role: account.role, attrs: { ...claims.user.attrs, admin: account.admin } }
+      return claims
+    }
+  })
+  app.get('/api/reports', { preHandler: app.auth.rbac(['editor', 'admin']) }, reports)   // 401 signed out, 403 other roles
+  app.get('/api/admin', { preHandler: app.auth.admin }, adminPage)                        // 403 unless attrs.admin is true
+}
+
+export async function esModules (): Promise<void> {
+  // README: ES modules and CommonJS (both forms run for real in test/package/scratch-app.test.ts)
+  const app = Fastify()
+  await app.register(pingPlugin)
+  await app.register(authPlugin, { secret, url })
+}
+
+export async function registrationOrder (): Promise<void> {
+  const app = Fastify()
+  // README: Registration order
+  await app.register(cookie, { secret: process.env.COOKIE_SECRET })   // your own settings first
+  await app.register(authPlugin, { secret, url })                      // reuses it
+}
+
+export function logging (): void {
+  // README: Logging
+  const secrets = new Set(['token', 'code', 'state', 'passwd', 'password', 'secret'])
+  const app = Fastify({ logger: { serializers: { req: (req) => ({ method: req.method, url: sanitizeUrl(req.url, secrets) }) } } })
+  void app
+}
+
+export async function localServer (): Promise<void> {
+  const app = Fastify()
+  await app.register(authPlugin, { secret, url })
+  // README: the local OAuth2 server's provider options
+  const { providerOptions } = await startLocalOAuth2Server({ url: 'http://localhost:9096' })
+  await app.register(oauth2Provider, { name: 'custom', ...providerOptions })
+}
+
+export async function passwordHashes (): Promise<boolean> {
+  // README: Password hashes
+  const { hash, salt } = await argon2Hash(password)            // base64 strings: store both
+  const stored = decodeArgon2Secret(hash, salt)                  // once, at startup: checks and decodes them
+  const ok: boolean = await argon2Verify(attempt, stored)        // per login, constant-time
+
+  const bhash = await bcryptHash(password)                       // cost 10; refuses passwords over 72 bytes
+  const ok2: boolean = await bcryptVerify(attempt, bhash)
+  return ok && ok2
+}
