@@ -70,7 +70,9 @@ t.test('bad key ids: unknown, another audience\'s key, none with several keys: 4
 
 t.test('key lists from the secret reader are checked', async (t) => {
   for (const bad of [[], [{ kid: 'bad id', secret: S1 }], [{ kid: 'a', secret: S1 }, { kid: 'a', secret: S2 }], [{ kid: 'a', secret: '' }]]) {
-    const s = await sessionApp({ secret: () => bad as SecretValue })
+    // The startup check asks once and gets a good secret; the bad list comes later (a rotated vault entry).
+    let calls = 0
+    const s = await sessionApp({ secret: () => (calls++ === 0 ? S1 : bad) as SecretValue })
     const r = await client(s.base).fetch('/auth/local/login', { method: 'POST', form: { user: 'x', passwd: 'x' } })
     t.equal(r.status, 401, `login refused with ${JSON.stringify(bad)}`)
     await s.close()

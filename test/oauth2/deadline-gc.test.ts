@@ -78,7 +78,7 @@ async function gcTests (collect: () => void): Promise<void> {
   }
   t.test('the failures are logged once each, with the deadline', async (t) => {
     for (const [provider, , , error] of cases) {
-      t.equal(lines.filter((l) => l.startsWith(`[WARN] oauth2 ${provider}: login failed: 504 ${error}`)).length, 1, error)
+      t.equal(lines.filter((l) => l.startsWith(`[ERROR] GET /auth/${provider}/callback answered 504 GATEHOUSE_UPSTREAM_TIMEOUT: ${error}`)).length, 1, error)
     }
   })
 }

@@ -110,7 +110,7 @@ t.test('unusable access tokens never reach a header or the log: 502, userinfo no
     refused(t, out, 502, { error: 'token endpoint answered garbage', details: 'the access_token holds characters an access token cannot have', code: 'GATEHOUSE_UPSTREAM' })
     t.equal(gh.infoAuth.length, infoCalls, `${fault}: the token was never sent`)
     const logged = lines.slice(mark).join('\n')
-    t.match(logged, /\[WARN\] oauth2 github: login failed: 502 token endpoint answered garbage/, `${fault}: the failure is logged`)
+    t.match(logged, /\[ERROR\] GET \/auth\/github\/callback answered 502 GATEHOUSE_UPSTREAM: token endpoint answered garbage/, `${fault}: the failure is logged`)
     for (const piece of ['X-Injected', 'abc', 'tök', 'ünicode', 'def']) t.notOk(logged.includes(piece), `${fault}: "${piece}" is not in the log`)
   }
 })
@@ -141,7 +141,7 @@ t.test('an unreachable endpoint: 502 naming the endpoint, not its address; the n
   t.equal(nav.res.status, 502)
   t.same(JSON.parse(nav.body), { error: 'token endpoint unreachable', details: 'the provider could not be reached', code: 'GATEHOUSE_UPSTREAM' })
   t.notMatch(nav.body, /127\.0\.0\.1|ECONNREFUSED/)
-  t.same(lines.slice(mark), ['[WARN] oauth2 github: login failed: 502 token endpoint unreachable (the provider could not be reached): 127.0.0.1:1: ECONNREFUSED'])
+  t.same(lines.slice(mark), ['[ERROR] GET /auth/github/callback answered 502 GATEHOUSE_UPSTREAM: token endpoint unreachable (the provider could not be reached): 127.0.0.1:1: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:1'])
 })
 
 t.test('a discovery document that trickles or floods fails registration in bounded time, naming the option', async (t) => {

@@ -82,7 +82,7 @@ t.test('defaults: RP id and origin from url; a parent domain and extra origins w
     app.get('/login-as', async (_req, reply) => { await app.auth.tokens.set(reply, { user: { name: 'u', id: 'local_u' } }); return 'ok' })
     const login = await app.inject('/login-as')
     const cookies = Object.fromEntries(login.cookies.map((c) => [c.name, c.value]))
-    const res = await app.inject({ method: 'POST', url: '/auth/passkey/register/options', cookies, headers: { 'x-xsrf-token': cookies['XSRF-TOKEN']! }, payload: {} })
+    const res = await app.inject({ method: 'POST', url: '/auth/passkey/register/options', cookies, headers: { 'x-xsrf-token': cookies[url.startsWith('https:') ? '__Host-XSRF-TOKEN' : 'XSRF-TOKEN']! }, payload: {} })
     t.equal(res.statusCode, 200)
     return res.json()
   }

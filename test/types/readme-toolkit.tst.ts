@@ -23,7 +23,7 @@ const ok = async (): Promise<string> => 'ok'
 await app.register(appInfoPlugin, { name: 'api', version: '1.2.0', org: 'acme' })
 await app.register(pingPlugin)
 await app.register(healthPlugin, { path: '/health', checks: [{ name: 'db', check: () => db.ping() }] })
-await app.register(requestLoggerPlugin, { logger: stdLogger(), maskIp: (ip) => ip.replace(/\.\d+$/, '.0') })
+await app.register(requestLoggerPlugin, { logger: stdLogger(), maskIp: (ip) => ip.replace(/\.\d+$/, '.0'), maskKeys: ['pin'] })
 await app.register(recovererPlugin, { logger })
 app.get('/internal', { preHandler: onlyFromHook(['10.0.0.0/8', '::1']) }, ok)
 await app.register(metricsPlugin, { allow: ['127.0.0.1'] }); publish('jobs', () => queue.length)

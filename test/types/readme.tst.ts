@@ -6,7 +6,7 @@
  */
 import Fastify, { type RouteHandlerMethod } from 'fastify'
 import cookie from '@fastify/cookie'
-import authPlugin, { directProvider, oauth2Provider } from '../../index.js'
+import authPlugin, { directProvider, oauth2Provider, passkeyProvider } from '../../index.js'
 import { startLocalOAuth2Server } from '../../servers/index.js'
 import { argon2Hash, argon2Verify, bcryptHash, bcryptVerify, decodeArgon2Secret, pingPlugin, sanitizeUrl } from '../../toolkit.js'
 
@@ -46,6 +46,13 @@ export async function readingTheUser (): Promise<void> {
   await app.register(authPlugin, { secret, url })
   // README: Reading the user
   app.get('/', { preHandler: app.auth.trace }, async (req) => (req.user ? `hello ${req.user.name}` : 'hello, guest'))
+}
+
+export async function passkeys (): Promise<void> {
+  const app = Fastify()
+  await app.register(authPlugin, { secret, url })
+  // README: Login methods, passkeys
+  app.register(passkeyProvider, { store: 'redis://…', secondFactor: ['local'] })
 }
 
 export async function rolesAndAdmin (): Promise<void> {

@@ -55,7 +55,7 @@ const smtp = (port: number, from = 'Gatehouse <no-reply@example.com>'): SmtpSend
 }
 const SEND_TIMEOUT_MS = 500
 const { app, base } = await listen(async (app) => {
-  await app.register(authPlugin, { secret: () => 'hostile-smtp-secret-0123456789', url: 'http://127.0.0.1', logger: funcLogger((l) => logs.push(l)) })
+  await app.register(authPlugin, { secret: () => 'hostile-smtp-secret-0123456789-0123456789', url: 'http://127.0.0.1', logger: funcLogger((l) => logs.push(l)) })
   await app.register(verifyProvider, { name: 'relay', template: 'token {{.Token}}', sender: smtp(relayPort) })
   await app.register(verifyProvider, { name: 'bounce', template: 'token {{.Token}}', sender: smtp(relayPort, 'bounce@example.com') })
   await app.register(verifyProvider, { name: 'trickle', template: 'token {{.Token}}', sender: smtp(tricklePort), sendTimeout: SEND_TIMEOUT_MS })
