@@ -47,8 +47,11 @@ export interface CeremonyRecord {
 }
 
 export interface Ceremonies {
-  /** Keeps the record and gives the browser its cookie. */
-  begin(reply: FastifyReply, kind: CeremonyKind, record: CeremonyRecord): Promise<void>
+  /**
+   * Keeps the record and gives the browser its cookie. The record counts against the requesting client's share of
+   * the state store (`rateLimit.clientKey`), so one client asking for options without end cannot fill it.
+   */
+  begin(request: FastifyRequest, reply: FastifyReply, kind: CeremonyKind, record: CeremonyRecord): Promise<void>
   /** Takes the record of this browser's ceremony (once), clearing the cookie; throws a 4xx otherwise. */
   finish(request: FastifyRequest, reply: FastifyReply, kind: CeremonyKind): Promise<CeremonyRecord>
 }
@@ -62,9 +65,9 @@ export function ceremonies (auth: GatehouseAuth, name: string, store: StateStore
   const keyOf = (kind: CeremonyKind, handle: string): string => `passkey:${name}:${kind}:${handle}`
 
   return {
-    async begin (reply, kind, record) {
+    async begin (request, reply, kind, record) {
       const handle = randomBytes(24).toString('base64url')
-      await store.set(keyOf(kind, handle), JSON.stringify(record), ttlMs)
+      await store.set(keyOf(kind, handle), JSON.stringify(record), ttlMs, { client: auth.throttle.clientKey(request) })
       const token = await auth.tokens.signPurpose('handshake', { p: name, k: kind, h: handle }, ttlMs)
       const cookie = cookieOf(kind)
       reply.setCookie(cookie.name, token, { ...cookie.attrs, maxAge: Math.ceil(ttlMs / 1000) })

@@ -26,6 +26,9 @@ export function loginOptionsRoute (scope: FastifyInstance, ctx: PasskeyContext):
   const decoyId = decoys(ctx)
 
   scope.post('/login/options', async (request, reply) => {
+    // A passkey sign-in starts here: counted as a login request of this address (rateLimit.login), like a
+    // password post or an OAuth2 start.
+    await auth.throttle.loginRequest(request)
     const fields = requestFields(request)
     const waiting = await pending.read(request)
     let record: Omit<CeremonyRecord, 'challenge'>
@@ -49,7 +52,7 @@ export function loginOptionsRoute (scope: FastifyInstance, ctx: PasskeyContext):
       }
     }
     const options = await webauthn.generateAuthenticationOptions({ rpID: o.rpID, timeout: o.challengeTtlMs, userVerification, ...(allow !== undefined ? { allowCredentials: allow } : {}) })
-    await ceremonies.begin(reply, 'login', { ...record, challenge: options.challenge })
+    await ceremonies.begin(request, reply, 'login', { ...record, challenge: options.challenge })
     return options
   })
 }

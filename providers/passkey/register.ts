@@ -31,7 +31,7 @@ export function registrationRoutes (scope: FastifyInstance, ctx: PasskeyContext)
       // Discoverable, so that the passkey alone can sign in later (no user name typed).
       authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: o.userVerification }
     })
-    await ceremonies.begin(reply, 'register', { challenge: options.challenge, userId: user.id })
+    await ceremonies.begin(request, reply, 'register', { challenge: options.challenge, userId: user.id })
     return options
   })
 
