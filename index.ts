@@ -10,9 +10,10 @@ export { corePlugin } from './plugins/core.js'
 export type { CoreOptions, XsrfOptions } from './plugins/core/options.js'
 export type {
   AuthHook, AuthProvider, AvatarSaver, BasicAuthChecker, BasicAuthResult, Claims, ClaimsInput, ClaimsUpdater, ClaimsUpdFunc,
-  CredChecker, GatehouseAuth, LoginResult, MaybePromise, RefreshCache, ResolvedOptions, SecretFunc, SecretReader, TokenPurpose,
-  TokenService, UserUpdater, UserUpdFunc, Validator, ValidatorFunc
+  CredChecker, GatehouseAuth, LoginResult, MaybePromise, RefreshCache, ResolvedOptions, SecretFunc, SecretKeyEntry, SecretReader,
+  SecretValue, Session, SessionKey, TokenPurpose, TokenService, UserUpdater, UserUpdFunc, Validator, ValidatorFunc
 } from './plugins/core/types.js'
+export type { JwsKey } from './plugins/core/jws.js'
 export type { ProviderMethods, DevProviderHandle } from './plugins/provider-methods.js'
 export { MemoryRefreshCache } from './plugins/core/refresh-cache.js'
 export { avatarPlugin, type AvatarOptions, type AvatarFetchOptions } from './plugins/avatar.js'
@@ -20,12 +21,13 @@ export { avatarPlugin, type AvatarOptions, type AvatarFetchOptions } from './plu
 export { User, userId, type UserData } from './lib/user.js'
 export { funcLogger, noopLogger, pinoLogger, stdLogger, type Logger, type LogLevel } from './lib/logger.js'
 export { ErrorCodes, GatehouseError, HttpError, OptionsError, RateLimitedError, sendError, type ErrorBody, type ErrorCode } from './lib/errors.js'
-export type { RateLimitOptions, FailureOptions } from './lib/throttle/options.js'
+export type { RateLimitOptions, FailureOptions, ResolvedRateLimit } from './lib/throttle/options.js'
+export type { ClientKey } from './lib/throttle/client.js'
 export type { Throttle } from './lib/throttle/throttle.js'
-export type { CrossSiteOptions } from './lib/cross-site.js'
+export type { CrossSiteOptions, CrossSiteGuard } from './lib/cross-site.js'
 export type { Duration } from './lib/duration.js'
 export { safeEqual } from './lib/compare.js'
-export type { StateStore, WriteOptions, IncrementOptions, Counter } from './lib/state-store/types.js'
+export type { StateStore, WriteOptions, IncrementOptions, Counter, Subscription } from './lib/state-store/types.js'
 export type { StateStoreOption } from './lib/state-store/resolve.js'
 export type { LoginRequest } from './lib/login-request.js'
 export { readLoginRequest, requestFields } from './lib/login-request.js'
