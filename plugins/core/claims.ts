@@ -66,7 +66,8 @@ export function sessionAud (aud: unknown): string {
 export function deepFreeze<T> (value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value)
-    for (const v of Object.values(value)) deepFreeze(v)
+    // for…in rather than Object.values: no array per object on the first-seen token's path.
+    for (const k in value) deepFreeze((value as Record<string, unknown>)[k])
   }
   return value
 }

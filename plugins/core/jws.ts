@@ -128,7 +128,8 @@ export function signJws (key: JwsKey, payload: object): string {
 
 /** A token split and parsed, not yet verified. */
 export interface DecodedJws {
-  header: Record<string, unknown>
+  /** Shared by every token with the same header text: read-only. */
+  header: Readonly<Record<string, unknown>>
   payload: Record<string, unknown>
   /** `header.payload`, the signed text. */
   input: string
@@ -146,10 +147,26 @@ export function decodeJws (token: string): DecodedJws | null {
   const first = token.indexOf('.')
   const last = token.lastIndexOf('.')
   if (first <= 0 || last === first || last === token.length - 1 || token.indexOf('.', first + 1) !== last) return null
-  const header = parseSegment(token.slice(0, first))
+  const header = headerOf(token.slice(0, first))
   const payload = parseSegment(token.slice(first + 1, last))
   if (header === null || payload === null || 'crit' in header) return null
   return { header, payload, input: token.slice(0, last), signature: token.slice(last + 1) }
+}
+
+// Every token a key signs carries the same header text, so parsed headers are kept by their text: a verification
+// then decodes and parses only the payload. Bounded: past HEADER_MEMO_MAX distinct headers (forged ones, say) the
+// rest are parsed each time, as without the memo. Frozen, because every token with that header shares the object.
+const HEADER_MEMO_MAX = 64
+const headerMemo = new Map<string, Readonly<Record<string, unknown>>>()
+
+function headerOf (segment: string): Readonly<Record<string, unknown>> | null {
+  const known = headerMemo.get(segment)
+  if (known !== undefined) return known
+  const header = parseSegment(segment)
+  if (header === null) return null
+  Object.freeze(header)
+  if (headerMemo.size < HEADER_MEMO_MAX) headerMemo.set(segment, header)
+  return header
 }
 
 function parseSegment (segment: string): Record<string, unknown> | null {

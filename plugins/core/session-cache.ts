@@ -29,6 +29,8 @@ export interface CachedSession {
   /** What revocation looks at, kept ready so that a hit allocates nothing. */
   readonly subject: RevocationSubject
   hit: boolean
+  /** The cache's own: where the entry sits in the clock's slot array (-1 before it is stored). */
+  slot: number
 }
 
 /** Entries the clock hand passes over (second chances) before it evicts regardless of their flag. */
@@ -40,7 +42,6 @@ export class SessionCache {
   // Map's deleted slots until it rehashes, so taking the oldest entry with `values().next()` after many evictions
   // walks over every deleted slot first (measured: ~10 µs per insert at 10 000 entries).
   private readonly slots: Array<CachedSession | undefined> = []
-  private readonly slotOf = new Map<CachedSession, number>()
   private readonly free: number[] = []
   private hand = 0
   constructor (readonly max: number) {}
@@ -55,8 +56,7 @@ export class SessionCache {
     if (this.max <= 0) return
     const old = this.entries.get(entry.token)
     if (old !== undefined) {
-      this.place(entry, this.slotOf.get(old)!)
-      this.slotOf.delete(old)
+      this.place(entry, old.slot)
       return
     }
     const slot = this.free.pop() ?? (this.slots.length < this.max ? this.slots.length : this.evict())
@@ -66,16 +66,13 @@ export class SessionCache {
   delete (token: string): void {
     const e = this.entries.get(token)
     if (e === undefined) return
-    const slot = this.slotOf.get(e)!
     this.entries.delete(token)
-    this.slotOf.delete(e)
-    this.slots[slot] = undefined
-    this.free.push(slot)
+    this.slots[e.slot] = undefined
+    this.free.push(e.slot)
   }
 
   clear (): void {
     this.entries.clear()
-    this.slotOf.clear()
     this.slots.length = 0
     this.free.length = 0
     this.hand = 0
@@ -83,7 +80,7 @@ export class SessionCache {
 
   private place (entry: CachedSession, slot: number): void {
     this.slots[slot] = entry
-    this.slotOf.set(entry, slot)
+    entry.slot = slot
     this.entries.set(entry.token, entry)
   }
 
@@ -101,7 +98,6 @@ export class SessionCache {
         continue
       }
       this.entries.delete(e.token)
-      this.slotOf.delete(e)
       this.slots[slot] = undefined
       return slot
     }

@@ -135,7 +135,8 @@ export function createTokenService (o: ResolvedOptions, revocations: Revocations
       expiresAt: Math.min(own.exp * 1000, now + o.tokenDurationMs),
       checkedAt: now,
       subject: subjectOf(own),
-      hit: false
+      hit: false,
+      slot: -1
     }
     cache.set(entry)
     return entry

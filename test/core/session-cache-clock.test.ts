@@ -6,7 +6,7 @@ import t from 'tap'
 import { SessionCache, type CachedSession } from '../../plugins/core/session-cache.js'
 
 function entry (token: string, expiresAt = Date.now() + 60_000): CachedSession {
-  return { token, expiresAt, hit: false } as unknown as CachedSession
+  return { token, expiresAt, hit: false, slot: -1 } as unknown as CachedSession
 }
 
 t.test('the oldest entry not hit since the hand passed is evicted; a hit one gets a second chance', async (t) => {
