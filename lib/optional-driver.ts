@@ -113,7 +113,9 @@ function resolves (name: string): boolean {
   try {
     driverResolution.resolve(name)
     return true
-  } catch {
-    return false
+  } catch (err) {
+    // Only "not found" is missing: a package that is there but cannot be resolved for `require` (an ES-module-only
+    // release, ERR_PACKAGE_PATH_NOT_EXPORTED) is loaded anyway, and says why if that fails.
+    return (err as { code?: string })?.code !== 'MODULE_NOT_FOUND'
   }
 }

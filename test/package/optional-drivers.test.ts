@@ -7,7 +7,7 @@ import t from 'tap'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { OptionsError } from '../../lib/errors.js'
-import { DriverMissingError, hasDriver, importDriver, installCommand, loadAsync, loadSync, OPTIONAL_DRIVERS, requireDriver, type DriverName } from '../../lib/optional-driver.js'
+import { DriverMissingError, driverResolution, hasDriver, importDriver, installCommand, loadAsync, loadSync, OPTIONAL_DRIVERS, requireDriver, type DriverName } from '../../lib/optional-driver.js'
 
 interface Manifest {
   dependencies: Record<string, string>
@@ -75,4 +75,15 @@ t.test('a driver that is there but does not load (a native addon of another plat
   writeFileSync(brokenModule, 'throw new Error("no such symbol")')
   const rejected = await loadAsync(brokenModule, { option: 'fileServer', feature: 'serving files' }, 'npm i broken@1').catch((e: unknown) => e)
   t.match(rejected, { code: 'GATEHOUSE_OPTION', option: 'fileServer', message: /failed to load \(no such symbol\); reinstall it: npm i broken@1$/, cause: { message: 'no such symbol' } })
+})
+
+t.test('only "not found" counts as missing: a package its exports hide from require is loaded anyway', async (t) => {
+  const resolve = driverResolution.resolve
+  t.teardown(() => { driverResolution.resolve = resolve })
+  const failWith = (code: string) => () => { throw Object.assign(new Error(code), { code }) }
+  driverResolution.resolve = failWith('ERR_PACKAGE_PATH_NOT_EXPORTED')
+  t.equal(hasDriver('ioredis'), true)
+  t.equal(typeof requireDriver<typeof import('ioredis')>('ioredis', { option: 'stateStore', feature: 'a Redis store' }).Redis, 'function')
+  driverResolution.resolve = failWith('MODULE_NOT_FOUND')
+  t.equal(hasDriver('ioredis'), false)
 })
