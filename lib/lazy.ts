@@ -1,19 +1,13 @@
 /**
- * Loading heavy optional dependencies (ioredis, lmdb, mongodb, sharp, nodemailer, argon2) only when a configured
- * feature needs them, so that importing the package stays as cheap as importing Fastify. Where the caller is
- * async, `import()` is used; classes with synchronous constructors load through `require`, at construction time.
+ * Loading dependencies only when a feature needs them, so that importing the package stays as cheap as
+ * importing Fastify. The optional drivers (ioredis, lmdb, mongodb, sharp, nodemailer, argon2, …) load through
+ * lib/optional-driver.ts, which also says what to install when one is missing; this is for what is always there.
  */
 import { createRequire } from 'node:module'
-import type Sharp from 'sharp'
 
 const require = createRequire(import.meta.url)
 
-/** Loads a CommonJS dependency synchronously, on first use. */
+/** Loads a CommonJS dependency or a built-in module synchronously, on first use. */
 export function requireLazy<T> (name: string): T {
   return require(name) as T
-}
-
-/** sharp, loaded on the first image operation (avatars, identicons, the dev server's pictures). */
-export function sharpLazy (): typeof Sharp {
-  return requireLazy<typeof Sharp>('sharp')
 }

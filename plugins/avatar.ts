@@ -7,6 +7,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { newStore, type AvatarStore } from '../stores/index.js'
 import { OptionsError } from '../lib/errors.js'
+import { DriverMissingError } from '../lib/optional-driver.js'
 import { checkUrl, resolveAvatarOptions, type AvatarOptions } from './avatar/options.js'
 import { AvatarProxy } from './avatar/proxy.js'
 import { avatarRoutes } from './avatar/serve.js'
@@ -24,6 +25,8 @@ async function gatehouseAvatar (fastify: FastifyInstance, opts: AvatarOptions): 
   try {
     store = newStore(o.store)
   } catch (err) {
+    // A bolt:// or mongodb:// address without its driver: the error says what to install.
+    if (err instanceof DriverMissingError) throw err.forOption('avatar.store')
     throw new OptionsError('avatar.store', `cannot be opened: ${(err as Error).message}`)
   }
   const logger = auth.logger

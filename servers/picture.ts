@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { sharpLazy } from '../lib/lazy.js'
+import { encodePng } from '../lib/png.js'
 
 /**
  * The picture a local OAuth2 server gives its users: a small square in a colour taken from the user
@@ -21,6 +21,6 @@ export function isPictureFile (file: string): boolean {
 /** PNG bytes of the picture for a `pictureFile()` name; the colour comes from the hash itself. */
 export async function renderPicture (file: string): Promise<Buffer> {
   const [r, g, b] = [0, 2, 4].map((i) => parseInt(file.slice(i, i + 2), 16)) as [number, number, number]
-  return await sharpLazy()({ create: { width: PICTURE_SIZE, height: PICTURE_SIZE, channels: 3, background: { r, g, b } } })
-    .png().toBuffer()
+  const colour = [r, g, b] as const
+  return encodePng({ width: PICTURE_SIZE, height: PICTURE_SIZE, pixel: () => colour })
 }

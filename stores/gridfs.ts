@@ -1,8 +1,8 @@
 import type { GridFSBucket, MongoClient, Db, GridFSFile } from 'mongodb'
-import { requireLazy } from '../lib/lazy.js'
+import { requireDriver } from '../lib/optional-driver.js'
 
 // The driver is loaded when a mongodb:// store is opened, not when the package is imported.
-const driver = (): typeof import('mongodb') => requireLazy<typeof import('mongodb')>('mongodb')
+const driver = (): typeof import('mongodb') => requireDriver<typeof import('mongodb')>('mongodb', { option: 'GridFsStore', feature: 'a mongodb:// (GridFS) avatar store' })
 import { assertAvatarId, contentIdOf, isAvatarId, type AvatarStore } from './types.js'
 
 /** Where a GridFS store keeps its avatars. */

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type { RootDatabase } from 'lmdb'
-import { requireLazy } from '../lib/lazy.js'
+import { requireDriver } from '../lib/optional-driver.js'
 import { assertAvatarId, contentIdOf, isAvatarId, type AvatarStore } from './types.js'
 
 /** Bytes of the sha1 content id kept in front of each avatar. */
@@ -22,7 +22,7 @@ export class LmdbStore implements AvatarStore {
     mkdirSync(dirname(this.path), { recursive: true })
     // noSubdir: a single file even when the name has no dot (lmdb would otherwise make a directory).
     // lmdb is loaded when a bolt:// store is opened, not when the package is imported.
-    const { open } = requireLazy<typeof import('lmdb')>('lmdb')
+    const { open } = requireDriver<typeof import('lmdb')>('lmdb', { option: 'LmdbStore', feature: 'a bolt:// avatar store' })
     this.db = open<Buffer, string>({ path: this.path, noSubdir: true, encoding: 'binary', compression: false })
   }
 

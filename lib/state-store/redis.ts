@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Redis, RedisOptions } from 'ioredis'
 import { OptionsError, RateLimitedError } from '../errors.js'
-import { requireLazy } from '../lazy.js'
+import { requireDriver } from '../optional-driver.js'
 import { checkEntry, StateStoreError, type Counter, type IncrementOptions, type StateStore, type Subscription, type WriteOptions } from './types.js'
 import { INCREMENT_SCRIPT, TAKE_SCRIPT, UNDO_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js'
 
@@ -77,7 +77,7 @@ export class RedisStateStore implements StateStore {
         retryStrategy: (times) => Math.min(times * 100, 2000)
       }
       // ioredis is loaded here, when a Redis store is really wanted, not when the package is imported.
-      const { Redis: RedisClient } = requireLazy<typeof import('ioredis')>('ioredis')
+      const { Redis: RedisClient } = requireDriver<typeof import('ioredis')>('ioredis', { option: 'RedisStateStore', feature: 'a Redis store' })
       let client: Redis
       try {
         client = new RedisClient(clientOrUrl, options)

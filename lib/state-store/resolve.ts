@@ -1,4 +1,5 @@
 import { OptionsError } from '../errors.js'
+import { DriverMissingError } from '../optional-driver.js'
 import { MemoryStateStore } from './memory.js'
 import type { StateStore } from './types.js'
 
@@ -36,7 +37,8 @@ export async function openStateStore (option: unknown, optionName: string, onErr
   try {
     return { store: new RedisStateStore(option, onError === undefined ? {} : { onError }), owned: true }
   } catch (err) {
-    if (!(err instanceof OptionsError)) throw err // e.g. ioredis not installed
+    if (err instanceof DriverMissingError) throw err.forOption(optionName) // ioredis not installed
+    if (!(err instanceof OptionsError)) throw err
     // The one option left to refuse is an address that does not parse; the store's error names neither it nor
     // any password in it, and it is not kept as the cause, so that this error stays the store option's.
     throw new OptionsError(optionName, 'is not a valid redis:// address')

@@ -3,7 +3,7 @@
  * the same user always gets the same picture and different users almost always different ones.
  */
 import { createHash } from 'node:crypto'
-import { sharpLazy } from '../../lib/lazy.js'
+import { encodePng } from '../../lib/png.js'
 
 const CELLS = 5
 const CELL = 20
@@ -28,21 +28,25 @@ export function identiconPattern (userId: string): { cells: boolean[][]; color: 
   return { cells, color: hslToRgb(hue, 0.45 + (h[18] as number) / 255 * 0.2, 0.45 + (h[19] as number) / 255 * 0.15) }
 }
 
-/** The identicon as a PNG; `size` > 0 scales it to that side (nearest neighbour keeps the edges sharp). */
+/**
+ * The identicon as a PNG; `size` > 0 scales it to that side (nearest neighbour keeps the edges sharp). Drawn and
+ * encoded here, without an image library: the default avatar needs no optional package.
+ */
 export async function identiconPng (userId: string, size = 0): Promise<Buffer> {
   const { cells, color } = identiconPattern(userId)
-  const pixels = Buffer.alloc(IDENTICON_SIZE * IDENTICON_SIZE * 3)
-  for (let y = 0; y < IDENTICON_SIZE; y++) {
-    for (let x = 0; x < IDENTICON_SIZE; x++) {
-      const row = Math.floor((y - MARGIN) / CELL)
-      const col = Math.floor((x - MARGIN) / CELL)
-      const on = row >= 0 && row < CELLS && col >= 0 && col < CELLS && cells[row]![col]!
-      pixels.set(on ? color : BACKGROUND, (y * IDENTICON_SIZE + x) * 3)
+  const side = size > 0 ? size : IDENTICON_SIZE
+  // The source pixel under the centre of each output pixel.
+  const source = (i: number): number => Math.floor((i + 0.5) * IDENTICON_SIZE / side)
+  const cellOf = (p: number): number => Math.floor((p - MARGIN) / CELL)
+  return encodePng({
+    width: side,
+    height: side,
+    pixel: (x, y) => {
+      const row = cellOf(source(y))
+      const col = cellOf(source(x))
+      return row >= 0 && row < CELLS && col >= 0 && col < CELLS && cells[row]![col]! ? color : BACKGROUND
     }
-  }
-  let img = sharpLazy()(pixels, { raw: { width: IDENTICON_SIZE, height: IDENTICON_SIZE, channels: 3 } })
-  if (size > 0 && size !== IDENTICON_SIZE) img = img.resize(size, size, { kernel: 'nearest' })
-  return img.png().toBuffer()
+  })
 }
 
 function hslToRgb (h: number, s: number, l: number): [number, number, number] {

@@ -3,8 +3,13 @@
  * their magic bytes before any decoder sees them (so SVG, HTML, PDF and the like never reach librsvg or
  * another loader); the header's dimensions are checked against a pixel limit before decoding, and libvips
  * enforces the same limit while decoding; the result is always re-encoded, never the original bytes.
+ * Decoding needs sharp (an optional package): without it no picture is turned into a PNG, so none is served.
  */
-import { sharpLazy } from '../../lib/lazy.js'
+import type Sharp from 'sharp'
+import { requireDriver } from '../../lib/optional-driver.js'
+
+/** sharp, loaded on the first picture (the avatar plugin checks at registration whether it is installed). */
+const sharp = (): typeof Sharp => requireDriver<typeof Sharp>('sharp', { option: 'avatar', feature: 'provider pictures' })
 
 export interface ImageLimits {
   /** Most pixels (width × height) a picture may have. */
@@ -39,7 +44,7 @@ export async function toPng (bytes: Uint8Array, limits: ImageLimits): Promise<Bu
   const format = sniffFormat(bytes)
   if (format === undefined) throw new PictureImageError('not a raster image (png, jpeg, gif, webp or avif)')
   const input = { limitInputPixels: limits.maxPixels, failOn: 'error' as const }
-  const meta = await sharpLazy()(bytes, input).metadata().catch((err: Error) => {
+  const meta = await sharp()(bytes, input).metadata().catch((err: Error) => {
     // libvips checks the header's dimensions against limitInputPixels already here.
     if (/pixel limit/i.test(err.message)) throw new PictureImageError(`${format} exceeds the ${limits.maxPixels}-pixel limit`)
     throw new PictureImageError(`undecodable ${format}: ${err.message}`)
@@ -50,7 +55,7 @@ export async function toPng (bytes: Uint8Array, limits: ImageLimits): Promise<Bu
   if (width * height > limits.maxPixels) throw new PictureImageError(`${width}x${height} exceeds the ${limits.maxPixels}-pixel limit`)
   try {
     // rotate(): apply the EXIF orientation, since the metadata carrying it is not copied into the PNG.
-    let img = sharpLazy()(bytes, input).rotate()
+    let img = sharp()(bytes, input).rotate()
     if (limits.resizeLimit > 0) img = img.resize(limits.resizeLimit, limits.resizeLimit, { fit: 'inside', withoutEnlargement: true })
     return await img.png().toBuffer()
   } catch (err) {

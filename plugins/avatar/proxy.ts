@@ -9,6 +9,9 @@
  * and replaces the identicon when it arrives. The avatar's link never changes, so the session's link then
  * serves the picture (browsers revalidate it with its ETag once `maxAge` has passed). Background fetches are
  * bounded in number, one per user at a time, and stopped when the plugin closes.
+ *
+ * Pictures are decoded and re-encoded by sharp, an optional package. Without it no picture is fetched and every
+ * user gets an identicon: a picture is never served as it came.
  */
 import { createHash } from 'node:crypto'
 import type { AvatarStore } from '../../stores/index.js'
@@ -17,6 +20,7 @@ import type { Logger } from '../../lib/logger.js'
 import { fetchPicture, PictureFetchError, type FetchLimits } from './fetch.js'
 import { PictureImageError, toPng } from './image.js'
 import { IDENTICON_SIZE, identiconPng } from './identicon.js'
+import { hasDriver, installCommand } from '../../lib/optional-driver.js'
 
 export interface ProxyConfig {
   /** `{url}{prefix}`: links are `<base>/<avatar_id>.image`. */
@@ -26,6 +30,8 @@ export interface ProxyConfig {
   fetch: FetchLimits
   /** How long a login waits for a picture link to be fetched and stored before going on without it, ms. */
   loginWaitMs: number
+  /** Whether pictures can be re-encoded. Default: whether sharp is installed (false stands for its absence in tests). */
+  pictures?: boolean
 }
 
 /** Picture fetches running at once; a login beyond this goes on with the identicon and fetches nothing. */
@@ -45,8 +51,13 @@ export class AvatarProxy implements AvatarSaver {
   /** Picture fetches in flight, by avatar id. */
   private readonly fetching = new Map<string, Promise<boolean>>()
   private readonly stopping = new AbortController()
+  /** False without sharp: pictures are then neither fetched nor stored. */
+  private readonly pictures: boolean
+  private toldNoPictures = false
 
-  constructor (readonly store: AvatarStore, private readonly cfg: ProxyConfig, private readonly logger: Logger) {}
+  constructor (readonly store: AvatarStore, private readonly cfg: ProxyConfig, private readonly logger: Logger) {
+    this.pictures = cfg.pictures ?? hasDriver('sharp')
+  }
 
   /** Public link of a stored avatar. */
   link (avatarId: string): string {
@@ -69,7 +80,7 @@ export class AvatarProxy implements AvatarSaver {
     const avatarId = avatarIdOf(userId)
     try {
       const url = source?.url
-      if (source?.bytes === undefined && typeof url === 'string' && url !== '') return await this.saveFromLink(userId, avatarId, url)
+      if (this.pictures && source?.bytes === undefined && typeof url === 'string' && url !== '') return await this.saveFromLink(userId, avatarId, url)
       const png = await this.picture(userId, source ?? {})
       if (png === undefined) return await this.placeholder(userId, avatarId)
       await this.store.put(avatarId, png)
@@ -131,6 +142,7 @@ export class AvatarProxy implements AvatarSaver {
   /** The user's picture as our own PNG, or undefined (no source, or a source that failed: logged). */
   private async picture (userId: string, source: Source): Promise<Buffer | undefined> {
     let where = 'picture bytes'
+    if (!this.pictures) return this.withoutPictures(source)
     try {
       let bytes = source.bytes
       if (bytes === undefined) {
@@ -146,6 +158,16 @@ export class AvatarProxy implements AvatarSaver {
       this.logger.logf('[INFO] avatar: %s refused for user %s, using an identicon: %s', where, userId, describe(err))
       return undefined
     }
+  }
+
+  /** Without sharp there is no picture to store: says once what to install, and the user gets the identicon. */
+  private withoutPictures (source: Source): undefined {
+    const given = source.bytes !== undefined || (typeof source.url === 'string' && source.url !== '')
+    if (given && !this.toldNoPictures) {
+      this.toldNoPictures = true
+      this.logger.logf('[WARN] avatar: provider pictures need sharp, which is not installed (%s); users get identicons instead', installCommand('sharp'))
+    }
+    return undefined
   }
 }
 

@@ -13,6 +13,7 @@ import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { FastifyPluginAsync } from 'fastify'
 import { OptionsError } from '../../lib/errors.js'
+import { importDriver } from '../../lib/optional-driver.js'
 
 export interface FileServerOptions {
   /** Directory to serve (must exist). */
@@ -37,8 +38,9 @@ const fileServerPluginImpl: FastifyPluginAsync<FileServerOptions> = async (fasti
   if (index !== false && (typeof index !== 'string' || index === '' || /[\\/]/.test(index))) {
     throw new OptionsError('fileServer.index', 'must be a file name or false')
   }
-  // Loaded when a file server is registered, not when the toolkit is imported.
-  await fastify.register((await import('@fastify/static')).default, {
+  // Loaded when a file server is registered, not when the toolkit is imported; an optional package.
+  const serveStatic = await importDriver<typeof import('@fastify/static')>('@fastify/static', { option: 'fileServer', feature: 'serving files' })
+  await fastify.register(serveStatic.default, {
     root,
     prefix: '/',
     list: false,

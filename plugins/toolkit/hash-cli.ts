@@ -7,7 +7,7 @@
  */
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { argon2Hash, bcryptHash, normalizeCredential } from './password-hash.js'
+import { argon2Hash, bcryptHash, checkArgon2Installed, normalizeCredential } from './password-hash.js'
 
 /** stdin as the CLI uses it; `isTTY`/`setRawMode` exist on a terminal. */
 export type CliInput = NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown }
@@ -30,6 +30,8 @@ export async function runHashCli (argv: readonly string[], stdin: CliInput, stdo
   stderr: NodeJS.WritableStream = process.stderr): Promise<number> {
   try {
     const { algo, cost } = parseArgs(argv)
+    // Before the password is asked for: without argon2 there is nothing to hash it with.
+    if (algo === 'argon2') checkArgon2Installed('--argon2')
     const passwd = await readPassword(stdin, stderr)
     if (algo === 'bcrypt') {
       if (Buffer.byteLength(normalizeCredential(passwd)) > BCRYPT_MAX_BYTES) {

@@ -4,14 +4,22 @@
  * visible password typed on different systems hashes the same.
  */
 import { requireLazy } from '../../lib/lazy.js'
+import { checkDriver, requireDriver } from '../../lib/optional-driver.js'
 import { randomBytes } from 'node:crypto'
 import { OptionsError } from '../../lib/errors.js'
 import { safeEqual } from '../../lib/compare.js'
 import { decodeBase64Strict, normalizeCredential } from '../../lib/basic-credentials.js'
 
-// Loaded on first use, not when the toolkit is imported (argon2 is a native addon).
+// Both are loaded on first use, not when the toolkit is imported. argon2 (a native addon) is an optional
+// package: `argon2Hash`, and `decodeArgon2Secret` at setup time, say what to install when it is missing.
 const bcrypt = (): typeof import('bcryptjs') => requireLazy<typeof import('bcryptjs')>('bcryptjs')
-const argon2 = (): typeof import('argon2') => requireLazy<typeof import('argon2')>('argon2')
+const ARGON2_FEATURE = 'Argon2id password hashes'
+const argon2 = (option: string): typeof import('argon2') => requireDriver<typeof import('argon2')>('argon2', { option, feature: ARGON2_FEATURE })
+
+/** Throws an OptionsError naming `option` and the `npm i` line unless argon2 is installed; loads nothing. */
+export function checkArgon2Installed (option: string): void {
+  checkDriver('argon2', { option, feature: ARGON2_FEATURE })
+}
 
 /**
  * Argon2id cost. The defaults (time 1, 64 MiB, 4 lanes, 32-byte key) are the parameters of Go's
@@ -66,7 +74,7 @@ export async function argon2Hash (passwd: string, params: Argon2Params = {}): Pr
   checkPassword('argon2Hash.passwd', passwd)
   checkArgon2Params('argon2Hash.params', params)
   const salt = randomBytes(SALT_BYTES)
-  const key = await argon2Raw(passwd, salt, ARGON2_KEY_BYTES, params)
+  const key = await argon2Raw('argon2Hash', passwd, salt, ARGON2_KEY_BYTES, params)
   return { hash: key.toString('base64'), salt: salt.toString('base64') }
 }
 
@@ -83,18 +91,19 @@ export function decodeArgon2Secret (b64hash: unknown, b64salt: unknown, params: 
   const salt = decodeBase64Strict(b64salt)
   if (salt === null || salt.length < 8) throw new OptionsError(`${label}.argon2Salt`, 'must be the base64 of a salt of at least 8 bytes')
   checkArgon2Params(`${label}.argon2Params`, params)
+  checkArgon2Installed(`${label}.argon2Hash`)
   return { hash, salt, params }
 }
 
 /** True when the password hashes to the stored Argon2id hash (compared in constant time). */
 export async function argon2Verify (passwd: string, secret: Argon2Secret): Promise<boolean> {
-  const key = await argon2Raw(passwd, secret.salt, secret.hash.length, secret.params)
+  const key = await argon2Raw('argon2Verify', passwd, secret.salt, secret.hash.length, secret.params)
   return safeEqual(key.toString('base64'), secret.hash.toString('base64'))
 }
 
 
-async function argon2Raw (passwd: string, salt: Buffer, hashLength: number, params: Argon2Params): Promise<Buffer> {
-  const a2 = argon2()
+async function argon2Raw (caller: string, passwd: string, salt: Buffer, hashLength: number, params: Argon2Params): Promise<Buffer> {
+  const a2 = argon2(caller)
   return a2.hash(normalizeCredential(passwd), {
     type: a2.argon2id,
     raw: true,

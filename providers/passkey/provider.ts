@@ -14,6 +14,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { OptionsError } from '../../lib/errors.js'
+import { importDriver } from '../../lib/optional-driver.js'
 import { requireSecondFactor, takesSecondFactor } from '../../lib/second-factor.js'
 import { applyAuthScope } from '../../plugins/core/scope.js'
 import { mountProvider, providerStateStore } from '../../plugins/core/mount.js'
@@ -33,10 +34,11 @@ async function passkey (fastify: FastifyInstance, opts: PasskeyProviderOptions):
   const o = resolvePasskeyOptions(opts, auth.options.url)
   const label = `passkey.${o.name}`
   const log: PasskeyContext['log'] = (level, format, ...args) => auth.logger.logf(`[${level}] passkey ${o.name}: ${format}`, ...args)
+  // Before any store is opened: without the package there is nothing to close.
+  const webauthn = await importDriver<WebAuthn>('@simplewebauthn/server', { option: label, feature: 'passkeys' })
   const state = await providerStateStore(fastify, o.stateStore, `${label}.stateStore`)
   const { store: passkeys, owned } = openPasskeyStore(o.store, `${label}.store`, (err) => log('WARN', 'passkey store: %s', err.message))
   if (owned) fastify.addHook('onClose', async () => { await passkeys.close() })
-  const webauthn: WebAuthn = await import('@simplewebauthn/server')
   const ctx: PasskeyContext = {
     auth,
     o,

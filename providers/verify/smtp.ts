@@ -6,7 +6,7 @@
  */
 import { OptionsError } from '../../lib/errors.js'
 import type { createTransport } from 'nodemailer'
-import { requireLazy } from '../../lib/lazy.js'
+import { requireDriver } from '../../lib/optional-driver.js'
 import type { Duration } from '../../lib/duration.js'
 import { optionDuration } from '../../lib/options.js'
 import { SendError, type Sender, type SendOptions } from './sender.js'
@@ -88,7 +88,7 @@ export class SmtpSender implements Sender {
     this.subject = opts.subject ?? 'Confirmation'
     this.where = `${opts.host}:${port}`
     // nodemailer is loaded when a mail sender is configured, not when the package is imported.
-    const nodemailer = requireLazy<{ createTransport: typeof createTransport }>('nodemailer')
+    const nodemailer = requireDriver<{ createTransport: typeof createTransport }>('nodemailer', { option: 'SmtpSender', feature: 'sending mail over SMTP' })
     this.transport = nodemailer.createTransport({
       host: opts.host,
       port,

@@ -1,4 +1,5 @@
 import { OptionsError } from '../../lib/errors.js'
+import { DriverMissingError } from '../../lib/optional-driver.js'
 import { pathOf, schemeOf } from '../address.js'
 import { LmdbPasskeyStore } from './lmdb.js'
 import { MemoryPasskeyStore } from './memory.js'
@@ -37,13 +38,18 @@ export function openPasskeyStore (option: unknown, optionName: string, onError?:
     case 'lmdb': {
       let path: string
       try { path = pathOf(option) } catch { throw new OptionsError(optionName, `is a ${scheme}:// address without a file path`) }
-      return { store: new LmdbPasskeyStore(path), owned: true }
+      try {
+        return { store: new LmdbPasskeyStore(path), owned: true }
+      } catch (err) {
+        throw err instanceof DriverMissingError ? err.forOption(optionName) : err
+      }
     }
     case 'redis':
     case 'rediss':
       try {
         return { store: new RedisPasskeyStore(option, onError === undefined ? {} : { onError }), owned: true }
       } catch (err) {
+        if (err instanceof DriverMissingError) throw err.forOption(optionName) // ioredis not installed
         if (!(err instanceof OptionsError)) throw err
         throw new OptionsError(optionName, 'is not a valid redis:// address')
       }

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type { RootDatabase } from 'lmdb'
-import { requireLazy } from '../../lib/lazy.js'
+import { requireDriver } from '../../lib/optional-driver.js'
 import {
   byCreation, checkCredential, checkId, checkUserId, decodeStored, encodeFixed, PasskeyStoreError,
   type AddResult, type PasskeyCredential, type PasskeyStore
@@ -24,7 +24,7 @@ export class LmdbPasskeyStore implements PasskeyStore {
     this.path = resolve(path)
     mkdirSync(dirname(this.path), { recursive: true })
     // lmdb is loaded when a bolt:// store is opened, not when the package is imported.
-    const { open } = requireLazy<typeof import('lmdb')>('lmdb')
+    const { open } = requireDriver<typeof import('lmdb')>('lmdb', { option: 'LmdbPasskeyStore', feature: 'a bolt:// passkey store' })
     this.db = open<Entry | string[], Key>({ path: this.path, noSubdir: true })
   }
 

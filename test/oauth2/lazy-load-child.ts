@@ -1,7 +1,7 @@
 /**
  * Run by lazy-load.test.ts in a fresh process: after each step, reports which of the heavy dependencies of the
- * OAuth2 family have been loaded: jose (ID tokens, Apple's client secret), sharp (the dev server's pictures),
- * and the dev server itself. Prints one JSON object `{ step: [loaded, …] }`.
+ * OAuth2 family have been loaded: jose (ID tokens, Apple's client secret), sharp (which the dev server's pictures
+ * must not need), and the dev server itself. Prints one JSON object `{ step: [loaded, …] }`.
  *
  * ES modules are seen through a module resolution hook (jose, the dev server); sharp, a CommonJS package
  * loaded through `require`, through the require cache.
@@ -51,7 +51,7 @@ steps.registered = await loaded()
 await app.ready()
 steps.ready = await loaded()
 
-// A user's picture on the dev server is drawn with sharp.
+// A user's picture on the dev server, drawn by the package's own PNG encoder.
 const picture = await fetch(`${serverUrl}/picture/${'0'.repeat(40)}.png`)
 await picture.arrayBuffer()
 steps.pictureServed = await loaded()

@@ -1,16 +1,30 @@
 /**
  * The package as a user gets it: a copy of the sources without `dist` (a fresh clone) is packed with
  * `npm pack` (its `prepack` builds), the tarball is installed into an empty folder next to `fastify` only,
- * and three small apps run there with this Node: an ES module and a CommonJS one (`require`), each signing in
- * and calling a protected route over HTTP, and the README tutorial without its secret, which must stop at
- * startup naming the `secret` option.
+ * and small apps run there with this Node (sources in scratch-apps.ts).
+ *
+ * The bare install (`npm i fastify fastify-gatehouse`) must stay within its size budget with no native code,
+ * sign in from an ES module and from CommonJS, stop the README tutorial without its secret, and stop every
+ * feature that needs an optional package with an OptionsError naming the `npm i` line. Then those lines are
+ * run, and each feature works with its driver: a Redis state store against a real redis-server, bolt:// avatar
+ * and passkey stores, passkey registration options, pictures re-encoded by sharp, Argon2id hashes and basic
+ * auth, mail to a real SMTP server, the file server, and a mongodb:// store that registers (no MongoDB here).
  */
 import t from 'tap'
 import { spawn } from 'node:child_process'
+import { createServer } from 'node:http'
+import { once } from 'node:events'
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, relative, sep } from 'node:path'
+import { dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import sharp from 'sharp'
+import { Redis } from 'ioredis'
+import { installCommand, OPTIONAL_DRIVERS, type DriverName } from '../../lib/optional-driver.js'
+import { RedisServer, redisMissingReason } from '../state-store/redis-server.js'
+import { MailSink } from '../verify/mail-sink.js'
+import { footprint } from './footprint.js'
+import { APPS } from './scratch-apps.js'
 
 // Packing builds the whole project and installing fetches the dependencies (from npm's cache when warm).
 t.setTimeout(600_000)
@@ -22,15 +36,16 @@ const NOT_IN_A_CLONE = new Set(['node_modules', 'dist', '.git', '.tap', 'coverag
 interface Run { code: number | null; stdout: string; stderr: string }
 
 /** Runs a command with this Node first on PATH and without the test runner's loaders and npm's script variables. */
-async function run (cmd: string, args: string[], cwd: string, env: Record<string, string> = {}, timeoutMs = 300_000): Promise<Run> {
+async function run (cmd: string, args: string[], cwd: string, env: Record<string, string> = {}, timeoutMs = 300_000, input?: string): Promise<Run> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) =>
     !k.startsWith('TAP') && !k.startsWith('npm_package_') && !k.startsWith('npm_lifecycle_') && !['NODE_OPTIONS', 'INIT_CWD', 'AUTH_SECRET'].includes(k)))
   const nodeDir = process.execPath.slice(0, process.execPath.lastIndexOf(sep))
-  const child = spawn(cmd, args, { cwd, env: { ...base, PATH: `${nodeDir}:${process.env.PATH ?? ''}`, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(cmd, args, { cwd, env: { ...base, PATH: `${nodeDir}:${process.env.PATH ?? ''}`, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
+  child.stdin?.end(input)
   let stdout = ''
   let stderr = ''
-  child.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
+  child.stdout!.on('data', (d: Buffer) => { stdout += d.toString() })
+  child.stderr!.on('data', (d: Buffer) => { stderr += d.toString() })
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
   const code = await new Promise<number | null>((resolve, reject) => { child.once('error', reject); child.once('close', resolve) })
   clearTimeout(timer)
@@ -41,54 +56,9 @@ const work = mkdtempSync(join(tmpdir(), 'gatehouse-scratch-'))
 t.teardown(() => rmSync(work, { recursive: true, force: true }))
 
 const SECRET = 'scratch-app-secret-0123456789abcdef-0123'
-
-// Signs in with the direct provider, then calls the protected route with the XSRF header, as a browser app does.
-const CLIENT = `
-async function signInAndCall (base) {
-  const login = await fetch(base + '/auth/local/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: 'alice', passwd: 'alice-pw' }) })
-  const cookies = login.headers.getSetCookie().map((c) => c.split(';')[0])
-  const xsrf = cookies.find((c) => c.startsWith('XSRF-TOKEN=')).slice('XSRF-TOKEN='.length)
-  const denied = await fetch(base + '/api/me')
-  const me = await fetch(base + '/api/me', { headers: { cookie: cookies.join('; '), 'x-xsrf-token': xsrf } })
-  return { login: login.status, denied: denied.status, status: me.status, body: await me.json() }
-}
-`
-const SETUP = `
-  await app.register(authPlugin, { secret: () => process.env.AUTH_SECRET, url: 'http://127.0.0.1' })
-  await app.register(directProvider, { name: 'local', checker: async (user, passwd) => user === 'alice' && passwd === 'alice-pw' })
-  app.get('/api/me', { preHandler: app.auth.authenticate }, async (request) => request.user)
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  const result = await signInAndCall('http://127.0.0.1:' + app.server.address().port)
-  await app.close()
-  console.log(JSON.stringify(result))
-`
-const APPS: Record<string, string> = {
-  'esm-app.mjs': `import Fastify from 'fastify'
-import authPlugin, { directProvider } from 'fastify-gatehouse'
-import { pingPlugin } from 'fastify-gatehouse/toolkit'
-${CLIENT}
-const app = Fastify()
-await app.register(pingPlugin)
-${SETUP}`,
-  'cjs-app.cjs': `const Fastify = require('fastify')
-const { authPlugin, directProvider } = require('fastify-gatehouse')
-const { pingPlugin } = require('fastify-gatehouse/toolkit')
-${CLIENT}
-async function main () {
-  const app = Fastify()
-  await app.register(pingPlugin)
-${SETUP}}
-main().catch((err) => { console.error(err); process.exit(1) })`,
-  // The README tutorial as written, started without AUTH_SECRET.
-  'tutorial.mjs': `import Fastify from 'fastify'
-import authPlugin, { directProvider } from 'fastify-gatehouse'
-const app = Fastify()
-await app.register(authPlugin, { secret: (aud) => process.env.AUTH_SECRET, url: 'https://example.com' })
-await app.register(directProvider, { name: 'local', checker: async (user, passwd) => user === 'alice' && passwd === 'alice-pw' })
-await app.listen({ port: 0, host: '127.0.0.1' })
-console.log('listening')
-await app.close()`
-}
+/** `npm i fastify fastify-gatehouse` must fit in this (the issue's 30 MB, read as MiB of `du -sk`). */
+const BARE_BUDGET_KIB = 30 * 1024
+const DRIVERS = Object.keys(OPTIONAL_DRIVERS) as DriverName[]
 
 let tarball = ''
 const scratch = join(work, 'app')
@@ -122,7 +92,20 @@ t.test('the tarball installs into an empty app next to fastify alone', async (t)
   t.equal(installed.code, 0, 'npm install succeeds', { stderr: installed.stderr.slice(-3000) })
   const pkg = JSON.parse(readFileSync(join(scratch, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
   t.same(Object.keys(pkg.dependencies).sort(), ['fastify', 'fastify-gatehouse'], 'fastify and the package, nothing else')
-  for (const [name, text] of Object.entries(APPS)) writeFileSync(join(scratch, name), text)
+  for (const [name, text] of Object.entries(APPS)) {
+    mkdirSync(dirname(join(scratch, name)), { recursive: true })
+    writeFileSync(join(scratch, name), text)
+  }
+})
+
+t.test('the bare install stays within 30 MiB with no native code and none of the optional packages', async (t) => {
+  const fp = footprint(join(scratch, 'node_modules'))
+  t.comment(`npm i fastify fastify-gatehouse: ${fp.kib} KiB on disk, ${fp.packages.size} packages, ${fp.addons.length} native addons`)
+  t.ok(fp.kib <= BARE_BUDGET_KIB, `${fp.kib} KiB <= ${BARE_BUDGET_KIB} KiB`)
+  t.same(fp.addons, [], 'no compiled addon (.node)')
+  t.same(fp.gyp, [], 'no binding.gyp')
+  t.same(fp.installScripts, [], 'no package runs a script at install')
+  t.same(DRIVERS.filter((d) => fp.packages.has(d)), [], 'no optional driver was installed')
 })
 
 for (const [kind, file] of [['an ES module app (import)', 'esm-app.mjs'], ['a CommonJS app (require)', 'cjs-app.cjs']] as const) {
@@ -141,4 +124,115 @@ t.test('the tutorial without AUTH_SECRET stops at startup, naming the secret opt
   t.match(res.stderr, /OptionsError: fastify-gatehouse: option "secret" returned no secret for the default audience/)
   t.match(res.stderr, /code: 'GATEHOUSE_OPTION'/)
   t.match(res.stderr, /option: 'secret'/)
+})
+
+// A provider's picture host on loopback: a 40x30 JPEG, and every path asked for.
+const pictureRequests: string[] = []
+const photo = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#336699' } }).jpeg().toBuffer()
+const pictureHost = createServer((req, res) => {
+  pictureRequests.push(req.url ?? '')
+  res.writeHead(200, { 'content-type': 'image/jpeg' }).end(photo)
+})
+pictureHost.listen(0, '127.0.0.1')
+await once(pictureHost, 'listening')
+t.teardown(() => { pictureHost.closeAllConnections(); pictureHost.close() })
+const PICTURE_URL = `http://127.0.0.1:${(pictureHost.address() as { port: number }).port}/photo.jpg`
+
+/** The one JSON line an app printed, after asserting it exited 0. */
+function printed (test: Pick<typeof t, 'equal'>, res: Run): Record<string, any> {
+  test.equal(res.code, 0, 'exits 0', { stderr: res.stderr.slice(-3000) })
+  return JSON.parse(res.stdout.trim().split('\n').at(-1) ?? 'null') as Record<string, any>
+}
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+/** The `npm i …` lines the package printed when a driver was missing; run once all were seen. */
+const installLines = new Set<string>()
+
+t.test('without the optional packages, every feature that needs one stops at configuration with the npm i line', async (t) => {
+  const out = printed(t, await run(process.execPath, ['missing.mjs'], scratch, { AUTH_SECRET: SECRET }, 60_000))
+  const expected: Record<string, [option: string, driver: DriverName]> = {
+    stateStore: ['stateStore', 'ioredis'],
+    redisStore: ['RedisStateStore', 'ioredis'],
+    redisPasskeys: ['passkeyStore', 'ioredis'],
+    boltAvatars: ['avatar.store', 'lmdb'],
+    boltPasskeys: ['passkeyStore', 'lmdb'],
+    boltStore: ['LmdbStore', 'lmdb'],
+    mongoAvatars: ['avatar.store', 'mongodb'],
+    passkeys: ['passkey.passkey', '@simplewebauthn/server'],
+    fileServer: ['fileServer', '@fastify/static'],
+    basicAuthArgon2: ['basicAuth.argon2Hash', 'argon2'],
+    argon2Hash: ['argon2Hash', 'argon2'],
+    smtp: ['SmtpSender', 'nodemailer']
+  }
+  t.same(Object.keys(out).sort(), Object.keys(expected).sort(), 'every case ran')
+  for (const [name, [option, driver]] of Object.entries(expected)) {
+    const message = new RegExp(`^fastify-gatehouse: option "${escape(option)}" needs ${escape(driver)} for .+, and it is not installed: ${escape(installCommand(driver))}$`)
+    t.match(out[name], { name: 'OptionsError', code: 'GATEHOUSE_OPTION', option, message }, name)
+    const line = /: (npm i \S+)$/.exec(String(out[name]?.message))?.[1]
+    if (line !== undefined) installLines.add(line)
+  }
+})
+
+t.test('without sharp a provider picture is neither fetched nor served: the identicon, and the log says what to install', async (t) => {
+  const out = printed(t, await run(process.execPath, ['avatar.mjs'], scratch, { AUTH_SECRET: SECRET, PICTURE_URL }, 60_000))
+  t.match(out, { status: 200, type: 'image/png', png: 'PNG', width: 120, height: 120 }, 'the 120x120 identicon')
+  t.same(pictureRequests, [], 'the picture host was never asked')
+  t.equal(out.sharpLog.length, 1, 'said once')
+  t.match(out.sharpLog[0], /^\[WARN\] avatar: provider pictures need sharp, which is not installed \(npm i sharp@0\.35\); users get identicons instead$/)
+  installLines.add(/\((npm i \S+)\)/.exec(String(out.sharpLog[0]))![1]!)
+})
+
+const hashCli = (): string => join(scratch, 'node_modules', 'fastify-gatehouse', 'dist', 'plugins', 'toolkit', 'hash-cli.js')
+
+t.test('the hash CLI without argon2 says what to install before asking for the password', async (t) => {
+  const res = await run(process.execPath, [hashCli(), 'hash', '--argon2'], scratch, {}, 60_000, 'pw\n')
+  t.equal(res.code, 1)
+  t.equal(res.stdout, '')
+  t.match(res.stderr, /needs argon2 for Argon2id password hashes, and it is not installed: npm i argon2@0\.45\n$/)
+})
+
+t.test('the npm i lines the package printed install every driver', async (t) => {
+  t.same([...installLines].sort(), DRIVERS.map(installCommand).sort(), 'one line per driver, each as installCommand makes it')
+  const specs = [...installLines].map((line) => line.slice('npm i '.length))
+  const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...specs], scratch)
+  t.equal(installed.code, 0, 'npm install succeeds', { stderr: installed.stderr.slice(-3000) })
+  const pkg = JSON.parse(readFileSync(join(scratch, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
+  t.same(Object.keys(pkg.dependencies).sort(), ['fastify', 'fastify-gatehouse', ...DRIVERS].sort())
+  const fp = footprint(join(scratch, 'node_modules'))
+  t.comment(`with every driver: ${fp.kib} KiB on disk, ${fp.packages.size} packages, ${fp.addons.length} native addons`)
+})
+
+t.test('with the drivers installed, each feature works', { skip: redisMissingReason() }, async (t) => {
+  const redis = new RedisServer()
+  await redis.start()
+  t.teardown(() => redis.stop())
+  const mail = new MailSink()
+  await mail.start()
+  t.teardown(() => mail.stop())
+  const env = { AUTH_SECRET: SECRET, REDIS_URL: redis.url, SMTP_PORT: String(mail.port), PICTURE_URL }
+  const out = printed(t, await run(process.execPath, ['drivers.mjs'], scratch, env, 120_000))
+  t.match(out.signIn, { login: 200, denied: 401, status: 200, body: { name: 'alice' } }, 'signed in with the Redis state store')
+  t.match(out.passkeyOptions, { status: 200, body: { challenge: /^[\w-]{16,}$/, rp: { id: 'localhost' }, user: { name: 'alice' } } }, 'passkey registration options')
+  t.same(out.picture, { png: 'PNG', width: 40, height: 30 }, 'the picture, re-encoded as PNG (the source is a JPEG)')
+  t.same(out.files, ['./data/avatars.db', './data/passkeys.db'], 'the bolt:// stores are files')
+  t.same(out.redisOnce, [true, false], 'setIfAbsent on Redis: once')
+  t.same(out.argon2, [true, false], 'Argon2id hash verifies the password and refuses another')
+  t.same(out.web, { ops: [200, 'ops ok'], wrong: 403, file: [200, 'hello from the file server'] }, 'basic auth with Argon2id, the file server')
+  t.match(mail.mails, [{ from: 'site@example.com', to: ['bob@example.com'], body: 'your code: 1234' }], 'the mail reached the SMTP server')
+  t.equal(out.mongoRegistered, true, 'a mongodb:// avatar store registers')
+  const client = new Redis(redis.url)
+  t.teardown(() => client.quit())
+  t.ok((await client.keys('gatehouse:*')).length > 0, 'the state store wrote to Redis')
+})
+
+t.test('the same avatar app with sharp installed serves the picture, re-encoded', async (t) => {
+  const out = printed(t, await run(process.execPath, ['avatar.mjs'], scratch, { AUTH_SECRET: SECRET, PICTURE_URL }, 60_000))
+  t.match(out, { status: 200, type: 'image/png', png: 'PNG', width: 40, height: 30, sharpLog: [] })
+  t.ok(pictureRequests.length > 0, 'the picture was fetched')
+})
+
+t.test('the hash CLI with argon2 prints a hash and a salt', async (t) => {
+  const res = await run(process.execPath, [hashCli(), 'hash', '--argon2'], scratch, {}, 60_000, 'pw\n')
+  t.equal(res.code, 0, res.stderr)
+  t.match(res.stdout, /^hash=[A-Za-z0-9+/]{43}=\nsalt=[A-Za-z0-9+/]{22}==\n$/)
 })
