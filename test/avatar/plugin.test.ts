@@ -35,6 +35,7 @@ t.test('bad options fail registration with an OptionsError naming the option', a
     [{ prefix: 'avatar' }, 'avatar.prefix'],
     [{ url: 'ftp://x' }, 'avatar.url'],
     [{ maxAge: -5 }, 'avatar.maxAge'],
+    [{ maxAge: '1 hour' }, 'avatar.maxAge'],
     [{ fetch: { maxBytes: 0 } }, 'avatar.fetch.maxBytes'],
     [{ fetch: { timeout: 'soon' } }, 'avatar.fetch.timeout'],
     [{ fetch: { connectTimeout: -1 } }, 'avatar.fetch.connectTimeout'],
@@ -79,7 +80,7 @@ t.test('prefix and url shape the links and the route; the store closes with Fast
     list: () => [...inner.keys()],
     close: () => { closed++ }
   }
-  const app = await coreWithAvatar({ store, prefix: '/pics', url: 'https://cdn.example.com/', maxAge: 60 })
+  const app = await coreWithAvatar({ store, prefix: '/pics', url: 'https://cdn.example.com/', maxAge: '1m' })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
   const link = await app.auth.avatar!.save('github_x', { bytes: await png(5, 5) })

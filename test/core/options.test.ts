@@ -25,6 +25,9 @@ t.test('bad options are startup errors naming the option', async (t) => {
     [{ ...base, xsrf: { cookieName: 'X' } }, 'xsrf.cookieName'],
     [{ ...base, sameSite: 'Lax' }, 'sameSite'],
     [{ ...base, session: { prefix: '/x' } }, 'session.prefix'],
+    [{ ...base, rateLimit: { prefix: '/x' } }, 'rateLimit.prefix'],
+    [{ ...base, rateLimit: { login: { logLevel: 'x' } } }, 'rateLimit.login.logLevel'],
+    [{ ...base, crossSite: { prefix: '/x' } }, 'crossSite.prefix'],
     [{ ...base, session: 5 }, 'session'],
     [{ ...base, tokenSources: { cookie: 'x' } }, 'tokenSources.cookie'],
     [{ ...base, basicAuth: { adminPassword: 'x' } }, 'basicAuth.adminPassword'],
@@ -50,7 +53,7 @@ t.test('bad options are startup errors naming the option', async (t) => {
 
 t.test('the root hands avatar options to the avatar plugin (maxAge included)', async (t) => {
   const { app, base: b } = await listen(async (a) => {
-    await a.register(authPlugin, { ...base, avatar: { maxAge: 60, prefix: '/pics' }, providers: [{ kind: 'direct', name: 'local', checker: () => true }] })
+    await a.register(authPlugin, { ...base, avatar: { maxAge: 60_000, prefix: '/pics' }, providers: [{ kind: 'direct', name: 'local', checker: () => true }] })
   })
   t.teardown(() => app.close())
   const c = client(b)
