@@ -171,6 +171,23 @@ t.test('refresh: new cookie after session.tokenDuration, same session; none afte
   t.same(await r.json(), { status: 'not logged in' }, '/status says not logged in')
 })
 
+t.test('an expired cookie session without its XSRF header is refused before any refresh', async (t) => {
+  const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() })
+  t.teardown(() => clock.uninstall())
+  const c = await login('ivy')
+  const token = c.jar.get('JWT')!
+  const jti = c.jar.get('XSRF-TOKEN')!
+  updaterCalls.length = 0
+  clock.tick(16 * 60_000) // past tokenDuration: a request with its XSRF header would refresh
+  for (const [label, headers] of [['no header', {}], ['wrong header', { 'x-xsrf-token': 'forged' }]] as const) {
+    const r = await client(base).fetch('/private', { headers: { cookie: `JWT=${token}; XSRF-TOKEN=${jti}`, ...headers } })
+    t.equal(r.status, 401, label)
+    t.equal((await r.json() as { code: string }).code, 'GATEHOUSE_XSRF', label)
+    t.same(r.headers.getSetCookie(), [], `${label}: no refreshed cookie handed out`)
+  }
+  t.equal(updaterCalls.length, 0, 'no refresh ran (the claims updater was not called)')
+})
+
 t.test('concurrent requests with one expired token refresh it once', async (t) => {
   const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() })
   t.teardown(() => clock.uninstall())
