@@ -67,14 +67,14 @@ export interface ResolvedAvatarOptions {
   fetch: FetchLimits
 }
 
-const KNOWN = keyList<AvatarOptions>({ store: true, prefix: true, url: true, resizeLimit: true, maxAge: true, fetch: true })
+export const AVATAR_KEYS = keyList<AvatarOptions>({ store: true, prefix: true, url: true, resizeLimit: true, maxAge: true, fetch: true })
 const KNOWN_FETCH = keyList<AvatarFetchOptions>({
   maxBytes: true, connectTimeout: true, timeout: true, maxRedirects: true, maxPixels: true, allowPrivate: true, allowedHosts: true, loginWait: true
 })
 
 /** Validates the options and applies defaults; errors name the option as `avatar.<name>`. */
 export function resolveAvatarOptions (opts: AvatarOptions): ResolvedAvatarOptions {
-  const o = checkKeys(opts ?? {}, KNOWN, 'avatar') as AvatarOptions
+  const o = checkKeys(opts ?? {}, AVATAR_KEYS, 'avatar') as AvatarOptions
   const f = (o.fetch === undefined ? {} : checkKeys(o.fetch, KNOWN_FETCH, 'avatar.fetch')) as AvatarFetchOptions
   if (o.store !== undefined && typeof o.store !== 'string' && (typeof o.store !== 'object' || o.store === null)) {
     throw new OptionsError('avatar.store', 'must be a store object or an address string')
