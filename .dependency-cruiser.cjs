@@ -1,17 +1,39 @@
 /**
- * Layer rules of fastify-gatehouse, checked by `npm run lint:deps` in CI. Dependencies point one way:
+ * Layer rules of fastify-gatehouse, checked by `npm run lint:deps` in CI. Dependencies point one way, down this
+ * list (a module may import its own layer and any layer below it, never one above):
  *
- *   entries (index.ts, toolkit.ts, augment.ts) → root composer (plugins/auth.ts, plugins/provider-methods.ts)
- *   → providers → auth core (plugins/core*, hooks) → lib
- *   avatar plugin → auth core, stores → lib;  toolkit → lib;  servers → lib;  stores → lib
+ *   6 entries              index.ts, toolkit.ts, augment.ts
+ *   5 root composer        plugins/auth.ts, plugins/provider-methods.ts
+ *   4 plugins on the core  providers/, plugins/avatar(.ts|/)
+ *   3 core plugin          plugins/core.ts (composes the core's parts and the hooks into `fastify.auth`)
+ *   2 hooks                hooks/ (types of their own; the core's parts never import them)
+ *   1 core parts           plugins/core/ (token service, sessions with their XSRF rule, keys, revocation, …)
+ *   0 leaves               lib/, stores/, servers/, plugins/toolkit/ (each also stands alone, see below)
  *
  * Type-only imports count: a cycle through types is still a cycle.
  */
-const LOWER_THAN_ROOT = '^(lib|hooks|providers|servers|stores|plugins/(core|avatar|toolkit))'
-const ROOT = '^(index\\.ts|toolkit\\.ts|augment\\.ts|plugins/auth\\.ts|plugins/provider-methods\\.ts)$'
+const LAYERS = [
+  '^(lib|stores|servers|plugins/toolkit)/',
+  '^plugins/core/',
+  '^hooks/',
+  '^plugins/core\\.ts$',
+  '^(providers/|plugins/avatar(\\.ts$|/))',
+  '^plugins/(auth|provider-methods)\\.ts$',
+  '^(index|toolkit|augment)\\.ts$'
+]
+
+/** One rule per layer: nothing in it imports a module of a higher layer. */
+const layerRules = LAYERS.slice(0, -1).map((path, i) => ({
+  name: `layer-${i}-imports-no-higher-layer`,
+  severity: 'error',
+  comment: `A module of layer ${i} (${path}) imports nothing of a higher layer (see the list at the top of this file).`,
+  from: { path },
+  to: { path: LAYERS.slice(i + 1).map((p) => `(${p})`).join('|') }
+}))
 
 module.exports = {
   forbidden: [
+    ...layerRules,
     { name: 'no-circular', severity: 'error', comment: 'No import cycles, type imports included.', from: {}, to: { circular: true } },
     {
       name: 'lib-is-a-leaf',
@@ -21,18 +43,18 @@ module.exports = {
       to: { path: '^(plugins|providers|hooks|servers|stores|index\\.ts|toolkit\\.ts|augment\\.ts)' }
     },
     {
+      name: 'hooks-own-their-types',
+      severity: 'error',
+      comment: 'The hooks depend on lib and their own types (hooks/types.ts) only, not on the core parts they are given.',
+      from: { path: '^hooks/' },
+      to: { path: '^plugins/' }
+    },
+    {
       name: 'toolkit-stands-alone',
       severity: 'error',
       comment: 'The HTTP toolkit imports nothing from the auth core, providers, stores or servers.',
       from: { path: '^plugins/toolkit/' },
       to: { path: '^(plugins/(?!toolkit/)|providers|hooks|servers|stores)' }
-    },
-    {
-      name: 'core-knows-no-plugins',
-      severity: 'error',
-      comment: 'The auth core (plugins/core*, hooks) imports nothing from providers, avatar, toolkit, stores or servers.',
-      from: { path: '^(plugins/core|hooks/)' },
-      to: { path: '^(plugins/(avatar|toolkit|auth|provider-methods)|providers|servers|stores)' }
     },
     {
       name: 'providers-below-the-root',
@@ -54,13 +76,6 @@ module.exports = {
       comment: 'Stores and the OAuth2 servers depend on lib only.',
       from: { path: '^(stores|servers)/' },
       to: { path: '^(plugins|providers|hooks|servers|stores)/', pathNot: '^$1/' }
-    },
-    {
-      name: 'nothing-imports-the-root',
-      severity: 'error',
-      comment: 'Only entries import the root composer; the layers below never reach up.',
-      from: { path: LOWER_THAN_ROOT },
-      to: { path: ROOT }
     },
     {
       name: 'no-unresolvable',

@@ -7,7 +7,9 @@ import './augment.js'
 
 export { authPlugin, authPlugin as default, type AuthOptions, type ProviderEntry } from './plugins/auth.js'
 export { corePlugin } from './plugins/core.js'
-export type { CoreOptions, XsrfOptions } from './plugins/core/options.js'
+export type {
+  BasicAuthOptions, CookieOptions, CoreOptions, RevocationOptions, SessionOptions, TokenSourceOptions, XsrfOptions
+} from './plugins/core/options.js'
 export type {
   AuthHook, AuthProvider, AvatarSaver, BasicAuthChecker, BasicAuthResult, Claims, ClaimsInput, ClaimsUpdater, ClaimsUpdFunc,
   CredChecker, GatehouseAuth, LoginResult, MaybePromise, RefreshCache, ResolvedOptions, SecretFunc, SecretKeyEntry, SecretReader,

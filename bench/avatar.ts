@@ -1,5 +1,5 @@
 /**
- * Issue 5 benchmark: `GET {avatarPrefix}/<id>.image` from the lmdb and the file store, against @fastify/static
+ * Issue 5 benchmark: `GET {avatar.prefix}/<id>.image` from the lmdb and the file store, against @fastify/static
  * serving the same PNG bytes from disk (the baseline), in one run. Target: each store >= 1.0x the baseline.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -16,7 +16,7 @@ const SECRET = 'bench-secret-0123456789abcdef-0123456789abcdef'
 
 async function gatehouse (store: string): Promise<FastifyInstance> {
   const app = Fastify()
-  await app.register(authPlugin, { secret: () => SECRET, url: 'http://127.0.0.1', avatarStore: store })
+  await app.register(authPlugin, { secret: () => SECRET, url: 'http://127.0.0.1', avatar: { store } })
   // Until the root plugin registers the avatar plugin itself.
   if (app.auth.avatar === null) await app.register(avatarPlugin, { store })
   return app

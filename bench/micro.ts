@@ -61,7 +61,7 @@ for (let i = 0; i < FIRST_SEEN_TOKENS; i++) {
   fresh.push(cookieRequest(s.token, s.claims.jti))
 }
 
-// A session whose token expired 20 minutes ago (tokenDuration 15 min): every call refreshes it.
+// A session whose token expired 20 minutes ago (session.tokenDuration 15 min): every call refreshes it.
 const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() - 20 * 60_000 })
 const old = await refreshing.auth.tokens.create({ user: USER })
 clock.uninstall()

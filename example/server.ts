@@ -95,13 +95,12 @@ async function assemble (app: FastifyInstance, cfg: ReturnType<typeof readConfig
     secret: () => cfg.secret,
     url,
     logger,
-    avatarStore: cfg.avatarStore,
     // The demo's own OAuth2 servers are on loopback, so their pictures are fetched from there (and only there).
-    avatarFetch: { allowPrivate: ['127.0.0.0/8', '::1'] },
+    avatar: { store: cfg.avatarStore, fetch: { allowPrivate: ['127.0.0.0/8', '::1'] } },
     providers: [{ kind: 'direct', name: 'local', checker: checkLocalUser }],
     claimsUpdater: addDemoRoles
   }
-  if (cfg.adminPasswd !== undefined) opts.adminPasswd = cfg.adminPasswd
+  if (cfg.adminPasswd !== undefined) opts.basicAuth = { adminPasswd: cfg.adminPasswd }
   await app.register(authPlugin, opts)
   const services = await addDemoProviders(app, { cfg, url, logger, out: io.out, ...life })
   await registerMonitoring(app, [

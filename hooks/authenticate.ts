@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { UserResolver } from '../plugins/core/session.js'
+import type { ResolveUser } from './types.js'
 import type { User } from '../lib/user.js'
 import { HttpError, sendHttpError } from '../lib/errors.js'
 
@@ -10,7 +10,7 @@ export type Guard = (user: User | null) => HttpError | null
  * Builds a preHandler that resolves the user, applies `guard`, and either attaches the user or answers
  * `{error, details}`. authenticate, admin and rbac are this with different guards.
  */
-export function guardedHook (resolve: UserResolver, guard: Guard) {
+export function guardedHook (resolve: ResolveUser, guard: Guard) {
   // Answering hooks return the reply: without it, Fastify carries on to the handler whenever an async onSend
   // hook delays the send (the client would get the 401, but the handler's side effects would happen).
   return async function gatehouseGuard (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
@@ -33,6 +33,6 @@ export function guardedHook (resolve: UserResolver, guard: Guard) {
 export const requireUser: Guard = (user) => user === null ? new HttpError(401, 'unauthorized', 'not logged in') : null
 
 /** preHandler: a signed-in user is required. */
-export function authenticateHook (resolve: UserResolver) {
+export function authenticateHook (resolve: ResolveUser) {
   return guardedHook(resolve, requireUser)
 }

@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { UserResolver } from '../plugins/core/session.js'
+import type { ResolveUser } from './types.js'
 import { HttpError } from '../lib/errors.js'
 
 /** preHandler: attaches the user when the request carries a valid session; never rejects. */
-export function traceHook (resolve: UserResolver) {
+export function traceHook (resolve: ResolveUser) {
   return async function gatehouseTrace (request: FastifyRequest, reply: FastifyReply): Promise<void> {
     try {
       const resolved = resolve(request, reply)

@@ -1,14 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { UserUpdFunc } from '../plugins/core/types.js'
+import type { UpdateUser } from './types.js'
 import { User } from '../lib/user.js'
 import { traceHook } from './trace.js'
-import type { UserResolver } from '../plugins/core/session.js'
+import type { ResolveUser } from './types.js'
 
 /**
  * preHandler: replaces `request.user` through the updater on every request. Resolves the user itself when
  * no earlier hook did; a request without a user passes through untouched. The updater gets a copy it may change.
  */
-export function updateUserHook (resolve: UserResolver, updater: UserUpdFunc) {
+export function updateUserHook (resolve: ResolveUser, updater: UpdateUser) {
   const trace = traceHook(resolve)
   return async function gatehouseUpdateUser (request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (request.user == null) await trace(request, reply)

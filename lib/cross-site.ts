@@ -14,7 +14,7 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError, OptionsError } from './errors.js'
-import { checkKeys, named, optionBoolean, optionList } from './options.js'
+import { keyList, named, optionBoolean, optionGroup, optionList } from './options.js'
 
 /** The `crossSite` option: which pages may send login, confirm and logout requests. `false` turns the check off. */
 export interface CrossSiteOptions {
@@ -27,6 +27,8 @@ export interface CrossSiteOptions {
   allowSameSite?: boolean
 }
 
+const CROSS_SITE_KEYS = keyList<CrossSiteOptions>({ trustedOrigins: true, allowSameSite: true })
+
 /** Tells whether a request comes cross-site (and so must be refused). */
 export interface CrossSiteGuard {
   isCrossSite(request: FastifyRequest): boolean
@@ -37,7 +39,7 @@ export interface CrossSiteGuard {
 /** The guard the options describe, or `false` when it is off. Throws OptionsError naming `crossSite.*`. */
 export function crossSiteGuard (value: unknown, ownOrigin: string, allowedHosts: readonly string[], name = 'crossSite'): CrossSiteGuard | false {
   if (value === false) return false
-  const o = checkKeys(value ?? {}, ['trustedOrigins', 'allowSameSite'], name) as CrossSiteOptions
+  const o = optionGroup<CrossSiteOptions>(name, value ?? undefined, CROSS_SITE_KEYS)
   const origins = new Set([ownOrigin])
   for (const entry of optionList(named(name, 'trustedOrigins'), o.trustedOrigins)) origins.add(originOf(entry, named(name, 'trustedOrigins')))
   const hosts = new Set(allowedHosts.map((h) => h.toLowerCase()))

@@ -75,7 +75,7 @@ export class GatehouseError extends Error {
 
 /** A registration-time configuration error naming the option (`code: GATEHOUSE_OPTION`). */
 export class OptionsError extends GatehouseError {
-  /** The option at fault, e.g. `secret` or `avatarFetch.maxBytes`. */
+  /** The option at fault, e.g. `secret`, `cookies.sameSite` or `avatar.fetch.maxBytes`. */
   readonly option: string
   constructor (option: string, message: string, options?: { cause?: unknown }) {
     super(`fastify-gatehouse: option "${option}" ${message}`, ErrorCodes.OPTION, options)

@@ -20,6 +20,29 @@ export function checkKeys (opts: unknown, known: readonly string[], label?: stri
   return opts as Record<string, unknown>
 }
 
+/**
+ * The keys of an options interface, written as a record so that the compiler checks the list against the type:
+ * `keyList<SessionOptions>({ tokenDuration: true, … })` fails to compile when a key of `SessionOptions` is
+ * missing or one is extra, so a new option cannot be forgotten in the list that validation and the root's split use.
+ */
+export function keyList<T> (keys: Record<keyof Required<T>, true>): readonly string[] {
+  return Object.freeze(Object.keys(keys))
+}
+
+/**
+ * An options group (`cookies`, `session`, …): undefined when absent (`{}` then), else an object whose keys are
+ * all in `known`; an unknown key is an OptionsError naming its path (`cookies.sameSite`).
+ */
+export function optionGroup<T> (name: string, value: unknown, known: readonly string[]): Partial<T> {
+  if (value === undefined) return {}
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new OptionsError(name, 'must be an object')
+  // Fastify's registration keys belong to the top level only.
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) throw new OptionsError(named(name, key), 'is not a known option')
+  }
+  return value as Partial<T>
+}
+
 /** `label.key`, or `key` without a label. */
 export function named (label: string | undefined, key: string): string {
   return label === undefined ? key : `${label}.${key}`

@@ -6,13 +6,12 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { OptionsError } from '../lib/errors.js'
-import { FASTIFY_KEYS } from '../lib/options.js'
+import { checkKeys, keyList } from '../lib/options.js'
 import { corePlugin } from './core.js'
 import { CORE_OPTION_KEYS, type CoreOptions } from './core/options.js'
 import type { AuthProvider, CredChecker } from './core/types.js'
 import { avatarPlugin } from './avatar.js'
-import type { AvatarFetchOptions, AvatarOptions } from './avatar/options.js'
-import type { AvatarStore } from '../stores/types.js'
+import type { AvatarOptions } from './avatar/options.js'
 import { providerMethods } from './provider-methods.js'
 import type { OAuth2Overrides } from '../providers/oauth2/builtins.js'
 import type { CustomClient, CustomProviderOptions } from '../providers/oauth2/custom.js'
@@ -35,39 +34,32 @@ export type ProviderEntry =
   | { kind: 'verify'; name: string; template: string; sender: Sender | SenderFunc; options?: VerifyOptions }
   | { kind: 'telegram'; options: TelegramOptions }
 
-/** Options of the root plugin: the core's, the avatar proxy's (prefixed `avatar`) and the providers. */
+/** Options of the root plugin: the core's, the avatar proxy's (`avatar`) and the providers. */
 export interface AuthOptions extends CoreOptions {
-  /** Prefix of the avatar routes. Default `/avatar`. */
-  avatarPrefix?: string
-  /** Avatar store instance or address (`memory://`, `file://`, `bolt://`, `mongodb://`). Default in-memory. */
-  avatarStore?: string | AvatarStore
-  /** Resize avatars to at most this many pixels per side at store time; 0 disables. Default 0. */
-  avatarResizeLimit?: number
-  /** `max-age` of served avatars in seconds. Default 3600. */
-  avatarMaxAge?: number
-  /** Limits on fetching providers' pictures (size, time, redirects, pixels, private targets). */
-  avatarFetch?: AvatarFetchOptions
+  /**
+   * The avatar proxy (see the README's "Avatars"): `{ prefix, store, resizeLimit, maxAge, fetch }`, on by default
+   * with an in-memory store. `false`: no avatar proxy, and providers' picture links are dropped from the user.
+   */
+  avatar?: AvatarOptions | false
   /** Providers to mount at registration (or register the provider plugins yourself, after this one). */
   providers?: ProviderEntry[]
 }
 
-/** Root option → avatar plugin option. */
-const AVATAR_KEYS: Record<string, keyof AvatarOptions> = {
-  avatarPrefix: 'prefix', avatarStore: 'store', avatarResizeLimit: 'resizeLimit', avatarMaxAge: 'maxAge', avatarFetch: 'fetch'
-}
+/** The keys of the root plugin besides the core's. */
+const ROOT_KEYS = keyList<Omit<AuthOptions, keyof CoreOptions>>({ avatar: true, providers: true })
 
 /** Splits the root options into each plugin's part; unknown keys are refused here, naming them. */
-function split (opts: AuthOptions): { core: CoreOptions; avatar: AvatarOptions; providers: ProviderEntry[] } {
-  if (opts === null || typeof opts !== 'object') throw new OptionsError('(options)', 'must be an object')
+function split (opts: AuthOptions): { core: CoreOptions; avatar: AvatarOptions | false; providers: ProviderEntry[] } {
+  const all = checkKeys(opts, [...CORE_OPTION_KEYS, ...ROOT_KEYS])
   const core: Record<string, unknown> = {}
-  const avatar: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(opts)) {
-    if (CORE_OPTION_KEYS.includes(key)) core[key] = value
-    else if (Object.hasOwn(AVATAR_KEYS, key)) { if (value !== undefined) avatar[AVATAR_KEYS[key]!] = value } else if (key !== 'providers' && !FASTIFY_KEYS.includes(key)) throw new OptionsError(key, 'is not a known option')
+  for (const key of CORE_OPTION_KEYS) if (Object.hasOwn(all, key)) core[key] = all[key]
+  const avatar = opts.avatar ?? {}
+  if (avatar !== false && (avatar === null || typeof avatar !== 'object' || Array.isArray(avatar))) {
+    throw new OptionsError('avatar', 'must be an object of avatar options or false')
   }
   const providers = opts.providers ?? []
   if (!Array.isArray(providers)) throw new OptionsError('providers', 'must be a list')
-  return { core: core as unknown as CoreOptions, avatar: avatar as AvatarOptions, providers }
+  return { core: core as unknown as CoreOptions, avatar, providers }
 }
 
 async function gatehouse (fastify: FastifyInstance, opts: AuthOptions): Promise<void> {
@@ -79,7 +71,7 @@ async function gatehouse (fastify: FastifyInstance, opts: AuthOptions): Promise<
     await fastify.register((await import('@fastify/formbody')).default, { bodyLimit: 64 * 1024 })
   }
   await fastify.register(corePlugin, parts.core)
-  await fastify.register(avatarPlugin, parts.avatar)
+  if (parts.avatar !== false) await fastify.register(avatarPlugin, parts.avatar)
   let ready = false
   fastify.addHook('onReady', async () => { ready = true })
   const methods = providerMethods(fastify, () => ready)

@@ -19,9 +19,10 @@ import { createTokenService } from './core/tokens.js'
 import { Revocations } from './core/revocation.js'
 import { createUserResolver } from './core/session.js'
 import { makeRedirectPolicy } from './core/redirect.js'
+import { AudienceRule } from './core/audience.js'
 import { authRoutes } from './core/routes.js'
 import { closeRegistry, createRegistry, mountLater, providerNames } from './core/mount.js'
-import type { GatehouseAuth, LoginResult, UserUpdater, UserUpdFunc } from './core/types.js'
+import type { GatehouseAuth, LoginResult, ResolvedOptions, UserUpdater, UserUpdFunc } from './core/types.js'
 import { authenticateHook } from '../hooks/authenticate.js'
 import { adminHook } from '../hooks/admin.js'
 import { rbacHook } from '../hooks/rbac.js'
@@ -32,24 +33,7 @@ import { xsrfHook } from '../hooks/xsrf.js'
 async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Promise<void> {
   // Without a `logger` option the package writes through Fastify's own log; a host's logger gets redacted lines.
   const o = resolveOptions({ ...opts, logger: packageLogger(opts.logger, fastify.log) as CoreOptions['logger'] })
-  const { store: stateStore, owned } = await openStateStore(opts.stateStore, 'stateStore', (err) => o.logger.logf('[WARN] state store: %s', err.message))
-  const throttle = await createThrottle(fastify, stateStore, o.rateLimit, o.clientKey)
-  const revocations = o.revocation === null
-    ? null
-    : new Revocations({
-      store: stateStore,
-      recheckMs: o.revocation.recheckMs,
-      cacheLifetimeMs: o.tokenDurationMs,
-      sessionLifetimeMs: o.cookieDurationMs + o.tokenDurationMs,
-      logger: o.logger,
-      dropCache: () => { tokens.cache.clear() }
-    })
-  const tokens = createTokenService(o, revocations)
-  fastify.addHook('onClose', async () => {
-    await revocations?.close()
-    if (owned) await stateStore.close()
-  })
-  await revocations?.start()
+  const { stateStore, throttle, revocations, tokens, audiences } = await openServices(fastify, o, opts.stateStore)
   const resolve = createUserResolver(o, tokens, throttle)
   const safeRedirect = makeRedirectPolicy(o.url, o.origin, o.allowedRedirectHosts)
 
@@ -64,7 +48,7 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
     admin: adminHook(resolve),
     rbac: (roles) => rbacHook(resolve, roles),
     trace: traceHook(resolve),
-    xsrf: xsrfHook(o),
+    xsrf: xsrfHook({ ...o.xsrf, cookieName: o.cookies.xsrfName }),
     updateUser (updater?: UserUpdater | UserUpdFunc) {
       const fn = updater === undefined ? o.userUpdater : adaptUpdater(updater)
       if (fn === undefined) throw new OptionsError('userUpdater', 'is needed by updateUser() when it is called without an updater')
@@ -98,11 +82,7 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
     },
     jwks: tokens.jwks,
     safeRedirect,
-    checkAudience (aud) {
-      if (o.audiences.length === 0) return
-      if (aud === undefined) throw new HttpError(403, 'forbidden', 'an audience (site) is required')
-      if (!o.audiences.includes(aud)) throw new HttpError(403, 'forbidden', `audience "${aud}" is not allowed`)
-    }
+    checkAudience: (aud) => { audiences.checkLogin(aud) }
   }
   createRegistry(auth)
   fastify.addHook('onReady', async () => { closeRegistry(auth) })
@@ -110,9 +90,32 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
 
   // The root plugin adds the add*Provider methods to this same object (see augment.ts).
   fastify.decorate('auth', auth as FastifyInstance['auth'])
-  // `request.user` is set by the auth hooks, not declared with decorateRequest: @fastify/jwt declares the same
-  // name synchronously and would crash the process if it came second (see the README on using both).
+  decorateUser(fastify)
   await fastify.register(authRoutes(auth, resolve), { prefix: o.authPrefix })
+}
+
+/** The state store, throttle, revocation and token service of one core instance, closed with it. */
+async function openServices (fastify: FastifyInstance, o: ResolvedOptions, storeOption: CoreOptions['stateStore']) {
+  const { store: stateStore, owned } = await openStateStore(storeOption, 'stateStore', (err) => o.logger.logf('[WARN] state store: %s', err.message))
+  const throttle = await createThrottle(fastify, stateStore, o.rateLimit, o.clientKey)
+  const revocations = o.revocation === null
+    ? null
+    : new Revocations({
+      store: stateStore,
+      recheckMs: o.revocation.recheckMs,
+      cacheLifetimeMs: o.session.tokenDurationMs,
+      sessionLifetimeMs: o.session.maxAgeMs + o.session.tokenDurationMs,
+      logger: o.logger,
+      dropCache: () => { tokens.cache.clear() }
+    })
+  const audiences = new AudienceRule(o.audiences)
+  const tokens = createTokenService(o, revocations, audiences)
+  fastify.addHook('onClose', async () => {
+    await revocations?.close()
+    if (owned) await stateStore.close()
+  })
+  await revocations?.start()
+  return { stateStore, throttle, revocations, tokens, audiences }
 }
 
 async function completeLogin (auth: GatehouseAuth, request: FastifyRequest, reply: FastifyReply, result: LoginResult): Promise<FastifyReply> {
@@ -136,6 +139,15 @@ async function completeLogin (auth: GatehouseAuth, request: FastifyRequest, repl
   if (to !== undefined) return reply.redirect(to, 302)
   // The claims updater may have shaped the user (role, attrs): answer with what the session carries.
   return reply.send(new User(claims.user ?? user))
+}
+
+/**
+ * `request.user` is `null` until an auth hook sets it. Declared here unless a plugin registered earlier declared
+ * it (@fastify/jwt with its default `decoratorName` does, with the same `null`): each request then has the property
+ * from the start, in one shape. @fastify/jwt registered after the core needs another `decoratorName`.
+ */
+function decorateUser (fastify: FastifyInstance): void {
+  if (!fastify.hasRequestDecorator('user')) fastify.decorateRequest('user', null)
 }
 
 /** `?all=1` (or `true`) on a logout ends every session of the user, not only this one. */

@@ -4,7 +4,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { Duration } from '../duration.js'
 import { OptionsError } from '../errors.js'
-import { checkKeys, named, optionDuration, optionFunction, optionInt } from '../options.js'
+import { keyList, named, optionDuration, optionFunction, optionGroup, optionInt } from '../options.js'
 
 /** Lockout after failed credential checks (direct login, basic auth). */
 export interface FailureOptions {
@@ -48,15 +48,20 @@ export interface ResolvedRateLimit {
   sends: { perAddress: number; perIp: number; windowMs: number }
 }
 
-const KEYS = ['login', 'failures', 'sends', 'clientKey']
+type LoginLimit = NonNullable<RateLimitOptions['login']>
+type SendLimit = NonNullable<RateLimitOptions['sends']>
+const KEYS = keyList<RateLimitOptions>({ login: true, failures: true, sends: true, clientKey: true })
+const LOGIN_KEYS = keyList<LoginLimit>({ max: true, window: true })
+const SEND_KEYS = keyList<SendLimit>({ perAddress: true, perIp: true, window: true })
+const FAILURE_KEYS = keyList<FailureOptions>({ perAccount: true, perIp: true, window: true, lockout: true, maxLockout: true })
 
 /** Validates `rateLimit` (OptionsError naming the option); `false` when throttling is off. */
 export function resolveRateLimit (value: unknown, name = 'rateLimit'): ResolvedRateLimit | false {
   if (value === false) return false
-  const o = checkKeys(value ?? {}, KEYS, name) as RateLimitOptions
+  const o = optionGroup<RateLimitOptions>(name, value ?? undefined, KEYS)
   optionFunction(named(name, 'clientKey'), o.clientKey)
-  const login = checkKeys(o.login ?? {}, ['max', 'window'], named(name, 'login')) as NonNullable<RateLimitOptions['login']>
-  const sends = checkKeys(o.sends ?? {}, ['perAddress', 'perIp', 'window'], named(name, 'sends')) as NonNullable<RateLimitOptions['sends']>
+  const login = optionGroup<LoginLimit>(named(name, 'login'), o.login ?? undefined, LOGIN_KEYS)
+  const sends = optionGroup<SendLimit>(named(name, 'sends'), o.sends ?? undefined, SEND_KEYS)
   return {
     login: {
       max: optionInt(named(name, 'login.max'), login.max, 30),
@@ -73,7 +78,7 @@ export function resolveRateLimit (value: unknown, name = 'rateLimit'): ResolvedR
 
 /** Validates lockout settings (also the toolkit's basic-auth `throttle`). */
 export function resolveLockout (value: unknown, name: string, extraKeys: readonly string[] = []): LockoutSettings {
-  const f = checkKeys(value ?? {}, ['perAccount', 'perIp', 'window', 'lockout', 'maxLockout', ...extraKeys], name) as FailureOptions
+  const f = optionGroup<FailureOptions>(name, value ?? undefined, [...FAILURE_KEYS, ...extraKeys])
   const lockoutMs = optionDuration(named(name, 'lockout'), f.lockout, 60_000)
   const maxLockoutMs = optionDuration(named(name, 'maxLockout'), f.maxLockout, 3_600_000)
   if (maxLockoutMs < lockoutMs) throw new OptionsError(named(name, 'maxLockout'), 'must not be shorter than lockout')

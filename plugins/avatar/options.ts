@@ -1,7 +1,7 @@
 import type { AvatarStore } from '../../stores/index.js'
 import { OptionsError } from '../../lib/errors.js'
 import type { Duration } from '../../lib/duration.js'
-import { checkKeys, optionDuration, optionInt, optionList, optionPrefix, optionUrl } from '../../lib/options.js'
+import { checkKeys, keyList, optionDuration, optionInt, optionList, optionPrefix, optionUrl } from '../../lib/options.js'
 import { compileIpMatcher } from '../../lib/ip.js'
 import type { FetchLimits } from './fetch.js'
 
@@ -46,8 +46,11 @@ export interface AvatarOptions {
   url?: string
   /** Longest side of stored pictures in pixels, resized once at store time; 0 keeps the size. Default 0. */
   resizeLimit?: number
-  /** `max-age` of served avatars, in seconds (clients revalidate with the ETag afterwards). Default 3600. */
-  maxAge?: number
+  /**
+   * How long browsers keep a served avatar before revalidating it with the ETag: ms or `'1h'` (sent as `max-age` in
+   * whole seconds); 0 revalidates every time. Default 1 hour.
+   */
+  maxAge?: Duration
   /** Limits on fetching and decoding pictures. */
   fetch?: AvatarFetchOptions
 }
@@ -58,17 +61,20 @@ export interface ResolvedAvatarOptions {
   prefix: string
   url: string | undefined
   resizeLimit: number
+  /** `max-age` in seconds. */
   maxAge: number
   maxPixels: number
   fetch: FetchLimits
 }
 
-const KNOWN = ['store', 'prefix', 'url', 'resizeLimit', 'maxAge', 'fetch']
-const KNOWN_FETCH = ['maxBytes', 'connectTimeout', 'timeout', 'maxRedirects', 'maxPixels', 'allowPrivate', 'allowedHosts', 'loginWait']
+export const AVATAR_KEYS = keyList<AvatarOptions>({ store: true, prefix: true, url: true, resizeLimit: true, maxAge: true, fetch: true })
+const KNOWN_FETCH = keyList<AvatarFetchOptions>({
+  maxBytes: true, connectTimeout: true, timeout: true, maxRedirects: true, maxPixels: true, allowPrivate: true, allowedHosts: true, loginWait: true
+})
 
 /** Validates the options and applies defaults; errors name the option as `avatar.<name>`. */
 export function resolveAvatarOptions (opts: AvatarOptions): ResolvedAvatarOptions {
-  const o = checkKeys(opts ?? {}, KNOWN, 'avatar') as AvatarOptions
+  const o = checkKeys(opts ?? {}, AVATAR_KEYS, 'avatar') as AvatarOptions
   const f = (o.fetch === undefined ? {} : checkKeys(o.fetch, KNOWN_FETCH, 'avatar.fetch')) as AvatarFetchOptions
   if (o.store !== undefined && typeof o.store !== 'string' && (typeof o.store !== 'object' || o.store === null)) {
     throw new OptionsError('avatar.store', 'must be a store object or an address string')
@@ -80,7 +86,7 @@ export function resolveAvatarOptions (opts: AvatarOptions): ResolvedAvatarOption
     prefix: optionPrefix('avatar.prefix', o.prefix, '/avatar'),
     url: o.url === undefined ? undefined : checkUrl(o.url),
     resizeLimit: optionInt('avatar.resizeLimit', o.resizeLimit, 0, 0),
-    maxAge: optionInt('avatar.maxAge', o.maxAge, 3600, 0),
+    maxAge: o.maxAge === 0 ? 0 : Math.round(optionDuration('avatar.maxAge', o.maxAge, 3_600_000) / 1000),
     maxPixels: optionInt('avatar.fetch.maxPixels', f.maxPixels, 4096 * 4096, 1),
     fetch: {
       maxBytes: optionInt('avatar.fetch.maxBytes', f.maxBytes, 2 * 1024 * 1024, 1),

@@ -5,7 +5,7 @@
  *
  * - HMAC (default): the `secret` reader returns, per audience, a secret or a list `{ kid, secret }[]` (first signs).
  *   Tokens of other purposes (OAuth2 handshake, confirmation) use keys derived from the same secrets per purpose.
- * - Asymmetric (opt-in, `sessionKeys`): session tokens are signed with EdDSA or ES256 keys shared by every
+ * - Asymmetric (opt-in, `session.signingKeys`): session tokens are signed with EdDSA or ES256 keys shared by every
  *   audience, and their public halves are published as a JWKS; other purposes keep their HMAC keys.
  */
 import type { JsonWebKey } from 'node:crypto'
@@ -54,7 +54,7 @@ interface Memo { value: SecretValue; rings: Map<TokenPurpose, KeyRing> }
 const MEMO_SIZE = 256
 
 /**
- * Builds the key rings. `reader` is the `secret` option; `sessionKeys` the validated asymmetric keys or undefined.
+ * Builds the key rings. `reader` is the `secret` option; `sessionKeys` (`session.signingKeys`) the validated asymmetric keys or undefined.
  * `onBadSecret` builds the error thrown when the reader has no usable secret for an audience.
  */
 export function createKeyRings (
@@ -117,13 +117,13 @@ function checkSecretValue (value: unknown, onBad: (reason: string) => Error): vo
   }
 }
 
-/** Validates the `sessionKeys` option and builds its keys (OptionsError naming the option on any mistake). */
+/** Validates the `session.signingKeys` option and builds its keys (OptionsError naming the option on any mistake). */
 export function sessionKeysOption (value: unknown): JwsKey[] | undefined {
   if (value === undefined) return undefined
-  if (!Array.isArray(value) || value.length === 0) throw new OptionsError('sessionKeys', 'must be a non-empty list of { kid, alg, privateKey }')
+  if (!Array.isArray(value) || value.length === 0) throw new OptionsError('session.signingKeys', 'must be a non-empty list of { kid, alg, privateKey }')
   const seen = new Set<string>()
   return value.map((k: Partial<SessionKey>, i) => {
-    const name = `sessionKeys[${i}]`
+    const name = `session.signingKeys[${i}]`
     if (k === null || typeof k !== 'object') throw new OptionsError(name, 'must be { kid, alg, privateKey }')
     if (typeof k.kid !== 'string' || !KID_RE.test(k.kid)) throw new OptionsError(`${name}.kid`, 'must be 1-64 letters, digits, ".", "_" or "-"')
     if (seen.has(k.kid)) throw new OptionsError(`${name}.kid`, `"${k.kid}" is used twice`)

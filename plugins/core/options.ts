@@ -1,3 +1,9 @@
+/**
+ * Options of the auth core: a few top-level keys with one meaning each, and groups (`session`, `cookies`, `xsrf`,
+ * `tokenSources`, `basicAuth`, `revocation`, `rateLimit`, `crossSite`), each one object. The key lists below are
+ * written as records of the option types (`keyList`), so the compiler refuses a list that misses a key; validation
+ * and the root plugin's split both use them.
+ */
 import type {
   BasicAuthChecker, ClaimsUpdater, ClaimsUpdFunc, RefreshCache, ResolvedOptions, SecretFunc, SecretReader,
   SessionKey, UserUpdater, UserUpdFunc, Validator, ValidatorFunc
@@ -7,87 +13,20 @@ import { noopLogger, type Logger } from '../../lib/logger.js'
 import type { Duration } from '../../lib/duration.js'
 import { OptionsError } from '../../lib/errors.js'
 import {
-  adaptFunction, checkKeys, optionBoolean, optionDuration, optionFunction, optionInt, optionList, optionPrefix, optionString,
-  optionUrl
+  adaptFunction, checkKeys, keyList, optionBoolean, optionDuration, optionFunction, optionGroup, optionInt, optionList,
+  optionPrefix, optionString, optionUrl
 } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 import { resolveRateLimit, type RateLimitOptions } from '../../lib/throttle/options.js'
 import { defaultClientKey, type ClientKey } from '../../lib/throttle/client.js'
 import { crossSiteGuard, type CrossSiteOptions } from '../../lib/cross-site.js'
 
-/** XSRF settings. */
-export interface XsrfOptions {
-  /** Turns every XSRF check off (testing and debugging only). Default false. */
-  disable?: boolean
-  /** Methods exempt from the check. Adding anything but safe methods weakens protection. Default none. */
-  ignoreMethods?: string[]
-  /** Request header carrying the XSRF value. Default `X-XSRF-TOKEN`. */
-  headerKey?: string
-  /** Cookie holding the XSRF value. Default `XSRF-TOKEN`. */
-  cookieName?: string
-}
-
-/** Options of the auth core (`gatehouse-core`); the root plugin's options are these plus avatar and providers. */
-export interface CoreOptions {
-  /**
-   * Signing secret per audience: `{ get(aud) }` or `(aud) => secret`, sync or async. It may return a key list
-   * `[{ kid, secret }, …]` instead: the first key signs, every key verifies the tokens naming its `kid`, and
-   * removing a key ends its sessions (rotation). Required (it also keys the OAuth2 handshake and confirmation
-   * tokens when `sessionKeys` signs the sessions).
-   */
-  secret: SecretReader | SecretFunc
-  /** Public base address of the service, e.g. `https://example.com`. Required. */
-  url: string
-  /** Token lifetime: ms or `'15m'`. Default 15 minutes. */
+/** How long sessions live and how they are kept (`session` group). */
+export interface SessionOptions {
+  /** Lifetime of one token: ms or `'15m'`. A cookie session refreshes its token once it expires. Default 15 minutes. */
   tokenDuration?: Duration
-  /** Cookie lifetime and absolute session lifetime: no refresh past it. Default 31 days. */
-  cookieDuration?: Duration
-  /** `iss` of every token. Default `fastify-gatehouse`. */
-  issuer?: string
-  /** Prefix of the auth routes. Default `/auth`. */
-  authPrefix?: string
-  /**
-   * Where one-time tokens, used OAuth2 states and pending Telegram logins live: a store object or a
-   * `redis://` address. Share one between instances behind one URL. Default in-memory.
-   */
-  stateStore?: StateStoreOption
-  /** Called on every authenticated request; false rejects. */
-  validator?: Validator | ValidatorFunc
-  /** Called when a token is created or refreshed; returns the claims to sign. */
-  claimsUpdater?: ClaimsUpdater | ClaimsUpdFunc
-  /** Default updater of the `updateUser` hook. */
-  userUpdater?: UserUpdater | UserUpdFunc
-  /** Allowed audiences; when non-empty, other audiences are refused at creation and in the hooks. */
-  audiences?: string[]
-  /** Enables basic auth as user `admin` with this password. */
-  adminPasswd?: string
-  /** Basic-auth checker; when set, `adminPasswd` is ignored. */
-  basicAuthChecker?: BasicAuthChecker
-  /** XSRF settings. */
-  xsrf?: XsrfOptions
-  /** Cookie carrying the JWT. Default `JWT`. */
-  jwtCookieName?: string
-  /** Header carrying the JWT. Default `X-JWT`. */
-  jwtHeaderKey?: string
-  /** Query parameter carrying the JWT. Default `token`. */
-  jwtQueryParam?: string
-  /** SameSite attribute of the session cookies (any letter case). Default `Lax`. */
-  sameSite?: 'Strict' | 'Lax' | 'None' | 'strict' | 'lax' | 'none'
-  /** Secure attribute of the session cookies. Default: true when `url` is https. */
-  secureCookies?: boolean
-  /** Hosts `from` may redirect to besides the origin of `url`. Default none. */
-  allowedRedirectHosts?: string[]
-  /** Logger (`noopLogger`, `stdLogger()`, `funcLogger(fn)`, `pinoLogger(log)`). Default noop. */
-  logger?: Logger
-  /** Refreshed claims by expired token. Default in-memory, bounded. */
-  refreshCache?: RefreshCache
-  /**
-   * Sign session tokens with EdDSA (Ed25519) or ES256 keys instead of the HMAC secret: `[{ kid, alg, privateKey }]`,
-   * the first signs, every key verifies. Their public keys are served as a JWKS at
-   * `{authPrefix}/.well-known/jwks.json`, so other services can verify sessions without a secret. HMAC-signed
-   * session tokens are then refused. Default off (HS256).
-   */
-  sessionKeys?: SessionKey[]
+  /** Absolute lifetime of a session (no refresh past it) and `Max-Age` of its cookies: ms or `'31d'`. Default 31 days. */
+  maxAge?: Duration
   /**
    * A cookie session whose token was issued (at login or its last refresh) longer ago than this is not refreshed.
    * Must exceed `tokenDuration`: inactivity longer than `idleTimeout` always ends the session, inactivity
@@ -95,13 +34,117 @@ export interface CoreOptions {
    */
   idleTimeout?: Duration
   /** Entries of the verified-session cache (verified tokens by their exact string); 0 turns it off. Default 10 000. */
-  sessionCacheSize?: number
+  cacheSize?: number
   /**
-   * Server-side session revocation (logout, `revokeSession`, `revokeUser`) in the state store. `recheckInterval`:
-   * longest a cached session goes without its revocation being looked up in the store, the bound for revocation
-   * messages an instance missed (default 30 s). `false` turns revocation off: logout then only clears cookies.
+   * Sign session tokens with EdDSA (Ed25519) or ES256 keys instead of the HMAC secret: `[{ kid, alg, privateKey }]`,
+   * the first signs, every key verifies. Their public keys are served as a JWKS at
+   * `{authPrefix}/.well-known/jwks.json`, so other services can verify sessions without a secret. HMAC-signed
+   * session tokens are then refused. Default off (HS256).
    */
-  revocation?: { recheckInterval?: Duration } | false
+  signingKeys?: SessionKey[]
+  /** Refreshed claims by expired token (`{ get, set }`), so concurrent requests refresh once. Default in-memory, bounded. */
+  refreshCache?: RefreshCache
+}
+
+/** The session and XSRF cookies (`cookies` group). */
+export interface CookieOptions {
+  /** Cookie carrying the session token. Default `__Host-JWT` on https (no `domain`), else `JWT`. */
+  sessionName?: string
+  /** Cookie carrying the XSRF value (readable by scripts). Default `__Host-XSRF-TOKEN` on https (no `domain`), else `XSRF-TOKEN`. */
+  xsrfName?: string
+  /** SameSite attribute of the session cookies (any letter case). Default `Lax`. */
+  sameSite?: 'Strict' | 'Lax' | 'None' | 'strict' | 'lax' | 'none'
+  /** Secure attribute of the session cookies. Default: true when `url` is https. */
+  secure?: boolean
+  /**
+   * Domain attribute of the session cookies, to share a session with subdomains. Default none (host-only cookies).
+   * With a domain the default names drop the `__Host-` prefix (`__Secure-` on https); a `__Host-` name is refused.
+   */
+  domain?: string
+}
+
+/** The XSRF check of cookie sessions (`xsrf` group). */
+export interface XsrfOptions {
+  /** Turns every XSRF check off (testing and debugging only). Default false. */
+  disable?: boolean
+  /** Methods exempt from the check. Adding anything but safe methods weakens protection. Default none. */
+  ignoreMethods?: string[]
+  /** Request header carrying the XSRF value. Default `X-XSRF-TOKEN`. */
+  headerName?: string
+}
+
+/** Where tokens are read besides the session cookie (`tokenSources` group); `false` turns a source off. */
+export interface TokenSourceOptions {
+  /** Request header carrying a token. Default `X-JWT`. */
+  header?: string | false
+  /** Query parameter carrying a token. Default `token`. */
+  query?: string | false
+}
+
+/** Basic authentication on the auth hooks (`basicAuth` group); off unless one of these is set. */
+export interface BasicAuthOptions {
+  /** Enables basic auth as user `admin` with this password. */
+  adminPasswd?: string
+  /** Basic-auth checker `(user, passwd) => ({ ok, user })`; when set, `adminPasswd` is ignored. */
+  checker?: BasicAuthChecker
+}
+
+/** Server-side session revocation (`revocation` group). */
+export interface RevocationOptions {
+  /**
+   * Longest a cached session goes without its revocation being looked up in the state store: the bound for
+   * revocation messages an instance missed. Default 30 s.
+   */
+  recheckInterval?: Duration
+}
+
+/** Options of the auth core (`gatehouse-core`); the root plugin's options are these plus `avatar` and `providers`. */
+export interface CoreOptions {
+  /**
+   * Signing secret per audience: `{ get(aud) }` or `(aud) => secret`, sync or async. It may return a key list
+   * `[{ kid, secret }, …]` instead: the first key signs, every key verifies the tokens naming its `kid`, and
+   * removing a key ends its sessions (rotation). Required (it also keys the OAuth2 handshake and confirmation
+   * tokens when `session.signingKeys` signs the sessions).
+   */
+  secret: SecretReader | SecretFunc
+  /** Public base address of the service, e.g. `https://example.com`. Required. */
+  url: string
+  /** `iss` of every token. Default `fastify-gatehouse`. */
+  issuer?: string
+  /** Prefix of the auth routes. Default `/auth`. */
+  authPrefix?: string
+  /** Allowed audiences; when non-empty, other audiences are refused at creation and in the hooks. */
+  audiences?: string[]
+  /** Hosts `from` may redirect to besides the origin of `url`. Default none. */
+  allowedRedirectHosts?: string[]
+  /** Called on every authenticated request; false rejects. */
+  validator?: Validator | ValidatorFunc
+  /** Called when a token is created or refreshed; returns the claims to sign. */
+  claimsUpdater?: ClaimsUpdater | ClaimsUpdFunc
+  /** Default updater of the `updateUser` hook. */
+  userUpdater?: UserUpdater | UserUpdFunc
+  /** Logger (`noopLogger`, `stdLogger()`, `funcLogger(fn)`, `pinoLogger(log)`). Default: Fastify's log. */
+  logger?: Logger
+  /**
+   * Where one-time tokens, used OAuth2 states, pending logins and revocations live: a store object or a
+   * `redis://` address. Share one between instances behind one URL. Default in-memory.
+   */
+  stateStore?: StateStoreOption
+  /** Token and session lifetimes, the verified-session cache, signing keys. */
+  session?: SessionOptions
+  /** Names and attributes of the session and XSRF cookies. */
+  cookies?: CookieOptions
+  /** The XSRF check of cookie sessions. */
+  xsrf?: XsrfOptions
+  /** The header and query parameter a token may also come in. */
+  tokenSources?: TokenSourceOptions
+  /** Basic authentication on the auth hooks. */
+  basicAuth?: BasicAuthOptions
+  /**
+   * Server-side session revocation (logout, `revokeSession`, `revokeUser`) in the state store. `false` turns
+   * revocation off: logout then only clears cookies.
+   */
+  revocation?: RevocationOptions | false
   /**
    * Throttling and lockout of login routes (see the README's "Throttling"): login requests per address, failed
    * credential checks per account and per address, confirmation sends per address. On by default; `false`
@@ -116,88 +159,125 @@ export interface CoreOptions {
 }
 
 /** The keys the core reads; the root plugin hands it exactly these. */
-export const CORE_OPTION_KEYS: readonly string[] = [
-  'secret', 'url', 'tokenDuration', 'cookieDuration', 'issuer', 'authPrefix', 'stateStore', 'validator',
-  'claimsUpdater', 'userUpdater', 'audiences', 'adminPasswd', 'basicAuthChecker', 'xsrf', 'jwtCookieName',
-  'jwtHeaderKey', 'jwtQueryParam', 'sameSite', 'secureCookies', 'allowedRedirectHosts', 'logger', 'refreshCache',
-  'sessionKeys', 'idleTimeout', 'sessionCacheSize', 'revocation',
-  'rateLimit', 'crossSite'
-]
-const XSRF_KEYS = ['disable', 'ignoreMethods', 'headerKey', 'cookieName']
+export const CORE_OPTION_KEYS = keyList<CoreOptions>({
+  secret: true, url: true, issuer: true, authPrefix: true, audiences: true, allowedRedirectHosts: true, validator: true,
+  claimsUpdater: true, userUpdater: true, logger: true, stateStore: true, session: true, cookies: true, xsrf: true,
+  tokenSources: true, basicAuth: true, revocation: true, rateLimit: true, crossSite: true
+})
+export const SESSION_KEYS = keyList<SessionOptions>({
+  tokenDuration: true, maxAge: true, idleTimeout: true, cacheSize: true, signingKeys: true, refreshCache: true
+})
+export const COOKIE_KEYS = keyList<CookieOptions>({ sessionName: true, xsrfName: true, sameSite: true, secure: true, domain: true })
+export const XSRF_KEYS = keyList<XsrfOptions>({ disable: true, ignoreMethods: true, headerName: true })
+export const TOKEN_SOURCE_KEYS = keyList<TokenSourceOptions>({ header: true, query: true })
+export const BASIC_AUTH_KEYS = keyList<BasicAuthOptions>({ adminPasswd: true, checker: true })
+export const REVOCATION_KEYS = keyList<RevocationOptions>({ recheckInterval: true })
 
-/** Validates the core options and applies defaults. Throws OptionsError naming the first bad option. */
+/** Validates the core options and applies defaults. Throws OptionsError naming the first bad option by its path. */
 export function resolveOptions (opts: CoreOptions): ResolvedOptions {
   const o = checkKeys(opts, CORE_OPTION_KEYS) as CoreOptions & Record<string, unknown>
   if (o.url === undefined || o.url === '') throw new OptionsError('url', 'is required (the public base address, e.g. https://example.com)')
   const url = optionUrl('url', o.url)
-  const secret = adaptFunction<SecretFunc>('secret', o.secret, 'get', true)!
-  const sameSite = (o.sameSite ?? 'Lax').toString().toLowerCase()
-  if (!['strict', 'lax', 'none'].includes(sameSite)) throw new OptionsError('sameSite', 'must be "Strict", "Lax" or "None"')
-  const secureCookies = optionBoolean('secureCookies', o.secureCookies) ?? url.protocol === 'https:'
-  if (sameSite === 'none' && !secureCookies) throw new OptionsError('sameSite', '"None" requires secure cookies (an https url or secureCookies: true)')
-  const xsrf = o.xsrf === undefined ? {} : checkKeys(o.xsrf, XSRF_KEYS, 'xsrf') as XsrfOptions
-  const ignore = xsrf.ignoreMethods ?? []
-  if (!Array.isArray(ignore) || !ignore.every((m) => typeof m === 'string')) throw new OptionsError('xsrf.ignoreMethods', 'must be a list of method names')
   const logger = o.logger ?? noopLogger
   if (typeof logger?.logf !== 'function') throw new OptionsError('logger', 'must have a logf(format, ...args) method')
-  if (o.refreshCache !== undefined && (typeof o.refreshCache?.get !== 'function' || typeof o.refreshCache?.set !== 'function')) {
-    throw new OptionsError('refreshCache', 'must have get(key) and set(key, claims) methods')
-  }
-  const tokenDurationMs = optionDuration('tokenDuration', o.tokenDuration, 15 * 60_000)
-  const idleTimeoutMs = optionDuration('idleTimeout', o.idleTimeout, 0)
-  if (idleTimeoutMs !== 0 && idleTimeoutMs <= tokenDurationMs) throw new OptionsError('idleTimeout', 'must be longer than tokenDuration (an active session refreshes once per tokenDuration)')
-  // `__Host-` names by default on https: such a cookie is Secure, has Path=/ and no Domain, so a sibling
-  // subdomain cannot set or overwrite it. The package never sets a Domain.
-  const cookiePrefix = secureCookies ? '__Host-' : ''
-  const jwtCookieName = optionString('jwtCookieName', o.jwtCookieName) ?? `${cookiePrefix}JWT`
-  const xsrfCookieName = optionString('xsrf.cookieName', xsrf.cookieName) ?? `${cookiePrefix}XSRF-TOKEN`
-  for (const [name, value] of [['jwtCookieName', jwtCookieName], ['xsrf.cookieName', xsrfCookieName]] as const) {
-    if (!secureCookies && /^__(host|secure)-/i.test(value)) throw new OptionsError(name, 'has a __Host-/__Secure- prefix, which browsers accept only on Secure cookies (an https url or secureCookies: true)')
-  }
   const allowedRedirectHosts = optionList('allowedRedirectHosts', o.allowedRedirectHosts).map((h) => h.toLowerCase())
+  const session = sessionGroup(o.session)
   const rateLimit = resolveRateLimit(o.rateLimit)
   return {
-    secret,
+    secret: adaptFunction<SecretFunc>('secret', o.secret, 'get', true)!,
     url: url.href.replace(/\/$/, ''),
     origin: url.origin,
-    tokenDurationMs,
-    cookieDurationMs: optionDuration('cookieDuration', o.cookieDuration, 31 * 86_400_000),
     issuer: optionString('issuer', o.issuer) ?? 'fastify-gatehouse',
     authPrefix: optionPrefix('authPrefix', o.authPrefix, '/auth'),
+    audiences: optionList('audiences', o.audiences),
+    allowedRedirectHosts,
     validator: adaptFunction('validator', o.validator, 'validate'),
     claimsUpdater: adaptFunction('claimsUpdater', o.claimsUpdater, 'update'),
     userUpdater: adaptFunction('userUpdater', o.userUpdater, 'update'),
-    audiences: optionList('audiences', o.audiences),
-    adminPasswd: optionString('adminPasswd', o.adminPasswd),
-    basicAuthChecker: optionFunction('basicAuthChecker', o.basicAuthChecker),
-    xsrf: {
-      disable: optionBoolean('xsrf.disable', xsrf.disable, false),
-      ignoreMethods: new Set(ignore.map((m) => m.toUpperCase())),
-      headerKey: (optionString('xsrf.headerKey', xsrf.headerKey) ?? 'X-XSRF-TOKEN').toLowerCase(),
-      cookieName: xsrfCookieName
-    },
-    jwtCookieName,
-    jwtHeaderKey: (optionString('jwtHeaderKey', o.jwtHeaderKey) ?? 'X-JWT').toLowerCase(),
-    jwtQueryParam: optionString('jwtQueryParam', o.jwtQueryParam) ?? 'token',
-    sameSite: sameSite as 'strict' | 'lax' | 'none',
-    secureCookies,
-    allowedRedirectHosts,
     logger,
-    refreshCache: o.refreshCache,
-    sessionKeys: sessionKeysOption(o.sessionKeys),
-    idleTimeoutMs,
-    sessionCacheSize: optionInt('sessionCacheSize', o.sessionCacheSize, 10_000),
-    revocation: revocationOption(o.revocation, tokenDurationMs),
+    session,
+    cookies: cookiesGroup(o.cookies, url),
+    xsrf: xsrfGroup(o.xsrf),
+    tokenSources: tokenSourcesGroup(o.tokenSources),
+    basicAuth: basicAuthGroup(o.basicAuth),
+    revocation: revocationGroup(o.revocation, session.tokenDurationMs),
     rateLimit,
     clientKey: (rateLimit === false ? undefined : (o.rateLimit as RateLimitOptions | undefined)?.clientKey) ?? defaultClientKey as ClientKey,
     crossSite: crossSiteGuard(o.crossSite, url.origin, allowedRedirectHosts)
   }
 }
 
-function revocationOption (value: unknown, tokenDurationMs: number): { recheckMs: number } | null {
+function sessionGroup (value: unknown): ResolvedOptions['session'] {
+  const s = optionGroup<SessionOptions>('session', value, SESSION_KEYS)
+  const tokenDurationMs = optionDuration('session.tokenDuration', s.tokenDuration, 15 * 60_000)
+  const idleTimeoutMs = optionDuration('session.idleTimeout', s.idleTimeout, 0)
+  if (idleTimeoutMs !== 0 && idleTimeoutMs <= tokenDurationMs) {
+    throw new OptionsError('session.idleTimeout', 'must be longer than session.tokenDuration (an active session refreshes once per tokenDuration)')
+  }
+  const refreshCache = s.refreshCache
+  if (refreshCache !== undefined && (typeof refreshCache?.get !== 'function' || typeof refreshCache?.set !== 'function')) {
+    throw new OptionsError('session.refreshCache', 'must have get(key) and set(key, claims) methods')
+  }
+  return {
+    tokenDurationMs,
+    maxAgeMs: optionDuration('session.maxAge', s.maxAge, 31 * 86_400_000),
+    idleTimeoutMs,
+    cacheSize: optionInt('session.cacheSize', s.cacheSize, 10_000),
+    signingKeys: sessionKeysOption(s.signingKeys),
+    refreshCache
+  }
+}
+
+const DOMAIN_RE = /^\.?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$/
+
+function cookiesGroup (value: unknown, url: URL): ResolvedOptions['cookies'] {
+  const c = optionGroup<CookieOptions>('cookies', value, COOKIE_KEYS)
+  const sameSite = (c.sameSite ?? 'Lax').toString().toLowerCase()
+  if (!['strict', 'lax', 'none'].includes(sameSite)) throw new OptionsError('cookies.sameSite', 'must be "Strict", "Lax" or "None"')
+  const secure = optionBoolean('cookies.secure', c.secure) ?? url.protocol === 'https:'
+  if (sameSite === 'none' && !secure) throw new OptionsError('cookies.sameSite', '"None" requires secure cookies (an https url or cookies.secure: true)')
+  const domain = optionString('cookies.domain', c.domain)
+  if (domain !== undefined && !DOMAIN_RE.test(domain)) throw new OptionsError('cookies.domain', 'must be a domain name such as "example.com"')
+  // `__Host-` names by default on https: such a cookie is Secure, has Path=/ and no Domain, so a sibling
+  // subdomain cannot set or overwrite it. A cookie with a Domain cannot be `__Host-`; `__Secure-` still keeps a
+  // plain-http page from setting it.
+  const prefix = !secure ? '' : domain === undefined ? '__Host-' : '__Secure-'
+  const sessionName = optionString('cookies.sessionName', c.sessionName) ?? `${prefix}JWT`
+  const xsrfName = optionString('cookies.xsrfName', c.xsrfName) ?? `${prefix}XSRF-TOKEN`
+  for (const [name, cookie] of [['cookies.sessionName', sessionName], ['cookies.xsrfName', xsrfName]] as const) {
+    if (!secure && /^__(host|secure)-/i.test(cookie)) throw new OptionsError(name, 'has a __Host-/__Secure- prefix, which browsers accept only on Secure cookies (an https url or cookies.secure: true)')
+    if (domain !== undefined && /^__host-/i.test(cookie)) throw new OptionsError(name, 'has a __Host- prefix, which browsers refuse on a cookie with a Domain (cookies.domain); use __Secure-')
+  }
+  return { sessionName, xsrfName, sameSite: sameSite as 'strict' | 'lax' | 'none', secure, domain }
+}
+
+function xsrfGroup (value: unknown): ResolvedOptions['xsrf'] {
+  const x = optionGroup<XsrfOptions>('xsrf', value, XSRF_KEYS)
+  const ignore = x.ignoreMethods ?? []
+  if (!Array.isArray(ignore) || !ignore.every((m) => typeof m === 'string')) throw new OptionsError('xsrf.ignoreMethods', 'must be a list of method names')
+  return {
+    disable: optionBoolean('xsrf.disable', x.disable, false),
+    ignoreMethods: new Set(ignore.map((m) => m.toUpperCase())),
+    headerName: (optionString('xsrf.headerName', x.headerName) ?? 'X-XSRF-TOKEN').toLowerCase()
+  }
+}
+
+function tokenSourcesGroup (value: unknown): ResolvedOptions['tokenSources'] {
+  const t = optionGroup<TokenSourceOptions>('tokenSources', value, TOKEN_SOURCE_KEYS)
+  const header = t.header === false ? null : (optionString('tokenSources.header', t.header) ?? 'X-JWT').toLowerCase()
+  const query = t.query === false ? null : optionString('tokenSources.query', t.query) ?? 'token'
+  return { header, query }
+}
+
+function basicAuthGroup (value: unknown): ResolvedOptions['basicAuth'] {
+  const b = optionGroup<BasicAuthOptions>('basicAuth', value, BASIC_AUTH_KEYS)
+  return { adminPasswd: optionString('basicAuth.adminPasswd', b.adminPasswd), checker: optionFunction('basicAuth.checker', b.checker) }
+}
+
+function revocationGroup (value: unknown, tokenDurationMs: number): { recheckMs: number } | null {
   if (value === false) return null
   if (value !== undefined && (value === null || typeof value !== 'object')) throw new OptionsError('revocation', 'must be { recheckInterval } or false')
-  const r = value === undefined ? {} : checkKeys(value, ['recheckInterval'], 'revocation')
+  const r = optionGroup<RevocationOptions>('revocation', value, REVOCATION_KEYS)
   // A cached entry never outlives a token, so a longer interval would mean nothing.
   return { recheckMs: Math.min(optionDuration('revocation.recheckInterval', r.recheckInterval, 30_000), tokenDurationMs) }
 }

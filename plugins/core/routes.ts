@@ -6,7 +6,7 @@ import { applyAuthScope } from './scope.js'
 
 /**
  * The core's own routes under `authPrefix`: `/list`, `/user`, `/status`, `/logout`, `/.well-known/jwks.json` (with
- * `sessionKeys`), and the JSON 404 for
+ * `session.signingKeys`), and the JSON 404 for
  * anything else there. Providers mount theirs beside these (plugins/core/mount.ts).
  */
 export function authRoutes (auth: GatehouseAuth, resolve: UserResolver) {

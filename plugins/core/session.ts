@@ -16,17 +16,18 @@ export type UserResolver = (request: FastifyRequest, reply: FastifyReply) => Use
 const ADMIN: User = new User({ name: 'admin', id: 'admin', attrs: { admin: true } })
 
 export function createUserResolver (o: ResolvedOptions, tokens: CoreTokenService, throttle: Throttle): UserResolver {
-  const basicEnabled = o.basicAuthChecker !== undefined || o.adminPasswd !== undefined
+  const { checker, adminPasswd } = o.basicAuth
+  const basicEnabled = checker !== undefined || adminPasswd !== undefined
 
   async function fromBasic (creds: { user: string; passwd: string }): Promise<User> {
-    if (o.basicAuthChecker !== undefined) {
-      const res = await o.basicAuthChecker(creds.user, creds.passwd)
+    if (checker !== undefined) {
+      const res = await checker(creds.user, creds.passwd)
       if (res?.ok !== true) throw new HttpError(401, 'unauthorized', 'basic auth credentials rejected', ErrorCodes.CREDENTIALS)
       return new User(res.user ?? { name: creds.user, id: creds.user })
     }
     // Both comparisons always run, so timing does not tell a wrong user from a wrong password.
     const userOk = safeEqual(creds.user, 'admin')
-    const passOk = safeEqual(creds.passwd, o.adminPasswd!)
+    const passOk = safeEqual(creds.passwd, adminPasswd!)
     if (!userOk || !passOk) throw new HttpError(401, 'unauthorized', 'basic auth credentials rejected', ErrorCodes.CREDENTIALS)
     return new User(ADMIN.toJSON())
   }

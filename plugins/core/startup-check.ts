@@ -55,16 +55,17 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 const HOST = /^(?:\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::\d{1,5})?$/
 
 function checkNames (o: ResolvedOptions): void {
-  const cookies: Array<[string, string]> = [['jwtCookieName', o.jwtCookieName], ['xsrf.cookieName', o.xsrf.cookieName]]
-  const headers: Array<[string, string]> = [['jwtHeaderKey', o.jwtHeaderKey], ['xsrf.headerKey', o.xsrf.headerKey]]
+  const cookies: Array<[string, string]> = [['cookies.sessionName', o.cookies.sessionName], ['cookies.xsrfName', o.cookies.xsrfName]]
+  const headers: Array<[string, string]> = [['xsrf.headerName', o.xsrf.headerName]]
+  if (o.tokenSources.header !== null) headers.unshift(['tokenSources.header', o.tokenSources.header])
   for (const [option, name] of cookies) {
     if (!TOKEN.test(name)) throw new OptionsError(option, `"${name}" is not a valid cookie name (letters, digits and !#$%&'*+-.^_\`|~ only)`)
   }
   for (const [option, name] of headers) {
     if (!TOKEN.test(name)) throw new OptionsError(option, `"${name}" is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only)`)
   }
-  if (o.jwtCookieName.toLowerCase() === o.xsrf.cookieName.toLowerCase()) {
-    throw new OptionsError('xsrf.cookieName', `must differ from jwtCookieName ("${o.jwtCookieName}")`)
+  if (o.cookies.sessionName.toLowerCase() === o.cookies.xsrfName.toLowerCase()) {
+    throw new OptionsError('cookies.xsrfName', `must differ from cookies.sessionName ("${o.cookies.sessionName}")`)
   }
   o.allowedRedirectHosts.forEach((host, i) => {
     if (!HOST.test(host)) throw new OptionsError(`allowedRedirectHosts[${i}]`, `"${host}" is not a host name (write "app.example.com" or "app.example.com:8443", no scheme or path)`)
@@ -79,7 +80,7 @@ function warnWeakSettings (o: ResolvedOptions): void {
   const unsafe = [...o.xsrf.ignoreMethods].filter((m) => !SAFE_METHODS.has(m))
   if (unsafe.length > 0) warn(`xsrf.ignoreMethods lists ${unsafe.join(', ')}: those requests are open to cross-site request forgery`)
   const url = new URL(o.url)
-  if (!o.secureCookies && !isLoopback(url.hostname)) {
+  if (!o.cookies.secure && !isLoopback(url.hostname)) {
     warn(`session cookies are sent without Secure (url uses ${url.protocol.slice(0, -1)} on ${url.host}): use an https url outside development`)
   }
 }

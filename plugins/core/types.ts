@@ -29,7 +29,7 @@ export interface Claims {
   sess?: boolean
   /**
    * Original login time (seconds, with millisecond precision); required in session tokens. Refresh stops
-   * `cookieDuration` after it, and `revokeUser` ends the sessions whose login came before the call.
+   * `session.maxAge` after it, and `revokeUser` ends the sessions whose login came before the call.
    */
   auth_time?: number
   /** Anything a claims updater adds travels in the token. */
@@ -65,7 +65,7 @@ export type SecretValue = string | readonly SecretKeyEntry[]
 export type SecretFunc = (aud: string) => MaybePromise<SecretValue>
 export interface SecretReader { get(aud: string): MaybePromise<SecretValue> }
 
-/** An asymmetric session-signing key (the `sessionKeys` option). */
+/** An asymmetric session-signing key (the `session.signingKeys` option). */
 export interface SessionKey {
   /** Key id published in the JWKS and carried in the tokens: 1-64 letters, digits, `.`, `_` or `-`. */
   kid: string
@@ -111,7 +111,7 @@ export interface AuthProvider {
 export interface AvatarSaver {
   /**
    * Stores the user's avatar from a picture link or from bytes; falls back to an identicon; returns the full
-   * public link `{url}{avatarPrefix}/<id>.image`, or undefined when nothing could be stored.
+   * public link `{url}{avatar.prefix}/<id>.image`, or undefined when nothing could be stored.
    */
   save(userId: string, source: { url?: string | undefined; bytes?: Uint8Array | undefined }): Promise<string | undefined>
 }
@@ -149,7 +149,7 @@ export interface TokenService {
   /**
    * Reads the session from query `token`, header `X-JWT` or cookie `JWT` (in that order); checks XSRF for
    * cookie sessions, the audience allow-list, revocation and the validator; refreshes an expired cookie session
-   * within `cookieDuration` (and `idleTimeout`). Returns null when the request carries no token; throws HttpError
+   * within `session.maxAge` (and `session.idleTimeout`). Returns null when the request carries no token; throws HttpError
    * 401 when it is bad. The claims and user are frozen: they may be shared with other requests of the session.
    */
   get(request: FastifyRequest, reply: FastifyReply): Promise<Session | null>
@@ -168,37 +168,38 @@ export interface Session {
   readonly user: User | null
 }
 
-/** Core options after defaults; what the core and the providers read. */
+/** Core options after defaults; what the core and the providers read. Groups as in `CoreOptions`. */
 export interface ResolvedOptions {
   secret: SecretFunc
   /** Public base address without a trailing slash. */
   url: string
   origin: string
-  tokenDurationMs: number
-  cookieDurationMs: number
   issuer: string
   authPrefix: string
+  audiences: string[]
+  allowedRedirectHosts: string[]
   validator: ValidatorFunc | undefined
   claimsUpdater: ClaimsUpdFunc | undefined
   userUpdater: UserUpdFunc | undefined
-  audiences: string[]
-  adminPasswd: string | undefined
-  basicAuthChecker: BasicAuthChecker | undefined
-  xsrf: { disable: boolean; ignoreMethods: Set<string>; headerKey: string; cookieName: string }
-  jwtCookieName: string
-  jwtHeaderKey: string
-  jwtQueryParam: string
-  sameSite: 'strict' | 'lax' | 'none'
-  secureCookies: boolean
-  allowedRedirectHosts: string[]
   logger: Logger
-  refreshCache: RefreshCache | undefined
-  /** Asymmetric session keys (first signs), or undefined for HMAC sessions. */
-  sessionKeys: JwsKey[] | undefined
-  /** 0 when off. */
-  idleTimeoutMs: number
-  /** Entries of the verified-session cache; 0 when off. */
-  sessionCacheSize: number
+  session: {
+    tokenDurationMs: number
+    /** Absolute session lifetime and cookie Max-Age (ms). */
+    maxAgeMs: number
+    /** 0 when off. */
+    idleTimeoutMs: number
+    /** Entries of the verified-session cache; 0 when off. */
+    cacheSize: number
+    /** Asymmetric session keys (first signs), or undefined for HMAC sessions. */
+    signingKeys: JwsKey[] | undefined
+    refreshCache: RefreshCache | undefined
+  }
+  cookies: { sessionName: string; xsrfName: string; sameSite: 'strict' | 'lax' | 'none'; secure: boolean; domain: string | undefined }
+  /** `headerName` in lower case. */
+  xsrf: { disable: boolean; ignoreMethods: Set<string>; headerName: string }
+  /** Header name (lower case) and query parameter; null when that source is off. */
+  tokenSources: { header: string | null; query: string | null }
+  basicAuth: { adminPasswd: string | undefined; checker: BasicAuthChecker | undefined }
   /** null when revocation is off. */
   revocation: { recheckMs: number } | null
   /** `rateLimit` after defaults; false when off. */
@@ -278,6 +279,6 @@ export interface GatehouseAuth {
    * everywhere"); a session started afterwards is not affected. Same errors as `revokeSession`.
    */
   revokeUser(userId: string): Promise<void>
-  /** The public keys of `sessionKeys` as a JWKS (also served at `{authPrefix}/.well-known/jwks.json`); null for HMAC sessions. */
+  /** The public keys of `session.signingKeys` as a JWKS (also served at `{authPrefix}/.well-known/jwks.json`); null for HMAC sessions. */
   readonly jwks: { keys: JsonWebKey[] } | null
 }

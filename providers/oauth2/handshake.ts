@@ -59,7 +59,7 @@ export function handshakeCookie (auth: GatehouseAuth, provider: string, formPost
   return {
     name: `gatehouse-oauth2-${provider}`,
     path: `${auth.options.authPrefix}/${provider}`,
-    sameSite: !formPost ? 'lax' : auth.options.secureCookies ? 'none' : undefined
+    sameSite: !formPost ? 'lax' : auth.options.cookies.secure ? 'none' : undefined
   }
 }
 
@@ -68,7 +68,7 @@ export async function setHandshake (auth: GatehouseAuth, reply: FastifyReply, co
   reply.setCookie(cookie.name, token, {
     path: cookie.path,
     httpOnly: true,
-    secure: auth.options.secureCookies,
+    secure: auth.options.cookies.secure,
     sameSite: cookie.sameSite,
     maxAge: Math.ceil(ttlMs / 1000)
   })
@@ -76,7 +76,7 @@ export async function setHandshake (auth: GatehouseAuth, reply: FastifyReply, co
 
 /** Removes the cookie: every callback, good or bad, ends the handshake. */
 export function clearHandshake (auth: GatehouseAuth, reply: FastifyReply, cookie: HandshakeCookie): void {
-  reply.clearCookie(cookie.name, { path: cookie.path, httpOnly: true, secure: auth.options.secureCookies, sameSite: cookie.sameSite })
+  reply.clearCookie(cookie.name, { path: cookie.path, httpOnly: true, secure: auth.options.cookies.secure, sameSite: cookie.sameSite })
 }
 
 /**

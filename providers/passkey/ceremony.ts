@@ -60,7 +60,7 @@ export function ceremonies (auth: GatehouseAuth, name: string, store: StateStore
   const cookieOf = (kind: CeremonyKind): { name: string; attrs: { path: string; httpOnly: true; secure: boolean; sameSite: 'strict' } } => ({
     name: `gatehouse-passkey-${name}-${kind}`,
     // Set and cleared with the same attributes, so the clearing header is never the weaker one.
-    attrs: { path: `${auth.options.authPrefix}/${name}/${kind}`, httpOnly: true, secure: auth.options.secureCookies, sameSite: 'strict' }
+    attrs: { path: `${auth.options.authPrefix}/${name}/${kind}`, httpOnly: true, secure: auth.options.cookies.secure, sameSite: 'strict' }
   })
   const keyOf = (kind: CeremonyKind, handle: string): string => `passkey:${name}:${kind}:${handle}`
 

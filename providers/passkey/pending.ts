@@ -29,7 +29,7 @@ export interface PendingLogins {
 
 export function pendingLogins (auth: GatehouseAuth, name: string, ttlMs: number, state: StateStore, passkeys: PasskeyStore): PendingLogins {
   const cookieName = `gatehouse-passkey-${name}-pending`
-  const attrs = { path: `${auth.options.authPrefix}/${name}/login`, httpOnly: true, secure: auth.options.secureCookies, sameSite: 'strict' as const }
+  const attrs = { path: `${auth.options.authPrefix}/${name}/login`, httpOnly: true, secure: auth.options.cookies.secure, sameSite: 'strict' as const }
 
   async function factor (_request: FastifyRequest, reply: FastifyReply, login: FirstFactorLogin): Promise<FastifyReply | undefined> {
     // Fails closed: a passkey store that cannot answer is a 503 (PasskeyStoreError), never a login with one factor.

@@ -70,7 +70,7 @@ function createTelegramProvider (auth: GatehouseAuth, o: ResolvedTelegramOptions
   const cookieName = `gatehouse-tg-${name}`
   const cookiePath = `${auth.options.authPrefix}/${name}`
   // Set and cleared with the same attributes, so the clearing header is never the weaker one.
-  const cookieAttrs = { path: cookiePath, httpOnly: true, sameSite: auth.options.sameSite, secure: auth.options.secureCookies }
+  const cookieAttrs = { path: cookiePath, httpOnly: true, sameSite: auth.options.cookies.sameSite, secure: auth.options.cookies.secure }
   const keyOf = (token: string): string => `tg:${name}:${token}`
   const log = (level: 'INFO' | 'WARN', format: string, ...args: unknown[]): void => auth.logger.logf(`[${level}] telegram ${name}: ${format}`, ...args)
 

@@ -46,11 +46,7 @@ export async function startApp (avatar: AvatarOptions, setup?: (app: FastifyInst
     // Always through the root's options: a root that dropped or renamed one would fail these tests.
     await app.register(authPlugin, {
       ...root,
-      avatarStore: avatar.store,
-      avatarPrefix: avatar.prefix,
-      avatarResizeLimit: avatar.resizeLimit,
-      avatarMaxAge: avatar.maxAge,
-      avatarFetch: avatar.fetch
+      avatar: { store: avatar.store, prefix: avatar.prefix, resizeLimit: avatar.resizeLimit, maxAge: avatar.maxAge, fetch: avatar.fetch }
     })
     setup?.(app)
   })

@@ -1,5 +1,5 @@
 /**
- * A slow picture host does not slow logins down: the login waits at most `avatarFetch.loginWait` for the
+ * A slow picture host does not slow logins down: the login waits at most `avatar.fetch.loginWait` for the
  * picture, goes on with the identicon, and the picture replaces it when it arrives (same link). One fetch per
  * user at a time; closing the app stops the fetches still running.
  */
@@ -29,8 +29,7 @@ async function start (loginWait: number | string, timeout = '10s') {
       url: PUBLIC_URL,
       logger: funcLogger((l) => { lines.push(l); log.emit('line', l) }),
       providers: [{ kind: 'handler', handler: picProvider() }],
-      avatarStore: store,
-      avatarFetch: { allowPrivate: ['127.0.0.1'], loginWait, timeout }
+      avatar: { store, fetch: { allowPrivate: ['127.0.0.1'], loginWait, timeout } }
     })
   })
   /** Resolves when a log line matching `re` is written (now or already). */

@@ -6,7 +6,9 @@ import { AvatarProxy, avatarIdOf, avatarPlugin, type AvatarOptions } from '../..
 import type { AvatarStore } from '../../stores/index.js'
 import sharp from 'sharp'
 import { png } from './pictures.js'
-import { coreWithAvatar, startApp } from './app.js'
+import { coreWithAvatar, picProvider, startApp } from './app.js'
+import { authPlugin } from '../../plugins/auth.js'
+import { listen } from '../helpers/client.js'
 
 
 /** Loads the auth core plus the avatar plugin with `opts`; resolves to the registration error, if any. */
@@ -33,6 +35,7 @@ t.test('bad options fail registration with an OptionsError naming the option', a
     [{ prefix: 'avatar' }, 'avatar.prefix'],
     [{ url: 'ftp://x' }, 'avatar.url'],
     [{ maxAge: -5 }, 'avatar.maxAge'],
+    [{ maxAge: '1 hour' }, 'avatar.maxAge'],
     [{ fetch: { maxBytes: 0 } }, 'avatar.fetch.maxBytes'],
     [{ fetch: { timeout: 'soon' } }, 'avatar.fetch.timeout'],
     [{ fetch: { connectTimeout: -1 } }, 'avatar.fetch.connectTimeout'],
@@ -77,7 +80,7 @@ t.test('prefix and url shape the links and the route; the store closes with Fast
     list: () => [...inner.keys()],
     close: () => { closed++ }
   }
-  const app = await coreWithAvatar({ store, prefix: '/pics', url: 'https://cdn.example.com/', maxAge: 60 })
+  const app = await coreWithAvatar({ store, prefix: '/pics', url: 'https://cdn.example.com/', maxAge: '1m' })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
   const link = await app.auth.avatar!.save('github_x', { bytes: await png(5, 5) })
@@ -129,4 +132,22 @@ t.test('remove deletes a user\'s avatar; identicons are never enlarged past thei
   await proxy.remove('github_gone')
   t.equal((await fetch(base + new URL(link!).pathname)).status, 404)
   t.same(await proxy.store.list(), [])
+})
+
+t.test('avatar: false — no avatar proxy: no avatar routes, and a provider\'s picture link is dropped from the user', async (t) => {
+  const { app, base } = await listen(async (a) => {
+    await a.register(authPlugin, {
+      secret: () => 'avatar-test-secret-0123456789-0123456789abcdef',
+      url: 'http://127.0.0.1',
+      avatar: false,
+      providers: [{ kind: 'handler', handler: picProvider() }]
+    })
+  })
+  t.teardown(() => app.close())
+  const login = await fetch(`${base}/auth/pic/login?user=ann&picture=${encodeURIComponent('https://pics.example/ann.png')}`)
+  t.equal(login.status, 200)
+  const user = await login.json() as Record<string, unknown>
+  t.equal(user.name, 'ann')
+  t.notOk('picture' in user, 'no picture link to a third party')
+  t.equal((await fetch(`${base}/avatar/${'0'.repeat(40)}.image`)).status, 404, 'no avatar routes')
 })

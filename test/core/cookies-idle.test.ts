@@ -34,7 +34,7 @@ t.test('https url: __Host- cookie names by default (Secure, Path=/, no Domain)',
 })
 
 t.test('cookie names stay configurable; http urls keep the plain names', async (t) => {
-  const named = await sessionApp({ url: 'https://app.example', jwtCookieName: 'SID', xsrf: { cookieName: 'CSRF' } })
+  const named = await sessionApp({ url: 'https://app.example', cookies: { sessionName: 'SID', xsrfName: 'CSRF' } })
   t.teardown(named.close)
   let r = await client(named.base).fetch('/auth/local/login', { method: 'POST', form: { user: 'bob', passwd: 'x' } })
   t.same(r.headers.getSetCookie().map((l) => parseSetCookie(l).name), ['SID', 'CSRF'])
@@ -43,9 +43,9 @@ t.test('cookie names stay configurable; http urls keep the plain names', async (
   r = await client(plain.base).fetch('/auth/local/login', { method: 'POST', form: { user: 'bob', passwd: 'x' } })
   t.same(r.headers.getSetCookie().map((l) => parseSetCookie(l).name), ['JWT', 'XSRF-TOKEN'])
   for (const [opts, option] of [
-    [{ jwtCookieName: '__Host-JWT' }, 'jwtCookieName'],
-    [{ xsrf: { cookieName: '__Secure-X' } }, 'xsrf.cookieName'],
-    [{ url: 'https://app.example', secureCookies: false, jwtCookieName: '__host-jwt' }, 'jwtCookieName']
+    [{ cookies: { sessionName: '__Host-JWT' } }, 'cookies.sessionName'],
+    [{ cookies: { xsrfName: '__Secure-X' } }, 'cookies.xsrfName'],
+    [{ url: 'https://app.example', cookies: { secure: false, sessionName: '__host-jwt' } }, 'cookies.sessionName']
   ] as const) {
     const app = Fastify()
     app.register(authPlugin, { secret: () => SECRET, url: 'http://127.0.0.1', ...opts })
@@ -54,10 +54,10 @@ t.test('cookie names stay configurable; http urls keep the plain names', async (
   }
 })
 
-t.test('idleTimeout: a session unused for longer is not refreshed; an active one goes on (fake clock)', async (t) => {
+t.test('session.idleTimeout: a session unused for longer is not refreshed; an active one goes on (fake clock)', async (t) => {
   const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() })
   t.teardown(() => clock.uninstall())
-  const s = await sessionApp({ tokenDuration: '15m', cookieDuration: '1d', idleTimeout: '30m' })
+  const s = await sessionApp({ session: { tokenDuration: '15m', maxAge: '1d', idleTimeout: '30m' } })
   t.teardown(s.close)
   const busy = await s.login('carol')
   const idle = await s.login('dave')
@@ -72,12 +72,12 @@ t.test('idleTimeout: a session unused for longer is not refreshed; an active one
   t.same(await r.json(), { error: 'unauthorized', details: 'session idle for too long', code: 'GATEHOUSE_SESSION_EXPIRED' })
 
   const app = Fastify()
-  app.register(authPlugin, { secret: () => SECRET, url: 'http://127.0.0.1', tokenDuration: '15m', idleTimeout: '15m' })
-  await t.rejects(app.ready(), { code: 'GATEHOUSE_OPTION', option: 'idleTimeout' }, 'idleTimeout must exceed tokenDuration')
+  app.register(authPlugin, { secret: () => SECRET, url: 'http://127.0.0.1', session: { tokenDuration: '15m', idleTimeout: '15m' } })
+  await t.rejects(app.ready(), { code: 'GATEHOUSE_OPTION', option: 'session.idleTimeout' }, 'idleTimeout must exceed tokenDuration')
   await app.close()
 })
 
-t.test('idleTimeout off by default: a session unused for a week within cookieDuration refreshes', async (t) => {
+t.test('idleTimeout off by default: a session unused for a week within session.maxAge refreshes', async (t) => {
   const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() })
   t.teardown(() => clock.uninstall())
   const s = await sessionApp()

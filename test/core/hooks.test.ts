@@ -99,9 +99,9 @@ t.test('User attribute helpers', async (t) => {
   t.same(JSON.parse(JSON.stringify(u)), { name: 'n', id: 'p_1', attrs: { s: 'v', b: true, l: ['a', 'b'], bad: 3, admin: true, tags: ['x'] } })
 })
 
-t.test('basic auth with adminPasswd: user admin', async (t) => {
+t.test('basic auth with basicAuth.adminPasswd: user admin', async (t) => {
   const { app: a, base: b } = await listen(async (a) => {
-    await a.register(authPlugin, { secret: () => 'x-secret-x-secret-0123456789abcdef', url: 'http://127.0.0.1', adminPasswd: 'open sesame' })
+    await a.register(authPlugin, { secret: () => 'x-secret-x-secret-0123456789abcdef', url: 'http://127.0.0.1', basicAuth: { adminPasswd: 'open sesame' } })
     a.get('/admin', { preHandler: a.auth.admin }, async (req) => req.user)
   })
   t.teardown(() => a.close())
@@ -122,8 +122,10 @@ t.test('basic auth with a checker: its user lands in request.user; adminPasswd i
     await a.register(authPlugin, {
       secret: () => 'x-secret-x-secret-0123456789abcdef',
       url: 'http://127.0.0.1',
-      adminPasswd: 'ignored',
-      basicAuthChecker: async (user, passwd) => user === 'svc' && passwd === 'pw' ? { ok: true, user: { name: 'svc', id: 'basic_svc', role: 'robot' } } : { ok: false }
+      basicAuth: {
+        adminPasswd: 'ignored',
+        checker: async (user, passwd) => user === 'svc' && passwd === 'pw' ? { ok: true, user: { name: 'svc', id: 'basic_svc', role: 'robot' } } : { ok: false }
+      }
     })
     a.get('/robots', { preHandler: a.auth.rbac(['robot']) }, async (req) => req.user)
   })

@@ -102,7 +102,7 @@ for (const [alg, pair] of [
 ] as const) {
   t.test(`${alg} sessions: signed with the key pair, verified by another process from the JWKS alone`, async (t) => {
     const pem = pair.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()
-    const s = await sessionApp({ sessionKeys: [{ kid: `${alg}-1`, alg, privateKey: pem }], audiences: ['shop'] })
+    const s = await sessionApp({ session: { signingKeys: [{ kid: `${alg}-1`, alg, privateKey: pem }] }, audiences: ['shop'] })
     t.teardown(s.close)
     const c = client(s.base)
     const login = await c.fetch('/auth/local/login', { method: 'POST', form: { user: 'dora', passwd: 'x', aud: 'shop' } })
@@ -153,37 +153,37 @@ for (const [alg, pair] of [
   })
 }
 
-t.test('sessionKeys: rotation by list, and mistakes are OptionsErrors naming the key', async (t) => {
+t.test('session.signingKeys: rotation by list, and mistakes are OptionsErrors naming the key', async (t) => {
   const ed = generateKeyPairSync('ed25519')
   const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' })
   const p384 = generateKeyPairSync('ec', { namedCurve: 'P-384' })
   const pem = (k: typeof ed.privateKey): string => k.export({ format: 'pem', type: 'pkcs8' }).toString()
   for (const [keys, option] of [
-    [[], 'sessionKeys'],
-    [[{ kid: 'a', alg: 'RS256', privateKey: pem(ed.privateKey) }], 'sessionKeys[0].alg'],
-    [[{ kid: 'a', alg: 'EdDSA', privateKey: pem(ec.privateKey) }], 'sessionKeys[0].privateKey'],
-    [[{ kid: 'a', alg: 'ES256', privateKey: pem(p384.privateKey) }], 'sessionKeys[0].privateKey'],
-    [[{ kid: 'a', alg: 'ES256', privateKey: 'not a key' }], 'sessionKeys[0].privateKey'],
-    [[{ kid: 'a', alg: 'EdDSA', privateKey: ed.publicKey }], 'sessionKeys[0].privateKey'],
-    [[{ kid: 'a b', alg: 'EdDSA', privateKey: pem(ed.privateKey) }], 'sessionKeys[0].kid'],
-    [[{ kid: 'a', alg: 'EdDSA', privateKey: pem(ed.privateKey) }, { kid: 'a', alg: 'ES256', privateKey: pem(ec.privateKey) }], 'sessionKeys[1].kid']
+    [[], 'session.signingKeys'],
+    [[{ kid: 'a', alg: 'RS256', privateKey: pem(ed.privateKey) }], 'session.signingKeys[0].alg'],
+    [[{ kid: 'a', alg: 'EdDSA', privateKey: pem(ec.privateKey) }], 'session.signingKeys[0].privateKey'],
+    [[{ kid: 'a', alg: 'ES256', privateKey: pem(p384.privateKey) }], 'session.signingKeys[0].privateKey'],
+    [[{ kid: 'a', alg: 'ES256', privateKey: 'not a key' }], 'session.signingKeys[0].privateKey'],
+    [[{ kid: 'a', alg: 'EdDSA', privateKey: ed.publicKey }], 'session.signingKeys[0].privateKey'],
+    [[{ kid: 'a b', alg: 'EdDSA', privateKey: pem(ed.privateKey) }], 'session.signingKeys[0].kid'],
+    [[{ kid: 'a', alg: 'EdDSA', privateKey: pem(ed.privateKey) }, { kid: 'a', alg: 'ES256', privateKey: pem(ec.privateKey) }], 'session.signingKeys[1].kid']
   ] as const) {
     const app = Fastify()
-    app.register(authPlugin, { secret: () => SECRET, url: 'http://127.0.0.1', sessionKeys: keys as never })
+    app.register(authPlugin, { secret: () => SECRET, url: 'http://127.0.0.1', session: { signingKeys: keys as never } })
     await t.rejects(app.ready(), { code: 'GATEHOUSE_OPTION', option }, `${option}: ${JSON.stringify(keys).slice(0, 60)}`)
     await app.close()
   }
 
   // Rotation: a token of the old key verifies while the key is listed second, and the JWKS lists both.
-  const first = await sessionApp({ sessionKeys: [{ kid: 'old', alg: 'EdDSA', privateKey: ed.privateKey }] })
+  const first = await sessionApp({ session: { signingKeys: [{ kid: 'old', alg: 'EdDSA', privateKey: ed.privateKey }] } })
   const c = await first.login('eve')
   await first.close()
-  const both = await sessionApp({ sessionKeys: [{ kid: 'new', alg: 'ES256', privateKey: ec.privateKey }, { kid: 'old', alg: 'EdDSA', privateKey: ed.privateKey }] })
+  const both = await sessionApp({ session: { signingKeys: [{ kid: 'new', alg: 'ES256', privateKey: ec.privateKey }, { kid: 'old', alg: 'EdDSA', privateKey: ed.privateKey }] } })
   t.teardown(both.close)
   t.equal((await byHeader(both, tokenOf(c))).status, 200, 'old key still verifies')
   const jwks = await (await client(both.base).fetch('/auth/.well-known/jwks.json')).json() as { keys: Array<{ kid: string }> }
   t.same(jwks.keys.map((k) => k.kid), ['new', 'old'])
-  const onlyNew = await sessionApp({ sessionKeys: [{ kid: 'new', alg: 'ES256', privateKey: ec.privateKey }] })
+  const onlyNew = await sessionApp({ session: { signingKeys: [{ kid: 'new', alg: 'ES256', privateKey: ec.privateKey }] } })
   t.teardown(onlyNew.close)
   t.equal((await byHeader(onlyNew, tokenOf(c))).status, 401, 'removed key: its sessions end')
   t.equal((await client(onlyNew.base).fetch('/auth/.well-known/jwks.json')).status, 200)

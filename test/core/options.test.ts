@@ -12,19 +12,35 @@ t.test('bad options are startup errors naming the option', async (t) => {
     [{ ...base, url: 'not a url' }, 'url'],
     [{ ...base, url: 'ftp://x' }, 'url'],
     [{ ...base, secret: 42 }, 'secret'],
-    [{ ...base, tokenDuration: -5 }, 'tokenDuration'],
-    [{ ...base, cookieDuration: '3 weeks' }, 'cookieDuration'],
+    [{ ...base, session: { tokenDuration: -5 } }, 'session.tokenDuration'],
+    [{ ...base, session: { maxAge: '3 weeks' } }, 'session.maxAge'],
     [{ ...base, validator: 'yes' }, 'validator'],
-    [{ ...base, sameSite: 'loose' }, 'sameSite'],
-    [{ ...base, sameSite: 'None' }, 'sameSite'],
+    [{ ...base, cookies: { sameSite: 'loose' } }, 'cookies.sameSite'],
+    [{ ...base, cookies: { sameSite: 'None' } }, 'cookies.sameSite'],
     [{ ...base, audiences: 'a' }, 'audiences'],
     [{ ...base, authPrefix: 'auth' }, 'authPrefix'],
     [{ ...base, xsrf: { ignoreMethods: 'GET' } }, 'xsrf.ignoreMethods'],
     [{ ...base, xsrf: { headerKye: 'X' } }, 'xsrf.headerKye'],
+    [{ ...base, cookies: { samesite: 'Lax' } }, 'cookies.samesite'],
+    [{ ...base, xsrf: { cookieName: 'X' } }, 'xsrf.cookieName'],
+    [{ ...base, sameSite: 'Lax' }, 'sameSite'],
+    [{ ...base, session: { prefix: '/x' } }, 'session.prefix'],
+    [{ ...base, rateLimit: { prefix: '/x' } }, 'rateLimit.prefix'],
+    [{ ...base, rateLimit: { login: { logLevel: 'x' } } }, 'rateLimit.login.logLevel'],
+    [{ ...base, crossSite: { prefix: '/x' } }, 'crossSite.prefix'],
+    [{ ...base, session: 5 }, 'session'],
+    [{ ...base, tokenSources: { cookie: 'x' } }, 'tokenSources.cookie'],
+    [{ ...base, basicAuth: { adminPassword: 'x' } }, 'basicAuth.adminPassword'],
+    [{ ...base, avatarStore: 'memory://' }, 'avatarStore'],
+    [{ ...base, avatar: { store: 'memory://', prefx: '/a' } }, 'avatar.prefx'],
+    [{ ...base, avatar: true }, 'avatar'],
+    [{ ...base, url: 'https://x.example.com', cookies: { domain: 'example.com', sessionName: '__Host-S' } }, 'cookies.sessionName'],
+    [{ ...base, cookies: { domain: 'a b' } }, 'cookies.domain'],
+    [{ ...base, tokenSources: { header: '' } }, 'tokenSources.header'],
     [{ ...base, logger: console }, 'logger'],
     [{ ...base, tokenDurationn: 5 }, 'tokenDurationn'],
-    [{ ...base, avatarFetch: { maxBytes: -1 } }, 'avatar.fetch.maxBytes'],
-    [{ ...base, avatarMaxAge: 'long' }, 'avatar.maxAge'],
+    [{ ...base, avatar: { fetch: { maxBytes: -1 } } }, 'avatar.fetch.maxBytes'],
+    [{ ...base, avatar: { maxAge: 'long' } }, 'avatar.maxAge'],
     [{ ...base, providers: {} }, 'providers'],
     [{ ...base, providers: [{ kind: 'nope' }] }, 'providers']
   ]
@@ -37,7 +53,7 @@ t.test('bad options are startup errors naming the option', async (t) => {
 
 t.test('the root hands avatar options to the avatar plugin (maxAge included)', async (t) => {
   const { app, base: b } = await listen(async (a) => {
-    await a.register(authPlugin, { ...base, avatarMaxAge: 60, avatarPrefix: '/pics', providers: [{ kind: 'direct', name: 'local', checker: () => true }] })
+    await a.register(authPlugin, { ...base, avatar: { maxAge: 60_000, prefix: '/pics' }, providers: [{ kind: 'direct', name: 'local', checker: () => true }] })
   })
   t.teardown(() => app.close())
   const c = client(b)
@@ -53,12 +69,10 @@ t.test('durations accept ms and strings; Secure cookies on https urls; custom na
     await a.register(authPlugin, {
       secret: () => 'abc-abc-abc-0123456789abcdef-0123456789abcdef',
       url: 'https://example.test',
-      tokenDuration: 60_000,
-      cookieDuration: '2h',
+      session: { tokenDuration: 60_000, maxAge: '2h' },
       authPrefix: '/login-api',
-      jwtCookieName: 'SID',
-      xsrf: { cookieName: 'CSRF', headerKey: 'X-CSRF' },
-      sameSite: 'Strict',
+      cookies: { sessionName: 'SID', xsrfName: 'CSRF', sameSite: 'Strict' },
+      xsrf: { headerName: 'X-CSRF' },
       providers: [{ kind: 'direct', name: 'local', checker: () => true }]
     })
     a.get('/p', { preHandler: a.auth.authenticate }, async () => 'ok')
@@ -86,5 +100,53 @@ t.test('xsrf.ignoreMethods and xsrf.disable', async (t) => {
     await c.fetch('/auth/local/login', { method: 'POST', json: { user: 'u', passwd: 'p' } })
     t.equal((await c.fetch('/p', { method })).status, expect, `${JSON.stringify(xsrf)} ${method} without header → ${expect}`)
     await app.close()
+  }
+})
+
+t.test('cookies.domain: both cookies carry the Domain, default names take __Secure- instead of __Host-', async (t) => {
+  const { app, base: b } = await listen(async (a) => {
+    await a.register(authPlugin, { ...base, url: 'https://app.example.com', cookies: { domain: 'example.com' }, providers: [{ kind: 'direct', name: 'local', checker: () => true }] })
+  })
+  t.teardown(() => app.close())
+  const c = client(b)
+  t.equal((await c.fetch('/auth/local/login', { method: 'POST', json: { user: 'u', passwd: 'p' } })).status, 200)
+  t.same([...c.jar.cookies.keys()].sort(), ['__Secure-JWT', '__Secure-XSRF-TOKEN'])
+  for (const name of ['__Secure-JWT', '__Secure-XSRF-TOKEN']) t.equal(c.jar.cookies.get(name)!.attrs.domain, 'example.com', name)
+  const out = await c.fetch('/auth/logout', { headers: { 'x-xsrf-token': c.jar.get('__Secure-XSRF-TOKEN')! } })
+  t.match(out.headers.getSetCookie().join('\n'), /__Secure-JWT=;.*Domain=example\.com/i, 'logout clears the cookie of that Domain')
+})
+
+t.test('tokenSources: renamed sources are read, a source set to false is not', async (t) => {
+  const { app, base: b } = await listen(async (a) => {
+    await a.register(authPlugin, { ...base, tokenSources: { header: 'X-Session', query: false } })
+    a.get('/p', { preHandler: a.auth.authenticate }, async (request) => ({ name: request.user!.name }))
+  })
+  t.teardown(() => app.close())
+  const { token } = await app.auth.tokens.create({ user: { name: 'ann', id: 'ann' } })
+  t.equal((await fetch(`${b}/p`, { headers: { 'x-session': token } })).status, 200, 'the renamed header')
+  t.equal((await fetch(`${b}/p`, { headers: { 'x-jwt': token } })).status, 401, 'the default header name is not read any more')
+  t.equal((await fetch(`${b}/p?token=${token}`)).status, 401, 'query: false turns the query parameter off')
+})
+
+t.test('the README documents every key of every group, in that group\'s subsection', async (t) => {
+  const { readFileSync } = await import('node:fs')
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+  const { AVATAR_KEYS } = await import('../../plugins/avatar/options.js')
+  const { BASIC_AUTH_KEYS, CORE_OPTION_KEYS, COOKIE_KEYS, SESSION_KEYS, TOKEN_SOURCE_KEYS, XSRF_KEYS } = await import('../../plugins/core/options.js')
+  const section = (title: string): string => {
+    const start = readme.indexOf(`\n### ${title}\n`)
+    t.not(start, -1, `README has a subsection ${title}`)
+    const end = readme.indexOf('\n### ', start + 1)
+    return readme.slice(start, end)
+  }
+  const groups: Array<[string, readonly string[]]> = [
+    ['`session`', SESSION_KEYS], ['`cookies`', COOKIE_KEYS], ['`xsrf`', XSRF_KEYS], ['`tokenSources`', TOKEN_SOURCE_KEYS],
+    ['`basicAuth`', BASIC_AUTH_KEYS], ['`avatar`', AVATAR_KEYS],
+    ['Top level', CORE_OPTION_KEYS.filter((k) => !['session', 'cookies', 'xsrf', 'tokenSources', 'basicAuth', 'revocation', 'rateLimit', 'crossSite'].includes(k))],
+    ['`revocation`, `rateLimit`, `crossSite`', ['revocation', 'rateLimit', 'crossSite']]
+  ]
+  for (const [title, keys] of groups) {
+    const text = section(title)
+    for (const key of keys) t.match(text, new RegExp(`^\\| \`${key}\` \\|`, 'm'), `${title}: ${key}`)
   }
 })

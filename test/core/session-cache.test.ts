@@ -8,7 +8,7 @@ import { sessionApp, tokenOf } from './session-app.js'
 t.test('a cached session stops working the moment its token expires (fake clock)', async (t) => {
   const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() })
   t.teardown(() => clock.uninstall())
-  const s = await sessionApp({ tokenDuration: '15m' })
+  const s = await sessionApp({ session: { tokenDuration: '15m' } })
   t.teardown(s.close)
   const c = await s.login('alice')
   const token = tokenOf(c)
@@ -73,7 +73,7 @@ t.test('a token differing by one byte is not served from the cache', async (t) =
 })
 
 t.test('the cache never holds more than its bound, and evicted sessions still work', async (t) => {
-  const s = await sessionApp({ sessionCacheSize: 5 })
+  const s = await sessionApp({ session: { cacheSize: 5 } })
   t.teardown(s.close)
   const clients = []
   for (let i = 0; i < 20; i++) clients.push(await s.login(`user${i}`))
@@ -83,10 +83,10 @@ t.test('the cache never holds more than its bound, and evicted sessions still wo
       t.ok(s.tokens.cache.size <= 5, `size ${s.tokens.cache.size} <= 5`)
     }
   }
-  const off = await sessionApp({ sessionCacheSize: 0 })
+  const off = await sessionApp({ session: { cacheSize: 0 } })
   t.teardown(off.close)
   const c = await off.login('nocache')
-  t.equal((await off.get(c)).status, 200, 'sessionCacheSize 0: no cache, sessions still work')
+  t.equal((await off.get(c)).status, 200, 'session.cacheSize 0: no cache, sessions still work')
   t.equal(off.tokens.cache.size, 0)
 })
 

@@ -14,8 +14,7 @@ const { app, base } = await listen(async (app) => {
   await app.register(authPlugin, {
     secret: () => SECRET,
     url: 'http://127.0.0.1',
-    tokenDuration: '15m',
-    cookieDuration: '1h',
+    session: { tokenDuration: '15m', maxAge: '1h' },
     claimsUpdater: (claims) => {
       updaterCalls.push(claims)
       return { ...claims, extra: { plan: 'gold' }, user: { ...claims.user!, attrs: { blocked: claims.user?.name === 'mallory' } } }
@@ -142,7 +141,7 @@ t.test('a future nbf is rejected as 401, not 500', async (t) => {
   t.same(await r.json(), { error: 'unauthorized', details: 'token not valid yet', code: 'GATEHOUSE_TOKEN_INVALID' })
 })
 
-t.test('refresh: new cookie after tokenDuration, same session; none after cookieDuration', async (t) => {
+t.test('refresh: new cookie after session.tokenDuration, same session; none after session.maxAge', async (t) => {
   const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() })
   t.teardown(() => clock.uninstall())
   const c = await login('erin')
@@ -150,7 +149,7 @@ t.test('refresh: new cookie after tokenDuration, same session; none after cookie
   const jti = c.jar.get('XSRF-TOKEN')!
   updaterCalls.length = 0
 
-  clock.tick(16 * 60_000) // past tokenDuration (15m), within cookieDuration (1h)
+  clock.tick(16 * 60_000) // past tokenDuration (15m), within maxAge (1h)
   let r = await c.fetch('/private', { headers: xsrf(c) })
   t.equal(r.status, 200, 'expired token refreshed')
   const second = c.jar.get('JWT')!
@@ -161,15 +160,32 @@ t.test('refresh: new cookie after tokenDuration, same session; none after cookie
   r = await c.fetch('/auth/status', { headers: xsrf(c) })
   t.same(await r.json(), { status: 'logged in', user: 'erin' })
 
-  clock.tick(50 * 60_000) // 66 min after login: past cookieDuration
+  clock.tick(50 * 60_000) // 66 min after login: past maxAge
   const expired = c.jar.get('JWT')!
   for (const path of ['/private', '/auth/user']) {
     r = await client(base).fetch(path, { headers: { cookie: `JWT=${expired}; XSRF-TOKEN=${jti}`, 'x-xsrf-token': jti } })
-    t.equal(r.status, 401, `${path}: not refreshed past cookieDuration`)
+    t.equal(r.status, 401, `${path}: not refreshed past session.maxAge`)
     t.same(await r.json(), { error: 'unauthorized', details: 'session expired', code: 'GATEHOUSE_SESSION_EXPIRED' })
   }
   r = await client(base).fetch('/auth/status', { headers: { cookie: `JWT=${expired}; XSRF-TOKEN=${jti}`, 'x-xsrf-token': jti } })
   t.same(await r.json(), { status: 'not logged in' }, '/status says not logged in')
+})
+
+t.test('an expired cookie session without its XSRF header is refused before any refresh', async (t) => {
+  const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() })
+  t.teardown(() => clock.uninstall())
+  const c = await login('ivy')
+  const token = c.jar.get('JWT')!
+  const jti = c.jar.get('XSRF-TOKEN')!
+  updaterCalls.length = 0
+  clock.tick(16 * 60_000) // past tokenDuration: a request with its XSRF header would refresh
+  for (const [label, headers] of [['no header', {}], ['wrong header', { 'x-xsrf-token': 'forged' }]] as const) {
+    const r = await client(base).fetch('/private', { headers: { cookie: `JWT=${token}; XSRF-TOKEN=${jti}`, ...headers } })
+    t.equal(r.status, 401, label)
+    t.equal((await r.json() as { code: string }).code, 'GATEHOUSE_XSRF', label)
+    t.same(r.headers.getSetCookie(), [], `${label}: no refreshed cookie handed out`)
+  }
+  t.equal(updaterCalls.length, 0, 'no refresh ran (the claims updater was not called)')
 })
 
 t.test('concurrent requests with one expired token refresh it once', async (t) => {
@@ -193,7 +209,7 @@ t.test('a cached refresh that has itself expired is not handed out again', async
   const jti = c.jar.get('XSRF-TOKEN')!
   clock.tick(16 * 60_000)
   t.equal((await c.fetch('/private', { headers: xsrf(c) })).status, 200, 'first refresh (cached under the original token)')
-  clock.tick(20 * 60_000) // the refreshed token has expired as well; still within cookieDuration (1h)
+  clock.tick(20 * 60_000) // the refreshed token has expired as well; still within maxAge (1h)
   const r = await client(base).fetch('/private', { headers: { cookie: `JWT=${original}; XSRF-TOKEN=${jti}`, 'x-xsrf-token': jti } })
   t.equal(r.status, 200)
   const line = r.headers.getSetCookie().find((l) => l.startsWith('JWT='))!
@@ -208,7 +224,7 @@ t.test('expired X-JWT and ?token= tokens are 401 and not refreshed: only cookie 
   const token = c.jar.get('JWT')!
   t.equal((await client(base).fetch('/private', { headers: { 'x-jwt': token } })).status, 200, 'control: valid header token')
   t.equal((await client(base).fetch(`/private?token=${token}`)).status, 200, 'control: valid query token')
-  clock.tick(20 * 60_000) // past tokenDuration, within cookieDuration: a cookie would refresh
+  clock.tick(20 * 60_000) // past tokenDuration, within maxAge: a cookie would refresh
   for (const [label, init, path] of [['header', { headers: { 'x-jwt': token } }, '/private'], ['query', {}, `/private?token=${token}`]] as const) {
     const r = await client(base).fetch(path, init)
     t.equal(r.status, 401, `${label}: expired token refused`)

@@ -30,7 +30,7 @@ async function start (opts: Record<string, unknown> = {}): Promise<Started> {
     await app.register(authPlugin, {
       secret: SECRET,
       url: 'https://auth.example.com',
-      secureCookies: false,
+      cookies: { secure: false },
       allowedRedirectHosts: ['shop.example.com'],
       ...opts,
       providers: [{ kind: 'direct', name: 'local', checker: (u: string, p: string) => u === 'alice' && p === 'alice-secret' }]

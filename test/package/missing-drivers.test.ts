@@ -77,12 +77,12 @@ t.test('ioredis: the Redis state store and passkey store name the option that ga
 t.test('lmdb and mongodb: the avatar and passkey stores', async (t) => {
   const dir = t.testdir()
   await without('lmdb', async () => {
-    t.match(await registration(core({ avatarStore: `bolt://${dir}/avatars.db` })), missing('avatar.store', 'lmdb'))
+    t.match(await registration(core({ avatar: { store: `bolt://${dir}/avatars.db` } })), missing('avatar.store', 'lmdb'))
     t.match(await failure(() => openPasskeyStore(`bolt://${dir}/passkeys.db`, 'passkey.p.store')), missing('passkey.p.store', 'lmdb'))
     t.match(await failure(() => newStore(`bolt://${dir}/x.db`)), missing('LmdbStore', 'lmdb'))
   })
   await without('mongodb', async () => {
-    t.match(await registration(core({ avatarStore: 'mongodb://127.0.0.1:1/app' })), missing('avatar.store', 'mongodb'))
+    t.match(await registration(core({ avatar: { store: 'mongodb://127.0.0.1:1/app' } })), missing('avatar.store', 'mongodb'))
     t.match(await failure(() => GridFsStore.fromAddress('mongodb://127.0.0.1:1/app')), missing('GridFsStore', 'mongodb'))
   })
 })

@@ -37,7 +37,7 @@ const lines = []
 const app = Fastify()
 await app.register(authPlugin, {
   secret: () => process.env.AUTH_SECRET, url: 'http://127.0.0.1', logger: funcLogger((line) => lines.push(line)),
-  avatarStore: process.env.AVATAR_STORE, avatarFetch: { allowPrivate: true }
+  avatar: { store: process.env.AVATAR_STORE, fetch: { allowPrivate: true } }
 })
 await app.ready()
 const link = await app.auth.avatar.save('github_1', { url: process.env.PICTURE_URL })
@@ -70,8 +70,8 @@ async function registration (...plugins) {
 function thrown (fn) { try { fn(); return null } catch (err) { return err } }
 const errors = {
   stateStore: await registration(core({ stateStore: 'redis://127.0.0.1:1' })),
-  boltAvatars: await registration(core({ avatarStore: 'bolt://./data/avatars.db' })),
-  mongoAvatars: await registration(core({ avatarStore: 'mongodb://127.0.0.1:1/app' })),
+  boltAvatars: await registration(core({ avatar: { store: 'bolt://./data/avatars.db' } })),
+  mongoAvatars: await registration(core({ avatar: { store: 'mongodb://127.0.0.1:1/app' } })),
   passkeys: await registration(core(), (app) => app.register(passkeyProvider, {})),
   fileServer: await registration((app) => app.register(fileServerPlugin, { root: '.' })),
   basicAuthArgon2: thrown(() => withArgon2Hash('ops', 'aGFzaGhhc2g=', 'c2FsdHNhbHRzYWx0')),
@@ -99,7 +99,7 @@ const out = {}
 
 const app = Fastify()
 // Passkeys are bound to a domain name (the RP id), not to an address.
-await app.register(authPlugin, { secret, url: 'http://localhost:8080', stateStore: process.env.REDIS_URL, avatarStore: 'bolt://./data/avatars.db', avatarFetch: { allowPrivate: true } })
+await app.register(authPlugin, { secret, url: 'http://localhost:8080', stateStore: process.env.REDIS_URL, avatar: { store: 'bolt://./data/avatars.db', fetch: { allowPrivate: true } } })
 await app.register(directProvider, { name: 'local', checker: async (user, passwd) => user === 'alice' && passwd === 'alice-pw' })
 await app.register(passkeyProvider, { store: 'bolt://./data/passkeys.db' })
 app.get('/api/me', { preHandler: app.auth.authenticate }, async (request) => request.user)
@@ -136,7 +136,7 @@ await smtp.send('bob@example.com', 'your code: 1234')
 smtp.close()
 
 const mongo = Fastify()
-await mongo.register(authPlugin, { secret, url: 'http://127.0.0.1', avatarStore: 'mongodb://127.0.0.1:1/app' })
+await mongo.register(authPlugin, { secret, url: 'http://127.0.0.1', avatar: { store: 'mongodb://127.0.0.1:1/app' } })
 await mongo.ready()
 await mongo.close()
 out.mongoRegistered = true

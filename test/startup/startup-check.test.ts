@@ -87,12 +87,12 @@ t.test('the core plugin alone checks too', async (t) => {
 
 t.test('cookie and header names no client can send, and redirect hosts written as URLs, fail at startup', async (t) => {
   const cases: Array<[Record<string, unknown>, string]> = [
-    [{ jwtCookieName: 'my session' }, 'jwtCookieName'],
-    [{ jwtCookieName: 'jwt;path=/' }, 'jwtCookieName'],
-    [{ xsrf: { cookieName: 'xsrf=token' } }, 'xsrf.cookieName'],
-    [{ xsrf: { cookieName: 'JWT' } }, 'xsrf.cookieName'],
-    [{ jwtHeaderKey: 'X JWT' }, 'jwtHeaderKey'],
-    [{ xsrf: { headerKey: 'X-XSRF:TOKEN' } }, 'xsrf.headerKey'],
+    [{ cookies: { sessionName: 'my session' } }, 'cookies.sessionName'],
+    [{ cookies: { sessionName: 'jwt;path=/' } }, 'cookies.sessionName'],
+    [{ cookies: { xsrfName: 'xsrf=token' } }, 'cookies.xsrfName'],
+    [{ cookies: { xsrfName: 'JWT' } }, 'cookies.xsrfName'],
+    [{ tokenSources: { header: 'X JWT' } }, 'tokenSources.header'],
+    [{ xsrf: { headerName: 'X-XSRF:TOKEN' } }, 'xsrf.headerName'],
     [{ allowedRedirectHosts: ['partner.example', 'https://app.example.com'] }, 'allowedRedirectHosts[1]'],
     [{ allowedRedirectHosts: ['app.example.com/path'] }, 'allowedRedirectHosts[0]']
   ]
@@ -101,8 +101,8 @@ t.test('cookie and header names no client can send, and redirect hosts written a
   }
   t.equal(await readyError({
     secret: () => GOOD,
-    jwtCookieName: 'app.session_v2',
-    xsrf: { cookieName: 'csrf_token', headerKey: 'X-CSRF' },
+    cookies: { sessionName: 'app.session_v2', xsrfName: 'csrf_token' },
+    xsrf: { headerName: 'X-CSRF' },
     allowedRedirectHosts: ['partner.example', 'app.example.com:8443', '[::1]:8080']
   }), undefined, 'valid names pass')
 })

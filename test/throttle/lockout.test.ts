@@ -112,8 +112,8 @@ t.test('login requests per address (rateLimit.login): the 31st within a minute i
   t.equal((await login(base, 'alice', 'alice-secret')).status, 200, 'the next minute')
 })
 
-t.test('basic auth of the core (adminPasswd): locked the same way', async (t) => {
-  const { base } = await start({ login: { max: 2000 } }, { adminPasswd: 'right-admin-pw' })
+t.test('basic auth of the core (basicAuth.adminPasswd): locked the same way', async (t) => {
+  const { base } = await start({ login: { max: 2000 } }, { basicAuth: { adminPasswd: 'right-admin-pw' } })
   const basic = (u: string, p: string): Promise<Response> =>
     client(base).fetch('/private', { headers: { authorization: `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}` } })
   for (let i = 0; i < 5; i++) t.equal((await basic('admin', `wrong-${i}`)).status, 401)
@@ -121,7 +121,7 @@ t.test('basic auth of the core (adminPasswd): locked the same way', async (t) =>
   t.equal(locked.status, 429, 'the right password is refused while locked')
   t.equal(locked.headers.get('retry-after'), '60')
   t.match(await locked.json(), { code: 'GATEHOUSE_RATE_LIMITED' })
-  const other = await start({ login: { max: 2000 } }, { adminPasswd: 'right-admin-pw' })
+  const other = await start({ login: { max: 2000 } }, { basicAuth: { adminPasswd: 'right-admin-pw' } })
   const fresh = await client(other.base).fetch('/private', { headers: { authorization: `Basic ${Buffer.from('admin:right-admin-pw').toString('base64')}` } })
   t.equal(fresh.status, 200, 'without failures basic auth signs in')
 })

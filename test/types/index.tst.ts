@@ -15,8 +15,7 @@ const app = Fastify()
 const opts: AuthOptions = {
   secret: (aud) => `secret-${aud}`,
   url: 'https://example.com',
-  tokenDuration: '15m',
-  cookieDuration: 31 * 24 * 3600 * 1000,
+  session: { tokenDuration: '15m', maxAge: 31 * 24 * 3600 * 1000 },
   claimsUpdater: (claims: Claims) => ({ ...claims, plan: 'gold' }),
   validator: { validate: (_token, claims) => claims.user?.name !== 'mallory' },
   xsrf: { ignoreMethods: ['GET'] },
@@ -97,7 +96,7 @@ await app.register(directProvider, { name: 'x' })
 app.auth.addDirectProvider('bad', (u: string) => u)
 // @ts-expect-error unknown provider kinds are rejected
 const badEntry: AuthOptions = { secret: () => 's', url: 'http://x', providers: [{ kind: 'nope', name: 'x' }] }
-// @ts-expect-error sameSite takes only the three cookie values
-const badSameSite: AuthOptions = { secret: () => 's', url: 'http://x', sameSite: 'loose' }
+// @ts-expect-error cookies.sameSite takes only the three cookie values
+const badSameSite: AuthOptions = { secret: () => 's', url: 'http://x', cookies: { sameSite: 'loose' } }
 
 void noSecret; void n; void badEntry; void badSameSite; void entries; void noSecretEntry

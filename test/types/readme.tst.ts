@@ -86,6 +86,21 @@ export async function registrationOrder (): Promise<void> {
   await app.register(authPlugin, { secret, url })                      // reuses it
 }
 
+export async function optionGroups (): Promise<void> {
+  const app = Fastify()
+  // README: Options of authPlugin
+  await app.register(authPlugin, {
+    secret: () => process.env.SESSION_SECRET!,
+    url: 'https://example.com',
+    session: { tokenDuration: '15m', maxAge: '31d', idleTimeout: '8h' },
+    cookies: { sameSite: 'Strict' },
+    xsrf: { headerName: 'X-CSRF-Token' },
+    tokenSources: { query: false },
+    avatar: { store: 'file:///var/lib/app/avatars' },
+    providers: [{ kind: 'direct', name: 'local', checker: async (user, passwd) => user === 'admin' && passwd === 'secret' }]
+  })
+}
+
 export function logging (): void {
   // README: Logging
   const secrets = new Set(['token', 'code', 'state', 'passwd', 'password', 'secret'])

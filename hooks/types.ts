@@ -1,0 +1,23 @@
+/**
+ * What the hooks need from whoever builds them (the core plugin): types of their own, so that the hooks depend on
+ * nothing of the core's internals.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { MaybePromise, User } from '../lib/user.js'
+
+/**
+ * Reads the user of a request (basic auth or a session), or null. Synchronous for a session served from the
+ * verified-session cache, so that the hooks answer without waiting on anything. Throws HttpError for bad credentials.
+ */
+export type ResolveUser = (request: FastifyRequest, reply: FastifyReply) => User | null | Promise<User | null>
+
+/** Replaces a request's user (the `updateUser` hook). */
+export type UpdateUser = (user: User) => MaybePromise<User>
+
+/** What the session-less XSRF hook compares: the header (`headerName`, lower case) with the cookie (`cookieName`). */
+export interface XsrfHookOptions {
+  disable: boolean
+  ignoreMethods: ReadonlySet<string>
+  headerName: string
+  cookieName: string
+}

@@ -1,0 +1,36 @@
+/**
+ * The session cookies: the token (HttpOnly) and the XSRF value (readable by the page's scripts), set together at
+ * login and refresh, cleared together at logout, with the `cookies` group's attributes.
+ */
+import type { FastifyReply } from 'fastify'
+import type { CookieSerializeOptions } from '@fastify/cookie'
+import type { Claims, ResolvedOptions } from './types.js'
+
+export class SessionCookies {
+  private readonly maxAgeSeconds: number
+  constructor (private readonly o: Pick<ResolvedOptions, 'cookies' | 'session'>) {
+    this.maxAgeSeconds = Math.max(1, Math.round(o.session.maxAgeMs / 1000))
+  }
+
+  /** Sets both cookies of a session; session-only sessions (`sess`) get no Max-Age. */
+  set (reply: FastifyReply, token: string, claims: Claims): void {
+    const base = this.attributes(claims)
+    reply.setCookie(this.o.cookies.sessionName, token, { ...base, httpOnly: true })
+    reply.setCookie(this.o.cookies.xsrfName, claims.jti, { ...base, httpOnly: false })
+  }
+
+  /** Clears both cookies (logout). */
+  reset (reply: FastifyReply): void {
+    const base = this.attributes()
+    reply.clearCookie(this.o.cookies.sessionName, { ...base, httpOnly: true })
+    reply.clearCookie(this.o.cookies.xsrfName, base)
+  }
+
+  private attributes (claims?: Claims): CookieSerializeOptions {
+    const { sameSite, secure, domain } = this.o.cookies
+    const base: CookieSerializeOptions = { path: '/', sameSite, secure }
+    if (domain !== undefined) base.domain = domain
+    if (claims !== undefined && claims.sess !== true) base.maxAge = this.maxAgeSeconds
+    return base
+  }
+}

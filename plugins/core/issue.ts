@@ -1,0 +1,103 @@
+/**
+ * Issuing tokens: session claims (registered claims are the service's; the claims updater shapes the rest),
+ * their refresh (once per expired token, however many requests carry it), and the short-lived tokens of other
+ * purposes (OAuth2 handshake, confirmation).
+ */
+import { randomBytes } from 'node:crypto'
+import { OptionsError } from '../../lib/errors.js'
+import { signJws, type JwsKey } from './jws.js'
+import type { KeyRings } from './keys.js'
+import { audOf, nowSeconds, sessionAud } from './claims.js'
+import type { AudienceRule } from './audience.js'
+import { MemoryRefreshCache } from './refresh-cache.js'
+import type { Claims, ClaimsInput, RefreshCache, ResolvedOptions, TokenPurpose } from './types.js'
+
+export interface Signed { token: string; claims: Claims; key: JwsKey }
+
+export class Issuer {
+  private readonly tokenSeconds: number
+  private readonly refreshCache: RefreshCache
+  private readonly inflight = new Map<string, Promise<Claims>>()
+  // The default refresh cache hands back the same claims object to every request carrying one expired token,
+  // so its token is signed once.
+  private readonly refreshedTokens = new WeakMap<Claims, { token: string; key: JwsKey }>()
+
+  constructor (private readonly o: ResolvedOptions, private readonly keys: KeyRings, private readonly audiences: AudienceRule) {
+    this.tokenSeconds = Math.max(1, Math.round(o.session.tokenDurationMs / 1000))
+    this.refreshCache = o.session.refreshCache ?? new MemoryRefreshCache()
+  }
+
+  /** Signs session claims; `base` carries jti and auth_time over a refresh. */
+  async claims (input: ClaimsInput, base?: Claims): Promise<Claims> {
+    const { aud: rawAud, user, sess, ...extra } = input
+    const aud = sessionAud(rawAud)
+    this.audiences.checkCreation(aud)
+    const nowMs = Date.now()
+    const now = Math.floor(nowMs / 1000)
+    // Registered claims are the service's: neither the input nor the claims updater may change them.
+    const fixed = {
+      iss: this.o.issuer,
+      iat: now,
+      nbf: now,
+      exp: now + this.tokenSeconds,
+      jti: base?.jti ?? randomBytes(16).toString('base64url'),
+      auth_time: base?.auth_time ?? nowMs / 1000,
+      purpose: 'session' as const
+    }
+    let claims: Claims = { ...extra, aud: [aud], ...fixed }
+    if (user !== undefined) claims.user = user
+    if (sess === true) claims.sess = true
+    if (this.o.claimsUpdater !== undefined) {
+      const updated = await this.o.claimsUpdater(claims)
+      if (updated === null || typeof updated !== 'object') throw new OptionsError('claimsUpdater', 'must return claims')
+      const a = sessionAud(updated.aud)
+      this.audiences.checkCreation(a)
+      claims = { ...updated, ...fixed, aud: [a] }
+    }
+    return claims
+  }
+
+  async sign (claims: Claims): Promise<{ token: string; key: JwsKey }> {
+    const key = (await this.keys.ring(audOf(claims), 'session')).signer
+    return { token: signJws(key, claims), key }
+  }
+
+  /** New claims and token for an expired cookie session (its checks passed: the caller decides it may refresh). */
+  async refresh (token: string, claims: Claims): Promise<Signed> {
+    // The cache only spares concurrent requests a second refresh; a cached result that has expired in turn is
+    // refreshed again rather than handed out as an already-dead token.
+    let next = this.refreshCache.get(token)
+    if (next === undefined || next.exp <= nowSeconds()) {
+      let pending = this.inflight.get(token)
+      if (pending === undefined) {
+        const { iat, nbf, exp, iss, jti, auth_time: at, purpose, ...input } = claims
+        pending = this.claims(input, claims).then((c) => { this.refreshCache.set(token, c); return c })
+          .finally(() => this.inflight.delete(token))
+        this.inflight.set(token, pending)
+      }
+      next = await pending
+    }
+    let signed = this.refreshedTokens.get(next)
+    if (signed === undefined) {
+      signed = await this.sign(next)
+      this.refreshedTokens.set(next, signed)
+    }
+    return { token: signed.token, claims: next, key: signed.key }
+  }
+
+  /** A short-lived token of another purpose, signed with that purpose's keys. */
+  async purpose (purpose: Exclude<TokenPurpose, 'session'>, payload: Record<string, unknown>, ttlMs: number, aud?: string): Promise<string> {
+    const now = nowSeconds()
+    const claims: Claims = {
+      ...payload,
+      aud: aud === undefined || aud === '' ? [] : [aud],
+      iss: this.o.issuer,
+      iat: now,
+      nbf: now,
+      exp: now + Math.max(1, Math.round(ttlMs / 1000)),
+      jti: randomBytes(16).toString('base64url'),
+      purpose
+    }
+    return signJws((await this.keys.ring(aud ?? '', purpose)).signer, claims)
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * Logout's part of revocation: the session a request presents is revoked (for as long as it could still be
+ * accepted); with `everywhere` (`?all=1`), every session of its user too.
+ */
+import type { FastifyRequest } from 'fastify'
+import { ErrorCodes, HttpError } from '../../lib/errors.js'
+import { LEEWAY_S, unauthorized } from './claims.js'
+import { revokedError, subjectOf, type Revocations } from './revocation.js'
+import type { TokenReader } from './token-reader.js'
+import type { Verify } from './verify.js'
+import type { Claims } from './types.js'
+
+export interface PresentedSession { reader: TokenReader; verify: Verify; revocations: Revocations | null; maxAgeSeconds: number }
+
+/** Revokes the session a request presents (logout); with `everywhere`, every session of its user too. */
+export async function revokePresented (p: PresentedSession, request: FastifyRequest, everywhere: boolean): Promise<void> {
+  const revocations = p.revocations
+  if (revocations === null) return
+  const found = p.reader.read(request)
+  let claims: Claims
+  try {
+    if (found === undefined) throw unauthorized('not logged in', ErrorCodes.UNAUTHORIZED)
+    claims = (await p.verify(found, 'session')).claims
+  } catch (err) {
+    // Logging out without a valid session only clears the cookies; ending "every session" needs one.
+    if (everywhere || !(err instanceof HttpError)) throw err
+    return
+  }
+  const nowS = Date.now() / 1000
+  const endsAt = Math.max(claims.exp, claims.auth_time! + p.maxAgeSeconds) + LEEWAY_S
+  if (everywhere) {
+    if (endsAt <= nowS) throw unauthorized('session expired', ErrorCodes.SESSION_EXPIRED)
+    if (await revocations.isRevoked(subjectOf(claims))) throw revokedError()
+    const id = claims.user?.id
+    if (typeof id !== 'string') throw new HttpError(401, 'unauthorized', 'token carries no user')
+    await revocations.revokeUser(id)
+  }
+  if (endsAt > nowS) await revocations.revokeSession(claims.jti, (endsAt - nowS) * 1000)
+}
