@@ -167,18 +167,28 @@ export function createTokenService (o: ResolvedOptions, revocations: Revocations
     return entry
   }
 
+  /**
+   * Whether a verified token still authenticates: false while it is live, true when it has expired but its
+   * cookie session may be refreshed; throws when it can no longer authenticate (expired in a URL or header, past
+   * the cookie session's lifetime, idle too long).
+   */
+  function mustRefresh (claims: Claims, source: number, now: number): boolean {
+    const nowS = Math.floor(now / 1000)
+    if (claims.exp > nowS) return false
+    // A token read from a URL or a header dies on time: it may have leaked through history, logs or a Referer.
+    if (source !== COOKIE) throw unauthorized('token expired', ErrorCodes.TOKEN_EXPIRED)
+    if (claims.auth_time! + cookieSeconds <= nowS) throw unauthorized('session expired', ErrorCodes.SESSION_EXPIRED)
+    if (o.idleTimeoutMs > 0 && now - claims.iat * 1000 > o.idleTimeoutMs) throw unauthorized('session idle for too long', ErrorCodes.SESSION_EXPIRED)
+    return true
+  }
+
   /** A token not in the cache: verify, revocation, then either cache it or refresh it (cookie sessions only). */
   async function fresh (token: string, source: number, request: FastifyRequest, reply: FastifyReply): Promise<Session> {
     const { claims, key } = await verify(token, 'session')
     if (source === COOKIE) checkXsrf(request, claims.jti)
     if (revocations !== null && await revocations.isRevoked(subjectOf(claims))) throw revokedError()
     const now = Date.now()
-    const nowS = Math.floor(now / 1000)
-    if (claims.exp > nowS) return remember(token, claims, key, now, false)
-    // A token read from a URL or a header dies on time: it may have leaked through history, logs or a Referer.
-    if (source !== COOKIE) throw unauthorized('token expired', ErrorCodes.TOKEN_EXPIRED)
-    if (claims.auth_time! + cookieSeconds <= nowS) throw unauthorized('session expired', ErrorCodes.SESSION_EXPIRED)
-    if (o.idleTimeoutMs > 0 && now - claims.iat * 1000 > o.idleTimeoutMs) throw unauthorized('session idle for too long', ErrorCodes.SESSION_EXPIRED)
+    if (!mustRefresh(claims, source, now)) return remember(token, claims, key, now, false)
     const refreshed = await refresh(token, claims)
     setCookies(reply, refreshed.token, refreshed.claims)
     return remember(refreshed.token, refreshed.claims, refreshed.key, now, true)
@@ -350,7 +360,9 @@ export function createTokenService (o: ResolvedOptions, revocations: Revocations
       const nowS = Date.now() / 1000
       const endsAt = Math.max(claims.exp, claims.auth_time! + cookieSeconds) + LEEWAY_S
       if (everywhere) {
-        if (endsAt <= nowS) throw unauthorized('session expired', ErrorCodes.SESSION_EXPIRED)
+        // Ending every session takes a token that could still authenticate: the expiry checks of a request's
+        // (a dead query token, or a cookie session past its lifetime or idle, signs nobody out).
+        mustRefresh(claims, found!.source, Date.now())
         if (await revocations.isRevoked(subjectOf(claims))) throw revokedError()
         const id = claims.user?.id
         if (typeof id !== 'string') throw new HttpError(401, 'unauthorized', 'token carries no user')

@@ -81,6 +81,29 @@ t.test('logout with all=1 ends every session of the user ("sign out everywhere")
   t.equal((await s.get(dave)).status, 200, 'another user is not')
 })
 
+t.test('a token that can no longer authenticate cannot sign its user out everywhere', async (t) => {
+  const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() })
+  t.teardown(() => clock.uninstall())
+  const store = new MemoryStateStore()
+  const s = await sessionApp({ stateStore: store })
+  t.teardown(s.close)
+  const phone = await s.login('gina')
+  const leaked = tokenOf(await s.login('gina'))
+  t.equal((await client(s.base).fetch(`/private?token=${leaked}`)).status, 200, 'control: the token works while live')
+  clock.tick(16 * 60_000) // past the token's 15 minutes; the cookie session lives on (refreshed)
+  const dead = await client(s.base).fetch(`/private?token=${leaked}`)
+  t.equal(dead.status, 401, 'the expired query token authenticates nothing')
+  t.equal((await dead.json()).code, 'GATEHOUSE_TOKEN_EXPIRED')
+  for (const headers of [{}, { 'x-jwt': leaked }]) {
+    const path = Object.keys(headers).length === 0 ? `/auth/logout?all=1&token=${leaked}` : '/auth/logout?all=1'
+    const r = await client(s.base).fetch(path, { headers })
+    t.equal(r.status, 401, `${path.slice(0, 30)}: refused`)
+    t.equal((await r.json()).code, 'GATEHOUSE_TOKEN_EXPIRED')
+  }
+  t.equal(store.size, 0, 'nothing was revoked')
+  t.equal((await s.get(phone)).status, 200, 'the user\'s other session is still signed in')
+})
+
 t.test('bad revocation input: 400 JSON with a code, nothing stored', async (t) => {
   const store = new MemoryStateStore()
   const s = await sessionApp({ stateStore: store }, (app) => adminRoutes(app, () => app.auth))
