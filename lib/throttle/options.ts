@@ -18,6 +18,13 @@ export interface FailureOptions {
   lockout?: Duration
   /** Longest lockout. Default 1 hour. */
   maxLockout?: Duration
+  /**
+   * The account name as your checker compares it: every name this maps to one value shares one count and one
+   * lock. Default `normaliseAccountName`: NFKC, letter case folded, default-ignorable code points removed,
+   * trimmed. Give your own when your checker folds more (e.g. removes dots of e-mail addresses), so that no
+   * spelling your checker accepts gets tries of its own. Called with the typed name (without the realm).
+   */
+  accountKey?: (name: string) => string
 }
 
 /** Throttling of login routes. Every limit counts in the state store, so instances sharing one share limits. */
@@ -39,7 +46,15 @@ export interface RateLimitOptions {
 }
 
 /** Lockout settings after defaults. */
-export interface LockoutSettings { perAccount: number; perIp: number; windowMs: number; lockoutMs: number; maxLockoutMs: number }
+export interface LockoutSettings {
+  perAccount: number
+  perIp: number
+  windowMs: number
+  lockoutMs: number
+  maxLockoutMs: number
+  /** The host's account key (`failures.accountKey`), or undefined for `normaliseAccountName`. */
+  accountKey?: ((name: string) => string) | undefined
+}
 
 /** `rateLimit` after defaults. */
 export interface ResolvedRateLimit {
@@ -73,7 +88,7 @@ export function resolveRateLimit (value: unknown, name = 'rateLimit'): ResolvedR
 
 /** Validates lockout settings (also the toolkit's basic-auth `throttle`). */
 export function resolveLockout (value: unknown, name: string, extraKeys: readonly string[] = []): LockoutSettings {
-  const f = checkKeys(value ?? {}, ['perAccount', 'perIp', 'window', 'lockout', 'maxLockout', ...extraKeys], name) as FailureOptions
+  const f = checkKeys(value ?? {}, ['perAccount', 'perIp', 'window', 'lockout', 'maxLockout', 'accountKey', ...extraKeys], name) as FailureOptions
   const lockoutMs = optionDuration(named(name, 'lockout'), f.lockout, 60_000)
   const maxLockoutMs = optionDuration(named(name, 'maxLockout'), f.maxLockout, 3_600_000)
   if (maxLockoutMs < lockoutMs) throw new OptionsError(named(name, 'maxLockout'), 'must not be shorter than lockout')
@@ -82,6 +97,7 @@ export function resolveLockout (value: unknown, name: string, extraKeys: readonl
     perIp: optionInt(named(name, 'perIp'), f.perIp, 20),
     windowMs: optionDuration(named(name, 'window'), f.window, 3_600_000),
     lockoutMs,
-    maxLockoutMs
+    maxLockoutMs,
+    accountKey: optionFunction(named(name, 'accountKey'), f.accountKey)
   }
 }
