@@ -157,8 +157,34 @@ export class RedisStateStore implements StateStore {
     return n > 0
   }
 
-  async publish (channel: string, message: string): Promise<void> {
-    await this.run(() => this.client.publish(this.prefix + channel, message))
+  /** Resolves with the number of subscribers Redis delivered to (on Redis Cluster: those of the node asked). */
+  async publish (channel: string, message: string): Promise<number> {
+    return await this.run(() => this.client.publish(this.prefix + channel, message))
+  }
+
+  /**
+   * What Redis's configuration says about keeping the store's entries, as warnings (none when all is well, or
+   * when `CONFIG GET` is not allowed, as on some managed services). Revocations need both: an evicted or a
+   * restarted-away entry is a revocation lost (see the README's "State store").
+   */
+  async durabilityWarnings (): Promise<string[]> {
+    const config: Record<string, string> = {}
+    try {
+      // One name per CONFIG GET: several at once needs Redis 7.
+      const answers = await Promise.all(['maxmemory', 'maxmemory-policy', 'save', 'appendonly'].map(async (name) => await this.client.config('GET', name) as string[]))
+      for (const [name, value] of answers) if (name !== undefined && value !== undefined) config[name] = value
+    } catch {
+      return []
+    }
+    const warnings: string[] = []
+    const policy = config['maxmemory-policy']
+    if (config.maxmemory !== undefined && config.maxmemory !== '0' && policy !== undefined && policy !== 'noeviction') {
+      warnings.push(`Redis evicts keys when full (maxmemory-policy ${policy}): revocations and one-time tokens can be lost; set maxmemory-policy noeviction`)
+    }
+    if (config.save === '' && config.appendonly === 'no') {
+      warnings.push('Redis keeps nothing across a restart (no RDB snapshots, no AOF): a restart loses revocations, and every session started before it is then refused; enable appendonly or save')
+    }
+    return warnings
   }
 
   /**

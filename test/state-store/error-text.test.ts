@@ -10,15 +10,10 @@ import { verifyProvider } from '../../providers/index.js'
 import { funcLogger } from '../../lib/logger.js'
 import { Redis } from 'ioredis'
 import { client, listen } from '../helpers/client.js'
-import { RedisServer, redisMissingReason } from './redis-server.js'
+import { redisForTests } from './redis-server.js'
 
-const missing = redisMissingReason()
-if (missing !== undefined) {
-  t.test('Redis error text', { skip: missing }, async () => {})
-} else {
-  const redis = new RedisServer()
-  await redis.start()
-  t.teardown(() => redis.stop())
+const redis = await redisForTests(t, 'Redis error text')
+if (redis !== undefined) {
   const lines: string[] = []
   const mails: string[] = []
   const { app, base } = await listen(async (app) => {

@@ -6,15 +6,10 @@
 import t from 'tap'
 import { authPlugin } from '../../plugins/auth.js'
 import { client, listen } from '../helpers/client.js'
-import { RedisServer, redisMissingReason } from '../state-store/redis-server.js'
+import { redisForTests } from '../state-store/redis-server.js'
 
-const missing = redisMissingReason()
-if (missing !== undefined) {
-  t.test('lockout on Redis', { skip: missing }, async () => {})
-} else {
-  const redis = new RedisServer()
-  await redis.start()
-  t.teardown(() => redis.stop())
+const redis = await redisForTests(t, 'lockout on Redis')
+if (redis !== undefined) {
   const checks: string[] = []
   const instances = await Promise.all([0, 1].map(async () => await listen(async (app) => {
     await app.register(authPlugin, {
