@@ -96,13 +96,14 @@ if (redis !== undefined) {
     for (const ms of logoutMs) t.ok(ms >= ACK_DEADLINE_MS && ms < 2 * ACK_DEADLINE_MS, `the logout answered after ${ms.toFixed(0)} ms, at the deadline`)
   })
 
-  t.test('1,000 races on one Redis: none served after the logout answered; what the wait costs', async (t) => {
+  t.test('races on one Redis (GATEHOUSE_RACES, 300 by default): none served after the logout answered; what the wait costs', async (t) => {
     const a = await sessionApp({ stateStore: redis.url, ...NO_LOGIN_LIMIT })
     const b = await sessionApp({ stateStore: redis.url, ...NO_LOGIN_LIMIT })
     const plainStore = new RedisStateStore(redis.url)
     const plain = await sessionApp({ stateStore: unacknowledged(plainStore), ...NO_LOGIN_LIMIT })
     t.teardown(async () => { await a.close(); await b.close(); await plain.close(); await plainStore.close() })
-    const rounds = Number(process.env.GATEHOUSE_RACES ?? 1000)
+    // 300 in the suite; GATEHOUSE_RACES=1000 (or more) for the figures the README gives.
+    const rounds = Number(process.env.GATEHOUSE_RACES ?? 300)
     const acked = await race(a, b, rounds)
     t.equal(acked.accepted, 0, `${rounds} races: no probe served after the logout answered`)
     t.comment(`acknowledged logout: ${percentiles(acked.logoutMs)}`)
