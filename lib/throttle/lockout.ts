@@ -112,8 +112,9 @@ export class Lockout {
     if (attempt.count === 0) return
     await Promise.all([
       this.store.delete(`throttle:fail:${attempt.account}`),
-      // A lock may also have been set by an attempt counted past the threshold while this one ran.
-      attempt.locked || attempt.count >= this.o.perAccount ? this.store.delete(`throttle:lock:${attempt.account}`) : undefined
+      // Also without a lock seen at the start: one may have been set by an attempt counted past the threshold
+      // while this one ran (in the same round trip as the count's delete).
+      this.store.delete(`throttle:lock:${attempt.account}`)
     ])
   }
 
