@@ -71,4 +71,26 @@ if (redis !== undefined) {
     t.teardown(() => n.close())
     t.same(quiet.filter((l) => /evicts/.test(l)), [], 'noeviction: nothing to say')
   })
+
+  t.test('a mangled epoch counts as lost; a Redis that refuses CONFIG GET gets no warning', async (t) => {
+    const admin = new Redis(redis.url)
+    t.teardown(async () => {
+      await admin.call('ACL', 'DELUSER', 'limited')
+      admin.disconnect()
+    })
+    const a = await sessionApp({ stateStore: redis.url })
+    t.teardown(() => a.close())
+    const before = await a.login('oscar')
+    t.equal(await statusOnceBack(a, tokenOf(before)), 200, 'control')
+    await admin.set('gatehouse:revocation-epoch', 'not a time')
+    const lines: string[] = []
+    // A user that may not run CONFIG (as on managed services): the check says nothing rather than fail.
+    await admin.call('ACL', 'SETUSER', 'limited', 'on', '>limited-pw', '~*', '&*', '+@all', '-config')
+    const b = await sessionApp({ stateStore: `redis://limited:limited-pw@127.0.0.1:${redis.port}`, logger: funcLogger((l) => { lines.push(l) }) })
+    t.teardown(() => b.close())
+    t.same(lines.filter((l) => /state store/.test(l)), [], 'no durability warning without CONFIG')
+    t.match(await admin.get('gatehouse:revocation-epoch'), /^\d+$/, 'the epoch was set again')
+    t.equal(await statusOnceBack(b, tokenOf(before)), 401, 'a session of before it is refused')
+    t.equal(await statusOnceBack(b, tokenOf(await b.login('oscar'))), 200, 'a new one is served')
+  })
 }

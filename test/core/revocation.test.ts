@@ -164,6 +164,33 @@ t.test('a store without publish/subscribe: revocation is looked up on every requ
   t.equal((await client(b.base).fetch('/private', { headers: { 'x-jwt': token } })).status, 401, 'instance B refuses it at once')
 })
 
+t.test('a subscription that is not live: a revocation is published without waiting, and looked up meanwhile', async (t) => {
+  const inner = new MemoryStateStore()
+  let published = 0
+  const deaf: StateStore = {
+    setIfAbsent: (k, v, ttl) => inner.setIfAbsent(k, v, ttl),
+    set: (k, v, ttl) => inner.set(k, v, ttl),
+    get: (k) => inner.get(k),
+    take: (k) => inner.take(k),
+    delete: (k) => inner.delete(k),
+    close: () => inner.close(),
+    // Delivery never reported live (a subscriber still connecting): acknowledgements could not be heard.
+    subscribe: async () => ({ close: async () => {} }),
+    publish: async (channel, message) => { published++; return await inner.publish(channel, message) }
+  }
+  const a = await sessionApp({ stateStore: deaf, rateLimit: false })
+  const b = await sessionApp({ stateStore: deaf, rateLimit: false })
+  t.teardown(async () => { await a.close(); await b.close() })
+  const c = await a.login('hank')
+  const token = tokenOf(c)
+  t.equal((await client(b.base).fetch('/private', { headers: { 'x-jwt': token } })).status, 200)
+  const started = performance.now()
+  t.equal((await a.get(c, '/auth/logout')).status, 200)
+  t.ok(performance.now() - started < 400, 'the logout did not wait for acknowledgements it cannot hear')
+  t.equal(published, 1, 'the revocation was published')
+  t.equal((await client(b.base).fetch('/private', { headers: { 'x-jwt': token } })).status, 401, 'B, not live either, looked it up')
+})
+
 t.test('two instances sharing one in-process store hear revocations at once', async (t) => {
   const store = new MemoryStateStore()
   const a = await sessionApp({ stateStore: store })
