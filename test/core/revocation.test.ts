@@ -16,6 +16,18 @@ async function everySource (s: SessionApp, c: Client, token = tokenOf(c), jti = 
   return [byCookie.status, byHeader.status, byQuery.status]
 }
 
+/** The basic methods of an in-memory store, without publish/subscribe or increment. */
+function plainStore (inner: MemoryStateStore): StateStore {
+  return {
+    setIfAbsent: (k, v, ttl) => inner.setIfAbsent(k, v, ttl),
+    set: (k, v, ttl) => inner.set(k, v, ttl),
+    get: (k) => inner.get(k),
+    take: (k) => inner.take(k),
+    delete: (k) => inner.delete(k),
+    close: () => inner.close()
+  }
+}
+
 /** Routes through which the host ends sessions (e.g. on a password change or when an account is disabled). */
 function adminRoutes (s: { post: (path: string, h: (req: { body: unknown }) => Promise<unknown>) => unknown }, auth: () => { revokeSession(jti: string): Promise<void>; revokeUser(id: string): Promise<void> }): void {
   s.post('/admin/revoke-session', async (req) => { await auth().revokeSession((req.body as { jti: string }).jti); return { ok: true } })
@@ -144,15 +156,7 @@ t.test('an unauthenticated client cannot make the server store anything through 
 })
 
 t.test('a store without publish/subscribe: revocation is looked up on every request', async (t) => {
-  const inner = new MemoryStateStore()
-  const plain: StateStore = {
-    setIfAbsent: (k, v, ttl) => inner.setIfAbsent(k, v, ttl),
-    set: (k, v, ttl) => inner.set(k, v, ttl),
-    get: (k) => inner.get(k),
-    take: (k) => inner.take(k),
-    delete: (k) => inner.delete(k),
-    close: () => inner.close()
-  }
+  const plain = plainStore(new MemoryStateStore())
   // Without increment() the login limits cannot count in this store: they are off here (tested in test/throttle).
   const a = await sessionApp({ stateStore: plain, rateLimit: false })
   const b = await sessionApp({ stateStore: plain, rateLimit: false })
@@ -168,12 +172,7 @@ t.test('a subscription that is not live: a revocation is published without waiti
   const inner = new MemoryStateStore()
   let published = 0
   const deaf: StateStore = {
-    setIfAbsent: (k, v, ttl) => inner.setIfAbsent(k, v, ttl),
-    set: (k, v, ttl) => inner.set(k, v, ttl),
-    get: (k) => inner.get(k),
-    take: (k) => inner.take(k),
-    delete: (k) => inner.delete(k),
-    close: () => inner.close(),
+    ...plainStore(inner),
     // Delivery never reported live (a subscriber still connecting): acknowledgements could not be heard.
     subscribe: async () => ({ close: async () => {} }),
     publish: async (channel, message) => { published++; return await inner.publish(channel, message) }
