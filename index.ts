@@ -26,6 +26,7 @@ export { ErrorCodes, GatehouseError, HttpError, OptionsError, RateLimitedError, 
 export type { RateLimitOptions, FailureOptions, ResolvedRateLimit } from './lib/throttle/options.js'
 export type { ClientKey } from './lib/throttle/client.js'
 export type { Throttle } from './lib/throttle/throttle.js'
+export { normaliseAccountName } from './lib/throttle/lockout.js'
 export type { CrossSiteOptions, CrossSiteGuard } from './lib/cross-site.js'
 export type { Duration } from './lib/duration.js'
 export { safeEqual } from './lib/compare.js'

@@ -89,11 +89,16 @@ export class MemoryStateStore implements StateStore {
     this.ledger.clear()
   }
 
-  /** Delivers to this process's subscribers before it resolves (they are the only instances sharing it). */
-  async publish (channel: string, message: string): Promise<void> {
-    for (const handler of this.channels.get(channel) ?? []) {
+  /**
+   * Delivers to this process's subscribers before it resolves (they are the only instances sharing it); resolves
+   * with their number.
+   */
+  async publish (channel: string, message: string): Promise<number> {
+    const handlers = [...(this.channels.get(channel) ?? [])]
+    for (const handler of handlers) {
       try { handler(message) } catch { /* one subscriber's failure is not the publisher's */ }
     }
+    return handlers.length
   }
 
   async subscribe (channel: string, onMessage: (message: string) => void, onLive?: (live: boolean) => void): Promise<Subscription> {

@@ -14,7 +14,11 @@ export interface RedisStateStoreOptions {
    * Default 2000.
    */
   commandTimeoutMs?: number
-  /** Called once per outage with the connection error (connection errors are not thrown, they are events). */
+  /**
+   * Called once per outage with the connection error (connection errors are not thrown, they are events), and
+   * once per distinct text with the error of a command Redis refused or did not answer. The 503 a client gets
+   * carries neither (`details` says only that Redis did not answer or refused).
+   */
   onError?: (err: Error) => void
   /**
    * Most entries one client may create within the lifetime of its longest-lived one (a counter per client,
@@ -30,6 +34,8 @@ interface PendingUndo { run: () => Promise<unknown>; until: number; sending: boo
 const UNDO_RETRY_MS = 15 * 60_000
 // Undo owed during a long outage is kept for this many operations at most (the oldest are given up first).
 const MAX_PENDING_UNDO = 10_000
+// Distinct error texts remembered as logged; past it the memory starts over (a text may then be logged again).
+const MAX_REPORTED = 100
 
 /**
  * Redis-backed store for several instances behind one URL. Every operation is a single atomic server-side
@@ -57,6 +63,9 @@ export class RedisStateStore implements StateStore {
   private readonly onReadyEvent: () => void
   private readonly maxPerClient: number
   private pendingUndo: PendingUndo[] = []
+  private readonly report: (err: Error) => void
+  /** Error texts already passed to `onError` (see `failure`). */
+  private readonly reported = new Set<string>()
 
   constructor (clientOrUrl: Redis | string, opts: RedisStateStoreOptions = {}) {
     if (opts === null || typeof opts !== 'object') throw new OptionsError('RedisStateStore', 'options must be an object')
@@ -95,6 +104,7 @@ export class RedisStateStore implements StateStore {
       throw new OptionsError('RedisStateStore', 'needs an ioredis client or a redis:// address')
     }
     const report = opts.onError ?? (() => {})
+    this.report = report
     // Without an 'error' listener ioredis prints every failed reconnect; report the first of each outage only.
     this.onErrorEvent = (err) => {
       if (!this.down) report(err)
@@ -147,8 +157,34 @@ export class RedisStateStore implements StateStore {
     return n > 0
   }
 
-  async publish (channel: string, message: string): Promise<void> {
-    await this.run(() => this.client.publish(this.prefix + channel, message))
+  /** Resolves with the number of subscribers Redis delivered to (on Redis Cluster: those of the node asked). */
+  async publish (channel: string, message: string): Promise<number> {
+    return await this.run(() => this.client.publish(this.prefix + channel, message))
+  }
+
+  /**
+   * What Redis's configuration says about keeping the store's entries, as warnings (none when all is well, or
+   * when `CONFIG GET` is not allowed, as on some managed services). Revocations need both: an evicted or a
+   * restarted-away entry is a revocation lost (see the README's "State store").
+   */
+  async durabilityWarnings (): Promise<string[]> {
+    const config: Record<string, string> = {}
+    try {
+      // One name per CONFIG GET: several at once needs Redis 7.
+      const answers = await Promise.all(['maxmemory', 'maxmemory-policy', 'save', 'appendonly'].map(async (name) => await this.client.config('GET', name) as string[]))
+      for (const [name, value] of answers) if (name !== undefined && value !== undefined) config[name] = value
+    } catch {
+      return []
+    }
+    const warnings: string[] = []
+    const policy = config['maxmemory-policy']
+    if (config.maxmemory !== undefined && config.maxmemory !== '0' && policy !== undefined && policy !== 'noeviction') {
+      warnings.push(`Redis evicts keys when full (maxmemory-policy ${policy}): revocations and one-time tokens can be lost; set maxmemory-policy noeviction`)
+    }
+    if (config.save === '' && config.appendonly === 'no') {
+      warnings.push('Redis keeps nothing across a restart (no RDB snapshots, no AOF): a restart loses revocations, and every session started before it is then refused; enable appendonly or save')
+    }
+    return warnings
   }
 
   /**
@@ -236,6 +272,32 @@ export class RedisStateStore implements StateStore {
     for (const entry of this.pendingUndo) this.sendUndo(entry)
   }
 
+  /**
+   * The 503 for a command Redis did not answer or refused. The answer names the kind of peer and what went
+   * wrong, never Redis's own text (it may name hosts, ports, keys or slots); that goes to `onError`, once per
+   * distinct text, so an outage or a misconfiguration is logged without flooding the log.
+   */
+  private failure (err: unknown): StateStoreError {
+    return new StateStoreError(this.failureDetails(err), { cause: err })
+  }
+
+  /**
+   * What a 503 may say of a failed command (see `failure`), having reported the real error; for companions
+   * sharing this connection (the Redis passkey store).
+   * @internal
+   */
+  failureDetails (err: unknown): string {
+    const e = err instanceof Error ? err : new Error(String(err))
+    // While the connection is down, its error was reported already; the commands failing with it add nothing.
+    if (!this.down && !this.reported.has(e.message)) {
+      if (this.reported.size >= MAX_REPORTED) this.reported.clear()
+      this.reported.add(e.message)
+      this.report(e)
+    }
+    // ioredis names the errors Redis itself answers `ReplyError`; everything else is the connection's.
+    return e.name === 'ReplyError' ? 'Redis refused the command' : 'Redis did not answer'
+  }
+
   /** Undo operations not yet answered by Redis (for tests and metrics). */
   get owedUndo (): number { return this.pendingUndo.length }
 
@@ -256,7 +318,7 @@ export class RedisStateStore implements StateStore {
       r = await op()
     } catch (err) {
       if (err instanceof RateLimitedError) throw err
-      throw new StateStoreError(`redis: ${(err as Error).message}`, { cause: err })
+      throw this.failure(err)
     }
     if (this.pendingUndo.length > 0) this.retryUndo()
     return r

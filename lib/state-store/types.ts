@@ -46,8 +46,10 @@ export interface StateStore {
   /**
    * Optional: sends `message` to every subscriber of `channel`, on every instance sharing this store. Stores
    * without it (and `subscribe`) cannot tell other instances about revoked sessions at once; see `subscribe`.
+   * Resolves with the number of subscriptions the message was delivered to, when the store can tell (Redis's
+   * PUBLISH answer, the memory store's count): a revocation then waits until that many have acknowledged it.
    */
-  publish?(channel: string, message: string): Promise<void>
+  publish?(channel: string, message: string): Promise<number | void>
   /**
    * Optional: calls `onMessage` with every message published on `channel` from now on, until the subscription is
    * closed. `onLive(false)` says messages may be missed from now on (the connection is down), `onLive(true)` that

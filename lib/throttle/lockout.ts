@@ -4,10 +4,13 @@
  *
  * - An account name is counted whether or not it exists, so the answers (429 or not) tell nothing about which
  *   accounts exist. Names are stored only as a hash.
- * - Attempts on an account are counted before the check runs, so a burst of parallel guesses gets no more
- *   tries than a sequence. After `perAccount` failures the account is locked for `lockout`; once a lock has
- *   run out, one attempt may run (and locks the account again at once, for twice as long, unless it
- *   succeeds). Attempts refused during a lock do not lengthen it.
+ * - Attempts on an account are counted before the check runs, and the count alone (one atomic increment)
+ *   decides which may run, so a burst of parallel guesses, on one instance or several, gets no more tries than a
+ *   sequence. After `perAccount` failures the account is locked for `lockout`; once a lock has run out, one
+ *   attempt may run (and locks the account again at once, for twice as long, unless it succeeds). Attempts
+ *   refused during a lock do not lengthen it.
+ * - Names are compared as strictly as a checker may compare them (`normaliseAccountName`, or the host's
+ *   `accountKey`), so `Alice`, ` alice` and `ａｌｉｃｅ` share one count.
  * - Failures from one address are counted too (`perIp`), which catches one client trying many accounts.
  * - While locked, every attempt is refused 429 with `Retry-After`, the right password included, and the
  *   checker does not run. A success forgets the account's failures.
@@ -35,8 +38,12 @@ export class Lockout {
   /** How long counts and lock records live after their last change: at least as long as the longest lock. */
   private readonly keepMs: number
 
+  private readonly accountKey: (account: string) => string
+
   constructor (private readonly store: CountingStore, private readonly o: LockoutSettings) {
     this.keepMs = Math.max(o.windowMs, o.maxLockoutMs)
+    const normalise = o.accountKey ?? normaliseAccountName
+    this.accountKey = (account) => accountKeyOf(account, normalise)
   }
 
   /**
@@ -45,7 +52,7 @@ export class Lockout {
    * its own. One round trip on the usual path: the count and both locks are read at once.
    */
   async begin (client: string, account: string): Promise<Attempt> {
-    const acct = accountKey(account)
+    const acct = this.accountKey(account)
     const on = this.o.perAccount > 0
     const [counted, acctLock, ipLock] = await Promise.all([
       on ? this.store.increment(`throttle:fail:${acct}`, this.keepMs, { client, sliding: true }) : undefined,
@@ -57,16 +64,29 @@ export class Lockout {
     const until = Math.max(lock?.until ?? 0, parseLock(ipLock)?.until ?? 0)
     if (until > now) throw new RateLimitedError(LOCKED, until - now)
     const attempt: Attempt = { client, account: acct, count: counted?.count ?? 0, locked: lock !== undefined }
-    if (on && attempt.count > this.o.perAccount) {
-      // Past the threshold with no lock running (it ran out, or parallel attempts have not failed yet): one
-      // attempt per lock level may run, and locks the account at the next level before it does.
-      const level = lock?.level ?? 0
-      const ms = this.lockMs(level)
-      if (!await this.store.setIfAbsent(`throttle:turn:${acct}:${level}`, '1', ms, { client })) throw new RateLimitedError(LOCKED, ms)
-      await this.store.set(`throttle:lock:${acct}`, lockValue(now + ms, level + 1), this.keepMs, { client })
-      attempt.locked = true
-    }
+    if (on && attempt.count > this.o.perAccount) await this.pastThreshold(attempt, lock, now)
     return attempt
+  }
+
+  /**
+   * An attempt counted past the threshold. The count alone decides who runs below it (one atomic increment each,
+   * on every instance), so the threshold's tries are the first `perAccount` counted, never one more:
+   * - no lock record: the first `perAccount` attempts are still running (or ended without a verdict); this one
+   *   is refused, and locks the account at the first level in their stead (unless one of them did already);
+   * - a lock that ran out: one attempt per lock level runs (taken atomically in the store) and locks the account
+   *   at the next level before it does.
+   */
+  private async pastThreshold (attempt: Attempt, lock: LockRecord | undefined, now: number): Promise<void> {
+    const { client, account } = attempt
+    if (lock === undefined) {
+      const ms = this.lockMs(0)
+      await this.store.setIfAbsent(`throttle:lock:${account}`, lockValue(now + ms, 1), this.keepMs, { client })
+      throw new RateLimitedError(LOCKED, ms)
+    }
+    const ms = this.lockMs(lock.level)
+    if (!await this.store.setIfAbsent(`throttle:turn:${account}:${lock.level}`, '1', ms, { client })) throw new RateLimitedError(LOCKED, ms)
+    await this.store.set(`throttle:lock:${account}`, lockValue(now + ms, lock.level + 1), this.keepMs, { client })
+    attempt.locked = true
   }
 
   /** After a failed check: locks the account at its threshold and counts the failure for the address. */
@@ -92,7 +112,9 @@ export class Lockout {
     if (attempt.count === 0) return
     await Promise.all([
       this.store.delete(`throttle:fail:${attempt.account}`),
-      attempt.locked ? this.store.delete(`throttle:lock:${attempt.account}`) : undefined
+      // Also without a lock seen at the start: one may have been set by an attempt counted past the threshold
+      // while this one ran (in the same round trip as the count's delete).
+      this.store.delete(`throttle:lock:${attempt.account}`)
     ])
   }
 
@@ -120,9 +142,30 @@ export class Lockout {
   }
 }
 
-/** Account names compare as the user would type them (NFC, any letter case) and are stored as a hash. */
-function accountKey (account: string): string {
-  return 'acct:' + createHash('sha256').update(account.normalize('NFC').toLowerCase()).digest('base64url').slice(0, 27)
+/**
+ * The lock key of a realm-qualified account (`direct/local:alice`): the realm, then the name as `normalise`
+ * gives it (by default `normaliseAccountName`), as a hash.
+ */
+function accountKeyOf (account: string, normalise: (name: string) => string): string {
+  const cut = account.indexOf(':')
+  const realm = cut < 0 ? '' : account.slice(0, cut)
+  const name = normalise(cut < 0 ? account : account.slice(cut + 1))
+  if (typeof name !== 'string') throw new TypeError('rateLimit.failures.accountKey must return a string')
+  return 'acct:' + createHash('sha256').update(`${realm}:${name}`).digest('base64url').slice(0, 27)
+}
+
+/** Default-ignorable code points (zero-width spaces and joiners, soft hyphens, variation selectors, …). */
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu
+
+/**
+ * An account name as strictly as a reasonable checker compares it, so that no spelling of one name gets tries of
+ * its own: compatibility forms folded (NFKC: full-width letters, ligatures, other spaces), default-ignorable code
+ * points removed, letter case folded (`ß` and `SS` alike), surrounding white space trimmed. The default
+ * `rateLimit.failures.accountKey`.
+ */
+export function normaliseAccountName (name: string): string {
+  const folded = name.replace(IGNORABLE, '').normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC')
+  return folded.replace(IGNORABLE, '').trim()
 }
 
 function lockValue (until: number, level: number): string {

@@ -18,6 +18,13 @@ export interface FailureOptions {
   lockout?: Duration
   /** Longest lockout. Default 1 hour. */
   maxLockout?: Duration
+  /**
+   * The account name as your checker compares it: every name this maps to one value shares one count and one
+   * lock. Default `normaliseAccountName`: NFKC, letter case folded, default-ignorable code points removed,
+   * trimmed. Give your own when your checker folds more (e.g. removes dots of e-mail addresses), so that no
+   * spelling your checker accepts gets tries of its own. Called with the typed name (without the realm).
+   */
+  accountKey?: (name: string) => string
 }
 
 /** Throttling of login routes. Every limit counts in the state store, so instances sharing one share limits. */
@@ -39,7 +46,15 @@ export interface RateLimitOptions {
 }
 
 /** Lockout settings after defaults. */
-export interface LockoutSettings { perAccount: number; perIp: number; windowMs: number; lockoutMs: number; maxLockoutMs: number }
+export interface LockoutSettings {
+  perAccount: number
+  perIp: number
+  windowMs: number
+  lockoutMs: number
+  maxLockoutMs: number
+  /** The host's account key (`failures.accountKey`), or undefined for `normaliseAccountName`. */
+  accountKey?: ((name: string) => string) | undefined
+}
 
 /** `rateLimit` after defaults. */
 export interface ResolvedRateLimit {
@@ -53,7 +68,7 @@ type SendLimit = NonNullable<RateLimitOptions['sends']>
 const KEYS = keyList<RateLimitOptions>({ login: true, failures: true, sends: true, clientKey: true })
 const LOGIN_KEYS = keyList<LoginLimit>({ max: true, window: true })
 const SEND_KEYS = keyList<SendLimit>({ perAddress: true, perIp: true, window: true })
-const FAILURE_KEYS = keyList<FailureOptions>({ perAccount: true, perIp: true, window: true, lockout: true, maxLockout: true })
+const FAILURE_KEYS = keyList<FailureOptions>({ perAccount: true, perIp: true, window: true, lockout: true, maxLockout: true, accountKey: true })
 
 /** Validates `rateLimit` (OptionsError naming the option); `false` when throttling is off. */
 export function resolveRateLimit (value: unknown, name = 'rateLimit'): ResolvedRateLimit | false {
@@ -87,6 +102,7 @@ export function resolveLockout (value: unknown, name: string, extraKeys: readonl
     perIp: optionInt(named(name, 'perIp'), f.perIp, 20),
     windowMs: optionDuration(named(name, 'window'), f.window, 3_600_000),
     lockoutMs,
-    maxLockoutMs
+    maxLockoutMs,
+    accountKey: optionFunction(named(name, 'accountKey'), f.accountKey)
   }
 }

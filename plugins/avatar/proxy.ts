@@ -44,12 +44,15 @@ export function avatarIdOf (userId: string): string {
 
 type Source = { url?: string | undefined; bytes?: Uint8Array | undefined }
 
-/** One picture fetch: once `late`, the login went on and the picture waits for the placeholder's write. */
-interface Fetching { late: boolean; committed: boolean; placeholder: Promise<unknown> }
+/**
+ * One picture fetch. Once `late`, a login went on without the picture and the picture's write waits for the
+ * identicon's (`placeholder`); once `committed`, the picture is being written and no identicon may follow it.
+ */
+interface Fetching { late: boolean; committed: boolean; placeholder: Promise<unknown>; work: Promise<boolean> }
 
 export class AvatarProxy implements AvatarSaver {
   /** Picture fetches in flight, by avatar id. */
-  private readonly fetching = new Map<string, Promise<boolean>>()
+  private readonly fetching = new Map<string, Fetching>()
   private readonly stopping = new AbortController()
   /** False without sharp: pictures are then neither fetched nor stored. */
   private readonly pictures: boolean
@@ -72,7 +75,7 @@ export class AvatarProxy implements AvatarSaver {
   /** Stops the picture fetches in flight (their sockets are destroyed) and waits for them; call before closing the store. */
   async close (): Promise<void> {
     this.stopping.abort()
-    await Promise.allSettled([...this.fetching.values()])
+    await Promise.allSettled([...this.fetching.values()].map((f) => f.work))
   }
 
   async save (userId: string, source: Source = {}): Promise<string | undefined> {
@@ -94,26 +97,40 @@ export class AvatarProxy implements AvatarSaver {
   /** A picture link: fetched and stored if that takes at most `loginWaitMs`, else finished in the background. */
   private async saveFromLink (userId: string, avatarId: string, url: string): Promise<string | undefined> {
     // A fetch for this user is running (a login moments ago): it will store the picture.
-    if (this.fetching.has(avatarId)) return await this.placeholder(userId, avatarId, false)
+    const running = this.fetching.get(avatarId)
+    if (running !== undefined) return await this.meanwhile(userId, avatarId, running)
     if (this.fetching.size >= MAX_FETCHES || this.stopping.signal.aborted) {
       this.logger.logf('[INFO] avatar: picture of user %s not fetched (%s), using an identicon', userId, this.stopping.signal.aborted ? 'closing' : 'too many fetches running')
       return await this.placeholder(userId, avatarId)
     }
-    const state: Fetching = { late: false, committed: false, placeholder: Promise.resolve() }
-    const work = this.fetchAndStore(userId, avatarId, url, state)
-    this.fetching.set(avatarId, work)
+    const state: Fetching = { late: false, committed: false, placeholder: Promise.resolve(), work: Promise.resolve(false) }
+    const work = state.work = this.fetchAndStore(userId, avatarId, url, state)
+    this.fetching.set(avatarId, state)
     void work.catch(() => {}).finally(() => { this.fetching.delete(avatarId) })
 
     const done = await settlesWithin(work, this.cfg.loginWaitMs)
     if (done) return (await work) ? this.link(avatarId) : await this.placeholder(userId, avatarId)
     // The picture is being written now: wait for that one store write rather than race it.
     if (state.committed) return (await work) ? this.link(avatarId) : undefined
-    state.late = true
-    state.placeholder = this.placeholder(userId, avatarId)
+    const link = await this.meanwhile(userId, avatarId, state)
     work.then(
       (stored) => { if (stored) this.logger.logf('[INFO] avatar: picture of user %s stored after the login', userId) },
       (err: unknown) => { this.logger.logf('[WARN] avatar: store failed for user %s: %s', userId, describe(err)) }
     )
+    return link
+  }
+
+  /**
+   * The link for a login that goes on while the picture is still being fetched. The link must resolve from the
+   * moment it is handed out: either the picture is being written (wait for that one write) or the identicon is
+   * written first (once per fetch; the picture's write waits for it), unless an avatar is stored already.
+   */
+  private async meanwhile (userId: string, avatarId: string, state: Fetching): Promise<string | undefined> {
+    if (state.committed) return (await state.work.catch(() => false)) ? this.link(avatarId) : undefined
+    if (!state.late) {
+      state.late = true
+      state.placeholder = this.placeholder(userId, avatarId)
+    }
     return await state.placeholder as string | undefined
   }
 
@@ -129,10 +146,10 @@ export class AvatarProxy implements AvatarSaver {
 
   /**
    * The link when an avatar is stored already (a picture of an earlier login is kept rather than replaced by
-   * an identicon after a passing failure), else the identicon's (written unless `write` is false).
+   * an identicon after a passing failure), else the identicon's, written before the link is handed out.
    */
-  private async placeholder (userId: string, avatarId: string, write = true): Promise<string | undefined> {
-    if (await this.store.id(avatarId) !== null || !write) return this.link(avatarId)
+  private async placeholder (userId: string, avatarId: string): Promise<string | undefined> {
+    if (await this.store.id(avatarId) !== null) return this.link(avatarId)
     // resizeLimit bounds pictures; it never blows the identicon up.
     const limit = this.cfg.resizeLimit
     await this.store.put(avatarId, await identiconPng(userId, limit > 0 && limit < IDENTICON_SIZE ? limit : 0))

@@ -11,11 +11,19 @@
  * - when it comes back, the whole cache is dropped (a message may have been missed meanwhile);
  * - and in any case at least every `recheckInterval` per cached token, the bound for a subscription that silently
  *   stopped delivering.
+ * A revocation answers only once every instance the message reached has applied it (see `Acknowledgements`), or
+ * after `ackDeadlineMs`: so "from the next request on" holds on every instance that is listening.
+ *
+ * A store that loses its data (a Redis restart without persistence, a flush, an eviction) loses revocations with
+ * it. A shared store therefore holds a revocation epoch (`revocation-epoch`: when its data began); when it is
+ * missing, it is set to now, and every session that started before it is refused: it may have been revoked.
  */
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { unauthorized } from './claims.js'
 import type { Logger } from '../../lib/logger.js'
+import { MemoryStateStore } from '../../lib/state-store/memory.js'
 import type { StateStore, Subscription } from '../../lib/state-store/types.js'
+import { Acknowledgements } from './revocation-acks.js'
 import type { Claims } from './types.js'
 
 export const REVOCATION_CHANNEL = 'revocations'
@@ -25,6 +33,14 @@ const USER_KEY = 'user-nbf:'
 export const MAX_REVOCATION_ID = 256
 /** Revocations remembered in memory at most; past it the oldest are forgotten and the cache is dropped. */
 const MAX_LOCAL = 100_000
+const EPOCH_KEY = 'revocation-epoch'
+/** The epoch lives as good as forever (every state-store entry has a lifetime): ten years. */
+const EPOCH_TTL_MS = 10 * 365 * 24 * 3_600_000
+/** Longest a revocation waits for other instances' acknowledgements before it answers anyway. */
+export const ACK_DEADLINE_MS = 500
+
+/** A message on the revocation channel: a session (`s`), a user's not-before (`u`, `n`), or an acknowledgement (`a`). */
+interface Message { s?: unknown; u?: unknown; n?: unknown; i?: unknown; a?: unknown }
 
 export interface RevocationConfig {
   store: StateStore
@@ -37,6 +53,8 @@ export interface RevocationConfig {
   logger: Logger
   /** Called when cached sessions can no longer be trusted (the subscription came back after a gap). */
   dropCache: () => void
+  /** Longest wait for other instances' acknowledgements (ms). Default `ACK_DEADLINE_MS`. */
+  ackDeadlineMs?: number
 }
 
 /** What `cached()` says of a cached session: serve it, refuse it, or look it up in the store first. */
@@ -59,14 +77,31 @@ export class Revocations {
   private readonly users = new Map<string, { nbf: number; forgetAt: number }>()
   private live = false
   private subscription: Subscription | undefined
+  private readonly acks: Acknowledgements
+  /** Whether the store keeps a revocation epoch: a shared store (the memory store lives and dies with us). */
+  private readonly epochs: boolean
+  /** The store's revocation epoch as last read (ms): sessions that started earlier are refused. */
+  private epoch = 0
 
-  constructor (private readonly cfg: RevocationConfig) {}
+  constructor (private readonly cfg: RevocationConfig) {
+    this.acks = new Acknowledgements(cfg.ackDeadlineMs ?? ACK_DEADLINE_MS)
+    this.epochs = !(cfg.store instanceof MemoryStateStore)
+  }
 
-  /** Subscribes to the store's revocation channel (a store without publish/subscribe is asked on every request). */
+  /**
+   * Reads (or starts) the store's epoch, warns once when the store's configuration can lose revocations, and
+   * subscribes to the revocation channel (a store without publish/subscribe is asked on every request).
+   */
   async start (): Promise<void> {
     const { store } = this.cfg
+    if (this.epochs) {
+      try {
+        this.epoch = await this.readEpoch(await store.get(EPOCH_KEY))
+      } catch { /* a store that cannot answer now is asked again at the first look-up */ }
+      await this.warnDurability()
+    }
     if (typeof store.subscribe !== 'function' || typeof store.publish !== 'function') return
-    this.subscription = await store.subscribe(REVOCATION_CHANNEL, (m) => { this.receive(m) }, (live) => {
+    this.subscription = await store.subscribe(REVOCATION_CHANNEL, (m) => { this.heardOnChannel(m) }, (live) => {
       if (live === this.live) return
       this.live = live
       if (live) this.cfg.dropCache()
@@ -86,15 +121,17 @@ export class Revocations {
     return this.live && now - checkedAt < this.cfg.recheckMs ? 'ok' : 'lookup'
   }
 
-  /** True when the session is revoked: the store's marks, then what this instance heard meanwhile. */
+  /** True when the session is revoked: the store's marks and epoch, then what this instance heard meanwhile. */
   async isRevoked (s: RevocationSubject): Promise<boolean> {
     const { store } = this.cfg
-    const [session, user] = await Promise.all([
+    const [session, user, epoch] = await Promise.all([
       store.get(SESSION_KEY + s.jti),
-      s.userId === undefined ? undefined : store.get(USER_KEY + s.userId)
+      s.userId === undefined ? undefined : store.get(USER_KEY + s.userId),
+      this.epochs ? store.get(EPOCH_KEY) : undefined
     ])
     if (session !== undefined) return true
     if (user !== undefined && s.authTime < Number(user)) return true
+    if (this.epochs) this.newEpoch(await this.readEpoch(epoch))
     // A message may have arrived while the store answered.
     return this.heard(s)
   }
@@ -103,9 +140,7 @@ export class Revocations {
   async revokeSession (jti: string, ttlMs = this.cfg.sessionLifetimeMs): Promise<void> {
     checkId(jti, 'session id')
     await this.cfg.store.set(SESSION_KEY + jti, '1', Math.max(1000, ttlMs))
-    const message = JSON.stringify({ s: jti })
-    this.receive(message)
-    await this.cfg.store.publish?.(REVOCATION_CHANNEL, message)
+    await this.announce({ s: jti })
   }
 
   /** Ends every session of a user that started before now. */
@@ -114,12 +149,71 @@ export class Revocations {
     // Milliseconds: a login right after this call (e.g. the fresh session after a password change) survives it.
     const nbf = Date.now() / 1000
     await this.cfg.store.set(USER_KEY + userId, String(nbf), this.cfg.sessionLifetimeMs)
-    const message = JSON.stringify({ u: userId, n: nbf })
-    this.receive(message)
-    await this.cfg.store.publish?.(REVOCATION_CHANNEL, message)
+    await this.announce({ u: userId, n: nbf })
+  }
+
+  /**
+   * Applies a revocation here, then tells the other instances and waits until each one the store delivered it to
+   * has applied it (bounded by the deadline). Without a live subscription of our own, acknowledgements cannot be
+   * heard: the message is sent without waiting.
+   */
+  private async announce (m: Message): Promise<void> {
+    this.apply(m)
+    const { store } = this.cfg
+    if (typeof store.publish !== 'function') return
+    if (!this.live) {
+      await store.publish(REVOCATION_CHANNEL, JSON.stringify(m))
+      return
+    }
+    await this.acks.publishAndWait(async (i) => await store.publish!(REVOCATION_CHANNEL, JSON.stringify({ ...m, i })))
+  }
+
+  /** A message from the channel: an acknowledgement is counted; a revocation is applied, then acknowledged. */
+  private heardOnChannel (message: string): void {
+    let m: Message
+    try { m = JSON.parse(message) } catch { return }
+    if (m === null || typeof m !== 'object') return
+    if (typeof m.a === 'string') {
+      this.acks.acknowledged(m.a)
+      return
+    }
+    this.apply(m)
+    if (typeof m.i === 'string') this.cfg.store.publish?.(REVOCATION_CHANNEL, JSON.stringify({ a: m.i })).catch(() => {})
+  }
+
+  /** Takes a later epoch: cached sessions of before it were accepted under revocations the store no longer has. */
+  private newEpoch (epoch: number): void {
+    if (epoch <= this.epoch) return
+    if (this.epoch > 0) this.cfg.logger.logf('[WARN] the state store lost its revocations (restart without persistence, flush or eviction): sessions that started before it are refused')
+    this.epoch = epoch
+    this.cfg.dropCache()
+  }
+
+  /**
+   * The store's epoch from its stored value; a missing (or mangled) one is set to now: the store is new or lost
+   * its data, and with it any revocation of a session that started before now.
+   */
+  private async readEpoch (stored: string | undefined): Promise<number> {
+    const value = stored === undefined ? NaN : Number(stored)
+    if (Number.isFinite(value)) return value
+    const { store } = this.cfg
+    const now = Date.now()
+    if (stored !== undefined) await store.set(EPOCH_KEY, String(now), EPOCH_TTL_MS)
+    else if (!await store.setIfAbsent(EPOCH_KEY, String(now), EPOCH_TTL_MS)) return await this.readEpoch(await store.get(EPOCH_KEY) ?? String(now))
+    return now
+  }
+
+  /** Warns once when the store says it may lose entries (a Redis store reads its configuration). */
+  private async warnDurability (): Promise<void> {
+    const check = (this.cfg.store as { durabilityWarnings?: () => Promise<string[]> }).durabilityWarnings
+    if (typeof check !== 'function') return
+    try {
+      for (const warning of await check.call(this.cfg.store)) this.cfg.logger.logf('[WARN] state store: %s', warning)
+    } catch { /* a store that cannot tell says nothing */ }
   }
 
   private heard (s: RevocationSubject): boolean {
+    if (s.authTime * 1000 < this.epoch) return true
     if (this.sessions.size > 0 && this.sessions.has(s.jti)) return true
     if (this.users.size > 0 && s.userId !== undefined) {
       const u = this.users.get(s.userId)
@@ -128,10 +222,7 @@ export class Revocations {
     return false
   }
 
-  private receive (message: string): void {
-    let m: { s?: unknown; u?: unknown; n?: unknown }
-    try { m = JSON.parse(message) } catch { return }
-    if (m === null || typeof m !== 'object') return
+  private apply (m: Message): void {
     const now = Date.now()
     this.forget(now)
     const forgetAt = now + this.cfg.cacheLifetimeMs

@@ -8,15 +8,17 @@ import { LEEWAY_S, unauthorized } from './claims.js'
 import { revokedError, subjectOf, type Revocations } from './revocation.js'
 import type { TokenReader } from './token-reader.js'
 import type { Verify } from './verify.js'
+import { mustRefresh, type SessionLifetime } from './lifetime.js'
 import type { Claims } from './types.js'
 
-export interface PresentedSession { reader: TokenReader; verify: Verify; revocations: Revocations | null; maxAgeSeconds: number }
+export interface PresentedSession { reader: TokenReader; verify: Verify; revocations: Revocations | null; lifetime: SessionLifetime }
 
 /** Revokes the session a request presents (logout); with `everywhere`, every session of its user too. */
 export async function revokePresented (p: PresentedSession, request: FastifyRequest, everywhere: boolean): Promise<void> {
   const revocations = p.revocations
   if (revocations === null) return
   const found = p.reader.read(request)
+  const source = p.reader.source
   let claims: Claims
   try {
     if (found === undefined) throw unauthorized('not logged in', ErrorCodes.UNAUTHORIZED)
@@ -27,9 +29,11 @@ export async function revokePresented (p: PresentedSession, request: FastifyRequ
     return
   }
   const nowS = Date.now() / 1000
-  const endsAt = Math.max(claims.exp, claims.auth_time! + p.maxAgeSeconds) + LEEWAY_S
+  const endsAt = Math.max(claims.exp, claims.auth_time! + p.lifetime.maxAgeSeconds) + LEEWAY_S
   if (everywhere) {
-    if (endsAt <= nowS) throw unauthorized('session expired', ErrorCodes.SESSION_EXPIRED)
+    // Ending every session takes a token that could still authenticate: the expiry checks of a request (a dead
+    // query token, or a cookie session past its lifetime or idle, signs nobody out).
+    mustRefresh(claims, source, Date.now(), p.lifetime)
     if (await revocations.isRevoked(subjectOf(claims))) throw revokedError()
     const id = claims.user?.id
     if (typeof id !== 'string') throw new HttpError(401, 'unauthorized', 'token carries no user')

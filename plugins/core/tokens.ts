@@ -18,8 +18,9 @@ import type { SessionCache, CachedSession } from './session-cache.js'
 import { revokedError, subjectOf, type Revocations } from './revocation.js'
 import { revokePresented } from './revoke-presented.js'
 import type { AudienceRule } from './audience.js'
-import { FROM_COOKIE, TokenReader, type TokenSource } from './token-reader.js'
+import { TokenReader, type TokenSource } from './token-reader.js'
 import { createVerifier, type Verify } from './verify.js'
+import { mustRefresh, type SessionLifetime } from './lifetime.js'
 import { Issuer } from './issue.js'
 import { SessionCookies } from './cookies.js'
 import { PostCheck } from './post-check.js'
@@ -48,7 +49,7 @@ export function createTokenService (o: ResolvedOptions, revocations: Revocations
   const reader = new TokenReader(o)
   const verified = new VerifiedSessions(o.session.cacheSize, o.session.tokenDurationMs, keys, o.session.signingKeys, revocations)
   const sessions = new SessionReader(o, { reader, verify, issuer, cookies, verified, revocations, check: new PostCheck(o, audiences) })
-  const presented = { reader, verify, revocations, maxAgeSeconds: sessions.maxAgeSeconds }
+  const presented = { reader, verify, revocations, lifetime: sessions.lifetime }
 
   async function issue (input: ClaimsInput): Promise<{ token: string; claims: Session['claims'] }> {
     const claims = await issuer.claims(input)
@@ -98,9 +99,9 @@ interface SessionParts {
 
 /** The session of a request: from the cache when it can be, else verified (and refreshed for cookie sessions). */
 class SessionReader {
-  readonly maxAgeSeconds: number
-  constructor (private readonly o: ResolvedOptions, private readonly p: SessionParts) {
-    this.maxAgeSeconds = Math.max(1, Math.round(o.session.maxAgeMs / 1000))
+  readonly lifetime: SessionLifetime
+  constructor (o: ResolvedOptions, private readonly p: SessionParts) {
+    this.lifetime = { maxAgeSeconds: Math.max(1, Math.round(o.session.maxAgeMs / 1000)), idleTimeoutMs: o.session.idleTimeoutMs }
   }
 
   /** The hot path: a servable cached entry is answered without a promise, a Map lookup being all it costs. */
@@ -134,13 +135,7 @@ class SessionReader {
     p.check.admit(request, source, claims.jti, audOf(claims))
     if (p.revocations !== null && await p.revocations.isRevoked(subjectOf(claims))) throw revokedError()
     const now = Date.now()
-    const nowS = Math.floor(now / 1000)
-    if (claims.exp > nowS) return p.verified.remember(token, claims, key, now, false)
-    // A token read from a URL or a header dies on time: it may have leaked through history, logs or a Referer.
-    if (source !== FROM_COOKIE) throw unauthorized('token expired', ErrorCodes.TOKEN_EXPIRED)
-    if (claims.auth_time! + this.maxAgeSeconds <= nowS) throw unauthorized('session expired', ErrorCodes.SESSION_EXPIRED)
-    const idle = this.o.session.idleTimeoutMs
-    if (idle > 0 && now - claims.iat * 1000 > idle) throw unauthorized('session idle for too long', ErrorCodes.SESSION_EXPIRED)
+    if (!mustRefresh(claims, source, now, this.lifetime)) return p.verified.remember(token, claims, key, now, false)
     const refreshed = await p.issuer.refresh(token, claims)
     p.cookies.set(reply, refreshed.token, refreshed.claims)
     return p.verified.remember(refreshed.token, refreshed.claims, refreshed.key, now, true)

@@ -2,14 +2,15 @@
  * Signing in with a passkey: `POST …/login/options` (JSON or form `{user?, aud?, from?, session?}`), then
  * `POST …/login` with the browser's answer. Three kinds of ceremony:
  * - discoverable: no user name; the browser offers every passkey it holds for this site;
- * - with a user name: only that user's passkeys are asked for (an unknown name gets a decoy list that looks the
- *   same, so the answer does not tell who has an account);
+ * - with a user name: the options are those of a discoverable sign-in (no credential list), and only a passkey of
+ *   the user that name gives may answer. Listing the user's passkeys would tell who holds passkeys (and how many,
+ *   and their transports) to anyone typing a name; every passkey is discoverable (registration requires a
+ *   resident key), so the browser finds it without the list;
  * - second factor: the browser carries a pending password login; only that user's passkeys are asked for and the
  *   session keeps what the password login asked (`aud`, `from`, `session`).
  * In every kind the passkey must be registered, belong to the expected user, verify (origin, RP id, challenge,
  * signature) and show a signature counter above the stored one (when the authenticator keeps one).
  */
-import { createHmac, randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { queryText, readLoginRequest, requestFields } from '../../lib/login-request.js'
@@ -23,7 +24,6 @@ const MAX_USER = 256
 
 export function loginOptionsRoute (scope: FastifyInstance, ctx: PasskeyContext): void {
   const { o, auth, webauthn, passkeys, ceremonies, pending } = ctx
-  const decoyId = decoys(ctx)
 
   scope.post('/login/options', async (request, reply) => {
     // A passkey sign-in starts here: counted as a login request of this address (rateLimit.login), like a
@@ -45,10 +45,9 @@ export function loginOptionsRoute (scope: FastifyInstance, ctx: PasskeyContext):
       record = { aud: login.aud, from: login.from, sess: login.sessionOnly }
       const name = queryText(fields, 'user', MAX_USER, false)
       if (name !== undefined) {
+        // The passkey store is not asked: the answer (and its timing) must not depend on the name's passkeys.
         const userId = await o.findUser(name)
-        const own = typeof userId === 'string' && userId !== '' ? await passkeys.list(userId) : []
         record.userId = typeof userId === 'string' && userId !== '' ? userId : null
-        allow = own.length > 0 ? own.map((c) => ({ id: c.id, transports: c.transports })) : [{ id: await decoyId(name) }]
       }
     }
     const options = await webauthn.generateAuthenticationOptions({ rpID: o.rpID, timeout: o.challengeTtlMs, userVerification, ...(allow !== undefined ? { allowCredentials: allow } : {}) })
@@ -115,25 +114,4 @@ async function currentUser (ctx: PasskeyContext, stored: UserData): Promise<User
   const user = await ctx.o.loadUser(stored)
   if (user === null || user === undefined) throw new HttpError(403, 'forbidden', 'this account may not sign in', ErrorCodes.CREDENTIALS)
   return user
-}
-
-/**
- * Decoy credential ids for names that have no passkey: the same for a name every time and on every instance
- * (derived from the secret of the default audience, or from a random key when there is none), 32 bytes like a
- * real id, so options for an unknown name look like those of a real one.
- */
-function decoys (ctx: PasskeyContext): (name: string) => Promise<string> {
-  let key: Promise<Buffer> | undefined
-  const keyOf = async (): Promise<Buffer> => {
-    let secret: unknown = ''
-    try {
-      const value = await ctx.auth.options.secret('')
-      // A key ring (rotation) derives from its first, signing key.
-      secret = typeof value === 'string' ? value : value[0]?.secret
-    } catch { /* no default audience */ }
-    return typeof secret === 'string' && secret !== ''
-      ? createHmac('sha256', secret).update('gatehouse-passkey-decoy').digest()
-      : randomBytes(32)
-  }
-  return async (name) => createHmac('sha256', await (key ??= keyOf())).update(name).digest('base64url')
 }

@@ -100,7 +100,8 @@ export class LmdbPasskeyStore implements PasskeyStore {
     try {
       return await op()
     } catch (err) {
-      throw new PasskeyStoreError(`lmdb: ${(err as Error).message}`, { cause: err })
+      // lmdb's text may name the file: it stays in the cause (logged with the 503), out of the answer.
+      throw new PasskeyStoreError('the passkey file (lmdb) failed', { cause: err })
     }
   }
 }

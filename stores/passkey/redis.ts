@@ -54,7 +54,7 @@ export class RedisPasskeyStore implements PasskeyStore {
       encodeFixed(credential), credential.userId, String(credential.counter), String(limit), credential.id,
       credential.lastUsed === undefined ? '' : String(credential.lastUsed)))
     if (r === 'added' || r === 'exists' || r === 'full') return r
-    throw new PasskeyStoreError(`redis: unexpected answer ${JSON.stringify(r)}`)
+    throw new PasskeyStoreError(this.connection.failureDetails(new Error(`unexpected answer to a passkey script: ${JSON.stringify(r)}`)))
   }
 
   async get (id: string): Promise<PasskeyCredential | undefined> {
@@ -100,7 +100,8 @@ export class RedisPasskeyStore implements PasskeyStore {
     try {
       return await op()
     } catch (err) {
-      throw new PasskeyStoreError(`redis: ${(err as Error).message}`, { cause: err })
+      // Redis's own text (hosts, keys, slots) goes to the log once, never into the 503.
+      throw new PasskeyStoreError(this.connection.failureDetails(err), { cause: err })
     }
   }
 }

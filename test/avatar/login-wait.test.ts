@@ -84,6 +84,28 @@ t.test('loginWait 0: never waits; a later login of the same user while the fetch
   t.equal((await sharp(served).metadata()).width, 400, 'the photo in the end')
 })
 
+t.test('a second login while the first still waits for the picture gets a link that resolves at once', async (t) => {
+  // The first login waits up to 5 s for a 1.5 s picture; the second (same user) must not wait on it, and the
+  // link it hands out must serve something from that moment: the identicon, until the picture is stored.
+  const { app, base } = await start(5000)
+  t.teardown(() => app.close())
+  t.equal((await login(base, 'warm-up')).res.status, 200)
+  const fetched = (): number => pictures.requests.filter((p) => p === '/delayed.jpg').length
+  const before = fetched()
+  const first = login(base, 'twice-fast', `${pictures.base}/delayed.jpg?ms=1500`)
+  // The first login's fetch has reached the picture host: it is running.
+  while (fetched() === before) await new Promise((resolve) => setTimeout(resolve, 5))
+  const second = await login(base, 'twice-fast', `${pictures.base}/delayed.jpg?ms=1500`)
+  t.equal(second.res.status, 200)
+  const early = await getAvatar(base, second.body.picture!)
+  t.equal(early.status, 200, 'the link handed out resolves at once')
+  t.same(Buffer.from(await early.arrayBuffer()), await identiconPng(second.body.id), 'the identicon until the picture is stored')
+  const one = await first
+  t.equal(one.body.picture, second.body.picture, 'one link')
+  const served = Buffer.from(await (await getAvatar(base, one.body.picture!)).arrayBuffer())
+  t.equal((await sharp(served).metadata()).width, 400, 'the photo once it is stored')
+})
+
 t.test('closing the app stops a background fetch at once: its connection is closed', async (t) => {
   const { app, base, store } = await start(LOGIN_WAIT_MS)
   const { body } = await login(base, 'leaving', `${pictures.base}/hang`)

@@ -16,6 +16,18 @@ async function everySource (s: SessionApp, c: Client, token = tokenOf(c), jti = 
   return [byCookie.status, byHeader.status, byQuery.status]
 }
 
+/** The basic methods of an in-memory store, without publish/subscribe or increment. */
+function plainStore (inner: MemoryStateStore): StateStore {
+  return {
+    setIfAbsent: (k, v, ttl) => inner.setIfAbsent(k, v, ttl),
+    set: (k, v, ttl) => inner.set(k, v, ttl),
+    get: (k) => inner.get(k),
+    take: (k) => inner.take(k),
+    delete: (k) => inner.delete(k),
+    close: () => inner.close()
+  }
+}
+
 /** Routes through which the host ends sessions (e.g. on a password change or when an account is disabled). */
 function adminRoutes (s: { post: (path: string, h: (req: { body: unknown }) => Promise<unknown>) => unknown }, auth: () => { revokeSession(jti: string): Promise<void>; revokeUser(id: string): Promise<void> }): void {
   s.post('/admin/revoke-session', async (req) => { await auth().revokeSession((req.body as { jti: string }).jti); return { ok: true } })
@@ -81,6 +93,29 @@ t.test('logout with all=1 ends every session of the user ("sign out everywhere")
   t.equal((await s.get(dave)).status, 200, 'another user is not')
 })
 
+t.test('a token that can no longer authenticate cannot sign its user out everywhere', async (t) => {
+  const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() })
+  t.teardown(() => clock.uninstall())
+  const store = new MemoryStateStore()
+  const s = await sessionApp({ stateStore: store })
+  t.teardown(s.close)
+  const phone = await s.login('gina')
+  const leaked = tokenOf(await s.login('gina'))
+  t.equal((await client(s.base).fetch(`/private?token=${leaked}`)).status, 200, 'control: the token works while live')
+  clock.tick(16 * 60_000) // past the token's 15 minutes; the cookie session lives on (refreshed)
+  const dead = await client(s.base).fetch(`/private?token=${leaked}`)
+  t.equal(dead.status, 401, 'the expired query token authenticates nothing')
+  t.equal((await dead.json()).code, 'GATEHOUSE_TOKEN_EXPIRED')
+  for (const headers of [{}, { 'x-jwt': leaked }]) {
+    const path = Object.keys(headers).length === 0 ? `/auth/logout?all=1&token=${leaked}` : '/auth/logout?all=1'
+    const r = await client(s.base).fetch(path, { headers })
+    t.equal(r.status, 401, `${path.slice(0, 30)}: refused`)
+    t.equal((await r.json()).code, 'GATEHOUSE_TOKEN_EXPIRED')
+  }
+  t.equal(store.size, 0, 'nothing was revoked')
+  t.equal((await s.get(phone)).status, 200, 'the user\'s other session is still signed in')
+})
+
 t.test('bad revocation input: 400 JSON with a code, nothing stored', async (t) => {
   const store = new MemoryStateStore()
   const s = await sessionApp({ stateStore: store }, (app) => adminRoutes(app, () => app.auth))
@@ -121,15 +156,7 @@ t.test('an unauthenticated client cannot make the server store anything through 
 })
 
 t.test('a store without publish/subscribe: revocation is looked up on every request', async (t) => {
-  const inner = new MemoryStateStore()
-  const plain: StateStore = {
-    setIfAbsent: (k, v, ttl) => inner.setIfAbsent(k, v, ttl),
-    set: (k, v, ttl) => inner.set(k, v, ttl),
-    get: (k) => inner.get(k),
-    take: (k) => inner.take(k),
-    delete: (k) => inner.delete(k),
-    close: () => inner.close()
-  }
+  const plain = plainStore(new MemoryStateStore())
   // Without increment() the login limits cannot count in this store: they are off here (tested in test/throttle).
   const a = await sessionApp({ stateStore: plain, rateLimit: false })
   const b = await sessionApp({ stateStore: plain, rateLimit: false })
@@ -139,6 +166,28 @@ t.test('a store without publish/subscribe: revocation is looked up on every requ
   t.equal((await client(b.base).fetch('/private', { headers: { 'x-jwt': token } })).status, 200, 'instance B caches the session')
   t.equal((await a.get(c, '/auth/logout')).status, 200)
   t.equal((await client(b.base).fetch('/private', { headers: { 'x-jwt': token } })).status, 401, 'instance B refuses it at once')
+})
+
+t.test('a subscription that is not live: a revocation is published without waiting, and looked up meanwhile', async (t) => {
+  const inner = new MemoryStateStore()
+  let published = 0
+  const deaf: StateStore = {
+    ...plainStore(inner),
+    // Delivery never reported live (a subscriber still connecting): acknowledgements could not be heard.
+    subscribe: async () => ({ close: async () => {} }),
+    publish: async (channel, message) => { published++; return await inner.publish(channel, message) }
+  }
+  const a = await sessionApp({ stateStore: deaf, rateLimit: false })
+  const b = await sessionApp({ stateStore: deaf, rateLimit: false })
+  t.teardown(async () => { await a.close(); await b.close() })
+  const c = await a.login('hank')
+  const token = tokenOf(c)
+  t.equal((await client(b.base).fetch('/private', { headers: { 'x-jwt': token } })).status, 200)
+  const started = performance.now()
+  t.equal((await a.get(c, '/auth/logout')).status, 200)
+  t.ok(performance.now() - started < 400, 'the logout did not wait for acknowledgements it cannot hear')
+  t.equal(published, 1, 'the revocation was published')
+  t.equal((await client(b.base).fetch('/private', { headers: { 'x-jwt': token } })).status, 401, 'B, not live either, looked it up')
 })
 
 t.test('two instances sharing one in-process store hear revocations at once', async (t) => {
@@ -225,11 +274,13 @@ t.test('Redis: while the subscription is down, cached sessions are looked up in 
   t.equal(r.status, 503, 'no store, no answer: a revocation could have been missed')
   t.equal((await r.json()).code, 'GATEHOUSE_STATE_STORE')
   await redis.start()
-  // Back: the cache was dropped; the session is looked up again and served.
-  let status = 0
-  for (let i = 0; i < 100 && status !== 200; i++) {
+  // Back, but empty (this Redis keeps nothing across a restart): the cache was dropped, the session is looked up
+  // again and refused, since a revocation of it may have been lost with the data; a new login is served.
+  let status = 503
+  for (let i = 0; i < 100 && status === 503; i++) {
     status = (await a.get(c)).status
-    if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 50))
+    if (status === 503) await new Promise((resolve) => setTimeout(resolve, 50))
   }
-  t.equal(status, 200, 'served again once Redis is back')
+  t.equal(status, 401, 'a session of before the restart is refused once Redis is back')
+  t.equal((await a.get(await a.login('leo'))).status, 200, 'a new session is served')
 })

@@ -72,3 +72,19 @@ export class RedisServer {
     await exited
   }
 }
+
+/**
+ * A real redis-server for a test file, stopped at its end; undefined (and a skipped test named `name` saying
+ * why) when redis-server is not installed.
+ */
+export async function redisForTests (t: { test(name: string, opts: { skip: string }, fn: () => Promise<void>): unknown; teardown(fn: () => unknown): void }, name: string): Promise<RedisServer | undefined> {
+  const missing = redisMissingReason()
+  if (missing !== undefined) {
+    t.test(name, { skip: missing }, async () => {})
+    return undefined
+  }
+  const redis = new RedisServer()
+  await redis.start()
+  t.teardown(() => redis.stop())
+  return redis
+}
