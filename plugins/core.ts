@@ -9,7 +9,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError, OptionsError } from '../lib/errors.js'
-import { User, type UserData } from '../lib/user.js'
 import { openStateStore } from '../lib/state-store/resolve.js'
 import { createThrottle } from '../lib/throttle/throttle.js'
 import { resolveOptions, type CoreOptions } from './core/options.js'
@@ -20,8 +19,9 @@ import { Revocations } from './core/revocation.js'
 import { createUserResolver } from './core/session.js'
 import { makeRedirectPolicy } from './core/redirect.js'
 import { authRoutes } from './core/routes.js'
-import { closeRegistry, createRegistry, mountLater, providerNames } from './core/mount.js'
-import type { GatehouseAuth, LoginResult, UserUpdater, UserUpdFunc } from './core/types.js'
+import { providerNames } from './core/mount.js'
+import { attachCore } from './core/internals.js'
+import type { GatehouseAuth, UserUpdater, UserUpdFunc } from './core/types.js'
 import { authenticateHook } from '../hooks/authenticate.js'
 import { adminHook } from '../hooks/admin.js'
 import { rbacHook } from '../hooks/rbac.js'
@@ -53,13 +53,20 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
   const resolve = createUserResolver(o, tokens, throttle)
   const safeRedirect = makeRedirectPolicy(o.url, o.origin, o.allowedRedirectHosts)
 
+  const logout = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const everywhere = logoutEverywhere(request)
+    try {
+      await tokens.revokePresented(request, everywhere)
+    } finally {
+      // The cookies go even when the session could not be revoked (the answer then says why).
+      tokens.reset(reply)
+    }
+    return reply.send({ status: 'logged out' })
+  }
+
+  // The app's API only: what providers need is in the core's internals, reached through the provider kit.
   const auth: GatehouseAuth = {
-    options: o,
-    logger: o.logger,
     tokens,
-    stateStore,
-    avatar: null,
-    throttle,
     authenticate: authenticateHook(resolve),
     admin: adminHook(resolve),
     rbac: (roles) => rbacHook(resolve, roles),
@@ -75,19 +82,8 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
       if (request.user === null || request.user === undefined) throw new HttpError(401, 'unauthorized', 'not logged in')
       return request.user
     },
-    providerNames: () => providerNames(auth),
-    addCustomHandler: (provider) => mountLater(fastify, provider),
-    completeLogin: (request, reply, result) => completeLogin(auth, request, reply, result),
-    async logout (request, reply) {
-      const everywhere = logoutEverywhere(request)
-      try {
-        await tokens.revokePresented(request, everywhere)
-      } finally {
-        // The cookies go even when the session could not be revoked (the answer then says why).
-        tokens.reset(reply)
-      }
-      return reply.send({ status: 'logged out' })
-    },
+    providers: () => providerNames(core),
+    logout,
     async revokeSession (jti) {
       if (revocations === null) throw new OptionsError('revocation', 'is off: revokeSession needs it')
       await revocations.revokeSession(jti)
@@ -96,46 +92,17 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
       if (revocations === null) throw new OptionsError('revocation', 'is off: revokeUser needs it')
       await revocations.revokeUser(userId)
     },
-    jwks: tokens.jwks,
-    safeRedirect,
-    checkAudience (aud) {
-      if (o.audiences.length === 0) return
-      if (aud === undefined) throw new HttpError(403, 'forbidden', 'an audience (site) is required')
-      if (!o.audiences.includes(aud)) throw new HttpError(403, 'forbidden', `audience "${aud}" is not allowed`)
-    }
+    jwks: tokens.jwks
   }
-  createRegistry(auth)
-  fastify.addHook('onReady', async () => { closeRegistry(auth) })
+  const core = attachCore(auth, { options: o, logger: o.logger, tokens, stateStore, throttle, safeRedirect, logout })
+  fastify.addHook('onReady', async () => { core.ready = true })
   fastify.addHook('onReady', async () => { await checkAtStartup(o) })
 
   // The root plugin adds the add*Provider methods to this same object (see augment.ts).
   fastify.decorate('auth', auth as FastifyInstance['auth'])
   // `request.user` is set by the auth hooks, not declared with decorateRequest: @fastify/jwt declares the same
   // name synchronously and would crash the process if it came second (see the README on using both).
-  await fastify.register(authRoutes(auth, resolve), { prefix: o.authPrefix })
-}
-
-async function completeLogin (auth: GatehouseAuth, request: FastifyRequest, reply: FastifyReply, result: LoginResult): Promise<FastifyReply> {
-  const user: UserData = { ...result.user }
-  if (auth.avatar !== null) {
-    // A failing avatar proxy (any AvatarSaver may be plugged in) costs the user a picture, never the login.
-    let picture: string | undefined
-    try {
-      picture = await auth.avatar.save(user.id, result.avatar ?? {})
-    } catch (err) {
-      auth.logger.logf('[WARN] avatar for %s not saved: %s', user.id, err instanceof Error ? err.message : String(err))
-    }
-    if (picture !== undefined) user.picture = picture
-    else delete user.picture
-  } else {
-    // Without an avatar proxy a provider's picture link would point the browser at a third party; drop it.
-    delete user.picture
-  }
-  const { claims } = await auth.tokens.set(reply, { user, aud: result.aud, sess: result.sessionOnly === true })
-  const to = auth.safeRedirect(result.from)
-  if (to !== undefined) return reply.redirect(to, 302)
-  // The claims updater may have shaped the user (role, attrs): answer with what the session carries.
-  return reply.send(new User(claims.user ?? user))
+  await fastify.register(authRoutes(auth, core, resolve), { prefix: o.authPrefix })
 }
 
 /** `?all=1` (or `true`) on a logout ends every session of the user, not only this one. */

@@ -167,7 +167,7 @@ t.test('microsoft (through fastify.auth.addProvider): the issuer must be the ten
     })
   })
   t.teardown(app.close)
-  t.same(app.app.auth.providerNames(), ['microsoft'], 'mounted once the app started')
+  t.same(app.app.auth.providers(), ['microsoft'], 'mounted once the app started')
   const nav = await app.browser().navigate(`${APP_URL}/auth/microsoft/login`)
   t.equal(nav.res.status, 401)
   t.match(JSON.parse(nav.body), { error: 'id token rejected', details: /issuer/, code: 'GATEHOUSE_UNAUTHORIZED' })

@@ -106,7 +106,7 @@ t.test('discovery-based provider: full login through the real OpenID Provider', 
 })
 
 t.test('discovery-based provider added through fastify.auth.addOidcProvider: discovered at start, full login', async (t) => {
-  t.same(testApp.app.auth.providerNames(), ['oidc', 'oidc-wrapped', 'corp', 'corp-eu'], 'every provider mounted, in registration order')
+  t.same(testApp.app.auth.providers(), ['oidc', 'oidc-wrapped', 'corp', 'corp-eu'], 'every provider mounted, in registration order')
   const nav = await signInAt(testApp.browser(), `${APP_URL}/auth/oidc-wrapped/login`, 'bob')
   t.equal(nav.res.status, 200, nav.body)
   t.same(JSON.parse(nav.body), { id: userId('oidc-wrapped', 'bob'), name: 'Bob Builder' })
@@ -213,5 +213,5 @@ t.test('custom providers: reserved and bad names, missing fields; a good one mou
   await app.register(oauth2Provider, { name: 'x', ...CLIENTS.main, ...opts })
   app.auth.addCustomProvider('y', CLIENTS.main, opts)
   await app.ready()
-  t.same(app.auth.providerNames(), ['x', 'y'])
+  t.same(app.auth.providers(), ['x', 'y'])
 })
