@@ -5,7 +5,7 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { newStore, type AvatarStore } from '../stores/index.js'
+import { openAvatarStore, type AvatarStore } from '../stores/index.js'
 import { OptionsError } from '../lib/errors.js'
 import { checkUrl, resolveAvatarOptions, type AvatarOptions } from './avatar/options.js'
 import { AvatarProxy } from './avatar/proxy.js'
@@ -23,7 +23,7 @@ async function gatehouseAvatar (fastify: FastifyInstance, opts: AvatarOptions): 
   const url = o.url ?? checkUrl(core.options.url)
   let store: AvatarStore
   try {
-    store = newStore(o.store)
+    store = openAvatarStore(o.store)
   } catch (err) {
     throw new OptionsError('avatar.store', `cannot be opened: ${(err as Error).message}`)
   }

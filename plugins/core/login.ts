@@ -10,26 +10,41 @@ import { User, type UserData } from '../../lib/user.js'
 import type { CoreInternals } from './internals.js'
 import type { LoginResult } from './types.js'
 
-/** Throws HttpError 403 when `audiences` is set and `aud` is not in it (checked before anything is sent or stored). */
-export function checkAudience (core: CoreInternals, aud: string | undefined): void {
+/**
+ * Throws HttpError 403 when `audiences` is set and `aud` is not in it, or is absent where `required` (checked
+ * before anything is sent or stored).
+ */
+export function checkAudience (core: CoreInternals, aud: string | undefined, required = true): void {
   const audiences = core.options.audiences
   if (audiences.length === 0) return
-  if (aud === undefined) throw new HttpError(403, 'forbidden', 'an audience (site) is required')
+  if (aud === undefined) {
+    if (required) throw new HttpError(403, 'forbidden', 'an audience (site) is required')
+    return
+  }
   if (!audiences.includes(aud)) throw new HttpError(403, 'forbidden', `audience "${aud}" is not allowed`)
+}
+
+/** How the prelude treats one request (see `MountOptions`). */
+export interface PreludeRules {
+  /** Counted against `rateLimit.login`. */
+  counted: boolean
+  /** The request continues a login begun earlier, whose audience that step kept: an audience is not required. */
+  continues: boolean
 }
 
 /**
  * The common part of a login request, checked: counted as a login request of the client (`rateLimit.login`,
- * 429; unless `counted` is false), `aud`/`site`, `from` and `session`/`sess` read (400 when malformed), the audience allowed (403), and
+ * 429), `aud`/`site`, `from` and `session`/`sess` read (400 when malformed), the audience allowed (403), and
  * `from` kept only when it may be followed. The cross-site guard runs before this, in the mount.
  */
-export async function loginPrelude (core: CoreInternals, request: FastifyRequest, counted = true): Promise<LoginRequest> {
-  if (counted) await core.throttle.loginRequest(request)
-  // The route's query schema (mount.ts) ran first; its verdict is given here, once the request is counted.
+export async function loginPrelude (core: CoreInternals, request: FastifyRequest, rules: PreludeRules): Promise<LoginRequest> {
+  if (rules.counted) await core.throttle.loginRequest(request)
+  // The route's query schema (mount.ts) ran first; its verdict is given here, once the request is counted. The
+  // fields' own reading comes first so that a refusal says what it always said (`from must be given once`).
+  const login = readLoginRequest(requestFields(request))
   const invalid = request.validationError
   if (invalid !== undefined && invalid !== null) throw new HttpError(400, 'bad request', invalid.message)
-  const login = readLoginRequest(requestFields(request))
-  checkAudience(core, login.aud)
+  checkAudience(core, login.aud, !rules.continues)
   // A `from` that may not be followed is dropped here, so that no provider carries it anywhere.
   return { ...login, from: core.safeRedirect(login.from) }
 }

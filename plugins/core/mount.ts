@@ -19,7 +19,7 @@ import { openStateStore } from '../../lib/state-store/resolve.js'
 import type { StateStore } from '../../lib/state-store/types.js'
 import type { AuthProvider } from './types.js'
 import { coreOf, type CoreInternals } from './internals.js'
-import { loginPrelude } from './login.js'
+import { loginPrelude, type PreludeRules } from './login.js'
 import { applyAuthScope } from './scope.js'
 
 /** Login forms, Apple's form_post and passkey assertions are small; anything larger is not a login. */
@@ -33,15 +33,22 @@ export interface MountOptions {
    */
   crossSiteLogin?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined | Promise<FastifyReply | undefined>
   /**
-   * Whether a `/login` request starts a login and counts against `rateLimit.login`. Default: every one. (Telegram's
-   * browser polls `/login?token=` while the user has not pressed start yet: those requests are not starts.)
+   * Whether a `/login` request counts against `rateLimit.login`. Default: every one. (Telegram's browser polls
+   * `/login?token=` while the user has not pressed start yet: those requests are not counted.)
    */
   countsAsLogin?: (request: FastifyRequest) => boolean
   /**
-   * Further steps of the login, each mounted at `POST /login/<step>` behind the same prelude as `/login` (the
-   * passkey provider's `/login/options`).
+   * Whether a `/login` request continues a login begun earlier (a confirmation link, a passkey's answer), whose
+   * audience that first step kept: then an audience is not required of it (one given is still checked).
+   * Default: none does.
    */
-  loginSteps?: Record<string, LoginHandler>
+  continuesLogin?: (request: FastifyRequest) => boolean
+  /**
+   * Further steps of the login, each mounted at `POST /login/<step>` behind the same prelude as `/login` (the
+   * passkey provider's `/login/options`), always counted; an audience is required when `audiences` is set unless
+   * the step's `continuesLogin` says the request continues a login whose audience is kept elsewhere.
+   */
+  loginSteps?: Record<string, LoginHandler | { handler: LoginHandler; continuesLogin?: (request: FastifyRequest) => boolean }>
 }
 
 /** A login route's handler: runs after the prelude, with the request's common fields checked. */
@@ -98,7 +105,7 @@ function checkProvider (provider: AuthProvider): void {
 function providerRoutes (scope: FastifyInstance, core: CoreInternals, provider: AuthProvider, opts: MountOptions): void {
   applyAuthScope(scope, core.logger)
   const guard = core.options.crossSite
-  const login = (method: HTTPMethods[], url: string, handler: LoginHandler): void => {
+  const login = (method: HTTPMethods[], url: string, handler: LoginHandler, rulesOf: (request: FastifyRequest) => PreludeRules): void => {
     scope.route({
       method,
       url,
@@ -112,12 +119,16 @@ function providerRoutes (scope: FastifyInstance, core: CoreInternals, provider: 
           if (answered !== undefined) return answered
           guard.check(request)
         }
-        return await handler(request, reply, await loginPrelude(core, request, opts.countsAsLogin?.(request) ?? true))
+        return await handler(request, reply, await loginPrelude(core, request, rulesOf(request)))
       }
     })
   }
-  login(['GET', 'POST'], '/login', (request, reply, fields) => provider.login(request, reply, fields))
-  for (const [step, handler] of Object.entries(opts.loginSteps ?? {})) login(['POST'], `/login/${step}`, handler)
+  login(['GET', 'POST'], '/login', (request, reply, fields) => provider.login(request, reply, fields),
+    (request) => ({ counted: opts.countsAsLogin?.(request) ?? true, continues: opts.continuesLogin?.(request) ?? false }))
+  for (const [step, given] of Object.entries(opts.loginSteps ?? {})) {
+    const { handler, continuesLogin } = typeof given === 'function' ? { handler: given, continuesLogin: undefined } : given
+    login(['POST'], `/login/${step}`, handler, (request) => ({ counted: true, continues: continuesLogin?.(request) ?? false }))
+  }
   scope.route({
     method: ['GET', 'POST'],
     url: '/callback',

@@ -23,6 +23,8 @@ export interface PendingLogins {
   factor: SecondFactor
   /** The pending login this browser carries, if any and still valid. */
   read(request: FastifyRequest): Promise<PendingLogin | undefined>
+  /** Whether the request carries a pending-login cookie at all (valid or not: `read` tells). */
+  carries(request: FastifyRequest): boolean
   /** Spends the pending login (once, on every instance sharing the store) and clears its cookie. */
   spend(reply: FastifyReply, pending: PendingLogin): Promise<void>
 }
@@ -46,6 +48,8 @@ export function pendingLogins (kit: ProviderKit, name: string, ttlMs: number, st
 
   return {
     factor,
+
+    carries: (request) => typeof request.cookies?.[cookieName] === 'string' && request.cookies[cookieName] !== '',
 
     async read (request) {
       const token = request.cookies?.[cookieName]

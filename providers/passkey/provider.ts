@@ -53,7 +53,13 @@ async function passkey (fastify: FastifyInstance, opts: PasskeyProviderOptions):
     log
   }
 
-  kit.mount({ name: o.name, login: verifyLogin(ctx) }, { loginSteps: { options: loginOptions(ctx) } })
+  // The passkey's answer (`/login`) finishes the ceremony `/login/options` began (and was counted for); options
+  // asked with a pending password login go on with that login and its audience.
+  kit.mount({ name: o.name, login: verifyLogin(ctx) }, {
+    loginSteps: { options: { handler: loginOptions(ctx), continuesLogin: ctx.pending.carries } },
+    countsAsLogin: () => false,
+    continuesLogin: () => true
+  })
   fastify.register(async (scope) => {
     applyAuthScope(scope, kit.logger)
     scope.addHook('onRoute', (route) => { route.bodyLimit = BODY_LIMIT })

@@ -53,8 +53,10 @@ async function telegram (fastify: FastifyInstance, opts: TelegramOptions): Promi
   const o = resolveTelegramOptions(opts)
   const store = await providerStateStore(fastify, o.stateStore, 'telegram.stateStore')
   const { provider, poller, bot, log } = createTelegramProvider(kit, o, store)
-  // Collecting the session (`?token=`) is the browser waiting for the start press, polled: not a login start.
-  kit.mount(provider, { countsAsLogin: (request) => (request.query as Record<string, unknown> | undefined)?.token === undefined })
+  // Collecting the session (`?token=`) is the browser waiting for the start press, polled: not counted, and the
+  // login's audience is in the pending request.
+  const collecting = (request: FastifyRequest): boolean => (request.query as Record<string, unknown> | undefined)?.token !== undefined
+  kit.mount(provider, { countsAsLogin: (request) => !collecting(request), continuesLogin: collecting })
   if (poller !== undefined) {
     fastify.addHook('onReady', async () => {
       bot().catch((err: Error) => log('WARN', 'getMe failed: %s', err.message))

@@ -195,7 +195,9 @@ async function verify (fastify: FastifyInstance, opts: VerifyProviderOptions): P
   const { template, sender, ...tuning } = o
   const kit = providerKit(fastify, `verify.${name}`)
   const store = await providerStateStore(fastify, tuning.stateStore, `verify.${name}.stateStore`)
-  kit.mount(createVerifyProvider(kit, name, template, sender, tuning, store), { crossSiteLogin: continueFromMail(kit, name) })
+  // A confirmation (`token`) carries the audience of the login it confirms.
+  const confirming = (request: FastifyRequest): boolean => requestFields(request).token !== undefined
+  kit.mount(createVerifyProvider(kit, name, template, sender, tuning, store), { crossSiteLogin: continueFromMail(kit, name), continuesLogin: confirming })
 }
 
 /** Verified (confirmation-token) login as a plugin (`gatehouse-verify`). */

@@ -14,6 +14,7 @@ import { userId } from '../../lib/user.js'
 import { discoverOidc, oauth2Provider, oidcProvider } from '../../providers/index.js'
 import { APP_URL, bootApp, bootError, currentUser, startApp } from './app.js'
 import type { Browser, Navigation } from './browser.js'
+import { coreOf } from '../../plugins/core/internals.js'
 
 interface OidcServer { callback(): (req: IncomingMessage, res: ServerResponse) => void }
 type OidcServerClass = new (issuer: string, config: Record<string, unknown>) => OidcServer
@@ -137,7 +138,7 @@ t.test('the server enforces PKCE: no challenge, or a substituted verifier, fails
   const cb = await callbackUrlFor(browser, 'oidc', 'alice')
   const hs = browser.cookieFor(cb.href, 'gatehouse-oauth2-oidc')!
   const payload = JSON.parse(Buffer.from(hs.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
-  const forged = await testApp.app.auth.tokens.signPurpose('handshake', { p: 'oidc', st: payload.st, n: payload.n, cv: randomBytes(32).toString('base64url') }, 60_000)
+  const forged = await coreOf(testApp.app).tokens.signPurpose('handshake', { provider: 'oidc', state: payload.state, nonce: payload.nonce, codeVerifier: randomBytes(32).toString('base64url') }, 60_000)
   const res2 = await fetch(`${testApp.browser().hosts.get('app.test')}${cb.pathname}${cb.search}`, { headers: { cookie: `gatehouse-oauth2-oidc=${forged}` } })
   t.equal(res2.status, 400)
   t.match(await res2.json(), { error: 'authorization code rejected', details: 'invalid_grant', code: 'GATEHOUSE_BAD_REQUEST' })
@@ -149,7 +150,7 @@ t.test('our checks on real responses: nonce, state, issuer', async (t) => {
   let cb = await callbackUrlFor(browser, 'oidc', 'alice')
   const hs = browser.cookieFor(cb.href, 'gatehouse-oauth2-oidc')!
   const payload = JSON.parse(Buffer.from(hs.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
-  const otherNonce = await testApp.app.auth.tokens.signPurpose('handshake', { p: 'oidc', st: payload.st, cv: payload.cv, n: 'another-nonce' }, 60_000)
+  const otherNonce = await coreOf(testApp.app).tokens.signPurpose('handshake', { provider: 'oidc', state: payload.state, codeVerifier: payload.codeVerifier, nonce: 'another-nonce' }, 60_000)
   const res = await fetch(`${testApp.browser().hosts.get('app.test')}${cb.pathname}${cb.search}`, { headers: { cookie: `gatehouse-oauth2-oidc=${otherNonce}` } })
   t.equal(res.status, 401)
   t.same(await res.json(), { error: 'id token rejected', details: 'nonce mismatch', code: 'GATEHOUSE_UNAUTHORIZED' })
