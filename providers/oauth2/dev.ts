@@ -34,7 +34,7 @@ export interface DevProviderOptions extends Omit<DevServerOptions, 'port'> {
 
 const KEYS = [
   'port', 'timeout', 'stateStore', 'onServer', 'host', 'client', 'withLoginPage', 'loginPageHandler', 'autoLoginUser', 'emailFn',
-  'redirectUris', 'logger', 'codeTtlMs', 'tokenTtlMs', 'loginTtlMs'
+  'redirectUris', 'logger', 'codeTtl', 'tokenTtl', 'loginTtl'
 ]
 
 async function dev (fastify: FastifyInstance, opts: DevProviderOptions): Promise<void> {

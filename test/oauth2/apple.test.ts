@@ -169,6 +169,21 @@ t.test('addAppleProvider: a good call mounts apple once the app is ready', async
   t.same(app.auth.providers(), ['apple'])
 })
 
+// The configuration check runs the key loader (no cache in between): one run per provider means one check.
+t.test('Apple is validated once, whichever way it is added: the key loader runs once', async (t) => {
+  const loads: string[] = []
+  const counting = (way: string) => async () => { loads.push(way); return await appleKeyFromFile(keyFile)() }
+  const byCall = await bootApp()
+  t.teardown(() => byCall.close())
+  await byCall.auth.addAppleProvider({ ...appleConfig, responseMode: 'query', scopes: [] }, counting('call'))
+  await byCall.ready()
+  const byEntry = await bootApp({ providers: [{ kind: 'apple', ...appleConfig, keyLoader: counting('entry') }] })
+  t.teardown(() => byEntry.close())
+  await byEntry.ready()
+  t.same(loads, ['call', 'entry'], 'one load per provider')
+  t.same([byCall.auth.providers(), byEntry.auth.providers()], [['apple'], ['apple']])
+})
+
 t.test('appleProvider plugin: a bad configuration fails the start, naming the option', async (t) => {
   const cases: Array<[string, Record<string, unknown>, string]> = [
     ['a missing key file', { ...appleConfig, keyLoader: appleKeyFromFile(join(dir, 'missing.p8')) }, 'apple.keyLoader'],
