@@ -228,7 +228,10 @@ export interface GatehouseAuth {
   readonly admin: AuthHook
   /** preHandler: user holding one of the roles required (401 / 403). */
   rbac(roles: readonly string[]): AuthHook
-  /** preHandler: attaches the user when present, never rejects. */
+  /**
+   * preHandler: attaches the user when present, never rejects. (Not the toolkit's `trace` plugin, which sets the
+   * request id: the seed uses the name for both.)
+   */
   readonly trace: AuthHook
   /** preHandler for session-less routes: XSRF header must equal the XSRF cookie (403 otherwise). */
   readonly xsrf: AuthHook
