@@ -12,7 +12,7 @@
  * await app.register(authPlugin, { secret, url, providers: [{ kind: 'oauth2', name: 'github', cid, csecret }, { kind: 'direct', name: 'local', checker }] })
  * ```
  */
-export { providerKit, type ProviderKit, type ProviderOrFactory, type PurposeTokens } from '../plugins/core/kit.js'
+export { providerKit, type ProviderKit, type ProviderOrFactory, type ProviderThrottle, type PurposeTokens } from '../plugins/core/kit.js'
 export type { MountOptions, LoginHandler } from '../plugins/core/mount.js'
 export type { LoginRequest } from '../lib/login-request.js'
 export { directProvider, type DirectProviderOptions } from './direct.js'

@@ -29,6 +29,12 @@ export interface PurposeTokens {
   verify(token: string): Promise<Claims>
 }
 
+/**
+ * The throttle as a provider sees it: credential checks under the lockout, sends, and the client a request
+ * counts for. Login requests are counted by the mount, once, so a provider has no way to count one twice.
+ */
+export type ProviderThrottle = Pick<Throttle, 'enabled' | 'clientKey' | 'guard' | 'send'>
+
 /** What a provider is given by the auth core. */
 export interface ProviderKit {
   /**
@@ -54,7 +60,7 @@ export interface ProviderKit {
    * Credential checks under lockout (`guard`), sends (`send`), and the client a request counts for
    * (`clientKey(request)`, to tag state-store writes). Login requests are already counted by the mount.
    */
-  readonly throttle: Throttle
+  readonly throttle: ProviderThrottle
   /** Public base address, no trailing slash. */
   readonly url: string
   /** Origin of `url`. */
@@ -81,7 +87,7 @@ export function providerKit (fastify: FastifyInstance, who = 'providers'): Provi
     confirmation: purposeTokens(core, 'confirm'),
     stateStore: core.stateStore,
     logger: core.logger,
-    throttle: core.throttle,
+    throttle: providerThrottle(core.throttle),
     url: core.options.url,
     origin: core.options.origin,
     authPrefix: core.options.authPrefix,
@@ -123,6 +129,15 @@ export function appOfKit (kit: ProviderKit): object {
   const core = kitCores.get(kit)
   if (core === undefined) throw new TypeError('not a provider kit')
   return core
+}
+
+function providerThrottle (throttle: Throttle): ProviderThrottle {
+  return {
+    enabled: throttle.enabled,
+    clientKey: throttle.clientKey,
+    guard: async (request, account, check) => await throttle.guard(request, account, check),
+    send: async (request, address) => { await throttle.send(request, address) }
+  }
 }
 
 function purposeTokens (core: CoreInternals, purpose: 'handshake' | 'confirm'): PurposeTokens {
