@@ -9,7 +9,10 @@ import type { Benchmarks } from './plugins/toolkit/benchmarks.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The auth core's services and hooks (`gatehouse-core`); the `add*Provider` methods come with `authPlugin`. */
+    /**
+     * The app's API of the auth core: hooks, user getters, logout and revocation, JWKS, the provider list, session
+     * tokens, and the `add*Provider` methods (`authPlugin` is the one way to the core, so they are always there).
+     */
     auth: GatehouseAuth & ProviderMethods
     /** Response-time collector of the toolkit's benchmarks plugin. */
     benchmarks: Benchmarks

@@ -6,7 +6,6 @@
 import './augment.js'
 
 export { authPlugin, authPlugin as default, type AuthOptions, type ProviderEntry } from './plugins/auth.js'
-export { corePlugin } from './plugins/core.js'
 export type {
   BasicAuthOptions, CookieOptions, CoreOptions, RevocationOptions, SessionOptions, TokenSourceOptions, XsrfOptions
 } from './plugins/core/options.js'
@@ -32,7 +31,6 @@ export type { Duration } from './lib/duration.js'
 export { safeEqual } from './lib/compare.js'
 export type { StateStore, WriteOptions, IncrementOptions, Counter, Subscription } from './lib/state-store/types.js'
 export type { StateStoreOption } from './lib/state-store/resolve.js'
-export type { LoginRequest } from './lib/login-request.js'
 export { readLoginRequest, requestFields } from './lib/login-request.js'
 
 export * from './providers/index.js'

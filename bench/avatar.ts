@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fastifyStatic from '@fastify/static'
 import { authPlugin } from '../plugins/auth.js'
-import { avatarIdOf, avatarPlugin, identiconPng } from '../plugins/avatar.js'
+import { avatarIdOf, identiconPng } from '../plugins/avatar.js'
 import { FileStore, LmdbStore, type AvatarStore } from '../stores/index.js'
 import { measure, printTable } from './lib.js'
 
@@ -17,8 +17,6 @@ const SECRET = 'bench-secret-0123456789abcdef-0123456789abcdef'
 async function gatehouse (store: string): Promise<FastifyInstance> {
   const app = Fastify()
   await app.register(authPlugin, { secret: () => SECRET, url: 'http://127.0.0.1', avatar: { store } })
-  // Until the root plugin registers the avatar plugin itself.
-  if (app.auth.avatar === null) await app.register(avatarPlugin, { store })
   return app
 }
 

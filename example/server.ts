@@ -78,7 +78,7 @@ export async function buildDemo (env: DemoEnv = process.env, io: DemoIO = consol
     port,
     devUrl: services.dev.server!.url,
     customUrl: services.customUrl,
-    providers: app.auth.providerNames(),
+    providers: app.auth.providers(),
     warnings: cfg.warnings,
     close
   }

@@ -6,7 +6,7 @@
  * right, asks for the one required of its logins (`secondFactorOf`). A second-factor plugin requires itself for
  * named providers (`requireSecondFactor`) and checks at ready that each of them takes one (`takesSecondFactor`), so
  * a misspelt or unsuitable provider name fails the start instead of leaving logins with one factor.
- * Registrations are kept per `fastify.auth` object.
+ * Registrations are kept per app (keyed by an object the provider kit names for it: `appOfKit(kit)`).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { OptionsError } from './errors.js'

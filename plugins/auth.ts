@@ -9,30 +9,11 @@ import { OptionsError } from '../lib/errors.js'
 import { checkKeys, keyList } from '../lib/options.js'
 import { corePlugin } from './core.js'
 import { CORE_OPTION_KEYS, type CoreOptions } from './core/options.js'
-import type { AuthProvider, CredChecker } from './core/types.js'
 import { avatarPlugin } from './avatar.js'
 import type { AvatarOptions } from './avatar/options.js'
-import { providerMethods } from './provider-methods.js'
-import type { OAuth2Overrides } from '../providers/oauth2/builtins.js'
-import type { CustomClient, CustomProviderOptions } from '../providers/oauth2/custom.js'
-import type { OidcProviderOptions } from '../providers/oauth2/oidc.js'
-import type { AppleConfig, AppleKeyLoader } from '../providers/oauth2/apple.js'
-import type { DevProviderOptions } from '../providers/oauth2/dev.js'
-import type { Sender, SenderFunc } from '../providers/verify/sender.js'
-import type { VerifyOptions } from '../providers/verify/provider.js'
-import type { TelegramOptions } from '../providers/telegram/options.js'
+import { providerMethods, registerEntry, type ProviderEntry } from './provider-methods.js'
 
-/** A provider given in the options object; each kind mirrors one `add*` method and one provider plugin. */
-export type ProviderEntry =
-  | { kind: 'direct'; name: string; checker: CredChecker }
-  | { kind: 'handler'; handler: AuthProvider }
-  | { kind: 'oauth2'; name: string; cid: string; csecret: string; overrides?: OAuth2Overrides }
-  | { kind: 'dev'; port?: number; options?: DevProviderOptions }
-  | { kind: 'custom'; name: string; client: CustomClient; options: CustomProviderOptions }
-  | { kind: 'oidc'; name: string; client: CustomClient; options: OidcProviderOptions }
-  | { kind: 'apple'; config: AppleConfig; keyLoader: AppleKeyLoader }
-  | { kind: 'verify'; name: string; template: string; sender: Sender | SenderFunc; options?: VerifyOptions }
-  | { kind: 'telegram'; options: TelegramOptions }
+export type { ProviderEntry }
 
 /** Options of the root plugin: the core's, the avatar proxy's (`avatar`) and the providers. */
 export interface AuthOptions extends CoreOptions {
@@ -72,27 +53,8 @@ async function gatehouse (fastify: FastifyInstance, opts: AuthOptions): Promise<
   }
   await fastify.register(corePlugin, parts.core)
   if (parts.avatar !== false) await fastify.register(avatarPlugin, parts.avatar)
-  let ready = false
-  fastify.addHook('onReady', async () => { ready = true })
-  const methods = providerMethods(fastify, () => ready)
-  Object.assign(fastify.auth, methods)
-  for (const entry of parts.providers) await addEntry(fastify, entry)
-}
-
-async function addEntry (fastify: FastifyInstance, entry: ProviderEntry): Promise<void> {
-  const auth = fastify.auth
-  switch (entry?.kind) {
-    case 'direct': return auth.addDirectProvider(entry.name, entry.checker)
-    case 'handler': return auth.addCustomHandler(entry.handler)
-    case 'oauth2': return auth.addProvider(entry.name, entry.cid, entry.csecret, entry.overrides)
-    case 'dev': auth.addDevProvider(entry.port, entry.options); return
-    case 'custom': return auth.addCustomProvider(entry.name, entry.client, entry.options)
-    case 'oidc': return auth.addOidcProvider(entry.name, entry.client, entry.options)
-    case 'apple': return await auth.addAppleProvider(entry.config, entry.keyLoader)
-    case 'verify': return auth.addVerifProvider(entry.name, entry.template, entry.sender, entry.options)
-    case 'telegram': return auth.addTelegramProvider(entry.options)
-    default: throw new OptionsError('providers', `has an entry of unknown kind ${JSON.stringify((entry as { kind?: unknown })?.kind)}`)
-  }
+  Object.assign(fastify.auth, providerMethods(fastify))
+  for (const entry of parts.providers) registerEntry(fastify, entry)
 }
 
 /** The root plugin (`gatehouse`). Register once per application. */

@@ -1,15 +1,16 @@
 /**
  * The avatar proxy plugin (`gatehouse-avatar`): fetches a provider's picture at login, re-encodes it as PNG
  * (identicon when there is none), stores it, and serves it from `GET {prefix}/<avatar_id>.image`.
- * Needs the auth core (`gatehouse-core`); the root plugin registers it. Sets `fastify.auth.avatar`.
+ * Needs the auth core (`gatehouse-core`); the root plugin registers it. Plugs itself into the core as its avatar saver.
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { newStore, type AvatarStore } from '../stores/index.js'
+import { openAvatarStore, type AvatarStore } from '../stores/index.js'
 import { OptionsError } from '../lib/errors.js'
 import { DriverMissingError } from '../lib/optional-driver.js'
 import { checkUrl, resolveAvatarOptions, type AvatarOptions } from './avatar/options.js'
 import { AvatarProxy } from './avatar/proxy.js'
+import { coreOf, plugAvatarSaver } from './core/internals.js'
 import { avatarRoutes } from './avatar/serve.js'
 
 export type { AvatarOptions, AvatarFetchOptions } from './avatar/options.js'
@@ -18,18 +19,18 @@ export { identiconPng } from './avatar/identicon.js'
 
 async function gatehouseAvatar (fastify: FastifyInstance, opts: AvatarOptions): Promise<void> {
   const o = resolveAvatarOptions(opts)
-  const auth = fastify.auth
-  if (auth.avatar !== null) throw new OptionsError('avatar', 'the avatar plugin is already registered on this instance')
-  const url = o.url ?? checkUrl(auth.options?.url)
+  const core = coreOf(fastify, 'avatar')
+  if (core.avatar !== null) throw new OptionsError('avatar', 'the avatar plugin is already registered on this instance')
+  const url = o.url ?? checkUrl(core.options.url)
   let store: AvatarStore
   try {
-    store = newStore(o.store)
+    store = openAvatarStore(o.store)
   } catch (err) {
     // A bolt:// or mongodb:// address without its driver: the error says what to install.
     if (err instanceof DriverMissingError) throw err.forOption('avatar.store')
     throw new OptionsError('avatar.store', `cannot be opened: ${(err as Error).message}`)
   }
-  const logger = auth.logger
+  const logger = core.logger
   const proxy = new AvatarProxy(store, { base: url + o.prefix, resizeLimit: o.resizeLimit, maxPixels: o.maxPixels, fetch: o.fetch, loginWaitMs: o.loginWaitMs }, logger)
   fastify.addHook('onClose', async () => {
     // Picture fetches still running in the background are stopped first: they write to the store.
@@ -40,7 +41,7 @@ async function gatehouseAvatar (fastify: FastifyInstance, opts: AvatarOptions): 
       logger.logf('[WARN] avatar: closing the store failed: %s', (err as Error)?.message ?? String(err))
     }
   })
-  auth.avatar = proxy
+  plugAvatarSaver(fastify, proxy)
   await fastify.register(avatarRoutes({ store, maxAge: o.maxAge, logger }), { prefix: o.prefix })
 }
 

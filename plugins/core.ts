@@ -3,13 +3,12 @@
  * store and the common routes. It knows nothing of providers, avatars or the toolkit: providers are plugins
  * that depend on it and mount themselves; the avatar plugin plugs an `AvatarSaver` into it.
  *
- * The root plugin (`authPlugin`) registers it; it can also be registered alone (e.g. a service that only
- * verifies sessions issued elsewhere with the same secret).
+ * Internal: the root plugin (`authPlugin`) registers it, so that `fastify.auth` always carries the seed's `add*`
+ * methods too (a service that only verifies sessions registers `authPlugin` without providers).
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError, OptionsError } from '../lib/errors.js'
-import { User, type UserData } from '../lib/user.js'
 import { openStateStore } from '../lib/state-store/resolve.js'
 import { createThrottle } from '../lib/throttle/throttle.js'
 import { resolveOptions, type CoreOptions } from './core/options.js'
@@ -21,8 +20,9 @@ import { createUserResolver } from './core/session.js'
 import { makeRedirectPolicy } from './core/redirect.js'
 import { AudienceRule } from './core/audience.js'
 import { authRoutes } from './core/routes.js'
-import { closeRegistry, createRegistry, mountLater, providerNames } from './core/mount.js'
-import type { GatehouseAuth, LoginResult, ResolvedOptions, UserUpdater, UserUpdFunc } from './core/types.js'
+import { providerNames } from './core/mount.js'
+import { attachCore } from './core/internals.js'
+import type { GatehouseAuth, ResolvedOptions, UserUpdater, UserUpdFunc } from './core/types.js'
 import { authenticateHook } from '../hooks/authenticate.js'
 import { adminHook } from '../hooks/admin.js'
 import { rbacHook } from '../hooks/rbac.js'
@@ -37,13 +37,20 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
   const resolve = createUserResolver(o, tokens, throttle)
   const safeRedirect = makeRedirectPolicy(o.url, o.origin, o.allowedRedirectHosts)
 
+  const logout = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const everywhere = logoutEverywhere(request)
+    try {
+      await tokens.revokePresented(request, everywhere)
+    } finally {
+      // The cookies go even when the session could not be revoked (the answer then says why).
+      tokens.reset(reply)
+    }
+    return reply.send({ status: 'logged out' })
+  }
+
+  // The app's API only: what providers need is in the core's internals, reached through the provider kit.
   const auth: GatehouseAuth = {
-    options: o,
-    logger: o.logger,
     tokens,
-    stateStore,
-    avatar: null,
-    throttle,
     authenticate: authenticateHook(resolve),
     admin: adminHook(resolve),
     rbac: (roles) => rbacHook(resolve, roles),
@@ -59,19 +66,8 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
       if (request.user === null || request.user === undefined) throw new HttpError(401, 'unauthorized', 'not logged in')
       return request.user
     },
-    providerNames: () => providerNames(auth),
-    addCustomHandler: (provider) => mountLater(fastify, provider),
-    completeLogin: (request, reply, result) => completeLogin(auth, request, reply, result),
-    async logout (request, reply) {
-      const everywhere = logoutEverywhere(request)
-      try {
-        await tokens.revokePresented(request, everywhere)
-      } finally {
-        // The cookies go even when the session could not be revoked (the answer then says why).
-        tokens.reset(reply)
-      }
-      return reply.send({ status: 'logged out' })
-    },
+    providers: () => providerNames(core),
+    logout,
     async revokeSession (jti) {
       if (revocations === null) throw new OptionsError('revocation', 'is off: revokeSession needs it')
       await revocations.revokeSession(jti)
@@ -80,18 +76,16 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
       if (revocations === null) throw new OptionsError('revocation', 'is off: revokeUser needs it')
       await revocations.revokeUser(userId)
     },
-    jwks: tokens.jwks,
-    safeRedirect,
-    checkAudience: (aud) => { audiences.checkLogin(aud) }
+    jwks: tokens.jwks
   }
-  createRegistry(auth)
-  fastify.addHook('onReady', async () => { closeRegistry(auth) })
+  const core = attachCore(auth, { options: o, logger: o.logger, tokens, stateStore, throttle, audiences, safeRedirect, logout })
+  fastify.addHook('onReady', async () => { core.ready = true })
   fastify.addHook('onReady', async () => { await checkAtStartup(o) })
 
   // The root plugin adds the add*Provider methods to this same object (see augment.ts).
   fastify.decorate('auth', auth as FastifyInstance['auth'])
   decorateUser(fastify)
-  await fastify.register(authRoutes(auth, resolve), { prefix: o.authPrefix })
+  await fastify.register(authRoutes(auth, core, resolve), { prefix: o.authPrefix })
 }
 
 /** The state store, throttle, revocation and token service of one core instance, closed with it. */
@@ -116,29 +110,6 @@ async function openServices (fastify: FastifyInstance, o: ResolvedOptions, store
   })
   await revocations?.start()
   return { stateStore, throttle, revocations, tokens, audiences }
-}
-
-async function completeLogin (auth: GatehouseAuth, request: FastifyRequest, reply: FastifyReply, result: LoginResult): Promise<FastifyReply> {
-  const user: UserData = { ...result.user }
-  if (auth.avatar !== null) {
-    // A failing avatar proxy (any AvatarSaver may be plugged in) costs the user a picture, never the login.
-    let picture: string | undefined
-    try {
-      picture = await auth.avatar.save(user.id, result.avatar ?? {})
-    } catch (err) {
-      auth.logger.logf('[WARN] avatar for %s not saved: %s', user.id, err instanceof Error ? err.message : String(err))
-    }
-    if (picture !== undefined) user.picture = picture
-    else delete user.picture
-  } else {
-    // Without an avatar proxy a provider's picture link would point the browser at a third party; drop it.
-    delete user.picture
-  }
-  const { claims } = await auth.tokens.set(reply, { user, aud: result.aud, sess: result.sessionOnly === true })
-  const to = auth.safeRedirect(result.from)
-  if (to !== undefined) return reply.redirect(to, 302)
-  // The claims updater may have shaped the user (role, attrs): answer with what the session carries.
-  return reply.send(new User(claims.user ?? user))
 }
 
 /**

@@ -1,24 +1,64 @@
 /**
- * go-pkgz/auth v2's registration calls on `fastify.auth` (`addProvider`, `addDirectProvider`, …), added by the root
- * plugin. Each is a thin wrapper that registers the matching provider plugin, so a provider added this way is
- * the same as one registered directly. They work until the server is ready; after that each throws the same
- * OptionsError.
+ * The one path every provider takes into an app: a provider entry (`{ kind, …its plugin's options }`) is
+ * handed to that kind's plugin, which validates it, once. The root's `providers` list goes through
+ * `registerEntry`, and so do go-pkgz/auth v2's registration calls on `fastify.auth` (`addProvider`,
+ * `addDirectProvider`, …), which only build the entry from their positional arguments. They work until the
+ * server is ready; after that each throws the same OptionsError.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { OptionsError } from '../lib/errors.js'
+import { afterReady } from './core/mount.js'
+import { mountLater, type ProviderOrFactory } from './core/kit.js'
 import type { CredChecker } from './core/types.js'
 import type { RunningOAuth2Server } from '../servers/dev-server.js'
-import { directProvider } from '../providers/direct.js'
-import { appleProvider, oauth2Provider, oidcProvider, type OAuth2ProviderOptions } from '../providers/oauth2/plugins.js'
+import { directProvider, type DirectProviderOptions } from '../providers/direct.js'
+import {
+  appleProvider, oauth2Provider, oidcProvider, preparedOAuth2Provider,
+  type AppleProviderOptions, type OAuth2ProviderOptions, type OidcPluginOptions
+} from '../providers/oauth2/plugins.js'
 import type { OAuth2Overrides } from '../providers/oauth2/builtins.js'
 import type { CustomClient, CustomProviderOptions } from '../providers/oauth2/custom.js'
 import type { OidcProviderOptions } from '../providers/oauth2/oidc.js'
 import { appleConfig, type AppleConfig, type AppleKeyLoader } from '../providers/oauth2/apple.js'
 import { devProvider, type DevProviderOptions } from '../providers/oauth2/dev.js'
-import { verifyProvider, type VerifyOptions } from '../providers/verify/provider.js'
+import { verifyProvider, type VerifyOptions, type VerifyProviderOptions } from '../providers/verify/provider.js'
 import type { Sender, SenderFunc } from '../providers/verify/sender.js'
 import { telegramProvider } from '../providers/telegram/provider.js'
 import type { TelegramOptions } from '../providers/telegram/options.js'
+import { passkeyProvider } from '../providers/passkey/provider.js'
+import type { PasskeyProviderOptions } from '../providers/passkey/options.js'
+import { coreOf } from './core/internals.js'
+
+/**
+ * A provider in the root's `providers` list: its plugin's options plus `kind`. The entry minus `kind` is what
+ * `app.register(<kind>Provider, options)` would take.
+ */
+export type ProviderEntry =
+  | ({ kind: 'direct' } & DirectProviderOptions)
+  | ({ kind: 'oauth2' } & OAuth2ProviderOptions)
+  | ({ kind: 'oidc' } & OidcPluginOptions)
+  | ({ kind: 'apple' } & AppleProviderOptions)
+  | ({ kind: 'dev' } & DevProviderOptions)
+  | ({ kind: 'verify' } & VerifyProviderOptions)
+  | ({ kind: 'telegram' } & TelegramOptions)
+  | ({ kind: 'passkey' } & PasskeyProviderOptions)
+  /**
+   * A self-implemented provider, mounted as `addCustomHandler` mounts it: the provider, or a function building it
+   * on the provider kit (which completes its logins).
+   */
+  | { kind: 'handler'; provider: ProviderOrFactory }
+
+/** The plugin of each kind of entry (but `handler`, which is mounted as is). */
+const PLUGINS: Record<Exclude<ProviderEntry['kind'], 'handler'>, FastifyPluginAsync<never>> = {
+  direct: directProvider,
+  oauth2: oauth2Provider,
+  oidc: oidcProvider,
+  apple: appleProvider,
+  dev: devProvider,
+  verify: verifyProvider,
+  telegram: telegramProvider,
+  passkey: passkeyProvider
+}
 
 /** What `addDevProvider` returns: the dev server once the app is ready. */
 export interface DevProviderHandle {
@@ -40,64 +80,73 @@ export interface ProviderMethods {
   addCustomProvider(name: string, client: CustomClient, opts: CustomProviderOptions): void
   /** A generic OpenID Connect provider found through the issuer's discovery document (discovery runs at ready). */
   addOidcProvider(name: string, client: CustomClient, opts: OidcProviderOptions): void
-  /** Sign in with Apple; rejects when the private key cannot be loaded. */
+  /** Sign in with Apple; rejects when the configuration or the private key is bad. */
   addAppleProvider(config: AppleConfig, keyLoader: AppleKeyLoader): Promise<void>
   /** Telegram-bot login (polls the Bot API in the background while the app runs). */
   addTelegramProvider(opts: TelegramOptions): void
+  /**
+   * Mounts a self-implemented provider at `{authPrefix}/<name>/…` when the app loads its plugins (so a bad or
+   * duplicate provider fails `ready()` with an OptionsError), behind the same login prelude as every provider.
+   * Give a function `(kit) => provider` to complete logins through the provider kit.
+   */
+  addCustomHandler(provider: ProviderOrFactory): void
 }
 
-/**
- * The methods, bound to the instance the root plugin was registered on. `isReady` tells whether the server
- * has become ready (the core's registry is closed then).
- */
-export function providerMethods (fastify: FastifyInstance, isReady: () => boolean): ProviderMethods {
-  // Registering after start is refused by Fastify too; one OptionsError says so for every method alike.
-  const register = <T extends object>(what: string, plugin: FastifyPluginAsync<T>, opts: T): void => {
-    if (isReady()) throw tooLate(what)
-    try {
-      fastify.register(plugin as FastifyPluginAsync, opts as Record<string, unknown>)
-    } catch (err) {
-      throw tooLate(what, err)
-    }
+/** Registers one entry's provider on `fastify` (in the order the app loads its plugins). */
+export function registerEntry (fastify: FastifyInstance, entry: ProviderEntry): void {
+  if (entry === null || typeof entry !== 'object') throw new OptionsError('providers', 'must hold provider entries ({kind, …})')
+  const { kind, ...opts } = entry
+  if (kind === 'handler') { mountLater(fastify, (opts as { provider: ProviderOrFactory }).provider); return }
+  const plugin = Object.hasOwn(PLUGINS, String(kind)) ? PLUGINS[kind] : undefined
+  if (plugin === undefined) throw new OptionsError('providers', `has an entry of unknown kind ${JSON.stringify(kind)} (${[...Object.keys(PLUGINS), 'handler'].join(', ')})`)
+  const name = String((opts as { name?: unknown }).name ?? kind)
+  // Registering after start is refused by Fastify too; one OptionsError says so for every way alike.
+  if (coreOf(fastify).ready) throw afterReady(name)
+  try {
+    fastify.register(plugin as FastifyPluginAsync, opts)
+  } catch (err) {
+    throw afterReady(name, err)
   }
+}
+
+/** The seed's methods, bound to the instance the root plugin was registered on: each builds an entry. */
+export function providerMethods (fastify: FastifyInstance): ProviderMethods {
+  const add = (entry: ProviderEntry): void => { registerEntry(fastify, entry) }
   const methods: ProviderMethods = {
     addProvider (name, cid, csecret, overrides) {
       if (name === 'dev') { methods.addDevProvider(); return }
-      register(name, oauth2Provider, { ...overrides, name, cid, csecret } as OAuth2ProviderOptions)
+      add({ ...overrides, kind: 'oauth2', name, cid, csecret } as ProviderEntry)
     },
     addDevProvider (port, opts = {}) {
       let server: RunningOAuth2Server | undefined
       const onServer = (s: RunningOAuth2Server): void => { server = s; opts.onServer?.(s) }
-      register('dev', devProvider, { ...opts, ...(port === undefined ? {} : { port }), onServer })
+      add({ ...opts, kind: 'dev', ...(port === undefined ? {} : { port }), onServer })
       fastify.addHook('onClose', async () => { server = undefined })
       return { get server () { return server } }
     },
-    addDirectProvider (name, checker) { register(name, directProvider, { name, checker }) },
-    addVerifProvider (name, template, sender, opts) { register(name, verifyProvider, { ...opts, name, template, sender }) },
+    addDirectProvider (name, checker) { add({ kind: 'direct', name, checker }) },
+    addVerifProvider (name, template, sender, opts) { add({ ...opts, kind: 'verify', name, template, sender }) },
     addCustomProvider (name, client, opts) {
-      if (client === null || typeof client !== 'object') throw new OptionsError(`oauth2.${String(name)}.client`, 'must be {cid, csecret}')
-      register(name, oauth2Provider, { ...opts, name, cid: client.cid, csecret: client.csecret })
+      add({ ...opts, kind: 'oauth2', name, ...clientOf(client, `oauth2.${String(name)}.client`) } as ProviderEntry)
     },
     addOidcProvider (name, client, opts) {
-      if (client === null || typeof client !== 'object') throw new OptionsError(`oidc.${String(name)}.client`, 'must be {cid, csecret}')
-      register(name, oidcProvider, { ...opts, name, cid: client.cid, csecret: client.csecret })
+      add({ ...opts, kind: 'oidc', name, ...clientOf(client, `oidc.${String(name)}.client`) })
     },
     async addAppleProvider (config, keyLoader) {
-      // The key is loaded and tried now, so that a bad key rejects this call (as go-pkgz/auth's does), and loaded once.
-      if (typeof keyLoader !== 'function') throw new OptionsError('apple.keyLoader', 'is required (e.g. appleKeyFromFile(path))')
-      let key: Awaited<ReturnType<AppleKeyLoader>>
-      try { key = await keyLoader() } catch (err) {
-        throw new OptionsError('apple.keyLoader', `could not load the private key: ${(err as Error)?.message ?? String(err)}`, { cause: err })
-      }
-      const loaded: AppleKeyLoader = async () => key
-      await appleConfig(config, loaded)
-      register('apple', appleProvider, { ...config, keyLoader: loaded })
+      // Validated (and the key loaded and tried) here, once, so that a bad key rejects this call as go-pkgz/auth's
+      // does; the prepared configuration is mounted as it is.
+      if (coreOf(fastify).ready) throw afterReady('apple')
+      const prepared = await appleConfig(config, keyLoader)
+      if (coreOf(fastify).ready) throw afterReady('apple')
+      fastify.register(preparedOAuth2Provider, { config: prepared })
     },
-    addTelegramProvider (opts) { register(String(opts?.name ?? 'telegram'), telegramProvider, opts) }
+    addTelegramProvider (opts) { add({ ...opts, kind: 'telegram' }) },
+    addCustomHandler (provider) { mountLater(fastify, provider) }
   }
   return methods
 }
 
-function tooLate (what: string, cause?: unknown): OptionsError {
-  return new OptionsError('providers', `cannot take "${what}" after the server is ready: add providers before listen() or ready()`, { cause })
+function clientOf (client: CustomClient, option: string): { cid: string; csecret: string } {
+  if (client === null || typeof client !== 'object') throw new OptionsError(option, 'must be {cid, csecret}')
+  return { cid: client.cid, csecret: client.csecret }
 }

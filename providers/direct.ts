@@ -9,11 +9,11 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError, OptionsError } from '../lib/errors.js'
 import { checkKeys, optionFunction, optionName } from '../lib/options.js'
-import { queryText, readLoginRequest, requestFields } from '../lib/login-request.js'
+import { queryText, requestFields, type LoginRequest } from '../lib/login-request.js'
 import { userId } from '../lib/user.js'
 import { secondFactorOf, takeSecondFactor } from '../lib/second-factor.js'
-import { mountProvider } from '../plugins/core/mount.js'
-import type { AuthProvider, CredChecker, GatehouseAuth } from '../plugins/core/types.js'
+import { appOfKit, providerKit, type ProviderKit } from '../plugins/core/kit.js'
+import type { AuthProvider, CredChecker } from '../plugins/core/types.js'
 
 /** Options of the direct provider plugin. */
 export interface DirectProviderOptions {
@@ -26,19 +26,17 @@ export interface DirectProviderOptions {
 const MAX_USER = 256
 const MAX_PASSWD = 4096
 
-/** The provider object: what `directProvider` mounts. */
-export function createDirectProvider (auth: GatehouseAuth, name: string, checker: CredChecker): AuthProvider {
+/** The provider object: what `directProvider` mounts. The mount has counted the request and read `login`. */
+export function createDirectProvider (kit: ProviderKit, name: string, checker: CredChecker): AuthProvider {
   return {
     name,
-    async login (request: FastifyRequest, reply: FastifyReply) {
-      await auth.throttle.loginRequest(request)
+    async login (request: FastifyRequest, reply: FastifyReply, login: LoginRequest) {
       if (request.method === 'POST') checkBody(request.body)
       const fields = requestFields(request)
       const user = queryText(fields, 'user', MAX_USER, true)!
       const passwd = secretField(fields, 'passwd', MAX_PASSWD)
-      const login = readLoginRequest(fields)
       // Lockout (rateLimit.failures): refused 429 while this user name (existing or not) or address is locked.
-      await auth.throttle.guard(request, `direct/${name}:${user}`, async () => {
+      await kit.throttle.guard(request, `direct/${name}:${user}`, async () => {
         let ok: boolean
         try {
           ok = await checker(user, passwd)
@@ -50,8 +48,8 @@ export function createDirectProvider (auth: GatehouseAuth, name: string, checker
       })
       const result = { user: { name: user, id: userId(name, user) }, ...login }
       // A second factor required of this provider (e.g. passkeys) may take the login over: then no session yet.
-      const pending = await secondFactorOf(auth, name)?.(request, reply, result)
-      return pending ?? await auth.completeLogin(request, reply, result)
+      const pending = await secondFactorOf(appOfKit(kit), name)?.(request, reply, result)
+      return pending ?? await kit.completeLogin(request, reply, result)
     }
   }
 }
@@ -73,9 +71,10 @@ async function direct (fastify: FastifyInstance, opts: DirectProviderOptions): P
   const name = optionName('direct.name', o.name, 'local')
   const checker = optionFunction<CredChecker>('direct.checker', o.checker)
   if (checker === undefined) throw new OptionsError('direct.checker', 'is required: (user, passwd) => boolean | Promise<boolean>')
-  mountProvider(fastify, createDirectProvider(fastify.auth, name, checker))
-  takeSecondFactor(fastify.auth, name)
+  const kit = providerKit(fastify, 'direct')
+  kit.mount(createDirectProvider(kit, name, checker))
+  takeSecondFactor(appOfKit(kit), name)
 }
 
 /** Direct (credential-checker) login as a plugin (`gatehouse-direct`). */
-export const directProvider = fp(direct, { name: 'gatehouse-direct', fastify: '5.x', dependencies: ['gatehouse-core'] })
+export const directProvider = fp(direct, { name: 'gatehouse-direct', fastify: '5.x' })

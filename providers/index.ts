@@ -1,13 +1,20 @@
 /**
- * `fastify-gatehouse/providers`: every login-method family as a Fastify plugin, each registered after the auth
- * core (`authPlugin` or `corePlugin`) and mounting one provider at `{authPrefix}/<name>/…`:
+ * `fastify-gatehouse/providers`: every login-method family as a Fastify plugin, each registered after the root
+ * plugin (`authPlugin`) and mounting one provider at `{authPrefix}/<name>/…`; and the provider kit a
+ * self-implemented provider is built on (`providerKit(fastify)`). A plugin's options object is also its entry in
+ * the root's `providers` list, with `kind`:
  *
  * ```ts
  * await app.register(authPlugin, { secret, url })
  * await app.register(oauth2Provider, { name: 'github', cid, csecret })
  * await app.register(directProvider, { name: 'local', checker })
+ * // the same, in the root's options:
+ * await app.register(authPlugin, { secret, url, providers: [{ kind: 'oauth2', name: 'github', cid, csecret }, { kind: 'direct', name: 'local', checker }] })
  * ```
  */
+export { providerKit, type ProviderKit, type ProviderOrFactory, type ProviderThrottle, type PurposeTokens } from '../plugins/core/kit.js'
+export type { MountOptions, LoginHandler } from '../plugins/core/mount.js'
+export type { LoginRequest } from '../lib/login-request.js'
 export { directProvider, type DirectProviderOptions } from './direct.js'
 export {
   oauth2Provider, oidcProvider, appleProvider,

@@ -4,6 +4,8 @@
 import { isIP } from 'node:net'
 import { OptionsError } from '../lib/errors.js'
 import { noopLogger, type Logger } from '../lib/logger.js'
+import type { Duration } from '../lib/duration.js'
+import { optionDuration } from '../lib/options.js'
 import type { LoginPageHandler } from './login-page.js'
 import type { AuthServerConfig, ClientCredentials, EmailFn } from './types.js'
 
@@ -25,12 +27,12 @@ export interface CommonServerOptions {
   redirectUris?: string[]
   /** Logger (`stdLogger()` etc.). Default noop. Never given codes, tokens or secrets. */
   logger?: Logger
-  /** Lifetime of an authorization code in ms. Default 60 s. */
-  codeTtlMs?: number
-  /** Lifetime of an access token in ms. Default 1 hour. */
-  tokenTtlMs?: number
-  /** Lifetime of a shown login form in ms. Default 10 minutes. */
-  loginTtlMs?: number
+  /** Lifetime of an authorization code: ms or `'60s'`. Default 60 seconds. (Was `codeTtlMs`.) */
+  codeTtl?: Duration
+  /** Lifetime of an access token: ms or `'1h'`. Default 1 hour. (Was `tokenTtlMs`.) */
+  tokenTtl?: Duration
+  /** Lifetime of a shown login form: ms or `'10m'`. Default 10 minutes. (Was `loginTtlMs`.) */
+  loginTtl?: Duration
 }
 
 type Common = Omit<AuthServerConfig, 'label' | 'host' | 'port' | 'publicHost' | 'client' | 'withLoginPage'>
@@ -67,9 +69,9 @@ export function resolveCommon (where: string, opts: CommonServerOptions, withLog
     redirectUris: [...(redirectUris ?? [])],
     redirectUrisFixed: redirectUris !== undefined,
     logger,
-    codeTtlMs: positive(name('codeTtlMs'), opts.codeTtlMs, 60_000),
-    tokenTtlMs: positive(name('tokenTtlMs'), opts.tokenTtlMs, 3_600_000),
-    loginTtlMs: positive(name('loginTtlMs'), opts.loginTtlMs, 600_000)
+    codeTtlMs: optionDuration(name('codeTtl'), opts.codeTtl, 60_000),
+    tokenTtlMs: optionDuration(name('tokenTtl'), opts.tokenTtl, 3_600_000),
+    loginTtlMs: optionDuration(name('loginTtl'), opts.loginTtl, 600_000)
   }
 }
 
@@ -96,10 +98,4 @@ export function listenHost (option: string, host: unknown): string {
   if (typeof host !== 'string' || host === '') throw new OptionsError(option, 'must be a non-empty host name or address')
   const bare = host.replace(/^\[(.*)\]$/, '$1')
   return bare === 'localhost' ? '127.0.0.1' : isIP(bare) !== 0 ? bare : host
-}
-
-function positive (option: string, value: unknown, dflt: number): number {
-  if (value === undefined) return dflt
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new OptionsError(option, 'must be a positive number of milliseconds')
-  return value
 }

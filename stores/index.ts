@@ -36,7 +36,7 @@ export {
  * - any object with put/get/id/remove/list/close.
  * Throws a TypeError naming the problem for anything else.
  */
-export function newStore (address?: string | AvatarStore): AvatarStore {
+export function openAvatarStore (address?: string | AvatarStore): AvatarStore {
   if (address === undefined) return new MemoryStore()
   if (typeof address !== 'string') {
     if (isAvatarStore(address)) return address
@@ -64,14 +64,20 @@ export function newStore (address?: string | AvatarStore): AvatarStore {
 }
 
 /**
+ * The seed's name of `openAvatarStore` (go-pkgz/auth's `avatar.NewStore`).
+ * @deprecated Use `openAvatarStore`: the state store and the passkey store are stores too.
+ */
+export const newStore = openAvatarStore
+
+/**
  * Copies every avatar from one store to another (addresses are opened and closed here; store objects are
  * left open). Returns the number copied; ids that vanish while copying are skipped.
  */
 export async function migrateAvatars (from: string | AvatarStore, to: string | AvatarStore): Promise<number> {
-  const source = newStore(from)
+  const source = openAvatarStore(from)
   let target: AvatarStore | undefined
   try {
-    target = newStore(to)
+    target = openAvatarStore(to)
     let copied = 0
     for (const id of await source.list()) {
       const bytes = await source.get(id)

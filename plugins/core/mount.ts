@@ -1,19 +1,25 @@
 /**
  * Mounting a provider: its routes `{authPrefix}/<name>/{login,callback,logout}` (GET and POST each), on the
- * Fastify instance of whoever mounts it (a provider plugin's own instance, or the core's for
- * `addCustomHandler`). The registry of names lives with the core's `fastify.auth`, so names stay unique and
+ * Fastify instance of whoever mounts it (a provider plugin's own instance, or a child of the root's for
+ * `addCustomHandler`). The registry of names lives with the core's internals, so names stay unique and
  * `/list` sees every provider, however it was mounted.
  *
- * Cross-site requests to `/login` and `/logout` are refused here for every provider (403
- * `GATEHOUSE_CROSS_SITE`, see lib/cross-site.ts); `/callback` is not guarded, since providers call it
- * cross-site by design and state, PKCE and the handshake cookie protect it.
+ * The mount owns the login prelude of every provider, built-in or self-implemented: before `login()` runs,
+ * a cross-site request is refused (403 `GATEHOUSE_CROSS_SITE`, see lib/cross-site.ts), the request is counted
+ * (`rateLimit.login`, 429), and `aud`/`site`, `from` and `session`/`sess` are read and checked (400, 403 for an
+ * audience outside `audiences`); the provider gets them as its third argument. `/logout` is cross-site guarded
+ * too; `/callback` is not, since providers call it cross-site by design and state, PKCE and the handshake
+ * cookie protect it.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
 import { HttpError, OptionsError } from '../../lib/errors.js'
 import { NAME_RE } from '../../lib/options.js'
+import { MAX_AUD, MAX_FROM, type LoginRequest } from '../../lib/login-request.js'
 import { openStateStore } from '../../lib/state-store/resolve.js'
 import type { StateStore } from '../../lib/state-store/types.js'
-import type { AuthProvider, GatehouseAuth } from './types.js'
+import type { AuthProvider } from './types.js'
+import { coreOf, type CoreInternals } from './internals.js'
+import { loginPrelude, type PreludeRules } from './login.js'
 import { applyAuthScope } from './scope.js'
 
 /** Login forms, Apple's form_post and passkey assertions are small; anything larger is not a login. */
@@ -26,56 +32,63 @@ export interface MountOptions {
    * a page whose same-origin form goes on). Returning undefined refuses it as usual.
    */
   crossSiteLogin?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined | Promise<FastifyReply | undefined>
+  /**
+   * Whether a `/login` request counts against `rateLimit.login`. Default: every one. (Telegram's browser polls
+   * `/login?token=` while the user has not pressed start yet: those requests are not counted.)
+   */
+  countsAsLogin?: (request: FastifyRequest) => boolean
+  /**
+   * Whether a `/login` request continues a login begun earlier (a confirmation link, a passkey's answer), whose
+   * audience that first step kept: then an audience is not required of it (one given is still checked).
+   * Default: none does.
+   */
+  continuesLogin?: (request: FastifyRequest) => boolean
+  /**
+   * Further steps of the login, each mounted at `POST /login/<step>` behind the same prelude as `/login` (the
+   * passkey provider's `/login/options`), always counted; an audience is required when `audiences` is set unless
+   * the step's `continuesLogin` says the request continues a login whose audience is kept elsewhere.
+   */
+  loginSteps?: Record<string, LoginHandler | { handler: LoginHandler; continuesLogin?: (request: FastifyRequest) => boolean }>
 }
 
-interface Registry { providers: Map<string, AuthProvider>; ready: boolean }
-const registries = new WeakMap<GatehouseAuth, Registry>()
+/** A login route's handler: runs after the prelude, with the request's common fields checked. */
+export type LoginHandler = (request: FastifyRequest, reply: FastifyReply, login: LoginRequest) => unknown
 
-/** Creates the registry of a new `fastify.auth` (called by the core plugin once). */
-export function createRegistry (auth: GatehouseAuth): Registry {
-  const registry: Registry = { providers: new Map(), ready: false }
-  registries.set(auth, registry)
-  return registry
-}
-
-function registryOf (auth: GatehouseAuth | undefined): Registry {
-  const registry = auth === undefined ? undefined : registries.get(auth)
-  if (registry === undefined) throw new OptionsError('providers', 'need the auth core: register authPlugin (or corePlugin) first')
-  return registry
-}
+/**
+ * What Fastify can check of a login's query: one bounded text per common field. A failure is answered by the
+ * prelude, after the cross-site guard and the count, as 400 `bad request`; the prelude still reads the fields
+ * itself (control characters, a POSTed form's fields).
+ */
+const LOGIN_QUERY_SCHEMA = {
+  type: 'object',
+  properties: {
+    aud: { type: 'string', maxLength: MAX_AUD },
+    site: { type: 'string', maxLength: MAX_AUD },
+    from: { type: 'string', maxLength: MAX_FROM },
+    session: { type: 'string', enum: ['', '0', '1', 'true', 'false'] },
+    sess: { type: 'string', enum: ['', '0', '1', 'true', 'false'] }
+  }
+} as const
 
 /**
  * Checks the provider and reserves its name now (so a duplicate fails at once, naming it), then registers its
  * routes on `instance`. After the server is ready this throws an OptionsError, for every way of adding one.
  */
 export function mountProvider (instance: FastifyInstance, provider: AuthProvider, opts: MountOptions = {}): void {
-  const auth = instance.auth
-  const registry = registryOf(auth)
+  const core = coreOf(instance)
   checkProvider(provider)
-  if (registry.ready) throw afterReady(provider.name)
-  if (registry.providers.has(provider.name)) throw new OptionsError('providers', `has two providers named "${provider.name}"`)
+  if (core.ready) throw afterReady(provider.name)
+  if (core.providers.has(provider.name)) throw new OptionsError('providers', `has two providers named "${provider.name}"`)
   try {
-    instance.register(async (scope) => { providerRoutes(scope, auth, provider, opts) }, { prefix: `${auth.options.authPrefix}/${provider.name}` })
+    instance.register(async (scope) => { providerRoutes(scope, core, provider, opts) }, { prefix: `${core.options.authPrefix}/${provider.name}` })
   } catch (err) {
     throw afterReady(provider.name, err)
   }
-  registry.providers.set(provider.name, provider)
+  core.providers.set(provider.name, provider)
 }
 
-/**
- * Mounts a provider when `instance` loads its plugins, so that providers keep their registration order however
- * they were added (`addCustomHandler`, `add*` methods, provider plugins). Throws at once after ready.
- */
-export function mountLater (instance: FastifyInstance, provider: AuthProvider): void {
-  if (registryOf(instance.auth).ready) throw afterReady(String(provider?.name))
-  try {
-    instance.register(async (scope) => { mountProvider(scope, provider) })
-  } catch (err) {
-    throw afterReady(String(provider?.name), err)
-  }
-}
-
-function afterReady (name: string, cause?: unknown): OptionsError {
+/** The one "too late" error, for a provider or a provider kit used once the server is ready. */
+export function afterReady (name: string, cause?: unknown): OptionsError {
   return new OptionsError('providers', `cannot take "${name}" after the server is ready: add providers before listen() or ready()`, { cause })
 }
 
@@ -89,26 +102,47 @@ function checkProvider (provider: AuthProvider): void {
   }
 }
 
-function providerRoutes (scope: FastifyInstance, auth: GatehouseAuth, provider: AuthProvider, opts: MountOptions): void {
-  applyAuthScope(scope, auth.logger)
-  const route = (url: string, handler: (request: FastifyRequest, reply: FastifyReply) => unknown): void => {
-    scope.route({ method: ['GET', 'POST'], url, bodyLimit: LOGIN_BODY_LIMIT, handler: async (request, reply) => await handler(request, reply) })
+function providerRoutes (scope: FastifyInstance, core: CoreInternals, provider: AuthProvider, opts: MountOptions): void {
+  applyAuthScope(scope, core.logger)
+  const guard = core.options.crossSite
+  const login = (method: HTTPMethods[], url: string, handler: LoginHandler, rulesOf: (request: FastifyRequest) => PreludeRules): void => {
+    scope.route({
+      method,
+      url,
+      bodyLimit: LOGIN_BODY_LIMIT,
+      schema: { querystring: LOGIN_QUERY_SCHEMA },
+      // Checked in the prelude, after the cross-site guard and the count: a malformed request is refused as before.
+      attachValidation: true,
+      handler: async (request, reply) => {
+        if (guard !== false && guard.isCrossSite(request)) {
+          const answered = await opts.crossSiteLogin?.(request, reply)
+          if (answered !== undefined) return answered
+          guard.check(request)
+        }
+        return await handler(request, reply, await loginPrelude(core, request, rulesOf(request)))
+      }
+    })
   }
-  const guard = auth.options.crossSite
-  route('/login', async (request, reply) => {
-    if (guard !== false && guard.isCrossSite(request)) {
-      const answered = await opts.crossSiteLogin?.(request, reply)
-      if (answered !== undefined) return answered
-      guard.check(request)
-    }
-    return await provider.login(request, reply)
+  login(['GET', 'POST'], '/login', (request, reply, fields) => provider.login(request, reply, fields),
+    (request) => ({ counted: opts.countsAsLogin?.(request) ?? true, continues: opts.continuesLogin?.(request) ?? false }))
+  for (const [step, given] of Object.entries(opts.loginSteps ?? {})) {
+    const { handler, continuesLogin } = typeof given === 'function' ? { handler: given, continuesLogin: undefined } : given
+    login(['POST'], `/login/${step}`, handler, (request) => ({ counted: true, continues: continuesLogin?.(request) ?? false }))
+  }
+  scope.route({
+    method: ['GET', 'POST'],
+    url: '/callback',
+    bodyLimit: LOGIN_BODY_LIMIT,
+    handler: async (request, reply) => await (provider.callback !== undefined ? provider.callback(request, reply) : noCallback(provider.name))
   })
-  route('/callback', (request, reply) => provider.callback !== undefined
-    ? provider.callback(request, reply)
-    : noCallback(provider.name))
-  route('/logout', (request, reply) => {
-    if (guard !== false) guard.check(request)
-    return provider.logout !== undefined ? provider.logout(request, reply) : auth.logout(request, reply)
+  scope.route({
+    method: ['GET', 'POST'],
+    url: '/logout',
+    bodyLimit: LOGIN_BODY_LIMIT,
+    handler: async (request, reply) => {
+      if (guard !== false) guard.check(request)
+      return await (provider.logout !== undefined ? provider.logout(request, reply) : core.logout(request, reply))
+    }
   })
 }
 
@@ -118,23 +152,18 @@ function noCallback (name: string): never {
 }
 
 /** Names of the mounted providers, in registration order. */
-export function providerNames (auth: GatehouseAuth): string[] {
-  return [...registryOf(auth).providers.keys()]
-}
-
-/** Marks the registry closed to new providers (the core calls this when the server is ready). */
-export function closeRegistry (auth: GatehouseAuth): void {
-  registryOf(auth).ready = true
+export function providerNames (core: CoreInternals): string[] {
+  return [...core.providers.keys()]
 }
 
 /**
  * The state store of a provider: its own option when given (an address it opens is closed with `instance`),
- * else the core's `fastify.auth.stateStore`.
+ * else the core's state store.
  */
 export async function providerStateStore (instance: FastifyInstance, option: unknown, optionName: string): Promise<StateStore> {
-  const auth = instance.auth
-  if (option === undefined) return auth.stateStore
-  const { store, owned } = await openStateStore(option, optionName, (err) => auth.logger.logf('[WARN] state store: %s', err.message))
+  const core = coreOf(instance)
+  if (option === undefined) return core.stateStore
+  const { store, owned } = await openStateStore(option, optionName, (err) => core.logger.logf('[WARN] state store: %s', err.message))
   if (owned) instance.addHook('onClose', async () => { await store.close() })
   return store
 }

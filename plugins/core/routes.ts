@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { HttpError, sendError } from '../../lib/errors.js'
 import type { GatehouseAuth } from './types.js'
 import type { UserResolver } from './session.js'
+import type { CoreInternals } from './internals.js'
 import { applyAuthScope } from './scope.js'
 
 /**
@@ -9,12 +10,12 @@ import { applyAuthScope } from './scope.js'
  * `session.signingKeys`), and the JSON 404 for
  * anything else there. Providers mount theirs beside these (plugins/core/mount.ts).
  */
-export function authRoutes (auth: GatehouseAuth, resolve: UserResolver) {
+export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: UserResolver) {
   return async function routes (scope: FastifyInstance): Promise<void> {
-    applyAuthScope(scope, auth.logger)
+    applyAuthScope(scope, core.logger)
     scope.setNotFoundHandler((_req, reply) => sendError(reply, 404, 'not found'))
 
-    scope.get('/list', async () => auth.providerNames())
+    scope.get('/list', async () => auth.providers())
 
     scope.get('/user', async (request, reply) => {
       const user = await resolve(request, reply)
@@ -29,7 +30,7 @@ export function authRoutes (auth: GatehouseAuth, resolve: UserResolver) {
     })
 
     // GET (as in the original library) and POST; a cross-site request of either cannot end a session.
-    const guard = auth.options.crossSite
+    const guard = core.options.crossSite
     scope.route({
       method: ['GET', 'POST'],
       url: '/logout',

@@ -7,12 +7,11 @@ import type { BasicAuthChecker, MaybePromise, User, UserData } from '../../lib/u
 
 export type { BasicAuthChecker, BasicAuthResult, MaybePromise } from '../../lib/user.js'
 import type { Logger } from '../../lib/logger.js'
-import type { StateStore } from '../../lib/state-store/types.js'
 import type { JwsKey } from './jws.js'
 import type { ResolvedRateLimit } from '../../lib/throttle/options.js'
 import type { ClientKey } from '../../lib/throttle/client.js'
-import type { Throttle } from '../../lib/throttle/throttle.js'
 import type { CrossSiteGuard } from '../../lib/cross-site.js'
+import type { LoginRequest } from '../../lib/login-request.js'
 
 /** JWT payload (claims layout version 2: registered claims, `aud` as an array, numeric dates). */
 export interface Claims {
@@ -102,7 +101,12 @@ export interface RefreshCache {
  */
 export interface AuthProvider {
   readonly name: string
-  login(request: FastifyRequest, reply: FastifyReply): unknown
+  /**
+   * Runs after the login prelude of the mount: the request is not cross-site (or was answered), was counted
+   * (`rateLimit.login`), and its common fields are read and checked into `login` (`from` only when it may be
+   * followed).
+   */
+  login(request: FastifyRequest, reply: FastifyReply, login: LoginRequest): unknown
   callback?(request: FastifyRequest, reply: FastifyReply): unknown
   logout?(request: FastifyRequest, reply: FastifyReply): unknown
 }
@@ -116,7 +120,7 @@ export interface AvatarSaver {
   save(userId: string, source: { url?: string | undefined; bytes?: Uint8Array | undefined }): Promise<string | undefined>
 }
 
-/** What a provider hands to `fastify.auth.completeLogin` once it knows who the user is. */
+/** What a provider hands to the kit's `completeLogin` once it knows who the user is. */
 export interface LoginResult {
   user: UserData
   /** `site`/`aud` of the login. */
@@ -210,24 +214,14 @@ export interface ResolvedOptions {
   crossSite: CrossSiteGuard | false
 }
 
-/** `fastify.auth`: everything the auth core exposes (the root plugin adds the `add*Provider` methods). */
+/**
+ * `fastify.auth`: the app's API (hooks, user getters, logout and revocation, JWKS, the provider list, session
+ * tokens); the root plugin adds the `add*Provider` methods. What providers need is in the provider kit
+ * (`providerKit(fastify)`), not here.
+ */
 export interface GatehouseAuth {
-  /** Core options after defaults and validation. */
-  readonly options: ResolvedOptions
-  readonly logger: Logger
+  /** Session tokens, for the app's own use (e.g. a session for a user the app signed in itself). */
   readonly tokens: TokenService
-  /**
-   * Short-lived shared state (one-time tokens, used OAuth2 states, pending logins): the `stateStore` option, or
-   * an in-memory store. Providers use it unless given a store of their own.
-   */
-  readonly stateStore: StateStore
-  /** Avatar proxy, set by the avatar plugin; null without one. */
-  avatar: AvatarSaver | null
-  /**
-   * Throttling of login routes (`rateLimit`): providers count login requests, credential checks and sends
-   * through it, and tag state-store writes with `throttle.clientKey(request)`.
-   */
-  readonly throttle: Throttle
 
   /** preHandler: user required (401 otherwise). */
   readonly authenticate: AuthHook
@@ -235,7 +229,10 @@ export interface GatehouseAuth {
   readonly admin: AuthHook
   /** preHandler: user holding one of the roles required (401 / 403). */
   rbac(roles: readonly string[]): AuthHook
-  /** preHandler: attaches the user when present, never rejects. */
+  /**
+   * preHandler: attaches the user when present, never rejects. (Not the toolkit's `trace` plugin, which sets the
+   * request id: the seed uses the name for both.)
+   */
   readonly trace: AuthHook
   /** preHandler for session-less routes: XSRF header must equal the XSRF cookie (403 otherwise). */
   readonly xsrf: AuthHook
@@ -251,24 +248,10 @@ export interface GatehouseAuth {
   /** Like `getUser`, but throws HttpError 401 when no hook attached a user. */
   mustGetUser(request: FastifyRequest): User
 
-  /** Names of every mounted provider, in registration order. */
-  providerNames(): string[]
-  /**
-   * Mounts a self-implemented provider at `{authPrefix}/<name>/…` when the app loads its plugins (so a bad or
-   * duplicate provider fails `ready()` with an OptionsError). After the server is ready this throws at once.
-   */
-  addCustomHandler(provider: AuthProvider): void
-  /**
-   * Finishes any login: avatar through the proxy, session cookies, then a redirect to `from` when it is
-   * allowed, else the user as JSON.
-   */
-  completeLogin(request: FastifyRequest, reply: FastifyReply, result: LoginResult): Promise<FastifyReply>
+  /** Names of every mounted provider, in registration order (was `providerNames()`). */
+  providers(): string[]
   /** The one logout answer: clears the session cookies and answers `{status: "logged out"}`. */
   logout(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>
-  /** `from` when it points at the origin of `url` or an allowed host; otherwise undefined. */
-  safeRedirect(from: string | undefined): string | undefined
-  /** Throws HttpError 403 when `audiences` is set and `aud` is not in it (checked before anything is sent or stored). */
-  checkAudience(aud: string | undefined): void
   /**
    * Ends one session (its `jti`, the XSRF cookie's value) on every instance sharing the state store, from the next
    * request on. HttpError 400 for an id that is not 1-256 characters; 503 when the store is down.

@@ -8,6 +8,7 @@
  * - Apple has no userinfo endpoint: the user id is the verified ID token's `sub` (nonce, iss, aud, exp checked
  *   against Apple's JWKS); the name comes from `user` at first sign-up only, `noname_…` afterwards.
  */
+import type { Duration } from '../../lib/duration.js'
 import { readFile } from 'node:fs/promises'
 import type { KeyObject, webcrypto } from 'node:crypto'
 import { OptionsError } from '../../lib/errors.js'
@@ -40,10 +41,10 @@ export interface AppleConfig {
   jwksURL?: string
   /** Expected ID-token `iss`, also the client secret's `aud`. Default `https://appleid.apple.com`. */
   issuer?: string
-  /** Deadline of each call to Apple, ms. Default 10 000. */
-  timeoutMs?: number
-  /** Lifetime of the login handshake, ms. Default 10 minutes. */
-  handshakeTtlMs?: number
+  /** Deadline of each call to Apple: ms or `'10s'`. Default 10 seconds. */
+  timeout?: Duration
+  /** Lifetime of the login handshake: ms or `'10m'`. Default 10 minutes. */
+  handshakeTtl?: Duration
   /** Where used login states are remembered (StateStore or `redis://` address). Default: root `stateStore`, else memory. */
   stateStore?: StateStoreOption
 }
@@ -112,8 +113,8 @@ export async function appleConfig (config: AppleConfig, keyLoader: AppleKeyLoade
     responseMode,
     oidc: { issuer, jwksURL: config.jwksURL ?? `${APPLE}/auth/keys` },
     mapUser: mapAppleUser,
-    timeoutMs: config.timeoutMs,
-    handshakeTtlMs: config.handshakeTtlMs,
+    timeout: config.timeout,
+    handshakeTtl: config.handshakeTtl,
     stateStore: config.stateStore
   }
 }

@@ -4,6 +4,7 @@
  * user. Everything runs on the one engine. Every endpoint is overridable (tests, self-hosted variants such as
  * GitHub Enterprise, other API versions).
  */
+import type { Duration } from '../../lib/duration.js'
 import { OptionsError } from '../../lib/errors.js'
 import { checkKeys } from '../../lib/options.js'
 import type { MapUserFn, OAuth2ProviderConfig } from './engine.js'
@@ -25,15 +26,15 @@ export interface OAuth2Overrides {
   issuer?: string | string[]
   /** Replaces the minimal scopes. */
   scopes?: string[]
-  /** Deadline of each call to the provider, ms. Default 10 000. */
-  timeoutMs?: number
-  /** Lifetime of the login handshake, ms. Default 10 minutes. */
-  handshakeTtlMs?: number
+  /** Deadline of each call to the provider: ms or `'10s'`. Default 10 seconds. */
+  timeout?: Duration
+  /** Lifetime of the login handshake: ms or `'10m'`. Default 10 minutes. */
+  handshakeTtl?: Duration
   /** Where used login states are remembered (StateStore or `redis://` address). Default: root `stateStore`, else memory. */
   stateStore?: StateStoreOption
 }
 
-type FullSpec = Omit<OAuth2ProviderConfig, 'name' | 'cid' | 'csecret' | 'timeoutMs' | 'handshakeTtlMs'>
+type FullSpec = Omit<OAuth2ProviderConfig, 'name' | 'cid' | 'csecret' | 'timeout' | 'handshakeTtl'>
 /**
  * A built-in as written below: PKCE S256 and client authentication by form fields unless the provider says
  * otherwise (most document both), so each entry states only what is its own.
@@ -168,7 +169,7 @@ export function isBuiltinName (name: unknown): name is BuiltinProviderName {
   return typeof name === 'string' && Object.hasOwn(BUILTINS, name)
 }
 
-const OVERRIDES = ['authURL', 'tokenURL', 'infoURL', 'jwksURL', 'issuer', 'scopes', 'timeoutMs', 'handshakeTtlMs', 'stateStore']
+const OVERRIDES = ['authURL', 'tokenURL', 'infoURL', 'jwksURL', 'issuer', 'scopes', 'timeout', 'handshakeTtl', 'stateStore']
 
 /** The engine configuration of a built-in provider with the caller's overrides. Throws OptionsError. */
 export function builtinConfig (name: BuiltinProviderName, cid: string, csecret: string, overrides: OAuth2Overrides = {}): OAuth2ProviderConfig {
@@ -193,8 +194,8 @@ export function builtinConfig (name: BuiltinProviderName, cid: string, csecret: 
     infoURL: o.infoURL ?? spec.infoURL,
     scopes: o.scopes ?? spec.scopes,
     oidc,
-    timeoutMs: o.timeoutMs,
-    handshakeTtlMs: o.handshakeTtlMs,
+    timeout: o.timeout,
+    handshakeTtl: o.handshakeTtl,
     stateStore: o.stateStore
   }
 }

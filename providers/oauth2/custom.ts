@@ -2,6 +2,7 @@
  * Custom OAuth2 providers: any third-party OAuth2 or OpenID Connect server, under any name that is not
  * a built-in's. Several clients of one provider may be registered under different names.
  */
+import type { Duration } from '../../lib/duration.js'
 import { OptionsError } from '../../lib/errors.js'
 import type { MapUserFn, OAuth2ProviderConfig } from './engine.js'
 import type { OidcSettings } from './idtoken.js'
@@ -39,10 +40,10 @@ export interface CustomProviderOptions {
   infoAuthScheme?: string
   /** Extra authorization-request parameters (e.g. `prompt`). */
   authParams?: Record<string, string>
-  /** Deadline of each call to the provider, ms. Default 10 000. */
-  timeoutMs?: number
-  /** Lifetime of the login handshake, ms. Default 10 minutes. */
-  handshakeTtlMs?: number
+  /** Deadline of each call to the provider: ms or `'10s'`. Default 10 seconds. */
+  timeout?: Duration
+  /** Lifetime of the login handshake: ms or `'10m'`. Default 10 minutes. */
+  handshakeTtl?: Duration
   /** Where used login states are remembered (StateStore or `redis://` address). Default: root `stateStore`, else memory. */
   stateStore?: StateStoreOption
   /**
@@ -73,8 +74,8 @@ export function customConfig (name: string, client: CustomClient, opts: CustomPr
     authParams: opts.authParams,
     oidc: opts.oidc,
     mapUser: opts.mapUser,
-    timeoutMs: opts.timeoutMs,
-    handshakeTtlMs: opts.handshakeTtlMs,
+    timeout: opts.timeout,
+    handshakeTtl: opts.handshakeTtl,
     stateStore: opts.stateStore,
     onRedirectUri: opts.onRedirectUri
   }

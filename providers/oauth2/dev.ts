@@ -4,12 +4,15 @@
  * known even for port 0) and stops when the app closes. The server's code (and its dependencies) is loaded
  * only then.
  */
+import type { Duration } from '../../lib/duration.js'
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError, OptionsError } from '../../lib/errors.js'
 import { checkKeys, optionInt } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
-import { mountProvider, providerStateStore } from '../../plugins/core/mount.js'
+import { providerStateStore } from '../../plugins/core/mount.js'
+import { providerKit } from '../../plugins/core/kit.js'
+import type { LoginRequest } from '../../lib/login-request.js'
 import type { AuthProvider } from '../../plugins/core/types.js'
 import type { DevServerOptions, RunningOAuth2Server } from '../../servers/dev-server.js'
 import { createOAuth2Provider } from './engine.js'
@@ -21,8 +24,8 @@ export const DEV_PORT = 8084
 export interface DevProviderOptions extends Omit<DevServerOptions, 'port'> {
   /** Port of the fake OAuth2 server (loopback). Default 8084; 0 picks a free one. */
   port?: number
-  /** Deadline of each call to the dev server, ms. Default 10 000. */
-  timeoutMs?: number
+  /** Deadline of each call to the dev server: ms or `'10s'`. Default 10 seconds. */
+  timeout?: Duration
   /** Where used login states are remembered. Default: the core's state store. */
   stateStore?: StateStoreOption
   /** Called with the running server once the app is ready (its `url` is then known, even for port 0). */
@@ -30,15 +33,15 @@ export interface DevProviderOptions extends Omit<DevServerOptions, 'port'> {
 }
 
 const KEYS = [
-  'port', 'timeoutMs', 'stateStore', 'onServer', 'host', 'client', 'withLoginPage', 'loginPageHandler', 'autoLoginUser', 'emailFn',
-  'redirectUris', 'logger', 'codeTtlMs', 'tokenTtlMs', 'loginTtlMs'
+  'port', 'timeout', 'stateStore', 'onServer', 'host', 'client', 'withLoginPage', 'loginPageHandler', 'autoLoginUser', 'emailFn',
+  'redirectUris', 'logger', 'codeTtl', 'tokenTtl', 'loginTtl'
 ]
 
 async function dev (fastify: FastifyInstance, opts: DevProviderOptions): Promise<void> {
-  const { port: rawPort, timeoutMs, stateStore, onServer, ...serverOpts } = checkKeys(opts ?? {}, KEYS, 'dev') as DevProviderOptions
+  const { port: rawPort, timeout, stateStore, onServer, ...serverOpts } = checkKeys(opts ?? {}, KEYS, 'dev') as DevProviderOptions
   const port = optionInt('dev.port', rawPort, DEV_PORT)
   if (port > 65535) throw new OptionsError('dev.port', 'must be an integer port 0..65535')
-  const auth = fastify.auth
+  const kit = providerKit(fastify, 'dev')
   const store = await providerStateStore(fastify, stateStore, 'dev.stateStore')
   let server: RunningOAuth2Server | undefined
   let engine: AuthProvider | undefined
@@ -47,20 +50,20 @@ async function dev (fastify: FastifyInstance, opts: DevProviderOptions): Promise
     if (engine === undefined) throw new HttpError(503, 'dev provider not ready', 'the dev OAuth2 server is not running')
     return engine
   }
-  mountProvider(fastify, {
+  kit.mount({
     name: 'dev',
-    login: (request: FastifyRequest, reply: FastifyReply) => started().login(request, reply),
+    login: (request: FastifyRequest, reply: FastifyReply, login: LoginRequest) => started().login(request, reply, login),
     callback: (request: FastifyRequest, reply: FastifyReply) => started().callback!(request, reply)
   })
   fastify.addHook('onReady', async () => {
     const { startDevServer } = await import('../../servers/dev-server.js')
     // Only our own callback may receive codes: with the public dev credentials, an open redirect_uri would make
     // the dev server a code-leaking redirector on loopback.
-    const callback = `${auth.options.url}${auth.options.authPrefix}/dev/callback`
+    const callback = `${kit.url}${kit.authPrefix}/dev/callback`
     // The server logs through the package's logger (its own start line included) unless given another.
-    server = await startDevServer({ redirectUris: [callback], logger: auth.logger, ...serverOpts, port })
+    server = await startDevServer({ redirectUris: [callback], logger: kit.logger, ...serverOpts, port })
     const p = server.providerOptions
-    engine = await createOAuth2Provider(auth, {
+    engine = await createOAuth2Provider(kit, {
       name: 'dev',
       cid: p.cid,
       csecret: p.csecret,
@@ -71,7 +74,7 @@ async function dev (fastify: FastifyInstance, opts: DevProviderOptions): Promise
       pkce: true,
       tokenAuth: 'basic',
       mapUser: p.mapUser,
-      timeoutMs
+      timeout
     }, store)
     onServer?.(server)
   })
@@ -83,4 +86,4 @@ async function dev (fastify: FastifyInstance, opts: DevProviderOptions): Promise
 }
 
 /** The dev provider and its fake OAuth2 server, started and stopped with the app (`gatehouse-dev`). */
-export const devProvider = fp(dev, { name: 'gatehouse-dev', fastify: '5.x', dependencies: ['gatehouse-core'] })
+export const devProvider = fp(dev, { name: 'gatehouse-dev', fastify: '5.x' })

@@ -12,22 +12,24 @@
  * - `callback`: state check, code exchange, ID-token verification (OIDC), userinfo, mapping, session.
  * - `logout`: the core's logout answer.
  */
+import type { Duration } from '../../lib/duration.js'
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { JWTPayload } from 'jose'
-import type { AuthProvider, GatehouseAuth } from '../../plugins/core/types.js'
+import type { AuthProvider } from '../../plugins/core/types.js'
+import type { ProviderKit } from '../../plugins/core/kit.js'
 import { userId, type UserData } from '../../lib/user.js'
 import { HttpError } from '../../lib/errors.js'
 import { callProvider, causeOf, DEFAULT_TIMEOUT_MS, excerpt, jsonObject, upstreamError } from './upstream.js'
 import { checkTokenAnswer, type TokenAnswer } from './token-answer.js'
 import {
-  clearHandshake, DEFAULT_HANDSHAKE_TTL_MS, handshakeCookie, randomToken, setHandshake, takeHandshake, type Handshake
+  clearHandshake, DEFAULT_HANDSHAKE_TTL_MS, handshakeCookie, randomToken, setHandshake, takeHandshake, type Handshake, type HandshakeCookie
 } from './handshake.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 import type { StateStore } from '../../lib/state-store/types.js'
 import { OptionsError } from '../../lib/errors.js'
-import { optionUrl, optionName } from '../../lib/options.js'
-import { queryText, readLoginRequest } from '../../lib/login-request.js'
+import { optionDuration, optionUrl, optionName } from '../../lib/options.js'
+import { queryText, type LoginRequest } from '../../lib/login-request.js'
 import type { OidcSettings } from './idtoken.js'
 
 export type { OidcSettings }
@@ -90,10 +92,10 @@ export interface OAuth2ProviderConfig {
   /** OIDC: nonce + ID-token verification. */
   oidc?: OidcSettings | undefined
   mapUser: MapUserFn
-  /** Deadline of each call to the provider, ms. Default 10 s. */
-  timeoutMs?: number | undefined
-  /** Lifetime of the login handshake, ms. Default 10 min. */
-  handshakeTtlMs?: number | undefined
+  /** Deadline of each call to the provider: ms or `'10s'`. Default 10 seconds. */
+  timeout?: Duration | undefined
+  /** Lifetime of the login handshake: ms or `'10m'`. Default 10 minutes. */
+  handshakeTtl?: Duration | undefined
   /**
    * Where used `state` values are remembered: a StateStore or a `redis://` address (share one between
    * instances behind one URL). Default: the root option `stateStore`, else the app's in-memory store.
@@ -106,157 +108,183 @@ export interface OAuth2ProviderConfig {
   onRedirectUri?: ((uri: string) => void) | undefined
 }
 
+/** One provider's engine: its configuration with defaults, and what its routes share. */
+interface Engine {
+  kit: ProviderKit
+  cfg: OAuth2ProviderConfig
+  name: string
+  timeoutMs: number
+  handshakeTtlMs: number
+  formPost: boolean
+  cookie: HandshakeCookie
+  redirectURI: string
+  /** Where used `state` values are remembered. */
+  usedStates: StateStore
+  verifyIdToken: ((idToken: string, nonce: string | undefined) => Promise<JWTPayload>) | undefined
+}
+
 /**
  * Builds the provider (not mounted) on `usedStates`, where used `state` values are remembered. Validates the
  * configuration, naming the bad field. OIDC providers load jose (ID-token verification) here, on first use.
  */
-export async function createOAuth2Provider (auth: GatehouseAuth, cfg: OAuth2ProviderConfig, usedStates: StateStore): Promise<AuthProvider> {
-  validateConfig(cfg)
+export async function createOAuth2Provider (kit: ProviderKit, cfg: OAuth2ProviderConfig, usedStates: StateStore): Promise<AuthProvider> {
+  const { timeoutMs, handshakeTtlMs } = validateConfig(cfg)
   const name = cfg.name
-  const timeoutMs = cfg.timeoutMs ?? DEFAULT_TIMEOUT_MS
-  const ttlMs = cfg.handshakeTtlMs ?? DEFAULT_HANDSHAKE_TTL_MS
   const formPost = cfg.responseMode === 'form_post'
-  const cookie = handshakeCookie(auth, name, formPost)
-  const redirectURI = `${auth.options.url}${auth.options.authPrefix}/${name}/callback`
+  const redirectURI = `${kit.url}${kit.authPrefix}/${name}/callback`
   cfg.onRedirectUri?.(redirectURI)
-  const verifyIdToken = cfg.oidc === undefined ? undefined : (await import('./idtoken.js')).idTokenVerifier(cfg.oidc, cfg.cid, timeoutMs)
-
-  async function login (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    await auth.throttle.loginRequest(request)
-    const { aud: site, from, sessionOnly } = readLoginRequest((request.query ?? {}) as Record<string, unknown>)
-    // Refused now rather than after the round trip through the provider.
-    auth.checkAudience(site)
-    const hs: Handshake = { p: name, st: randomToken() }
-    if (cfg.pkce) hs.cv = randomToken()
-    if (cfg.oidc !== undefined) hs.n = randomToken()
-    // A `from` that may not be followed is dropped here already, so it never travels through the provider.
-    const safeFrom = from === undefined ? undefined : auth.safeRedirect(from)
-    if (safeFrom !== undefined) hs.from = safeFrom
-    if (site !== undefined) hs.site = site
-    if (sessionOnly) hs.sess = true
-    await setHandshake(auth, reply, cookie, hs, ttlMs)
-
-    const target = new URL(cfg.authURL)
-    const sp = target.searchParams
-    sp.set('response_type', 'code')
-    sp.set('client_id', cfg.cid)
-    sp.set('redirect_uri', redirectURI)
-    if (cfg.scopes.length > 0) sp.set('scope', cfg.scopes.join(' '))
-    sp.set('state', hs.st)
-    if (hs.cv !== undefined) {
-      sp.set('code_challenge', createHash('sha256').update(hs.cv).digest('base64url'))
-      sp.set('code_challenge_method', 'S256')
-    }
-    if (hs.n !== undefined) sp.set('nonce', hs.n)
-    if (formPost) sp.set('response_mode', 'form_post')
-    for (const [k, v] of Object.entries(cfg.authParams ?? {})) sp.set(k, v)
-    return reply.code(302).header('location', target.href).send()
+  const engine: Engine = {
+    kit,
+    cfg,
+    name,
+    timeoutMs,
+    handshakeTtlMs,
+    formPost,
+    cookie: handshakeCookie(kit, name, formPost),
+    redirectURI,
+    usedStates,
+    verifyIdToken: cfg.oidc === undefined ? undefined : (await import('./idtoken.js')).idTokenVerifier(cfg.oidc, cfg.cid, timeoutMs)
   }
-
-  async function callback (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    try {
-      return await finishLogin(request, reply)
-    } catch (err) {
-      // Details hold status codes and registered OAuth2 error codes, never codes, tokens or secrets. 5xx answers
-      // (with their cause: a network error, the peer's host) are logged by the auth routes' error handler.
-      if (err instanceof HttpError && err.statusCode < 500) {
-        const cause = causeOf(err)
-        auth.logger.logf('[WARN] oauth2 %s: login failed: %d %s (%s)%s', name, err.statusCode, err.message, err.details ?? '', cause === '' ? '' : `: ${cause}`)
-      }
-      throw err
-    }
+  return {
+    name,
+    login: async (_request, reply, login) => await startLogin(engine, reply, login),
+    callback: async (request, reply) => await callback(engine, request, reply)
   }
+}
 
-  async function finishLogin (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    // Every callback, good or bad, ends the handshake in this browser.
-    clearHandshake(auth, reply, cookie)
-    const params = callbackParams(request, formPost)
-    const error = queryText(params, 'error', 256, false)
-    if (error !== undefined) {
-      if (error === 'access_denied') throw new HttpError(403, 'access denied', 'the user declined the login at the provider')
-      throw new HttpError(400, 'provider refused the login', excerpt(error))
-    }
-    const code = queryText(params, 'code', 4096, false)
-    // The state is consumed only for a callback that can log in: issuer right and a code present.
-    const hs = await takeHandshake(auth, request, cookie, name, queryText(params, 'state', 512, false), usedStates, () => {
-      checkResponseIssuer(queryText(params, 'iss', 2048, false))
-      if (code === undefined) throw new HttpError(400, 'missing code', 'the provider did not return an authorization code')
-    })
+/** `/login`: the handshake cookie, then the redirect to the provider (the mount checked the request already). */
+async function startLogin (e: Engine, reply: FastifyReply, login: LoginRequest): Promise<FastifyReply> {
+  const { cfg } = e
+  const hs: Handshake = { provider: e.name, state: randomToken() }
+  if (cfg.pkce) hs.codeVerifier = randomToken()
+  if (cfg.oidc !== undefined) hs.nonce = randomToken()
+  // `from` is already one that may be followed, so that nothing else travels through the provider.
+  if (login.from !== undefined) hs.from = login.from
+  if (login.aud !== undefined) hs.site = login.aud
+  if (login.sessionOnly) hs.sessionOnly = true
+  await setHandshake(e.kit, reply, e.cookie, hs, e.handshakeTtlMs)
 
-    const { fields: tokenResponse, accessToken } = await exchangeCode(code!, hs.cv)
-    let idToken: JWTPayload | undefined
-    if (verifyIdToken !== undefined) {
-      if (typeof tokenResponse.id_token !== 'string') throw upstreamError('token endpoint answered garbage', 'no id_token from an OpenID Connect provider')
-      idToken = await verifyIdToken(tokenResponse.id_token, hs.n)
-    }
-
-    let data: Record<string, unknown>
-    let raw: Buffer
-    if (cfg.infoURL !== undefined) {
-      ({ data, raw } = await fetchUserinfo(accessToken))
-      // OIDC Core §5.3.2: userinfo must be about the ID token's subject.
-      if (idToken !== undefined && data.sub !== undefined && data.sub !== idToken.sub) {
-        throw upstreamError('userinfo malformed', 'userinfo subject differs from the id token subject')
-      }
-    } else {
-      data = { ...(idToken ?? {}) }
-      raw = Buffer.from(JSON.stringify(data))
-    }
-    const form = formPost ? stringFields(request.body) : undefined
-    let mapped: MappedUser
-    try {
-      mapped = await cfg.mapUser(data, raw, { provider: name, idToken, form, tokenResponse })
-    } catch (err) {
-      throw upstreamError('userinfo malformed', excerpt((err as Error).message ?? err))
-    }
-    const user = toUserData(name, mapped)
-    return auth.completeLogin(request, reply, {
-      user,
-      aud: hs.site,
-      from: hs.from,
-      sessionOnly: hs.sess === true,
-      avatar: typeof mapped.picture === 'string' && mapped.picture !== '' ? { url: mapped.picture } : undefined
-    })
+  const target = new URL(cfg.authURL)
+  const sp = target.searchParams
+  sp.set('response_type', 'code')
+  sp.set('client_id', cfg.cid)
+  sp.set('redirect_uri', e.redirectURI)
+  if (cfg.scopes.length > 0) sp.set('scope', cfg.scopes.join(' '))
+  sp.set('state', hs.state)
+  if (hs.codeVerifier !== undefined) {
+    sp.set('code_challenge', createHash('sha256').update(hs.codeVerifier).digest('base64url'))
+    sp.set('code_challenge_method', 'S256')
   }
+  if (hs.nonce !== undefined) sp.set('nonce', hs.nonce)
+  if (e.formPost) sp.set('response_mode', 'form_post')
+  for (const [k, v] of Object.entries(cfg.authParams ?? {})) sp.set(k, v)
+  return reply.code(302).header('location', target.href).send()
+}
 
-  /**
-   * RFC 9207: a server that names itself in the authorization response must be the one we sent the user to
-   * (defeats mix-up attacks when several providers are configured). Issuer templates (per-tenant) are skipped.
-   */
-  function checkResponseIssuer (iss: string | undefined): void {
-    if (iss === undefined || cfg.oidc === undefined) return
-    const issuers = Array.isArray(cfg.oidc.issuer) ? cfg.oidc.issuer : [cfg.oidc.issuer]
-    if (issuers.some((i) => i.includes('{'))) return
-    if (!issuers.includes(iss)) throw new HttpError(400, 'issuer mismatch', 'the authorization response comes from another issuer')
-  }
-
-  async function exchangeCode (code: string, verifier: string | undefined): Promise<TokenAnswer> {
-    const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectURI })
-    if (verifier !== undefined) form.set('code_verifier', verifier)
-    const secret = typeof cfg.csecret === 'function' ? await cfg.csecret() : cfg.csecret
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }
-    if (cfg.tokenAuth === 'basic') {
-      headers.authorization = `Basic ${Buffer.from(`${formEncode(cfg.cid)}:${formEncode(secret)}`).toString('base64')}`
-    } else {
-      form.set('client_id', cfg.cid)
-      form.set('client_secret', secret)
+async function callback (e: Engine, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  try {
+    return await finishLogin(e, request, reply)
+  } catch (err) {
+    // Details hold status codes and registered OAuth2 error codes, never codes, tokens or secrets. 5xx answers
+    // (with their cause: a network error, the peer's host) are logged by the auth routes' error handler.
+    if (err instanceof HttpError && err.statusCode < 500) {
+      const cause = causeOf(err)
+      e.kit.logger.logf('[WARN] oauth2 %s: login failed: %d %s (%s)%s', e.name, err.statusCode, err.message, err.details ?? '', cause === '' ? '' : `: ${cause}`)
     }
-    const ans = await callProvider(cfg.tokenURL, { method: 'POST', headers, body: form.toString() }, 'token endpoint', timeoutMs)
-    return checkTokenAnswer(ans)
+    throw err
   }
+}
 
-  async function fetchUserinfo (accessToken: string): Promise<{ data: Record<string, unknown>; raw: Buffer }> {
-    const ans = await callProvider(cfg.infoURL!, {
-      method: 'GET',
-      headers: { authorization: `${cfg.infoAuthScheme ?? 'Bearer'} ${accessToken}`, accept: 'application/json' }
-    }, 'userinfo endpoint', timeoutMs)
-    if (ans.status < 200 || ans.status > 299) throw upstreamError('userinfo request failed', `status ${ans.status}`)
-    const data = jsonObject(ans.body)
-    if (data === undefined) throw upstreamError('userinfo malformed', 'not a JSON object')
-    return { data, raw: ans.body }
+/** `/callback`: state, code exchange, ID token, userinfo, mapping, then the session. */
+async function finishLogin (e: Engine, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  // Every callback, good or bad, ends the handshake in this browser.
+  clearHandshake(e.kit, reply, e.cookie)
+  const params = callbackParams(request, e.formPost)
+  const error = queryText(params, 'error', 256, false)
+  if (error !== undefined) {
+    if (error === 'access_denied') throw new HttpError(403, 'access denied', 'the user declined the login at the provider')
+    throw new HttpError(400, 'provider refused the login', excerpt(error))
   }
+  const code = queryText(params, 'code', 4096, false)
+  // The state is consumed only for a callback that can log in: issuer right and a code present.
+  const hs = await takeHandshake(e.kit, request, e.cookie, e.name, queryText(params, 'state', 512, false), e.usedStates, () => {
+    checkResponseIssuer(e.cfg, queryText(params, 'iss', 2048, false))
+    if (code === undefined) throw new HttpError(400, 'missing code', 'the provider did not return an authorization code')
+  })
 
-  return { name, login, callback }
+  const { fields: tokenResponse, accessToken } = await exchangeCode(e, code!, hs.codeVerifier)
+  let idToken: JWTPayload | undefined
+  if (e.verifyIdToken !== undefined) {
+    if (typeof tokenResponse.id_token !== 'string') throw upstreamError('token endpoint answered garbage', 'no id_token from an OpenID Connect provider')
+    idToken = await e.verifyIdToken(tokenResponse.id_token, hs.nonce)
+  }
+  const { data, raw } = await userDocument(e, accessToken, idToken)
+  const form = e.formPost ? stringFields(request.body) : undefined
+  let mapped: MappedUser
+  try {
+    mapped = await e.cfg.mapUser(data, raw, { provider: e.name, idToken, form, tokenResponse })
+  } catch (err) {
+    throw upstreamError('userinfo malformed', excerpt((err as Error).message ?? err))
+  }
+  return await e.kit.completeLogin(request, reply, {
+    user: toUserData(e.name, mapped),
+    aud: hs.site,
+    from: hs.from,
+    sessionOnly: hs.sessionOnly === true,
+    avatar: typeof mapped.picture === 'string' && mapped.picture !== '' ? { url: mapped.picture } : undefined
+  })
+}
+
+/** The user's document: userinfo (about the ID token's subject, when there is one), else the ID token's claims. */
+async function userDocument (e: Engine, accessToken: string, idToken: JWTPayload | undefined): Promise<{ data: Record<string, unknown>; raw: Buffer }> {
+  if (e.cfg.infoURL === undefined) {
+    const data = { ...(idToken ?? {}) }
+    return { data, raw: Buffer.from(JSON.stringify(data)) }
+  }
+  const info = await fetchUserinfo(e, accessToken)
+  // OIDC Core §5.3.2: userinfo must be about the ID token's subject.
+  if (idToken !== undefined && info.data.sub !== undefined && info.data.sub !== idToken.sub) {
+    throw upstreamError('userinfo malformed', 'userinfo subject differs from the id token subject')
+  }
+  return info
+}
+
+/**
+ * RFC 9207: a server that names itself in the authorization response must be the one we sent the user to
+ * (defeats mix-up attacks when several providers are configured). Issuer templates (per-tenant) are skipped.
+ */
+function checkResponseIssuer (cfg: OAuth2ProviderConfig, iss: string | undefined): void {
+  if (iss === undefined || cfg.oidc === undefined) return
+  const issuers = Array.isArray(cfg.oidc.issuer) ? cfg.oidc.issuer : [cfg.oidc.issuer]
+  if (issuers.some((i) => i.includes('{'))) return
+  if (!issuers.includes(iss)) throw new HttpError(400, 'issuer mismatch', 'the authorization response comes from another issuer')
+}
+
+async function exchangeCode (e: Engine, code: string, verifier: string | undefined): Promise<TokenAnswer> {
+  const { cfg } = e
+  const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: e.redirectURI })
+  if (verifier !== undefined) form.set('code_verifier', verifier)
+  const secret = typeof cfg.csecret === 'function' ? await cfg.csecret() : cfg.csecret
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }
+  if (cfg.tokenAuth === 'basic') {
+    headers.authorization = `Basic ${Buffer.from(`${formEncode(cfg.cid)}:${formEncode(secret)}`).toString('base64')}`
+  } else {
+    form.set('client_id', cfg.cid)
+    form.set('client_secret', secret)
+  }
+  const ans = await callProvider(cfg.tokenURL, { method: 'POST', headers, body: form.toString() }, 'token endpoint', e.timeoutMs)
+  return checkTokenAnswer(ans)
+}
+
+async function fetchUserinfo (e: Engine, accessToken: string): Promise<{ data: Record<string, unknown>; raw: Buffer }> {
+  const ans = await callProvider(e.cfg.infoURL!, {
+    method: 'GET',
+    headers: { authorization: `${e.cfg.infoAuthScheme ?? 'Bearer'} ${accessToken}`, accept: 'application/json' }
+  }, 'userinfo endpoint', e.timeoutMs)
+  if (ans.status < 200 || ans.status > 299) throw upstreamError('userinfo request failed', `status ${ans.status}`)
+  const data = jsonObject(ans.body)
+  if (data === undefined) throw upstreamError('userinfo malformed', 'not a JSON object')
+  return { data, raw: ans.body }
 }
 
 /** The callback parameters: the query, or the POSTed form for `form_post` (and only there). */
@@ -293,7 +321,8 @@ export function toUserData (provider: string, mapped: MappedUser): UserData {
   return user
 }
 
-function validateConfig (cfg: OAuth2ProviderConfig): void {
+/** Checks the configuration (OptionsError naming the field); answers its durations in ms, defaults applied. */
+function validateConfig (cfg: OAuth2ProviderConfig): { timeoutMs: number; handshakeTtlMs: number } {
   const label = `oauth2.${typeof cfg?.name === 'string' && cfg.name !== '' ? cfg.name : '(unnamed)'}`
   const bad = (field: string, why: string): never => { throw new OptionsError(`${label}.${field}`, why) }
   optionName(`${label}.name`, cfg.name)
@@ -314,8 +343,8 @@ function validateConfig (cfg: OAuth2ProviderConfig): void {
     bad('infoAuthScheme', 'must be an HTTP authorization scheme name, e.g. "Bearer"')
   }
   if (cfg.onRedirectUri !== undefined && typeof cfg.onRedirectUri !== 'function') bad('onRedirectUri', 'must be a function (uri)')
-  for (const field of ['timeoutMs', 'handshakeTtlMs'] as const) {
-    const v = cfg[field]
-    if (v !== undefined && (!Number.isInteger(v) || v <= 0)) bad(field, 'must be a positive integer (ms)')
+  return {
+    timeoutMs: optionDuration(`${label}.timeout`, cfg.timeout, DEFAULT_TIMEOUT_MS),
+    handshakeTtlMs: optionDuration(`${label}.handshakeTtl`, cfg.handshakeTtl, DEFAULT_HANDSHAKE_TTL_MS)
   }
 }

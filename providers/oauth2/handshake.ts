@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type {} from '@fastify/cookie'
-import type { GatehouseAuth } from '../../plugins/core/types.js'
+import type { ProviderKit } from '../../plugins/core/kit.js'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { safeEqual } from '../../lib/compare.js'
 import type { StateStore } from '../../lib/state-store/types.js'
@@ -23,18 +23,22 @@ import type { StateStore } from '../../lib/state-store/types.js'
 /** Default lifetime of a handshake: time the user may spend on the provider's pages. */
 export const DEFAULT_HANDSHAKE_TTL_MS = 10 * 60_000
 
+/** What a handshake token carries (was `p`, `st`, `cv`, `n`, `sess` in 0.x tokens). */
 export interface Handshake {
   /** Provider name: a handshake of one provider is refused by another. */
-  p: string
+  provider: string
   /** Value sent as `state`. */
-  st: string
+  state: string
   /** PKCE code verifier, when the provider takes PKCE. */
-  cv?: string
+  codeVerifier?: string
   /** OIDC nonce, when the provider is OIDC. */
-  n?: string
+  nonce?: string
+  /** Where the browser goes after the login (already checked against the redirect policy). */
   from?: string
+  /** Audience (site id) of the session. */
   site?: string
-  sess?: boolean
+  /** Session-only cookies. */
+  sessionOnly?: boolean
 }
 
 /** 32 random bytes, base64url: for state, nonce and a PKCE verifier (43 chars, within RFC 7636's 43..128). */
@@ -55,28 +59,28 @@ export interface HandshakeCookie {
 }
 
 /** Cookie name and path of a provider's handshake. */
-export function handshakeCookie (auth: GatehouseAuth, provider: string, formPost: boolean): HandshakeCookie {
+export function handshakeCookie (kit: ProviderKit, provider: string, formPost: boolean): HandshakeCookie {
   return {
     name: `gatehouse-oauth2-${provider}`,
-    path: `${auth.options.authPrefix}/${provider}`,
-    sameSite: !formPost ? 'lax' : auth.options.cookies.secure ? 'none' : undefined
+    path: `${kit.authPrefix}/${provider}`,
+    sameSite: !formPost ? 'lax' : kit.cookies.secure ? 'none' : undefined
   }
 }
 
-export async function setHandshake (auth: GatehouseAuth, reply: FastifyReply, cookie: HandshakeCookie, hs: Handshake, ttlMs: number): Promise<void> {
-  const token = await auth.tokens.signPurpose('handshake', { ...hs }, ttlMs)
+export async function setHandshake (kit: ProviderKit, reply: FastifyReply, cookie: HandshakeCookie, hs: Handshake, ttlMs: number): Promise<void> {
+  const token = await kit.handshake.sign({ ...hs }, ttlMs)
   reply.setCookie(cookie.name, token, {
     path: cookie.path,
     httpOnly: true,
-    secure: auth.options.cookies.secure,
+    secure: kit.cookies.secure,
     sameSite: cookie.sameSite,
     maxAge: Math.ceil(ttlMs / 1000)
   })
 }
 
 /** Removes the cookie: every callback, good or bad, ends the handshake. */
-export function clearHandshake (auth: GatehouseAuth, reply: FastifyReply, cookie: HandshakeCookie): void {
-  reply.clearCookie(cookie.name, { path: cookie.path, httpOnly: true, secure: auth.options.cookies.secure, sameSite: cookie.sameSite })
+export function clearHandshake (kit: ProviderKit, reply: FastifyReply, cookie: HandshakeCookie): void {
+  reply.clearCookie(cookie.name, { path: cookie.path, httpOnly: true, secure: kit.cookies.secure, sameSite: cookie.sameSite })
 }
 
 /**
@@ -87,7 +91,7 @@ export function clearHandshake (auth: GatehouseAuth, reply: FastifyReply, cookie
  * already used a 403 (`GATEHOUSE_ALREADY_USED`).
  */
 export async function takeHandshake (
-  auth: GatehouseAuth, request: FastifyRequest, cookie: HandshakeCookie, provider: string, state: string | undefined, used: StateStore,
+  kit: ProviderKit, request: FastifyRequest, cookie: HandshakeCookie, provider: string, state: string | undefined, used: StateStore,
   usable: () => void = () => {}
 ): Promise<Handshake> {
   if (state === undefined || state === '') throw new HttpError(400, 'missing state', 'the provider did not return the state parameter')
@@ -95,15 +99,15 @@ export async function takeHandshake (
   if (token === undefined || token === '') throw new HttpError(400, 'no login in progress', 'the login handshake cookie is missing; start again at /login', ErrorCodes.HANDSHAKE)
   let claims: Record<string, unknown>
   try {
-    claims = await auth.tokens.verifyPurpose('handshake', token)
+    claims = await kit.handshake.verify(token)
   } catch {
     throw new HttpError(403, 'login handshake expired or invalid', 'start again at /login', ErrorCodes.HANDSHAKE)
   }
-  if (claims.p !== provider || typeof claims.st !== 'string') throw new HttpError(403, 'login handshake expired or invalid', 'the handshake belongs to another provider', ErrorCodes.HANDSHAKE)
-  if (!safeEqual(state, claims.st)) throw new HttpError(403, 'state mismatch', 'the callback does not belong to the login this browser started', ErrorCodes.STATE_MISMATCH)
+  if (claims.provider !== provider || typeof claims.state !== 'string') throw new HttpError(403, 'login handshake expired or invalid', 'the handshake belongs to another provider', ErrorCodes.HANDSHAKE)
+  if (!safeEqual(state, claims.state)) throw new HttpError(403, 'state mismatch', 'the callback does not belong to the login this browser started', ErrorCodes.STATE_MISMATCH)
   usable()
   // Remembered until the handshake would have expired anyway; after that the signature check refuses it.
   const ttlMs = Math.max(1000, (typeof claims.exp === 'number' ? claims.exp * 1000 : Date.now() + DEFAULT_HANDSHAKE_TTL_MS) - Date.now())
-  if (!await used.setIfAbsent(`oauth2-state:${provider}:${claims.st}`, '1', ttlMs, { client: auth.throttle.clientKey(request) })) throw new HttpError(403, 'state already used', 'this login callback was already processed', ErrorCodes.ALREADY_USED)
+  if (!await used.setIfAbsent(`oauth2-state:${provider}:${claims.state}`, '1', ttlMs, { client: kit.throttle.clientKey(request) })) throw new HttpError(403, 'state already used', 'this login callback was already processed', ErrorCodes.ALREADY_USED)
   return claims as unknown as Handshake
 }

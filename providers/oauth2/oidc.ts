@@ -3,7 +3,9 @@
  * (`{issuer}/.well-known/openid-configuration`, OpenID Connect Discovery 1.0): endpoints, JWKS, client
  * authentication method and PKCE support come from the server, so only issuer, client id and secret are needed.
  */
+import type { Duration } from '../../lib/duration.js'
 import { HttpError, OptionsError } from '../../lib/errors.js'
+import { optionDuration } from '../../lib/options.js'
 import type { MapUserFn, OAuth2ProviderConfig } from './engine.js'
 import { customConfig, type CustomClient, type CustomProviderOptions } from './custom.js'
 import { idAt, text } from './fields.js'
@@ -20,10 +22,10 @@ export interface OidcProviderOptions {
   mapUser?: MapUserFn
   /** Extra authorization-request parameters. */
   authParams?: Record<string, string>
-  /** Deadline of each call to the provider (discovery included), ms. Default 10 000. */
-  timeoutMs?: number
-  /** Lifetime of the login handshake, ms. Default 10 minutes. */
-  handshakeTtlMs?: number
+  /** Deadline of each call to the provider (discovery included): ms or `'10s'`. Default 10 seconds. */
+  timeout?: Duration
+  /** Lifetime of the login handshake: ms or `'10m'`. Default 10 minutes. */
+  handshakeTtl?: Duration
   /** Where used login states are remembered (StateStore or `redis://` address). Default: root `stateStore`, else memory. */
   stateStore?: StateStoreOption
 }
@@ -45,7 +47,7 @@ export async function discoverOidc (issuer: string, opts: Omit<OidcProviderOptio
   let url: URL
   try { url = new URL(issuer.replace(/\/+$/, '') + '/.well-known/openid-configuration') } catch { return fail('issuer is not a URL') }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') fail('issuer must be an http(s) URL')
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  const timeoutMs = optionDuration('oidc.timeout', opts.timeout, DEFAULT_TIMEOUT_MS)
   let doc: Record<string, unknown> | undefined
   try {
     const ans = await callProvider(url.href, { headers: { accept: 'application/json' } }, 'discovery endpoint', timeoutMs)
@@ -80,11 +82,11 @@ export async function discoverOidc (issuer: string, opts: Omit<OidcProviderOptio
     // Absent means "not advertised", not "refused": PKCE is then still sent (servers ignore unknown parameters).
     pkce: !Array.isArray(challenge) || challenge.includes('S256'),
     tokenAuth,
-    timeoutMs
+    timeout: timeoutMs
   }
   if (infoURL !== undefined) out.infoURL = infoURL
   if (opts.authParams !== undefined) out.authParams = opts.authParams
-  if (opts.handshakeTtlMs !== undefined) out.handshakeTtlMs = opts.handshakeTtlMs
+  if (opts.handshakeTtl !== undefined) out.handshakeTtl = opts.handshakeTtl
   if (opts.stateStore !== undefined) out.stateStore = opts.stateStore
   return out
 }

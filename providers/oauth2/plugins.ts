@@ -10,7 +10,8 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { OptionsError } from '../../lib/errors.js'
 import { checkKeys } from '../../lib/options.js'
-import { mountProvider, providerStateStore } from '../../plugins/core/mount.js'
+import { providerStateStore } from '../../plugins/core/mount.js'
+import { providerKit, type ProviderKit } from '../../plugins/core/kit.js'
 import { createOAuth2Provider, type OAuth2ProviderConfig } from './engine.js'
 import { builtinConfig, isBuiltinName, OAUTH2_BUILTIN_NAMES, type BuiltinProviderName, type OAuth2Overrides } from './builtins.js'
 import { customConfig, type CustomProviderOptions } from './custom.js'
@@ -42,9 +43,9 @@ export interface AppleProviderOptions extends AppleConfig {
 }
 
 /** Mounts an engine provider, its state store being its own option or the core's. */
-async function mountEngine (fastify: FastifyInstance, cfg: OAuth2ProviderConfig): Promise<void> {
+async function mountEngine (fastify: FastifyInstance, kit: ProviderKit, cfg: OAuth2ProviderConfig): Promise<void> {
   const store = await providerStateStore(fastify, cfg.stateStore, `oauth2.${cfg.name}.stateStore`)
-  mountProvider(fastify, await createOAuth2Provider(fastify.auth, cfg, store))
+  kit.mount(await createOAuth2Provider(kit, cfg, store))
 }
 
 function client (opts: unknown, family: string): OAuth2Client & Record<string, unknown> {
@@ -58,39 +59,51 @@ function client (opts: unknown, family: string): OAuth2Client & Record<string, u
 }
 
 async function oauth2 (fastify: FastifyInstance, opts: OAuth2ProviderOptions): Promise<void> {
+  const kit = providerKit(fastify, 'oauth2')
   const { name, cid, csecret, ...rest } = client(opts, 'oauth2')
   if (isBuiltinName(name)) {
     if (rest.endpoint !== undefined) throw new OptionsError(`oauth2.${name}.name`, `"${name}" is a built-in provider; a custom provider needs another name`)
-    return await mountEngine(fastify, builtinConfig(name, cid, csecret, rest))
+    return await mountEngine(fastify, kit, builtinConfig(name, cid, csecret, rest))
   }
   if (rest.endpoint === undefined) {
     throw new OptionsError(`oauth2.${name}.endpoint`, `is required: "${name}" is not a built-in (${OAUTH2_BUILTIN_NAMES.join(', ')})`)
   }
   const custom = checkKeys(rest, CUSTOM_KEYS, `oauth2.${name}`) as unknown as CustomProviderOptions
-  await mountEngine(fastify, customConfig(name, { cid, csecret }, custom))
+  await mountEngine(fastify, kit, customConfig(name, { cid, csecret }, custom))
 }
 
 const CUSTOM_KEYS = [
   'endpoint', 'infoURL', 'mapUser', 'scopes', 'oidc', 'pkce', 'tokenAuth', 'infoAuthScheme', 'authParams',
-  'timeoutMs', 'handshakeTtlMs', 'stateStore', 'onRedirectUri'
+  'timeout', 'handshakeTtl', 'stateStore', 'onRedirectUri'
 ]
 
 async function oidc (fastify: FastifyInstance, opts: OidcPluginOptions): Promise<void> {
+  const kit = providerKit(fastify, 'oidc')
   const { name, cid, csecret, ...rest } = client(opts, 'oidc')
-  checkKeys(rest, ['issuer', 'scopes', 'mapUser', 'authParams', 'timeoutMs', 'handshakeTtlMs', 'stateStore'], `oidc.${name}`)
-  await mountEngine(fastify, await oidcConfig(name, { cid, csecret }, rest as unknown as OidcProviderOptions))
+  checkKeys(rest, ['issuer', 'scopes', 'mapUser', 'authParams', 'timeout', 'handshakeTtl', 'stateStore'], `oidc.${name}`)
+  await mountEngine(fastify, kit, await oidcConfig(name, { cid, csecret }, rest as unknown as OidcProviderOptions))
 }
 
 async function apple (fastify: FastifyInstance, opts: AppleProviderOptions): Promise<void> {
+  const kit = providerKit(fastify, 'apple')
   const o = checkKeys(opts, [
-    'clientId', 'teamId', 'keyId', 'responseMode', 'scopes', 'authURL', 'tokenURL', 'jwksURL', 'issuer', 'timeoutMs',
-    'handshakeTtlMs', 'stateStore', 'keyLoader'
+    'clientId', 'teamId', 'keyId', 'responseMode', 'scopes', 'authURL', 'tokenURL', 'jwksURL', 'issuer', 'timeout',
+    'handshakeTtl', 'stateStore', 'keyLoader'
   ], 'apple') as unknown as AppleProviderOptions
   const { keyLoader, ...config } = o
-  await mountEngine(fastify, await appleConfig(config, keyLoader))
+  await mountEngine(fastify, kit, await appleConfig(config, keyLoader))
 }
 
-const meta = (name: string) => ({ name, fastify: '5.x', dependencies: ['gatehouse-core'] })
+/**
+ * A configuration validated already (`fastify.auth.addAppleProvider` prepares Apple's when it is called, so that
+ * a bad key rejects that call), mounted as it is: not validated a second time.
+ */
+async function prepared (fastify: FastifyInstance, opts: { config: OAuth2ProviderConfig }): Promise<void> {
+  await mountEngine(fastify, providerKit(fastify, opts.config.name), opts.config)
+}
+
+// No `dependencies`: a provider registered before the core fails with the kit's OptionsError naming it.
+const meta = (name: string) => ({ name, fastify: '5.x' })
 
 /** A built-in or custom OAuth2 provider (`gatehouse-oauth2`). Register once per provider. */
 export const oauth2Provider = fp(oauth2, meta('gatehouse-oauth2'))
@@ -98,3 +111,5 @@ export const oauth2Provider = fp(oauth2, meta('gatehouse-oauth2'))
 export const oidcProvider = fp(oidc, meta('gatehouse-oidc'))
 /** Sign in with Apple (`gatehouse-apple`); registration fails when the private key cannot be loaded. */
 export const appleProvider = fp(apple, meta('gatehouse-apple'))
+/** Internal: an engine configuration prepared and validated by the caller (see `prepared`). */
+export const preparedOAuth2Provider = fp(prepared, meta('gatehouse-oauth2-prepared'))

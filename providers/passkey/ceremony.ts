@@ -15,7 +15,7 @@ import type {} from '@fastify/cookie'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import type { StateStore } from '../../lib/state-store/types.js'
 import type { UserData } from '../../lib/user.js'
-import type { GatehouseAuth } from '../../plugins/core/types.js'
+import type { ProviderKit } from '../../plugins/core/kit.js'
 
 export type CeremonyKind = 'register' | 'login'
 
@@ -56,19 +56,19 @@ export interface Ceremonies {
   finish(request: FastifyRequest, reply: FastifyReply, kind: CeremonyKind): Promise<CeremonyRecord>
 }
 
-export function ceremonies (auth: GatehouseAuth, name: string, store: StateStore, ttlMs: number): Ceremonies {
+export function ceremonies (kit: ProviderKit, name: string, store: StateStore, ttlMs: number): Ceremonies {
   const cookieOf = (kind: CeremonyKind): { name: string; attrs: { path: string; httpOnly: true; secure: boolean; sameSite: 'strict' } } => ({
     name: `gatehouse-passkey-${name}-${kind}`,
     // Set and cleared with the same attributes, so the clearing header is never the weaker one.
-    attrs: { path: `${auth.options.authPrefix}/${name}/${kind}`, httpOnly: true, secure: auth.options.cookies.secure, sameSite: 'strict' }
+    attrs: { path: `${kit.authPrefix}/${name}/${kind}`, httpOnly: true, secure: kit.cookies.secure, sameSite: 'strict' }
   })
   const keyOf = (kind: CeremonyKind, handle: string): string => `passkey:${name}:${kind}:${handle}`
 
   return {
     async begin (request, reply, kind, record) {
       const handle = randomBytes(24).toString('base64url')
-      await store.set(keyOf(kind, handle), JSON.stringify(record), ttlMs, { client: auth.throttle.clientKey(request) })
-      const token = await auth.tokens.signPurpose('handshake', { p: name, k: kind, h: handle }, ttlMs)
+      await store.set(keyOf(kind, handle), JSON.stringify(record), ttlMs, { client: kit.throttle.clientKey(request) })
+      const token = await kit.handshake.sign({ provider: name, ceremony: kind, handle }, ttlMs)
       const cookie = cookieOf(kind)
       reply.setCookie(cookie.name, token, { ...cookie.attrs, maxAge: Math.ceil(ttlMs / 1000) })
     },
@@ -83,14 +83,14 @@ export function ceremonies (auth: GatehouseAuth, name: string, store: StateStore
       }
       let claims: Record<string, unknown>
       try {
-        claims = await auth.tokens.verifyPurpose('handshake', token)
+        claims = await kit.handshake.verify(token)
       } catch {
         throw new HttpError(403, 'passkey challenge expired or invalid', 'ask for new options', ErrorCodes.HANDSHAKE)
       }
-      if (claims.p !== name || claims.k !== kind || typeof claims.h !== 'string') {
+      if (claims.provider !== name || claims.ceremony !== kind || typeof claims.handle !== 'string') {
         throw new HttpError(403, 'passkey challenge expired or invalid', 'the challenge belongs to another ceremony', ErrorCodes.HANDSHAKE)
       }
-      const stored = await store.take(keyOf(kind, claims.h))
+      const stored = await store.take(keyOf(kind, claims.handle))
       if (stored === undefined) throw new HttpError(403, 'passkey challenge already used', 'each challenge is answered once: ask for new options', ErrorCodes.ALREADY_USED)
       return JSON.parse(stored) as CeremonyRecord
     }

@@ -1,6 +1,7 @@
 /** What the passkey routes share: options, the WebAuthn library, the stores and the small helpers they all use. */
 import { createHash } from 'node:crypto'
 import type { GatehouseAuth } from '../../plugins/core/types.js'
+import type { ProviderKit } from '../../plugins/core/kit.js'
 import type { PasskeyCredential, PasskeyStore } from '../../stores/passkey/index.js'
 import type { Ceremonies } from './ceremony.js'
 import type { ResolvedPasskeyOptions } from './options.js'
@@ -9,7 +10,10 @@ import type { PendingLogins } from './pending.js'
 export type WebAuthn = typeof import('@simplewebauthn/server')
 
 export interface PasskeyContext {
+  /** The app's API (`fastify.auth`): the hooks and user getters of the management routes. */
   auth: GatehouseAuth
+  /** What the provider gets from the auth core. */
+  kit: ProviderKit
   o: ResolvedPasskeyOptions
   /** @simplewebauthn/server, loaded when the plugin is registered. */
   webauthn: WebAuthn

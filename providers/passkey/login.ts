@@ -11,9 +11,10 @@
  * In every kind the passkey must be registered, belong to the expected user, verify (origin, RP id, challenge,
  * signature) and show a signature counter above the stored one (when the authenticator keeps one).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { LoginHandler } from '../../plugins/core/mount.js'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import { queryText, readLoginRequest, requestFields } from '../../lib/login-request.js'
+import { queryText, requestFields } from '../../lib/login-request.js'
 import type { UserData } from '../../lib/user.js'
 import type { PasskeyCredential } from '../../stores/passkey/index.js'
 import type { CeremonyRecord } from './ceremony.js'
@@ -22,13 +23,15 @@ import { readAuthentication } from './response.js'
 
 const MAX_USER = 256
 
-export function loginOptionsRoute (scope: FastifyInstance, ctx: PasskeyContext): void {
-  const { o, auth, webauthn, passkeys, ceremonies, pending } = ctx
+/**
+ * `POST …/login/options`, a step of the login mounted behind the login prelude: counted as a login request of
+ * this address (rateLimit.login) like a password post or an OAuth2 start, cross-site guarded, `aud`, `from`
+ * and `session` read and checked into `login`.
+ */
+export function loginOptions (ctx: PasskeyContext): LoginHandler {
+  const { o, webauthn, passkeys, ceremonies, pending } = ctx
 
-  scope.post('/login/options', async (request, reply) => {
-    // A passkey sign-in starts here: counted as a login request of this address (rateLimit.login), like a
-    // password post or an OAuth2 start.
-    await auth.throttle.loginRequest(request)
+  return async (request, reply, login) => {
     const fields = requestFields(request)
     const waiting = await pending.read(request)
     let record: Omit<CeremonyRecord, 'challenge'>
@@ -40,8 +43,6 @@ export function loginOptionsRoute (scope: FastifyInstance, ctx: PasskeyContext):
       // The password was the knowledge factor: the passkey has to be present, not verified again.
       userVerification = 'preferred'
     } else {
-      const login = readLoginRequest(fields)
-      auth.checkAudience(login.aud)
       record = { aud: login.aud, from: login.from, sess: login.sessionOnly }
       const name = queryText(fields, 'user', MAX_USER, false)
       if (name !== undefined) {
@@ -53,12 +54,12 @@ export function loginOptionsRoute (scope: FastifyInstance, ctx: PasskeyContext):
     const options = await webauthn.generateAuthenticationOptions({ rpID: o.rpID, timeout: o.challengeTtlMs, userVerification, ...(allow !== undefined ? { allowCredentials: allow } : {}) })
     await ceremonies.begin(request, reply, 'login', { ...record, challenge: options.challenge })
     return options
-  })
+  }
 }
 
 /** The provider's `login` (`POST …/login`): verifies the browser's answer and completes the login. */
 export function verifyLogin (ctx: PasskeyContext) {
-  const { o, auth, webauthn, passkeys, ceremonies, pending, log } = ctx
+  const { o, kit, webauthn, passkeys, ceremonies, pending, log } = ctx
   return async function login (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     if (request.method !== 'POST') throw new HttpError(400, 'bad request', 'POST the passkey response; ask for options at …/login/options first')
     const response = readAuthentication(request.body)
@@ -89,7 +90,7 @@ export function verifyLogin (ctx: PasskeyContext) {
     }
     const user = record.pending?.user ?? await currentUser(ctx, credential.user)
     log('INFO', 'user %s signed in with a passkey%s', user.id, second ? ' (second factor)' : '')
-    return await auth.completeLogin(request, reply, {
+    return await kit.completeLogin(request, reply, {
       user,
       aud: record.pending?.aud ?? record.aud,
       from: record.pending?.from ?? record.from,
@@ -115,3 +116,4 @@ async function currentUser (ctx: PasskeyContext, stored: UserData): Promise<User
   if (user === null || user === undefined) throw new HttpError(403, 'forbidden', 'this account may not sign in', ErrorCodes.CREDENTIALS)
   return user
 }
+

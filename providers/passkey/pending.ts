@@ -11,7 +11,7 @@ import { ErrorCodes, HttpError, sendError } from '../../lib/errors.js'
 import type { FirstFactorLogin, SecondFactor } from '../../lib/second-factor.js'
 import type { StateStore } from '../../lib/state-store/types.js'
 import type { UserData } from '../../lib/user.js'
-import type { GatehouseAuth } from '../../plugins/core/types.js'
+import type { ProviderKit } from '../../plugins/core/kit.js'
 import type { PasskeyStore } from '../../stores/passkey/index.js'
 import type { PendingLogin } from './ceremony.js'
 
@@ -23,43 +23,47 @@ export interface PendingLogins {
   factor: SecondFactor
   /** The pending login this browser carries, if any and still valid. */
   read(request: FastifyRequest): Promise<PendingLogin | undefined>
+  /** Whether the request carries a pending-login cookie at all (valid or not: `read` tells). */
+  carries(request: FastifyRequest): boolean
   /** Spends the pending login (once, on every instance sharing the store) and clears its cookie. */
   spend(reply: FastifyReply, pending: PendingLogin): Promise<void>
 }
 
-export function pendingLogins (auth: GatehouseAuth, name: string, ttlMs: number, state: StateStore, passkeys: PasskeyStore): PendingLogins {
+export function pendingLogins (kit: ProviderKit, name: string, ttlMs: number, state: StateStore, passkeys: PasskeyStore): PendingLogins {
   const cookieName = `gatehouse-passkey-${name}-pending`
-  const attrs = { path: `${auth.options.authPrefix}/${name}/login`, httpOnly: true, secure: auth.options.cookies.secure, sameSite: 'strict' as const }
+  const attrs = { path: `${kit.authPrefix}/${name}/login`, httpOnly: true, secure: kit.cookies.secure, sameSite: 'strict' as const }
 
   async function factor (_request: FastifyRequest, reply: FastifyReply, login: FirstFactorLogin): Promise<FastifyReply | undefined> {
     // Fails closed: a passkey store that cannot answer is a 503 (PasskeyStoreError), never a login with one factor.
     if ((await passkeys.list(login.user.id)).length === 0) return undefined
-    auth.checkAudience(login.aud)
-    const payload: Record<string, unknown> = { p: name, k: 'pending', user: login.user, sess: login.sessionOnly === true }
+    // The audience was checked by the mount before the password was (the first factor's login prelude).
+    const payload: Record<string, unknown> = { provider: name, ceremony: 'pending', user: login.user, sessionOnly: login.sessionOnly === true }
     if (login.from !== undefined) payload.from = login.from
-    const token = await auth.tokens.signPurpose('handshake', payload, ttlMs, login.aud)
+    const token = await kit.handshake.sign(payload, ttlMs, login.aud)
     reply.setCookie(cookieName, token, { ...attrs, maxAge: Math.ceil(ttlMs / 1000) })
-    auth.logger.logf('[INFO] passkey %s: password of user %s accepted, waiting for a passkey', name, login.user.id)
+    kit.logger.logf('[INFO] passkey %s: password of user %s accepted, waiting for a passkey', name, login.user.id)
     return sendError(reply, 401, 'second factor required',
-      `confirm with a passkey: POST ${auth.options.authPrefix}/${name}/login/options, then ${auth.options.authPrefix}/${name}/login`, ErrorCodes.SECOND_FACTOR)
+      `confirm with a passkey: POST ${kit.authPrefix}/${name}/login/options, then ${kit.authPrefix}/${name}/login`, ErrorCodes.SECOND_FACTOR)
   }
 
   return {
     factor,
+
+    carries: (request) => typeof request.cookies?.[cookieName] === 'string' && request.cookies[cookieName] !== '',
 
     async read (request) {
       const token = request.cookies?.[cookieName]
       if (token === undefined || token === '') return undefined
       let claims: Record<string, unknown>
       try {
-        claims = await auth.tokens.verifyPurpose('handshake', token)
+        claims = await kit.handshake.verify(token)
       } catch {
         return undefined // expired or forged: as if there were none (it never grants anything by itself)
       }
       const user = claims.user as UserData | undefined
-      if (claims.p !== name || claims.k !== 'pending' || user === null || typeof user !== 'object' || typeof user.id !== 'string' || typeof user.name !== 'string') return undefined
+      if (claims.provider !== name || claims.ceremony !== 'pending' || user === null || typeof user !== 'object' || typeof user.id !== 'string' || typeof user.name !== 'string') return undefined
       const aud = Array.isArray(claims.aud) && typeof claims.aud[0] === 'string' ? claims.aud[0] : undefined
-      return { jti: claims.jti as string, exp: claims.exp as number, user: { name: user.name, id: user.id }, aud, from: typeof claims.from === 'string' ? claims.from : undefined, sess: claims.sess === true }
+      return { jti: claims.jti as string, exp: claims.exp as number, user: { name: user.name, id: user.id }, aud, from: typeof claims.from === 'string' ? claims.from : undefined, sess: claims.sessionOnly === true }
     },
 
     async spend (reply, pending) {

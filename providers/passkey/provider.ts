@@ -4,7 +4,7 @@
  * - `POST {authPrefix}/<name>/register/options`, `POST …/register`: a signed-in user adds a passkey;
  * - `GET …/credentials`, `DELETE …/credentials/:id`: lists and deletes the user's passkeys;
  * - `POST …/login/options`, `POST …/login`: signs in with a passkey (discoverable or with a user name), ending
- *   in the usual session through `fastify.auth.completeLogin`;
+ *   in the usual session through the provider kit's `completeLogin`;
  * - opt-in second factor for named direct providers (`secondFactor`): a right password of a user who has a
  *   passkey yields a pending login, and only the passkey issues the session.
  *
@@ -17,11 +17,12 @@ import { OptionsError } from '../../lib/errors.js'
 import { importDriver } from '../../lib/optional-driver.js'
 import { requireSecondFactor, takesSecondFactor } from '../../lib/second-factor.js'
 import { applyAuthScope } from '../../plugins/core/scope.js'
-import { mountProvider, providerStateStore } from '../../plugins/core/mount.js'
+import { providerStateStore } from '../../plugins/core/mount.js'
+import { appOfKit, providerKit } from '../../plugins/core/kit.js'
 import { openPasskeyStore } from '../../stores/passkey/index.js'
 import { ceremonies } from './ceremony.js'
 import type { PasskeyContext, WebAuthn } from './context.js'
-import { loginOptionsRoute, verifyLogin } from './login.js'
+import { loginOptions, verifyLogin } from './login.js'
 import { resolvePasskeyOptions, type PasskeyProviderOptions } from './options.js'
 import { pendingLogins } from './pending.js'
 import { registrationRoutes } from './register.js'
@@ -30,41 +31,48 @@ import { registrationRoutes } from './register.js'
 const BODY_LIMIT = 64 * 1024
 
 async function passkey (fastify: FastifyInstance, opts: PasskeyProviderOptions): Promise<void> {
-  const auth = fastify.auth
-  const o = resolvePasskeyOptions(opts, auth.options.url)
+  const kit = providerKit(fastify, 'passkey')
+  const o = resolvePasskeyOptions(opts, kit.url)
   const label = `passkey.${o.name}`
-  const log: PasskeyContext['log'] = (level, format, ...args) => auth.logger.logf(`[${level}] passkey ${o.name}: ${format}`, ...args)
+  const log: PasskeyContext['log'] = (level, format, ...args) => kit.logger.logf(`[${level}] passkey ${o.name}: ${format}`, ...args)
   // Before any store is opened: without the package there is nothing to close.
   const webauthn = await importDriver<WebAuthn>('@simplewebauthn/server', { option: label, feature: 'passkeys' })
   const state = await providerStateStore(fastify, o.stateStore, `${label}.stateStore`)
   const { store: passkeys, owned } = openPasskeyStore(o.store, `${label}.store`, (err) => log('WARN', 'passkey store: %s', err.message))
   if (owned) fastify.addHook('onClose', async () => { await passkeys.close() })
   const ctx: PasskeyContext = {
-    auth,
+    auth: fastify.auth,
+    kit,
     o,
     webauthn,
     passkeys,
-    ceremonies: ceremonies(auth, o.name, state, o.challengeTtlMs),
-    pending: pendingLogins(auth, o.name, o.pendingTtlMs, state, passkeys),
+    ceremonies: ceremonies(kit, o.name, state, o.challengeTtlMs),
+    pending: pendingLogins(kit, o.name, o.pendingTtlMs, state, passkeys),
     log
   }
 
-  mountProvider(fastify, { name: o.name, login: verifyLogin(ctx) })
+  // The passkey's answer (`/login`) finishes the ceremony `/login/options` began (and was counted for); options
+  // asked with a pending password login go on with that login and its audience.
+  kit.mount({ name: o.name, login: verifyLogin(ctx) }, {
+    loginSteps: { options: { handler: loginOptions(ctx), continuesLogin: ctx.pending.carries } },
+    countsAsLogin: () => false,
+    continuesLogin: () => true
+  })
   fastify.register(async (scope) => {
-    applyAuthScope(scope, auth.logger)
+    applyAuthScope(scope, kit.logger)
     scope.addHook('onRoute', (route) => { route.bodyLimit = BODY_LIMIT })
-    loginOptionsRoute(scope, ctx)
     registrationRoutes(scope, ctx)
-  }, { prefix: `${auth.options.authPrefix}/${o.name}` })
+  }, { prefix: `${kit.authPrefix}/${o.name}` })
 
-  for (const provider of o.secondFactor) requireSecondFactor(auth, provider, ctx.pending.factor, `${label}.secondFactor`)
+  const app = appOfKit(kit)
+  for (const provider of o.secondFactor) requireSecondFactor(app, provider, ctx.pending.factor, `${label}.secondFactor`)
   // Every provider named must be mounted by now and take a second factor: a typo must not leave logins with one.
   fastify.addHook('onReady', async () => {
     for (const provider of o.secondFactor) {
-      if (!takesSecondFactor(auth, provider)) throw new OptionsError(`${label}.secondFactor`, `names "${provider}", which is not a direct provider of this app`)
+      if (!takesSecondFactor(app, provider)) throw new OptionsError(`${label}.secondFactor`, `names "${provider}", which is not a direct provider of this app`)
     }
   })
 }
 
 /** Passkey sign-in, passkey management and the passkey second factor (`gatehouse-passkey`). */
-export const passkeyProvider = fp(passkey, { name: 'gatehouse-passkey', fastify: '5.x', dependencies: ['gatehouse-core'] })
+export const passkeyProvider = fp(passkey, { name: 'gatehouse-passkey', fastify: '5.x' })

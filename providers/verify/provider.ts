@@ -12,10 +12,11 @@ import type { Duration } from '../../lib/duration.js'
 import { checkKeys, optionDuration, optionName } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 import type { StateStore } from '../../lib/state-store/types.js'
-import { queryText, readLoginRequest, requestFields } from '../../lib/login-request.js'
+import { queryText, requestFields, type LoginRequest } from '../../lib/login-request.js'
 import { continuePage } from '../../lib/cross-site.js'
-import { mountProvider, providerStateStore, type MountOptions } from '../../plugins/core/mount.js'
-import type { AuthProvider, Claims, GatehouseAuth } from '../../plugins/core/types.js'
+import { providerStateStore, type MountOptions } from '../../plugins/core/mount.js'
+import { providerKit, type ProviderKit } from '../../plugins/core/kit.js'
+import type { AuthProvider, Claims } from '../../plugins/core/types.js'
 import { Deadline } from '../../lib/http/deadline.js'
 import { SendError, toSender, type Sender, type SenderFunc } from './sender.js'
 import { checkTemplate, defaultEscape, renderTemplate, type TemplateEscape } from './template.js'
@@ -60,7 +61,7 @@ const USED_KEY = 'verify:used:'
 const USED_MARGIN_MS = 60_000
 
 /** The provider object: what `verifyProvider` mounts. Throws OptionsError on bad arguments. */
-export function createVerifyProvider (auth: GatehouseAuth, name: string, template: string, sender: Sender | SenderFunc, opts: VerifyOptions, store: StateStore): AuthProvider {
+export function createVerifyProvider (kit: ProviderKit, name: string, template: string, sender: Sender | SenderFunc, opts: VerifyOptions, store: StateStore): AuthProvider {
   const label = `verify.${name}`
   checkTemplate(template, name)
   const send = toSender(sender, `${label}.sender`)
@@ -71,49 +72,44 @@ export function createVerifyProvider (auth: GatehouseAuth, name: string, templat
   const escape = opts.escape ?? (htmlBody ? 'html' : defaultEscape(template))
   if (escape !== 'html' && escape !== 'none') throw new OptionsError(`${label}.escape`, 'must be "html" or "none"')
 
-  async function sendConfirmation (request: FastifyRequest, query: Record<string, unknown>, reply: FastifyReply): Promise<unknown> {
-    await auth.throttle.loginRequest(request)
+  async function sendConfirmation (request: FastifyRequest, query: Record<string, unknown>, reply: FastifyReply, login: LoginRequest): Promise<unknown> {
     const user = queryText(query, 'user', MAX_USER, true)!
     const address = queryText(query, 'address', MAX_ADDRESS, true)!
-    const login = readLoginRequest(query)
     const aud = login.aud
-    auth.checkAudience(aud)
     // Per destination address and per client (rateLimit.sends): a mailbox cannot be flooded from this site.
-    await auth.throttle.send(request, address)
-    const from = auth.safeRedirect(login.from)
-    const payload: Record<string, unknown> = { prov: name, user, address }
-    if (from !== undefined) payload.from = from
-    if (login.sessionOnly) payload.sess = true
-    const token = await auth.tokens.signPurpose('confirm', payload, ttlMs, aud)
+    await kit.throttle.send(request, address)
+    const payload: Record<string, unknown> = { provider: name, user, address }
+    if (login.from !== undefined) payload.from = login.from
+    if (login.sessionOnly) payload.sessionOnly = true
+    const token = await kit.confirmation.sign(payload, ttlMs, aud)
     const message = renderTemplate(template, { Address: address, User: user, Token: token, Site: aud ?? '' }, escape)
     try {
       await sendWithin(send, address, message, sendTimeoutMs)
     } catch (err) {
-      throw sendFailure(auth, name, send.peer ?? 'sender', err)
+      throw sendFailure(kit, name, send.peer ?? 'sender', err)
     }
-    auth.logger.logf('[INFO] verified provider %s: confirmation sent for user %s', name, user)
+    kit.logger.logf('[INFO] verified provider %s: confirmation sent for user %s', name, user)
     return reply.send({ status: 'sent', user, address })
   }
 
-  async function confirm (request: FastifyRequest, reply: FastifyReply, query: Record<string, unknown>): Promise<unknown> {
-    await auth.throttle.loginRequest(request)
+  async function confirm (request: FastifyRequest, reply: FastifyReply, query: Record<string, unknown>, login: LoginRequest): Promise<unknown> {
     const token = query.token
     if (typeof token !== 'string' || token.length > 4096 || !JWT_SHAPE.test(token)) throw new HttpError(400, 'bad request', 'malformed confirmation token')
-    // The flag may also be given when the link is opened; it is read before the token is spent, so a
-    // malformed one (400) leaves the token usable.
-    const askedNow = readLoginRequest(query).sessionOnly
-    const claims = await auth.tokens.verifyPurpose('confirm', token)
-    const { user, address, from, sess } = confirmFields(claims, name)
+    // The flag may also be given when the link is opened (the mount read it: a malformed one was a 400 that
+    // left the token usable).
+    const askedNow = login.sessionOnly
+    const claims = await kit.confirmation.verify(token)
+    const { user, address, from, sessionOnly } = confirmFields(claims, name)
     const key = USED_KEY + claims.jti
     const keepMs = Math.max(1, claims.exp * 1000 - Date.now()) + USED_MARGIN_MS
-    if (!(await store.setIfAbsent(key, '1', keepMs, { client: auth.throttle.clientKey(request) }))) throw new HttpError(401, 'unauthorized', 'confirmation token already used', ErrorCodes.ALREADY_USED)
+    if (!(await store.setIfAbsent(key, '1', keepMs, { client: kit.throttle.clientKey(request) }))) throw new HttpError(401, 'unauthorized', 'confirmation token already used', ErrorCodes.ALREADY_USED)
     try {
-      return await auth.completeLogin(request, reply, {
+      return await kit.completeLogin(request, reply, {
         user: { name: user, id: userId(name, address) },
         aud: claims.aud[0],
         from,
         // Asked for when the link was sent, or when it is opened.
-        sessionOnly: sess || askedNow
+        sessionOnly: sessionOnly || askedNow
       })
     } catch (err) {
       // No session was issued: give the token back rather than burn it on our own failure.
@@ -124,11 +120,11 @@ export function createVerifyProvider (auth: GatehouseAuth, name: string, templat
 
   return {
     name,
-    async login (request, reply) {
+    async login (request, reply, login) {
       // A confirmation may come back as a POST from the page below; sending is a GET (or a POST) as before.
       const fields = requestFields(request)
-      if (fields.token !== undefined) return await confirm(request, reply, fields)
-      return await sendConfirmation(request, fields, reply)
+      if (fields.token !== undefined) return await confirm(request, reply, fields, login)
+      return await sendConfirmation(request, fields, reply, login)
     }
   }
 }
@@ -138,23 +134,23 @@ export function createVerifyProvider (auth: GatehouseAuth, name: string, templat
  * it gets a page whose button sends the token again as a same-origin POST, so the user's own click signs in
  * and another site cannot do it for them. Anything else cross-site is refused.
  */
-function continueFromMail (auth: GatehouseAuth, name: string): MountOptions['crossSiteLogin'] {
+function continueFromMail (kit: ProviderKit, name: string): MountOptions['crossSiteLogin'] {
   return (request, reply) => {
     const query = (request.query ?? {}) as Record<string, unknown>
     if (request.method !== 'GET' || typeof query.token !== 'string') return undefined
     const fields: Record<string, string> = { token: query.token }
     for (const flag of ['sess', 'session']) if (typeof query[flag] === 'string') fields[flag] = query[flag] as string
-    const page = continuePage(`${auth.options.authPrefix}/${name}/login`, fields, { title: 'Sign in', button: 'Continue signing in' })
+    const page = continuePage(`${kit.authPrefix}/${name}/login`, fields, { title: 'Sign in', button: 'Continue signing in' })
     return reply.headers(page.headers).send(page.body)
   }
 }
 
-function confirmFields (claims: Claims, name: string): { user: string; address: string; from: string | undefined; sess: boolean } {
-  const { prov, user, address, from, sess } = claims
+function confirmFields (claims: Claims, name: string): { user: string; address: string; from: string | undefined; sessionOnly: boolean } {
+  const { provider, user, address, from, sessionOnly } = claims
   // A token of another verified provider (same secret) must not sign in here.
-  if (prov !== name) throw new HttpError(401, 'unauthorized', 'confirmation token of another provider', ErrorCodes.TOKEN_INVALID)
+  if (provider !== name) throw new HttpError(401, 'unauthorized', 'confirmation token of another provider', ErrorCodes.TOKEN_INVALID)
   if (typeof user !== 'string' || typeof address !== 'string') throw new HttpError(401, 'unauthorized', 'malformed confirmation token', ErrorCodes.TOKEN_INVALID)
-  return { user, address, from: typeof from === 'string' ? from : undefined, sess: sess === true }
+  return { user, address, from: typeof from === 'string' ? from : undefined, sessionOnly: sessionOnly === true }
 }
 
 /**
@@ -181,13 +177,13 @@ async function sendWithin (send: Sender, address: string, text: string, ms: numb
  * sender's message (the SMTP sender's is fixed text; a host sender's is its own); a 5xx names only the kind of
  * peer that failed (`mail server unavailable`), never its address or its reply (CWE-209).
  */
-function sendFailure (auth: GatehouseAuth, name: string, peer: string, err: unknown): HttpError {
+function sendFailure (kit: ProviderKit, name: string, peer: string, err: unknown): HttpError {
   if (err instanceof HttpError) return err
   const cause = (err as { cause?: unknown })?.cause
   const message = err instanceof Error ? err.message : String(err)
   const why = cause instanceof Error && !message.includes(cause.message) ? `${message} (${cause.message})` : message
   const kind = err instanceof SendError ? err.kind : 'failed'
-  auth.logger.logf('[WARN] verified provider %s: send failed (%s): %s', name, kind, why)
+  kit.logger.logf('[WARN] verified provider %s: send failed (%s): %s', name, kind, why)
   if (kind === 'rejected') return new HttpError(400, 'address rejected', (err as SendError).message)
   if (kind === 'unavailable') return new HttpError(503, `${peer} unavailable`, 'the confirmation message could not be sent now; try again later')
   return new HttpError(502, `${peer} failed`, 'the confirmation message could not be sent')
@@ -197,9 +193,12 @@ async function verify (fastify: FastifyInstance, opts: VerifyProviderOptions): P
   const o = checkKeys(opts, ['name', 'template', 'sender', 'tokenTtl', 'stateStore', 'escape', 'sendTimeout'], 'verify') as unknown as VerifyProviderOptions
   const name = optionName('verify.name', o.name)
   const { template, sender, ...tuning } = o
+  const kit = providerKit(fastify, `verify.${name}`)
   const store = await providerStateStore(fastify, tuning.stateStore, `verify.${name}.stateStore`)
-  mountProvider(fastify, createVerifyProvider(fastify.auth, name, template, sender, tuning, store), { crossSiteLogin: continueFromMail(fastify.auth, name) })
+  // A confirmation (`token`) carries the audience of the login it confirms.
+  const confirming = (request: FastifyRequest): boolean => requestFields(request).token !== undefined
+  kit.mount(createVerifyProvider(kit, name, template, sender, tuning, store), { crossSiteLogin: continueFromMail(kit, name), continuesLogin: confirming })
 }
 
 /** Verified (confirmation-token) login as a plugin (`gatehouse-verify`). */
-export const verifyProvider = fp(verify, { name: 'gatehouse-verify', fastify: '5.x', dependencies: ['gatehouse-core'] })
+export const verifyProvider = fp(verify, { name: 'gatehouse-verify', fastify: '5.x' })

@@ -10,22 +10,23 @@ import { corePlugin } from '../../plugins/core.js'
 import { authPlugin } from '../../plugins/auth.js'
 import { avatarPlugin, type AvatarOptions } from '../../plugins/avatar.js'
 import { funcLogger } from '../../lib/logger.js'
-import type { AuthProvider } from '../../plugins/core/types.js'
+import type { ProviderOrFactory } from '../../plugins/core/kit.js'
 import { listen } from '../helpers/client.js'
 
 /** Public base of the app in avatar links; tests fetch the link's path from the real base. */
 export const PUBLIC_URL = 'http://gatehouse.test'
 
-export function picProvider (): AuthProvider {
-  return {
+/** A self-implemented provider built on the provider kit: signs in `?user=` with the picture `?picture=`. */
+export function picProvider (): ProviderOrFactory {
+  return (kit) => ({
     name: 'pic',
     async login (request: FastifyRequest, reply: FastifyReply) {
       const q = request.query as { user?: string; picture?: string }
       const name = q.user ?? 'someone'
       const id = 'pic_' + createHash('sha1').update(name).digest('hex')
-      return request.server.auth.completeLogin(request, reply, { user: { name, id }, avatar: q.picture === undefined ? undefined : { url: q.picture } })
+      return kit.completeLogin(request, reply, { user: { name, id }, avatar: q.picture === undefined ? undefined : { url: q.picture } })
     }
-  }
+  })
 }
 
 export interface TestApp { app: FastifyInstance; base: string; lines: string[] }
@@ -41,7 +42,7 @@ export async function startApp (avatar: AvatarOptions, setup?: (app: FastifyInst
       secret: () => 'avatar-test-secret-0123456789-0123456789abcdef',
       url,
       logger: funcLogger((line) => lines.push(line)),
-      providers: [{ kind: 'handler' as const, handler: picProvider() }]
+      providers: [{ kind: 'handler' as const, provider: picProvider() }]
     }
     // Always through the root's options: a root that dropped or renamed one would fail these tests.
     await app.register(authPlugin, {

@@ -28,7 +28,7 @@ async function start (loginWait: number | string, timeout = '10s') {
       secret: () => 'avatar-wait-secret-0123456789-0123456789',
       url: PUBLIC_URL,
       logger: funcLogger((l) => { lines.push(l); log.emit('line', l) }),
-      providers: [{ kind: 'handler', handler: picProvider() }],
+      providers: [{ kind: 'handler', provider: picProvider() }],
       avatar: { store, fetch: { allowPrivate: ['127.0.0.1'], loginWait, timeout } }
     })
   })

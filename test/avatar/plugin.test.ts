@@ -9,6 +9,7 @@ import { png } from './pictures.js'
 import { coreWithAvatar, picProvider, startApp } from './app.js'
 import { authPlugin } from '../../plugins/auth.js'
 import { listen } from '../helpers/client.js'
+import { coreOf } from '../../plugins/core/internals.js'
 
 
 /** Loads the auth core plus the avatar plugin with `opts`; resolves to the registration error, if any. */
@@ -83,7 +84,7 @@ t.test('prefix and url shape the links and the route; the store closes with Fast
   const app = await coreWithAvatar({ store, prefix: '/pics', url: 'https://cdn.example.com/', maxAge: '1m' })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
-  const link = await app.auth.avatar!.save('github_x', { bytes: await png(5, 5) })
+  const link = await coreOf(app).avatar!.save('github_x', { bytes: await png(5, 5) })
   t.match(link, /^https:\/\/cdn\.example\.com\/pics\/[0-9a-f]{40}\.image$/)
   const r = await fetch(base + new URL(link!).pathname)
   t.equal(r.status, 200)
@@ -107,8 +108,8 @@ t.test('a store failing to close is logged, not thrown', async (t) => {
 t.test('a store address is opened by the plugin and closed with Fastify', async (t) => {
   const dir = t.testdir({})
   const { app } = await startApp({ store: `bolt://${join(dir, 'a.db')}` })
-  await app.auth.avatar!.save('github_y', { bytes: await png(4, 4) })
-  const store = (app.auth.avatar as AvatarProxy).store
+  await coreOf(app).avatar!.save('github_y', { bytes: await png(4, 4) })
+  const store = (coreOf(app).avatar as AvatarProxy).store
   t.ok(await store.get(avatarIdOf('github_y')), 'readable while the app runs')
   await app.close()
   t.throws(() => store.get(avatarIdOf('github_y')), /closed database/, 'the lmdb file was closed in onClose')
@@ -117,15 +118,15 @@ t.test('a store address is opened by the plugin and closed with Fastify', async 
 t.test('save without a user id, or with oversized bytes, behaves', async (t) => {
   const { app } = await startApp({ fetch: { maxBytes: 100 } })
   t.teardown(() => app.close())
-  t.equal(await app.auth.avatar!.save('', {}), undefined)
-  const link = await app.auth.avatar!.save('github_z', { bytes: Buffer.alloc(1000) })
+  t.equal(await coreOf(app).avatar!.save('', {}), undefined)
+  const link = await coreOf(app).avatar!.save('github_z', { bytes: Buffer.alloc(1000) })
   t.match(link, /\.image$/, 'oversized bytes: identicon instead')
 })
 
 t.test('remove deletes a user\'s avatar; identicons are never enlarged past their size', async (t) => {
   const { app, base } = await startApp({ resizeLimit: 1000 })
   t.teardown(() => app.close())
-  const proxy = app.auth.avatar as AvatarProxy
+  const proxy = coreOf(app).avatar as AvatarProxy
   const link = await proxy.save('github_gone', {})
   const served = await fetch(base + new URL(link!).pathname)
   t.equal((await sharp(Buffer.from(await served.arrayBuffer())).metadata()).width, 120)
@@ -140,7 +141,7 @@ t.test('avatar: false — no avatar proxy: no avatar routes, and a provider\'s p
       secret: () => 'avatar-test-secret-0123456789-0123456789abcdef',
       url: 'http://127.0.0.1',
       avatar: false,
-      providers: [{ kind: 'handler', handler: picProvider() }]
+      providers: [{ kind: 'handler', provider: picProvider() }]
     })
   })
   t.teardown(() => app.close())

@@ -7,6 +7,7 @@ import { FileStore, type AvatarStore } from '../../stores/index.js'
 import { avatarIdOf } from '../../plugins/avatar.js'
 import { png, PNG_SIGNATURE } from './pictures.js'
 import { PUBLIC_URL, startApp } from './app.js'
+import { coreOf } from '../../plugins/core/internals.js'
 
 /** A file store that records every id it is asked for, to prove bad ids never reach it. */
 class SpyStore extends FileStore {
@@ -22,7 +23,7 @@ writeFileSync(join(dir, 'avatars', 'secret.image'), 'TOP SECRET')
 const { app, base, lines } = await startApp({ store })
 t.teardown(() => app.close())
 
-const link = await app.auth.avatar!.save('github_alice', { bytes: await png(30, 20) })
+const link = await coreOf(app).avatar!.save('github_alice', { bytes: await png(30, 20) })
 const path = new URL(link!).pathname
 
 /** Raw HTTP GET: the path goes on the wire exactly as written (fetch would normalise `..`). */
@@ -76,7 +77,7 @@ t.test('If-None-Match with the ETag answers 304 without a body; other tags get t
 
 t.test('a new picture changes the ETag', async (t) => {
   const before = (await fetch(base + path)).headers.get('etag')
-  await app.auth.avatar!.save('github_alice', { bytes: await png(31, 20) })
+  await coreOf(app).avatar!.save('github_alice', { bytes: await png(31, 20) })
   const after = await fetch(base + path)
   t.not(after.headers.get('etag'), before)
   t.equal((await sharp(Buffer.from(await after.arrayBuffer())).metadata()).width, 31)

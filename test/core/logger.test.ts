@@ -4,6 +4,7 @@ import Fastify from 'fastify'
 import { funcLogger, noopLogger, pinoLogger, stdLogger } from '../../lib/logger.js'
 import { authPlugin } from '../../plugins/auth.js'
 import { client, listen } from '../helpers/client.js'
+import { coreOf } from '../../plugins/core/internals.js'
 
 function sink (): { stream: Writable; text: () => string } {
   const chunks: string[] = []
@@ -52,7 +53,7 @@ t.test('an avatar proxy that throws costs the picture, not the login', async (t)
   const lines: string[] = []
   const { app, base } = await listen(async (a) => {
     await a.register(authPlugin, { secret: () => 'avatar-throws-1-0123456789abcdef', url: 'http://127.0.0.1', logger: funcLogger((l) => lines.push(l)), providers: [{ kind: 'direct', name: 'local', checker: () => true }] })
-    a.auth.avatar = { save: async () => { throw new Error('disk full') } }
+    coreOf(a).avatar = { save: async () => { throw new Error('disk full') } }
   })
   t.teardown(() => app.close())
   const r = await client(base).fetch('/auth/local/login', { method: 'POST', json: { user: 'ann', passwd: 'x' } })

@@ -16,20 +16,21 @@ t.test('every provider kind can be given in the options object and by add* calls
         { kind: 'direct', name: 'local', checker: () => true },
         { kind: 'oauth2', name: 'github', cid: 'cid', csecret: 'csec' },
         { kind: 'dev', port: 0 },
-        { kind: 'custom', name: 'custom', client: local.providerOptions, options: local.providerOptions },
+        { kind: 'oauth2', ...local.providerOptions, name: 'custom' },
         { kind: 'verify', name: 'email', template: 'token {{.Token}}', sender: (_a: string, text: string) => { sent.push(text) } },
-        { kind: 'telegram', options: { token: '123:abc', polling: false, apiUrl: 'http://127.0.0.1:9' } },
-        { kind: 'handler', handler: { name: 'mine', login: () => ({ mine: true }), callback: () => ({}), logout: () => ({}) } }
+        { kind: 'telegram', token: '123:abc', polling: false, apiUrl: 'http://127.0.0.1:9' },
+        { kind: 'handler', provider: { name: 'mine', login: () => ({ mine: true }), callback: () => ({}), logout: () => ({}) } },
+        { kind: 'passkey', name: 'keys' }
       ]
     })
     app.auth.addProvider('google', 'gid', 'gsecret')
     app.auth.addCustomProvider('custom2', local.providerOptions, local.providerOptions)
     app.auth.addDirectProvider('direct2', () => false)
   })
-  t.equal(app.auth.providerNames().length, 10)
+  t.equal(app.auth.providers().length, 11)
   t.teardown(() => app.close())
   const r = await client(base).fetch('/auth/list')
-  t.same(await r.json(), ['local', 'github', 'dev', 'custom', 'email', 'telegram', 'mine', 'google', 'custom2', 'direct2'])
+  t.same(await r.json(), ['local', 'github', 'dev', 'custom', 'email', 'telegram', 'mine', 'keys', 'google', 'custom2', 'direct2'])
 
   // The dev provider's login redirects to its fake server, which the app started on ready.
   const dev = await client(base).fetch('/auth/dev/login')
@@ -96,5 +97,5 @@ t.test('after ready every add* call and addCustomHandler throw the same OptionsE
   for (const [what, call] of calls) t.throws(call, { code: 'GATEHOUSE_OPTION', option: 'providers' }, what)
   await t.rejects(app.auth.addAppleProvider({ clientId: 'c', teamId: 't', keyId: 'k' }, async () => { throw new Error('never called') }),
     { code: 'GATEHOUSE_OPTION' }, 'addAppleProvider')
-  t.same(app.auth.providerNames(), [], 'nothing was mounted')
+  t.same(app.auth.providers(), [], 'nothing was mounted')
 })

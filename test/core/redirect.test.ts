@@ -1,6 +1,7 @@
 import t from 'tap'
 import { authPlugin } from '../../plugins/auth.js'
 import { client, listen } from '../helpers/client.js'
+import { coreOf } from '../../plugins/core/internals.js'
 
 const { app, base } = await listen(async (app) => {
   await app.register(authPlugin, {
@@ -46,5 +47,5 @@ t.test('a from with control characters is a bad request: no redirect and no sess
     t.equal(c.jar.get('JWT'), undefined, 'no session')
   }
   // The redirect policy itself refuses them too, for providers that take `from` elsewhere.
-  t.equal(app.auth.safeRedirect('/\t/evil.example'), undefined)
+  t.equal(coreOf(app).safeRedirect('/\t/evil.example'), undefined)
 })

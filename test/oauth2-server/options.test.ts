@@ -31,9 +31,10 @@ t.test('bad options are refused before anything listens, naming the option', asy
     // An empty list once meant "any redirect URI": a code could be sent anywhere.
     ['empty redirect URI list', { url: 'http://127.0.0.1:0', redirectUris: [] }, `${L}.redirectUris`],
     ['client without secret', { url: 'http://127.0.0.1:0', client: { cid: 'a' } }, `${L}.client`],
-    ['zero code lifetime', { url: 'http://127.0.0.1:0', codeTtlMs: 0 }, `${L}.codeTtlMs`],
-    ['negative token lifetime', { url: 'http://127.0.0.1:0', tokenTtlMs: -1 }, `${L}.tokenTtlMs`],
-    ['infinite login lifetime', { url: 'http://127.0.0.1:0', loginTtlMs: Infinity }, `${L}.loginTtlMs`]
+    ['zero code lifetime', { url: 'http://127.0.0.1:0', codeTtl: 0 }, `${L}.codeTtl`],
+    ['negative token lifetime', { url: 'http://127.0.0.1:0', tokenTtl: -1 }, `${L}.tokenTtl`],
+    ['infinite login lifetime', { url: 'http://127.0.0.1:0', loginTtl: Infinity }, `${L}.loginTtl`],
+    ['login lifetime in words', { url: 'http://127.0.0.1:0', loginTtl: 'ten minutes' }, `${L}.loginTtl`]
   ]
   for (const [name, opts, option] of bad) {
     const err = await startLocalOAuth2Server(opts as LocalOAuth2ServerOptions).then(() => undefined, (e: unknown) => e)

@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import type {} from '../../augment.js'
 import { authPlugin, type AuthOptions } from '../../plugins/auth.js'
 import { Browser } from './browser.js'
+import { coreOf } from '../../plugins/core/internals.js'
 
 export const APP_URL = 'http://app.test'
 
@@ -35,7 +36,7 @@ export async function startApp (setup: (app: FastifyInstance) => unknown, opts: 
   const app = Fastify({ forceCloseConnections: true })
   await app.register(authPlugin, { secret: () => 'oauth2-test-secret-0123456789abcdef', url: APP_URL, ...opts })
   const avatars: Array<string | undefined> = []
-  app.auth.avatar = {
+  coreOf(app).avatar = {
     async save (_id, source) {
       avatars.push(source.url)
       return undefined

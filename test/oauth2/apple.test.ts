@@ -132,7 +132,7 @@ t.test('handshake cookie of a cross-site POST callback', async (t) => {
   t.notOk(attrs.samesite, 'plain http: no SameSite, so browsers still send it on the POST right after login')
 
   const app = await startApp(async (app) => { await app.auth.addAppleProvider(appleConfig, appleKeyFromFile(keyFile)) }, { url: 'https://secure.test' })
-  t.same(app.app.auth.providerNames(), ['apple'], 'mounted through fastify.auth.addAppleProvider')
+  t.same(app.app.auth.providers(), ['apple'], 'mounted through fastify.auth.addAppleProvider')
   t.teardown(app.close)
   const secure = app.browser()
   await secure.request('https://secure.test/auth/apple/login')
@@ -158,7 +158,7 @@ t.test('addAppleProvider: registration failures reject with an OptionsError nami
   await t.rejects(auth.addAppleProvider({ ...appleConfig, teamId: '' }, appleKeyFromFile(keyFile)), option('apple.teamId'))
   await t.rejects(auth.addAppleProvider({ ...appleConfig, responseMode: 'query' }, appleKeyFromFile(keyFile)), option('apple.responseMode'), 'query with scopes')
   await app.ready()
-  t.same(auth.providerNames(), [], 'nothing registered by a failed call')
+  t.same(auth.providers(), [], 'nothing registered by a failed call')
 })
 
 t.test('addAppleProvider: a good call mounts apple once the app is ready', async (t) => {
@@ -166,7 +166,22 @@ t.test('addAppleProvider: a good call mounts apple once the app is ready', async
   t.teardown(() => app.close())
   await app.auth.addAppleProvider({ ...appleConfig, responseMode: 'query', scopes: [] }, appleKeyFromFile(keyFile))
   await app.ready()
-  t.same(app.auth.providerNames(), ['apple'])
+  t.same(app.auth.providers(), ['apple'])
+})
+
+// The configuration check runs the key loader (no cache in between): one run per provider means one check.
+t.test('Apple is validated once, whichever way it is added: the key loader runs once', async (t) => {
+  const loads: string[] = []
+  const counting = (way: string) => async () => { loads.push(way); return await appleKeyFromFile(keyFile)() }
+  const byCall = await bootApp()
+  t.teardown(() => byCall.close())
+  await byCall.auth.addAppleProvider({ ...appleConfig, responseMode: 'query', scopes: [] }, counting('call'))
+  await byCall.ready()
+  const byEntry = await bootApp({ providers: [{ kind: 'apple', ...appleConfig, keyLoader: counting('entry') }] })
+  t.teardown(() => byEntry.close())
+  await byEntry.ready()
+  t.same(loads, ['call', 'entry'], 'one load per provider')
+  t.same([byCall.auth.providers(), byEntry.auth.providers()], [['apple'], ['apple']])
 })
 
 t.test('appleProvider plugin: a bad configuration fails the start, naming the option', async (t) => {

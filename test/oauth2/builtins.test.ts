@@ -167,7 +167,7 @@ t.test('microsoft (through fastify.auth.addProvider): the issuer must be the ten
     })
   })
   t.teardown(app.close)
-  t.same(app.app.auth.providerNames(), ['microsoft'], 'mounted once the app started')
+  t.same(app.app.auth.providers(), ['microsoft'], 'mounted once the app started')
   const nav = await app.browser().navigate(`${APP_URL}/auth/microsoft/login`)
   t.equal(nav.res.status, 401)
   t.match(JSON.parse(nav.body), { error: 'id token rejected', details: /issuer/, code: 'GATEHOUSE_UNAUTHORIZED' })
@@ -183,7 +183,8 @@ t.test('registration errors: the app does not start, an OptionsError names the o
     ['a non-http authURL', { name: 'github', cid: 'a', csecret: 'b', authURL: 'ftp://x' }, 'oauth2.github.authURL'],
     ['jwksURL on a provider that is not OpenID Connect', { name: 'github', cid: 'a', csecret: 'b', jwksURL: 'http://x/jwks' }, 'oauth2.github.jwksURL'],
     ['a misspelt override', { name: 'github', cid: 'a', csecret: 'b', tokenUrl: 'http://x' }, 'oauth2.github.tokenUrl'],
-    ['a negative timeout', { name: 'github', cid: 'a', csecret: 'b', timeoutMs: -1 }, 'oauth2.github.timeoutMs']
+    ['a negative timeout', { name: 'github', cid: 'a', csecret: 'b', timeout: -1 }, 'oauth2.github.timeout'],
+    ['a 0.x duration name', { name: 'github', cid: 'a', csecret: 'b', timeoutMs: 5000 }, 'oauth2.github.timeoutMs']
   ]
   for (const [what, opts, option] of cases) {
     const err = await bootError(async (app) => { await app.register(oauth2Provider, opts as never) })

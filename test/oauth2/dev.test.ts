@@ -23,7 +23,7 @@ t.test('dev: the fake server starts with the app, on a free port when asked for 
   t.ok(server, 'started when the app became ready')
   t.match(server!.url, /^http:\/\/127\.0\.0\.1:\d+$/)
   t.not(server!.url, 'http://127.0.0.1:8084')
-  t.same(testApp.app.auth.providerNames(), ['dev'])
+  t.same(testApp.app.auth.providers(), ['dev'])
 })
 
 t.test('dev: any user name signs in through the login page', async (t) => {
@@ -76,7 +76,7 @@ t.test('dev: registering twice or after start is an error; a busy port fails the
   const started = await startApp(() => {})
   t.teardown(started.close)
   t.throws(() => started.app.auth.addDevProvider(0), { code: 'GATEHOUSE_OPTION', option: 'providers', message: /after the server is ready/ })
-  t.notOk(started.app.auth.providerNames().includes('dev'), 'nothing mounted')
+  t.notOk(started.app.auth.providers().includes('dev'), 'nothing mounted')
 
   const busy = await bootApp()
   busy.auth.addDevProvider(Number(new URL(dev!.server!.url).port))
@@ -125,7 +125,7 @@ t.test('custom provider on the local OAuth2 server: auto-login (plugin) and logi
     app.auth.addCustomProvider('custom-paged', { cid, csecret }, opts)
   })
   t.teardown(app.close)
-  t.same(app.app.auth.providerNames(), ['custom', 'custom-paged'])
+  t.same(app.app.auth.providers(), ['custom', 'custom-paged'])
 
   const b1 = app.browser()
   const nav = await b1.navigate(`${APP_URL}/auth/custom/login`)

@@ -30,8 +30,8 @@ const appOpts = { allowedRedirectHosts: ['partner.example'], rateLimit: { login:
 /** The github stand-in's endpoints, for `oauth2Provider`. */
 const ghEndpoints = { authURL: `${gh.url}/authorize`, tokenURL: `${gh.url}/token`, infoURL: `${gh.url}/userinfo` }
 const testApp: TestApp = await startApp(async (app) => {
-  await app.register(oauth2Provider, { name: 'github', cid: 'gh-cid', csecret: 'gh-secret', ...ghEndpoints, timeoutMs: TIMEOUT_MS })
-  await app.register(oauth2Provider, { name: 'google', cid: 'g-cid', csecret: 'g-secret', authURL: `${goo.url}/authorize`, tokenURL: `${goo.url}/token`, infoURL: `${goo.url}/userinfo`, jwksURL: `${goo.url}/jwks`, issuer: goo.url, timeoutMs: TIMEOUT_MS })
+  await app.register(oauth2Provider, { name: 'github', cid: 'gh-cid', csecret: 'gh-secret', ...ghEndpoints, timeout: TIMEOUT_MS })
+  await app.register(oauth2Provider, { name: 'google', cid: 'g-cid', csecret: 'g-secret', authURL: `${goo.url}/authorize`, tokenURL: `${goo.url}/token`, infoURL: `${goo.url}/userinfo`, jwksURL: `${goo.url}/jwks`, issuer: goo.url, timeout: TIMEOUT_MS })
 }, appOpts)
 t.teardown(testApp.close)
 
@@ -130,7 +130,7 @@ t.test('state: missing, wrong, without the cookie, forged, of another provider',
   const gb = testApp.browser()
   await beginLogin(gb, 'google')
   const googleHs = gb.cookieFor(`${APP_URL}/auth/google/callback`, 'gatehouse-oauth2-google')!
-  const state = JSON.parse(Buffer.from(googleHs.split('.')[1]!, 'base64url').toString()).st as string
+  const state = JSON.parse(Buffer.from(googleHs.split('.')[1]!, 'base64url').toString()).state as string
   const cross = await fetch(`${testApp.browser().hosts.get('app.test')}/auth/github/callback?code=x&state=${state}`, { headers: { cookie: `gatehouse-oauth2-github=${googleHs}` } })
   await assertRefused(t, cross, 403, 'login handshake expired or invalid', 'GATEHOUSE_HANDSHAKE', /another provider/)
 })

@@ -165,7 +165,7 @@ t.test('a discovery document that trickles or floods fails registration in bound
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`
   for (const [path, why] of [['slow', /did not answer in time \(no answer within 800 ms\)/], ['flood', /answer too large \(more than 1048576 bytes\)/]] as const) {
     const started = performance.now()
-    const err = await bootError(async (app) => { await app.register(oidcProvider, { name: 'sso', cid: 'c', csecret: 's', issuer: `${base}/${path}`, timeoutMs: 800 }) })
+    const err = await bootError(async (app) => { await app.register(oidcProvider, { name: 'sso', cid: 'c', csecret: 's', issuer: `${base}/${path}`, timeout: 800 }) })
     t.ok(performance.now() - started < 3000, `${path}: refused in bounded time`)
     t.match(err, { name: 'OptionsError', code: 'GATEHOUSE_OPTION', option: 'oidc.issuer', message: why }, path)
   }

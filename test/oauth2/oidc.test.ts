@@ -14,6 +14,7 @@ import { userId } from '../../lib/user.js'
 import { discoverOidc, oauth2Provider, oidcProvider } from '../../providers/index.js'
 import { APP_URL, bootApp, bootError, currentUser, startApp } from './app.js'
 import type { Browser, Navigation } from './browser.js'
+import { coreOf } from '../../plugins/core/internals.js'
 
 interface OidcServer { callback(): (req: IncomingMessage, res: ServerResponse) => void }
 type OidcServerClass = new (issuer: string, config: Record<string, unknown>) => OidcServer
@@ -106,7 +107,7 @@ t.test('discovery-based provider: full login through the real OpenID Provider', 
 })
 
 t.test('discovery-based provider added through fastify.auth.addOidcProvider: discovered at start, full login', async (t) => {
-  t.same(testApp.app.auth.providerNames(), ['oidc', 'oidc-wrapped', 'corp', 'corp-eu'], 'every provider mounted, in registration order')
+  t.same(testApp.app.auth.providers(), ['oidc', 'oidc-wrapped', 'corp', 'corp-eu'], 'every provider mounted, in registration order')
   const nav = await signInAt(testApp.browser(), `${APP_URL}/auth/oidc-wrapped/login`, 'bob')
   t.equal(nav.res.status, 200, nav.body)
   t.same(JSON.parse(nav.body), { id: userId('oidc-wrapped', 'bob'), name: 'Bob Builder' })
@@ -137,7 +138,7 @@ t.test('the server enforces PKCE: no challenge, or a substituted verifier, fails
   const cb = await callbackUrlFor(browser, 'oidc', 'alice')
   const hs = browser.cookieFor(cb.href, 'gatehouse-oauth2-oidc')!
   const payload = JSON.parse(Buffer.from(hs.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
-  const forged = await testApp.app.auth.tokens.signPurpose('handshake', { p: 'oidc', st: payload.st, n: payload.n, cv: randomBytes(32).toString('base64url') }, 60_000)
+  const forged = await coreOf(testApp.app).tokens.signPurpose('handshake', { provider: 'oidc', state: payload.state, nonce: payload.nonce, codeVerifier: randomBytes(32).toString('base64url') }, 60_000)
   const res2 = await fetch(`${testApp.browser().hosts.get('app.test')}${cb.pathname}${cb.search}`, { headers: { cookie: `gatehouse-oauth2-oidc=${forged}` } })
   t.equal(res2.status, 400)
   t.match(await res2.json(), { error: 'authorization code rejected', details: 'invalid_grant', code: 'GATEHOUSE_BAD_REQUEST' })
@@ -149,7 +150,7 @@ t.test('our checks on real responses: nonce, state, issuer', async (t) => {
   let cb = await callbackUrlFor(browser, 'oidc', 'alice')
   const hs = browser.cookieFor(cb.href, 'gatehouse-oauth2-oidc')!
   const payload = JSON.parse(Buffer.from(hs.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
-  const otherNonce = await testApp.app.auth.tokens.signPurpose('handshake', { p: 'oidc', st: payload.st, cv: payload.cv, n: 'another-nonce' }, 60_000)
+  const otherNonce = await coreOf(testApp.app).tokens.signPurpose('handshake', { provider: 'oidc', state: payload.state, codeVerifier: payload.codeVerifier, nonce: 'another-nonce' }, 60_000)
   const res = await fetch(`${testApp.browser().hosts.get('app.test')}${cb.pathname}${cb.search}`, { headers: { cookie: `gatehouse-oauth2-oidc=${otherNonce}` } })
   t.equal(res.status, 401)
   t.same(await res.json(), { error: 'id token rejected', details: 'nonce mismatch', code: 'GATEHOUSE_UNAUTHORIZED' })
@@ -213,5 +214,5 @@ t.test('custom providers: reserved and bad names, missing fields; a good one mou
   await app.register(oauth2Provider, { name: 'x', ...CLIENTS.main, ...opts })
   app.auth.addCustomProvider('y', CLIENTS.main, opts)
   await app.ready()
-  t.same(app.auth.providerNames(), ['x', 'y'])
+  t.same(app.auth.providers(), ['x', 'y'])
 })

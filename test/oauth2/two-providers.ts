@@ -20,10 +20,10 @@ export async function startTwoProviders (t: Test, timeoutMs: number): Promise<Tw
   t.teardown(goo.close)
   const lines: string[] = []
   const app = await startApp(async (app) => {
-    await app.register(oauth2Provider, { name: 'github', cid: 'gh-cid', csecret: 'gh-secret', authURL: `${gh.url}/authorize`, tokenURL: `${gh.url}/token`, infoURL: `${gh.url}/userinfo`, timeoutMs })
+    await app.register(oauth2Provider, { name: 'github', cid: 'gh-cid', csecret: 'gh-secret', authURL: `${gh.url}/authorize`, tokenURL: `${gh.url}/token`, infoURL: `${gh.url}/userinfo`, timeout: timeoutMs })
     await app.register(oauth2Provider, {
       name: 'google', cid: 'g-cid', csecret: 'g-secret', authURL: `${goo.url}/authorize`, tokenURL: `${goo.url}/token`, infoURL: `${goo.url}/userinfo`,
-      jwksURL: `${goo.url}/jwks`, issuer: goo.url, timeoutMs
+      jwksURL: `${goo.url}/jwks`, issuer: goo.url, timeout: timeoutMs
     })
   }, { logger: funcLogger((l) => lines.push(l)) })
   t.teardown(app.close)

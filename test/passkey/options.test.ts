@@ -70,7 +70,7 @@ t.test('the passkey provider needs the auth core', async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())
   app.register(passkeyProvider, {})
-  await t.rejects(app.ready(), /gatehouse-core/)
+  await t.rejects(app.ready(), { code: 'GATEHOUSE_OPTION', option: 'passkey', message: /register authPlugin first/ })
 })
 
 t.test('defaults: RP id and origin from url; a parent domain and extra origins when asked', async (t) => {

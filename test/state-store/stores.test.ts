@@ -10,6 +10,7 @@ import { OptionsError } from '../../lib/errors.js'
 import { authPlugin } from '../../plugins/auth.js'
 import { verifyProvider } from '../../providers/verify/provider.js'
 import { RedisServer, redisMissingReason } from './redis-server.js'
+import { coreOf } from '../../plugins/core/internals.js'
 
 /** The behaviour every store must share. */
 function contract (t: Test, make: () => StateStore): void {
@@ -141,7 +142,7 @@ t.test('the root stateStore option: fastify.auth.stateStore', async (t) => {
   t.test('not given: an in-memory store, closed with the app', async (t) => {
     const app = Fastify()
     await app.register(authPlugin, { secret: SECRET, url: 'http://127.0.0.1' })
-    const store = app.auth.stateStore
+    const store = coreOf(app).stateStore
     t.ok(store instanceof MemoryStateStore)
     await store.set('k', 'v', 60_000)
     await app.close()
@@ -152,7 +153,7 @@ t.test('the root stateStore option: fastify.auth.stateStore', async (t) => {
     const own = trackedStore()
     const app = Fastify()
     await app.register(authPlugin, { secret: SECRET, url: 'http://127.0.0.1', stateStore: own })
-    t.equal(app.auth.stateStore, own)
+    t.equal(coreOf(app).stateStore, own)
     await own.set('k', 'v', 60_000)
     await app.close()
     t.equal(own.closed, false, 'its owner closes it')
@@ -268,7 +269,7 @@ t.test('redis store', { skip: missing ?? false }, async (t) => {
     const before = await connections()
     const app = Fastify()
     await app.register(authPlugin, { secret: SECRET, url: 'http://127.0.0.1', stateStore: redis.url })
-    const s = app.auth.stateStore as RedisStateStore
+    const s = coreOf(app).stateStore as RedisStateStore
     t.ok(s instanceof RedisStateStore)
     await s.set('k', 'v', 1000)
     t.equal(await s.get('k'), 'v')
@@ -285,7 +286,7 @@ t.test('redis store', { skip: missing ?? false }, async (t) => {
     await own.set('warm', '1', 1000) // connected before the app takes it, so "ready" below means "not closed"
     const app = Fastify()
     await app.register(authPlugin, { secret: SECRET, url: 'http://127.0.0.1', stateStore: own })
-    t.equal(app.auth.stateStore, own)
+    t.equal(coreOf(app).stateStore, own)
     await app.close()
     t.equal(own.client.status, 'ready')
     await own.set('still', 'open', 1000)

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync, writeFileSync, mkdirSync, existsSync, renameSync, unlinkSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { FileStore, newStore } from '../../stores/index.js'
+import { FileStore, openAvatarStore } from '../../stores/index.js'
 import { storeSuite } from './store-suite.js'
 
 const base = t.testdir({})
@@ -93,13 +93,13 @@ t.test('nothing outside the root is read through a crafted id', async (t) => {
 
 t.test('addresses: plain path, file:///absolute, file://relative', async (t) => {
   const abs = join(base, 'by-url')
-  const a = newStore(pathToFileURL(abs).href)
+  const a = openAvatarStore(pathToFileURL(abs).href)
   t.type(a, FileStore)
   t.equal((a as FileStore).root, abs)
-  const b = newStore(join(base, 'plain'))
+  const b = openAvatarStore(join(base, 'plain'))
   t.equal((b as FileStore).root, join(base, 'plain'))
   const rel = relative(process.cwd(), join(base, 'relative'))
-  const c = newStore(`file://./${rel}`)
+  const c = openAvatarStore(`file://./${rel}`)
   t.equal((c as FileStore).root, join(base, 'relative'))
   t.ok(existsSync(join(base, 'relative')), 'the directory is created on open')
 })

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { MongoClient } from 'mongodb'
-import { GridFsStore, newStore } from '../../stores/index.js'
+import { GridFsStore, openAvatarStore } from '../../stores/index.js'
 import { storeSuite } from './store-suite.js'
 
 const url = process.env.MONGODB_URL
@@ -12,7 +12,7 @@ t.test('address parsing opens a GridFS store without connecting', async (t) => {
     'mongodb://127.0.0.1:1,127.0.0.1:2/authdb?replicaSet=rs0&ava_coll=faces',
     'mongodb://127.0.0.1:1'
   ]) {
-    const store = newStore(address)
+    const store = openAvatarStore(address)
     t.type(store, GridFsStore, address)
     const where = store as unknown as { db: { databaseName: string }; filesCollection: string }
     t.ok(where.db.databaseName.length > 0 && where.filesCollection.endsWith('.files'), address)
@@ -24,7 +24,7 @@ t.test('address parsing opens a GridFS store without connecting', async (t) => {
     ['mongodb://127.0.0.1:1/', 'gatehouse', 'avatars.files']
   ]
   for (const [address, db, files] of cases) {
-    const store = newStore(address)
+    const store = openAvatarStore(address)
     const where = store as unknown as { db: { databaseName: string }; filesCollection: string }
     t.same([where.db.databaseName, where.filesCollection], [db, files], address)
     await store.close()
@@ -50,7 +50,7 @@ if (url === undefined || url === '') {
       const u = new URL(url)
       u.searchParams.set('ava_db', db)
       u.searchParams.set('ava_coll', `avatars${bucket++}`)
-      return () => newStore(u.toString())
+      return () => openAvatarStore(u.toString())
     },
     persistent: true
   })

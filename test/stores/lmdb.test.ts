@@ -1,7 +1,7 @@
 import t from 'tap'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { LmdbStore, newStore } from '../../stores/index.js'
+import { LmdbStore, openAvatarStore } from '../../stores/index.js'
 import { storeSuite } from './store-suite.js'
 
 const base = t.testdir({})
@@ -26,12 +26,12 @@ t.test('one database file (plus lmdb\'s -lock file), even without a dot in the n
 
 t.test('bolt:///absolute and bolt://relative addresses', async (t) => {
   const abs = join(base, 'abs.db')
-  const a = newStore(`bolt://${abs}`)
+  const a = openAvatarStore(`bolt://${abs}`)
   t.type(a, LmdbStore)
   t.equal((a as LmdbStore).path, abs)
   await a.close()
   const rel = relative(process.cwd(), join(base, 'rel.db'))
-  const b = newStore(`bolt://./${rel}`)
+  const b = openAvatarStore(`bolt://./${rel}`)
   t.equal((b as LmdbStore).path, join(base, 'rel.db'))
   await b.close()
   t.ok(existsSync(join(base, 'rel.db')))

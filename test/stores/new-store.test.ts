@@ -1,6 +1,6 @@
 import t from 'tap'
 import { join } from 'node:path'
-import { FileStore, LmdbStore, MemoryStore, migrateAvatars, newStore, type AvatarStore } from '../../stores/index.js'
+import { FileStore, LmdbStore, MemoryStore, migrateAvatars, newStore, openAvatarStore, type AvatarStore } from '../../stores/index.js'
 
 const base = t.testdir({})
 
@@ -8,15 +8,15 @@ t.test('an object with the store methods is used as is', async (t) => {
   const custom: AvatarStore = {
     put: () => 'cid', get: () => null, id: () => null, remove: () => {}, list: () => [], close: () => {}
   }
-  t.equal(newStore(custom), custom)
+  t.equal(openAvatarStore(custom), custom)
 })
 
 t.test('bad addresses and objects are refused with a clear message', async (t) => {
-  t.throws(() => newStore('ftp://host/x'), /scheme "ftp:" is not supported/)
-  t.throws(() => newStore(''), /empty/)
-  t.throws(() => newStore('bolt://'), /has no path/)
-  t.throws(() => newStore({ put () {} } as unknown as AvatarStore), /put, get, id, remove, list and close/)
-  t.throws(() => newStore(42 as unknown as string), /address string or an object/)
+  t.throws(() => openAvatarStore('ftp://host/x'), /scheme "ftp:" is not supported/)
+  t.throws(() => openAvatarStore(''), /empty/)
+  t.throws(() => openAvatarStore('bolt://'), /has no path/)
+  t.throws(() => openAvatarStore({ put () {} } as unknown as AvatarStore), /put, get, id, remove, list and close/)
+  t.throws(() => openAvatarStore(42 as unknown as string), /address string or an object/)
 })
 
 t.test('migrateAvatars copies every avatar between store kinds', async (t) => {
@@ -49,4 +49,9 @@ t.test('a failing target stops the migration with its error; store objects stay 
   }
   await t.rejects(migrateAvatars(source, broken), /disk full/)
   t.notOk(closed, 'a store object passed in is left open for its owner')
+})
+
+t.test('newStore, the seed name, stays as a deprecated alias of openAvatarStore', async (t) => {
+  t.equal(newStore, openAvatarStore)
+  t.type(newStore('memory://'), MemoryStore)
 })

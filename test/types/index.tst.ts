@@ -5,7 +5,7 @@
 import Fastify from 'fastify'
 import authPlugin, {
   User, SmtpSender, appleKeyFromFile, directProvider, oauth2Provider, oidcProvider, devProvider, verifyProvider, telegramProvider,
-  corePlugin, ErrorCodes, OptionsError, type AuthOptions, type Claims
+  passkeyProvider, providerKit, ErrorCodes, OptionsError, type AuthOptions, type Claims, type GatehouseAuth, type ProviderMethods
 } from '../../index.js'
 import { sanitizeUrl, pingPlugin, healthPlugin, withBcryptHash, maybe } from '../../toolkit.js'
 import { startLocalOAuth2Server } from '../../servers/index.js'
@@ -39,7 +39,7 @@ const logged = Fastify({ logger: { serializers: { req: (req) => ({ method: req.m
 void logged
 
 // Providers, by call and by options entry
-app.auth.addProvider('github', 'cid', 'csecret', { timeoutMs: 5000 })
+app.auth.addProvider('github', 'cid', 'csecret', { timeout: '5s' })
 app.auth.addDevProvider(8084, { emailFn: (name) => `${name}@example.com` })
 app.auth.addVerifProvider('email', 'Confirm with {{.Token}}', new SmtpSender({ host: 'localhost', port: 25, from: 'a@b.c' }))
 app.auth.addVerifProvider('sms', '{{.Token}}', async (_address, _text) => {})
@@ -53,8 +53,40 @@ app.auth.addTelegramProvider({ token: '123:abc' })
 const entries: AuthOptions['providers'] = [
   { kind: 'oauth2', name: 'google', cid: 'c', csecret: 's' },
   { kind: 'dev' },
-  { kind: 'telegram', options: { token: '1:x', polling: false } }
+  { kind: 'oauth2', name: 'corp', cid: 'c', csecret: 's', endpoint: { authURL: 'https://corp/auth', tokenURL: 'https://corp/token' }, infoURL: 'https://corp/me', mapUser: (data) => ({ id: String(data.sub) }) },
+  { kind: 'oidc', name: 'sso', cid: 'c', csecret: 's', issuer: 'https://sso.example.com', handshakeTtl: '5m' },
+  { kind: 'apple', clientId: 'c', teamId: 't', keyId: 'k', keyLoader: appleKeyFromFile('/keys/apple.p8') },
+  { kind: 'verify', name: 'mail', template: '{{.Token}}', sender: async () => {} },
+  { kind: 'telegram', token: '1:x', polling: false },
+  { kind: 'passkey', secondFactor: ['local'] },
+  { kind: 'handler', provider: { name: 'magic', login: (_request, reply, login) => reply.send({ aud: login.aud ?? null }) } }
 ]
+
+// A self-implemented provider through the kit
+await app.register(async (scope) => {
+  const kit = providerKit(scope)
+  kit.mount({ name: 'kit', login: async (request, reply, login) => await kit.completeLogin(request, reply, { user: { name: 'u', id: 'kit_u' }, ...login }) })
+  const token: string = await kit.handshake.sign({ step: 1 }, '5m')
+  void token
+  // @ts-expect-error the mount counts login requests: the kit's throttle cannot count one twice
+  void kit.throttle.loginRequest
+})
+
+// fastify.auth is the app's API: these members and the seed's add* methods, nothing of the providers' plumbing
+type AppApi = 'tokens' | 'authenticate' | 'admin' | 'rbac' | 'trace' | 'xsrf' | 'updateUser' | 'getUser' | 'mustGetUser' | 'providers' |
+  'logout' | 'revokeSession' | 'revokeUser' | 'jwks'
+const exactly = <T>(_: T & ([T] extends [AppApi] ? ([AppApi] extends [T] ? unknown : never) : never)): void => {}
+exactly<keyof GatehouseAuth>(null as unknown as keyof GatehouseAuth)
+const names: Array<keyof ProviderMethods> = ['addProvider', 'addDevProvider', 'addDirectProvider', 'addVerifProvider', 'addCustomProvider', 'addOidcProvider', 'addAppleProvider', 'addTelegramProvider', 'addCustomHandler']
+void names
+// @ts-expect-error the providers' plumbing is not on fastify.auth
+void app.auth.completeLogin
+// @ts-expect-error the providers' plumbing is not on fastify.auth
+void app.auth.throttle
+// @ts-expect-error the providers' plumbing is not on fastify.auth
+void app.auth.options
+// @ts-expect-error the avatar slot is not on fastify.auth
+void app.auth.avatar
 await app.register(pingPlugin)
 await app.register(healthPlugin, { checks: [{ name: 'db', check: async () => {} }] })
 app.get('/ops', { onRequest: withBcryptHash('ops', '$2a$10$abcdefghijklmnopqrstuu5Hk0V6oZpGkJ2aJrJ6J4p3m8y1cH7e') }, async () => 'ok')
@@ -62,7 +94,7 @@ app.get('/maybe', { preHandler: maybe((req) => req.method === 'POST', app.auth.a
 
 // Providers as plugins
 await app.register(directProvider, { name: 'local2', checker: async (user, passwd) => user === passwd })
-await app.register(oauth2Provider, { name: 'github', cid: 'c', csecret: 's', timeoutMs: 5000 })
+await app.register(oauth2Provider, { name: 'github', cid: 'c', csecret: 's', timeout: 5000 })
 await app.register(oauth2Provider, {
   name: 'corp3', cid: 'c', csecret: 's', endpoint: { authURL: 'https://corp/auth', tokenURL: 'https://corp/token' },
   infoURL: 'https://corp/me', mapUser: (data) => ({ id: String(data.sub) })
@@ -71,9 +103,9 @@ await app.register(oidcProvider, { name: 'sso', cid: 'c', csecret: 's', issuer: 
 await app.register(devProvider, { port: 0, onServer: (server) => { const u: string = server.url; void u } })
 await app.register(verifyProvider, { name: 'mail', template: '{{.Token}}', sender: async () => {} })
 await app.register(telegramProvider, { token: '1:x', polling: false })
+await app.register(passkeyProvider, { store: 'memory://' })
 const local = await startLocalOAuth2Server({ url: 'http://localhost:9096', withLoginPage: true })
 await app.register(oauth2Provider, { name: 'custom', ...local.providerOptions })
-await Fastify().register(corePlugin, { secret: () => 's', url: 'http://localhost' })
 const code: string = ErrorCodes.OPTION
 try { await app.ready() } catch (err) { if (err instanceof OptionsError) { const o: string = err.option; void o } }
 void code
@@ -94,9 +126,13 @@ const n: string = Fastify().get('/', async (r) => r.user.name) as unknown as str
 await app.register(directProvider, { name: 'x' })
 // @ts-expect-error a checker returns a boolean
 app.auth.addDirectProvider('bad', (u: string) => u)
+// @ts-expect-error the old `options` wrapper of a telegram entry is gone: the entry is the plugin's options
+const wrappedEntry: AuthOptions['providers'] = [{ kind: 'telegram', options: { token: '1:x' } }]
+// @ts-expect-error 0.x duration names are gone
+app.auth.addProvider('github', 'cid', 'csecret', { timeoutMs: 5000 })
 // @ts-expect-error unknown provider kinds are rejected
 const badEntry: AuthOptions = { secret: () => 's', url: 'http://x', providers: [{ kind: 'nope', name: 'x' }] }
 // @ts-expect-error cookies.sameSite takes only the three cookie values
 const badSameSite: AuthOptions = { secret: () => 's', url: 'http://x', cookies: { sameSite: 'loose' } }
 
-void noSecret; void n; void badEntry; void badSameSite; void entries; void noSecretEntry
+void noSecret; void wrappedEntry; void n; void badEntry; void badSameSite; void entries; void noSecretEntry

@@ -8,6 +8,7 @@ import Fastify, { type RouteHandlerMethod } from 'fastify'
 import cookie from '@fastify/cookie'
 import authPlugin, { directProvider, oauth2Provider, passkeyProvider } from '../../index.js'
 import { startLocalOAuth2Server } from '../../servers/index.js'
+import { providerKit } from '../../providers/index.js'
 import { argon2Hash, argon2Verify, bcryptHash, bcryptVerify, decodeArgon2Secret, pingPlugin, sanitizeUrl } from '../../toolkit.js'
 
 declare function checkPassword (user: string, passwd: string): Promise<boolean>
@@ -33,6 +34,20 @@ export async function tutorial (): Promise<void> {
   app.get('/api/me', { preHandler: app.auth.authenticate }, async (req) => req.user)
   app.get('/api/admin', { preHandler: app.auth.admin }, async (req) => ({ hello: req.user!.name }))
   await app.listen({ port: 8080 })
+}
+
+export async function selfImplemented (): Promise<void> {
+  // README: Adding a provider
+  const app = Fastify()
+  await app.register(authPlugin, { secret: () => 'a-long-random-secret-of-32-chars-or-more', url: 'https://example.com' })
+  await app.register(async (scope) => {
+    const kit = providerKit(scope)
+    kit.mount({
+      name: 'magic',
+      // Behind the prelude already: not cross-site, counted, `login` read and checked.
+      login: async (request, reply, login) => await kit.completeLogin(request, reply, { user: { name: 'ann', id: 'magic_ann' }, ...login })
+    })
+  })
 }
 
 export async function browserCode (): Promise<void> {

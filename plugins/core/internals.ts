@@ -1,0 +1,63 @@
+/**
+ * What the auth core shares with the providers and the avatar plugin but not with the app: its resolved options,
+ * the full token service, the state store, the throttle, the avatar slot and the registry of mounted providers.
+ * Kept per instance in a WeakMap keyed by that instance's `fastify.auth` object (never at module level across
+ * instances), and reached only through `coreOf(instance)`: the app's `fastify.auth` stays its own API, and
+ * providers get the documented part of this through the provider kit (kit.ts).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { OptionsError } from '../../lib/errors.js'
+import type { Logger } from '../../lib/logger.js'
+import type { StateStore } from '../../lib/state-store/types.js'
+import type { Throttle } from '../../lib/throttle/throttle.js'
+import type { AudienceRule } from './audience.js'
+import type { AuthProvider, AvatarSaver, ResolvedOptions, TokenService } from './types.js'
+
+/** The core's instance-private services. */
+export interface CoreInternals {
+  readonly options: ResolvedOptions
+  readonly logger: Logger
+  /** The whole token service, purpose-bound tokens included. */
+  readonly tokens: TokenService
+  readonly stateStore: StateStore
+  readonly throttle: Throttle
+  /** The audience rule (`audiences`), the one place that decides which audiences are allowed. */
+  readonly audiences: AudienceRule
+  /** `from` when it may be followed (origin of `url` or an allowed host), else undefined. */
+  safeRedirect(from: string | undefined): string | undefined
+  /** The one logout answer (clears the session cookies). */
+  logout(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>
+  /** The avatar proxy the avatar plugin plugged in; null without one. */
+  avatar: AvatarSaver | null
+  /** Mounted providers by name, in registration order. */
+  readonly providers: Map<string, AuthProvider>
+  /** True once the server is ready: no provider is taken afterwards. */
+  ready: boolean
+}
+
+const cores = new WeakMap<object, CoreInternals>()
+
+/** Attaches the internals of a new `fastify.auth` (the core plugin calls this once per instance). */
+export function attachCore (auth: object, core: Omit<CoreInternals, 'avatar' | 'providers' | 'ready'>): CoreInternals {
+  const internals: CoreInternals = { ...core, avatar: null, providers: new Map(), ready: false }
+  cores.set(auth, internals)
+  return internals
+}
+
+/**
+ * The internals of the core `instance` sees. An OptionsError naming `who` when there is none: the auth core is
+ * not registered on this instance or above it (a provider registered before `authPlugin`, for one).
+ */
+export function coreOf (instance: FastifyInstance, who = 'providers'): CoreInternals {
+  const auth = (instance as { auth?: unknown }).auth
+  const core = auth !== null && typeof auth === 'object' ? cores.get(auth) : undefined
+  if (core === undefined) throw new OptionsError(who, 'needs the auth core: register authPlugin first')
+  return core
+}
+
+/** Plugs the avatar proxy into the core of `instance` (the avatar plugin; one per instance). */
+export function plugAvatarSaver (instance: FastifyInstance, saver: AvatarSaver): void {
+  const core = coreOf(instance, 'avatar')
+  if (core.avatar !== null) throw new OptionsError('avatar', 'the avatar plugin is already registered on this instance')
+  core.avatar = saver
+}

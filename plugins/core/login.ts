@@ -1,0 +1,75 @@
+/**
+ * The two ends of every login, whatever the provider: the prelude the mount runs before a provider's `/login`
+ * sees the request (throttling, the cross-site guard, the common fields), and `completeLogin`, which turns the
+ * user a provider found into a session.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { HttpError } from '../../lib/errors.js'
+import { readLoginRequest, requestFields, type LoginRequest } from '../../lib/login-request.js'
+import { User, type UserData } from '../../lib/user.js'
+import type { CoreInternals } from './internals.js'
+import type { LoginResult } from './types.js'
+
+/**
+ * Throws HttpError 403 when `audiences` is set and `aud` is not in it, or is absent where `required` (checked
+ * before anything is sent or stored).
+ */
+export function checkAudience (core: CoreInternals, aud: string | undefined, required = true): void {
+  if (aud === undefined && !required) return
+  core.audiences.checkLogin(aud)
+}
+
+/** How the prelude treats one request (see `MountOptions`). */
+export interface PreludeRules {
+  /** Counted against `rateLimit.login`. */
+  counted: boolean
+  /** The request continues a login begun earlier, whose audience that step kept: an audience is not required. */
+  continues: boolean
+}
+
+/**
+ * The common part of a login request, checked: counted as a login request of the client (`rateLimit.login`,
+ * 429), `aud`/`site`, `from` and `session`/`sess` read (400 when malformed), the audience allowed (403), and
+ * `from` kept only when it may be followed. The cross-site guard runs before this, in the mount.
+ */
+export async function loginPrelude (core: CoreInternals, request: FastifyRequest, rules: PreludeRules): Promise<LoginRequest> {
+  if (rules.counted) await core.throttle.loginRequest(request)
+  // The route's query schema (mount.ts) ran first; its verdict is given here, once the request is counted. The
+  // fields' own reading comes first so that a refusal says what it always said (`from must be given once`).
+  const login = readLoginRequest(requestFields(request))
+  const invalid = request.validationError
+  if (invalid !== undefined && invalid !== null) throw new HttpError(400, 'bad request', invalid.message)
+  checkAudience(core, login.aud, !rules.continues)
+  // A `from` that may not be followed is dropped here, so that no provider carries it anywhere.
+  return { ...login, from: core.safeRedirect(login.from) }
+}
+
+/**
+ * Finishes any login: avatar through the proxy, session cookies, then a redirect to `from` when it is allowed,
+ * else the user as JSON.
+ */
+export async function completeLogin (core: CoreInternals, request: FastifyRequest, reply: FastifyReply, result: LoginResult): Promise<FastifyReply> {
+  const user: UserData = { ...result.user }
+  const picture = await savedPicture(core, user.id, result.avatar)
+  if (picture !== undefined) user.picture = picture
+  else delete user.picture
+  const { claims } = await core.tokens.set(reply, { user, aud: result.aud, sess: result.sessionOnly === true })
+  const to = core.safeRedirect(result.from)
+  if (to !== undefined) return reply.redirect(to, 302)
+  // The claims updater may have shaped the user (role, attrs): answer with what the session carries.
+  return reply.send(new User(claims.user ?? user))
+}
+
+/**
+ * The user's picture link through the avatar proxy. Without a proxy a provider's picture link would point the
+ * browser at a third party: none then. A failing proxy costs the user a picture, never the login.
+ */
+async function savedPicture (core: CoreInternals, userId: string, source: LoginResult['avatar']): Promise<string | undefined> {
+  if (core.avatar === null) return undefined
+  try {
+    return await core.avatar.save(userId, source ?? {})
+  } catch (err) {
+    core.logger.logf('[WARN] avatar for %s not saved: %s', userId, err instanceof Error ? err.message : String(err))
+    return undefined
+  }
+}
