@@ -29,18 +29,23 @@ const SETUP = `
   console.log(JSON.stringify(result))
 `
 
+/** A self-implemented provider (through the provider kit, the public way) whose user comes with PICTURE_URL. */
+const PIC_PROVIDER = `
+const PIC = { kind: 'handler', provider: (kit) => ({ name: 'pic', login: (request, reply) => kit.completeLogin(request, reply, { user: { name: 'pic', id: 'github_1' }, avatar: { url: process.env.PICTURE_URL } }) }) }
+`
+
 // The avatar of a user whose provider gave a picture link (PICTURE_URL): what is served, and what was logged.
 const AVATAR = `
 import Fastify from 'fastify'
 import authPlugin, { funcLogger } from 'fastify-gatehouse'
 const lines = []
-const app = Fastify()
+${PIC_PROVIDER}const app = Fastify()
 await app.register(authPlugin, {
   secret: () => process.env.AUTH_SECRET, url: 'http://127.0.0.1', logger: funcLogger((line) => lines.push(line)),
-  avatar: { store: process.env.AVATAR_STORE, fetch: { allowPrivate: true } }
+  avatar: { store: process.env.AVATAR_STORE, fetch: { allowPrivate: true, loginWait: '10s' } }, providers: [PIC]
 })
 await app.ready()
-const link = await app.auth.avatar.save('github_1', { url: process.env.PICTURE_URL })
+const link = (await app.inject('/auth/pic/login')).json().picture
 const res = await app.inject(new URL(link).pathname)
 const png = res.rawPayload
 await app.close()
@@ -96,10 +101,10 @@ import { openStateStore } from 'fastify-gatehouse/stores'
 ${CLIENT}
 const secret = () => process.env.AUTH_SECRET
 const out = {}
-
+${PIC_PROVIDER}
 const app = Fastify()
 // Passkeys are bound to a domain name (the RP id), not to an address.
-await app.register(authPlugin, { secret, url: 'http://localhost:8080', stateStore: process.env.REDIS_URL, avatar: { store: 'bolt://./data/avatars.db', fetch: { allowPrivate: true } } })
+await app.register(authPlugin, { secret, url: 'http://localhost:8080', stateStore: process.env.REDIS_URL, avatar: { store: 'bolt://./data/avatars.db', fetch: { allowPrivate: true, loginWait: '10s' } }, providers: [PIC] })
 await app.register(directProvider, { name: 'local', checker: async (user, passwd) => user === 'alice' && passwd === 'alice-pw' })
 await app.register(passkeyProvider, { store: 'bolt://./data/passkeys.db' })
 app.get('/api/me', { preHandler: app.auth.authenticate }, async (request) => request.user)
@@ -109,7 +114,7 @@ out.signIn = await signInAndCall(base)
 const { cookie, xsrf } = await signIn(base)
 const options = await fetch(base + '/auth/passkey/register/options', { method: 'POST', headers: { cookie, 'x-xsrf-token': xsrf, 'content-type': 'application/json' }, body: '{}' })
 out.passkeyOptions = { status: options.status, body: await options.json() }
-const link = await app.auth.avatar.save('github_1', { url: process.env.PICTURE_URL })
+const link = (await (await fetch(base + '/auth/pic/login')).json()).picture
 const picture = Buffer.from(await (await fetch(base + new URL(link).pathname)).arrayBuffer())
 out.picture = { png: picture.subarray(1, 4).toString(), width: picture.readUInt32BE(16), height: picture.readUInt32BE(20) }
 await app.close()
