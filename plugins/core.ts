@@ -50,7 +50,8 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
 
   // The app's API only: what providers need is in the core's internals, reached through the provider kit.
   const auth: GatehouseAuth = {
-    tokens,
+    // The app's part of the token service only: purpose-bound tokens and the cache stay with the core.
+    tokens: { create: tokens.create, parse: tokens.parse, set: tokens.set, read: tokens.read, reset: tokens.reset },
     authenticate: authenticateHook(resolve),
     admin: adminHook(resolve),
     rbac: (roles) => rbacHook(resolve, roles),

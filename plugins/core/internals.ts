@@ -11,14 +11,15 @@ import type { Logger } from '../../lib/logger.js'
 import type { StateStore } from '../../lib/state-store/types.js'
 import type { Throttle } from '../../lib/throttle/throttle.js'
 import type { AudienceRule } from './audience.js'
-import type { AuthProvider, AvatarSaver, ResolvedOptions, TokenService } from './types.js'
+import type { AuthProvider, AvatarSaver, ResolvedOptions } from './types.js'
+import type { CoreTokenService } from './tokens.js'
 
 /** The core's instance-private services. */
 export interface CoreInternals {
   readonly options: ResolvedOptions
   readonly logger: Logger
   /** The whole token service, purpose-bound tokens included. */
-  readonly tokens: TokenService
+  readonly tokens: CoreTokenService
   readonly stateStore: StateStore
   readonly throttle: Throttle
   /** The audience rule (`audiences`), the one place that decides which audiences are allowed. */

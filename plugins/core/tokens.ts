@@ -25,10 +25,14 @@ import { Issuer } from './issue.js'
 import { SessionCookies } from './cookies.js'
 import { PostCheck } from './post-check.js'
 import { VerifiedSessions } from './verified-sessions.js'
-import type { ClaimsInput, ResolvedOptions, Session, TokenService } from './types.js'
+import type { Claims, ClaimsInput, ResolvedOptions, Session, TokenPurpose, TokenService } from './types.js'
 
 /** The token service plus what only the core uses. */
 export interface CoreTokenService extends TokenService {
+  /** Signs a short-lived token of another purpose (OAuth2 handshake, confirmation): the provider kit's. */
+  signPurpose(purpose: Exclude<TokenPurpose, 'session'>, payload: Record<string, unknown>, ttlMs: number, aud?: string): Promise<string>
+  /** Verifies a token of that purpose (signature, expiry, purpose). Throws HttpError 401 (or 400 when malformed). */
+  verifyPurpose(purpose: Exclude<TokenPurpose, 'session'>, token: string): Promise<Claims>
   /**
    * `get` without the promise when the session is served from the cache and the validator (if any) answers
    * synchronously: the hot path of the hooks. Throws (or rejects) HttpError as `get` does.
@@ -75,7 +79,7 @@ export function createTokenService (o: ResolvedOptions, revocations: Revocations
       return out
     },
     session,
-    async get (request, reply) { return await session(request, reply) },
+    async read (request, reply) { return await session(request, reply) },
     reset (reply) { cookies.reset(reply) },
     signPurpose: async (purpose, payload, ttlMs, aud) => await issuer.purpose(purpose, payload, ttlMs, aud),
     async verifyPurpose (purpose, token) {

@@ -156,13 +156,9 @@ export interface TokenService {
    * within `session.maxAge` (and `session.idleTimeout`). Returns null when the request carries no token; throws HttpError
    * 401 when it is bad. The claims and user are frozen: they may be shared with other requests of the session.
    */
-  get(request: FastifyRequest, reply: FastifyReply): Promise<Session | null>
+  read(request: FastifyRequest, reply: FastifyReply): Promise<Session | null>
   /** Clears the JWT and XSRF cookies (logout). */
   reset(reply: FastifyReply): void
-  /** Signs a short-lived token of another purpose (OAuth2 handshake, confirmation). */
-  signPurpose(purpose: Exclude<TokenPurpose, 'session'>, payload: Record<string, unknown>, ttlMs: number, aud?: string): Promise<string>
-  /** Verifies a token of that purpose (signature, expiry, purpose). Throws HttpError 401 (or 400 when malformed). */
-  verifyPurpose(purpose: Exclude<TokenPurpose, 'session'>, token: string): Promise<Claims>
 }
 
 /** A verified session: its token, claims and user (frozen, shared by the requests of the session). */

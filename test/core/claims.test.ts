@@ -1,4 +1,5 @@
 import t from 'tap'
+import { coreOf } from '../../plugins/core/internals.js'
 import { client } from '../helpers/client.js'
 import { hs256, sameBytesVariants, sessionClaims } from './forge.js'
 import { SECRET, sessionApp, tokenOf } from './session-app.js'
@@ -87,5 +88,5 @@ t.test('headers: crit, another algorithm or no algorithm are refused', async (t)
 t.test('wrong issuer or purpose signed with the session secret is refused', async (t) => {
   t.equal((await status(hs256(sessionClaims({ iss: 'someone-else' }), SECRET))).status, 401, 'issuer')
   t.equal((await status(hs256(sessionClaims({ purpose: 'handshake' }), SECRET))).status, 401, 'purpose')
-  await t.rejects(s.app.auth.tokens.verifyPurpose('handshake', hs256(sessionClaims({ purpose: 'handshake' }), SECRET)), { statusCode: 401 }, 'a handshake token signed with the raw session secret is not a handshake token')
+  await t.rejects(coreOf(s.app).tokens.verifyPurpose('handshake', hs256(sessionClaims({ purpose: 'handshake' }), SECRET)), { statusCode: 401 }, 'a handshake token signed with the raw session secret is not a handshake token')
 })

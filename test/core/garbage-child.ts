@@ -23,7 +23,7 @@ for (let i = 0; i < COUNT; i++) {
     : `garbage.${i}.token`
   const req = { method: 'GET', headers: { 'x-jwt': token }, query: {}, cookies: {} } as unknown as FastifyRequest
   try {
-    await s.tokens.get(req, reply)
+    await s.tokens.read(req, reply)
     accepted++
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode !== 401) otherErrors++

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify'
 import { authPlugin, type AuthOptions } from '../../plugins/auth.js'
 import type { CoreTokenService } from '../../plugins/core/tokens.js'
+import { coreOf } from '../../plugins/core/internals.js'
 import { client, listen, type Client } from '../helpers/client.js'
 
 export const SECRET = 'session-tests-secret-0123456789abcdef-0123'
@@ -43,7 +44,7 @@ export async function sessionApp (opts: Partial<AuthOptions> = {}, setup?: (app:
       return c
     },
     get: (c, path = '/private') => c.fetch(path, { headers: { 'x-xsrf-token': c.jar.get(xsrfName(c)) ?? '' } }),
-    tokens: app.auth.tokens as CoreTokenService,
+    tokens: coreOf(app).tokens,
     close: () => app.close()
   }
 }

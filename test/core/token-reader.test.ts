@@ -6,7 +6,7 @@
 import t from 'tap'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { FROM_COOKIE, FROM_HEADER, FROM_QUERY, TokenReader } from '../../plugins/core/token-reader.js'
-import type { CoreTokenService } from '../../plugins/core/tokens.js'
+import { coreOf } from '../../plugins/core/internals.js'
 import { sessionApp } from './session-app.js'
 
 const request = (query: unknown, headers: Record<string, string>, cookies: Record<string, string>): FastifyRequest =>
@@ -37,7 +37,7 @@ t.test('a cached session is answered synchronously (no promise on the hot path);
   const seen: string[] = []
   const s = await sessionApp({}, (app) => {
     app.get('/sync', async (request, reply) => {
-      const answer = (app.auth.tokens as CoreTokenService).session(request, reply)
+      const answer = coreOf(app).tokens.session(request, reply)
       seen.push(answer instanceof Promise ? 'promise' : 'session')
       return { user: (await answer)?.user?.name ?? null }
     })

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { coreOf } from '../../plugins/core/internals.js'
 import FakeTimers from '@sinonjs/fake-timers'
 import { createSigner } from 'fast-jwt'
 import { authPlugin } from '../../plugins/auth.js'
@@ -28,7 +29,7 @@ const { app, base } = await listen(async (app) => {
   app.get('/private', { preHandler: app.auth.authenticate }, async (req) => ({ name: req.user!.name }))
   app.post('/private', { preHandler: app.auth.authenticate }, async (req) => ({ name: req.user!.name }))
   app.get('/claims', { preHandler: app.auth.authenticate }, async (req, reply) => {
-    const s = await app.auth.tokens.get(req, reply)
+    const s = await app.auth.tokens.read(req, reply)
     return s!.claims
   })
 })
@@ -118,19 +119,19 @@ t.test('only HS256: alg none, HS512 and wrong secrets are rejected', async (t) =
 })
 
 t.test('session, handshake and confirmation tokens cannot stand in for one another', async (t) => {
-  const handshake = await app.auth.tokens.signPurpose('handshake', { user: { name: 'eve', id: 'x' } }, 60_000)
-  const confirm = await app.auth.tokens.signPurpose('confirm', { user: { name: 'eve', id: 'x' } }, 60_000)
+  const handshake = await coreOf(app).tokens.signPurpose('handshake', { user: { name: 'eve', id: 'x' } }, 60_000)
+  const confirm = await coreOf(app).tokens.signPurpose('confirm', { user: { name: 'eve', id: 'x' } }, 60_000)
   t.equal((await client(base).fetch('/private', { headers: { 'x-jwt': handshake } })).status, 401, 'handshake token is not a session')
   t.equal((await client(base).fetch('/private', { headers: { 'x-jwt': confirm } })).status, 401, 'confirmation token is not a session')
   const c = await login()
   const session = c.jar.get('JWT')!
-  await t.rejects(app.auth.tokens.verifyPurpose('confirm', session), { statusCode: 401 }, 'session token is not a confirmation')
-  await t.rejects(app.auth.tokens.verifyPurpose('confirm', handshake), { statusCode: 401 }, 'handshake is not a confirmation')
-  t.equal((await app.auth.tokens.verifyPurpose('confirm', confirm)).purpose, 'confirm', 'control: confirmation verifies as one')
+  await t.rejects(coreOf(app).tokens.verifyPurpose('confirm', session), { statusCode: 401 }, 'session token is not a confirmation')
+  await t.rejects(coreOf(app).tokens.verifyPurpose('confirm', handshake), { statusCode: 401 }, 'handshake is not a confirmation')
+  t.equal((await coreOf(app).tokens.verifyPurpose('confirm', confirm)).purpose, 'confirm', 'control: confirmation verifies as one')
   // Same payload signed with the raw secret but claiming purpose confirm: the derived key does not match.
   const now = Math.floor(Date.now() / 1000)
   const forged = createSigner({ key: SECRET, algorithm: 'HS256' })({ aud: [], iss: 'fastify-gatehouse', iat: now, nbf: now, exp: now + 60, jti: 'j', purpose: 'confirm' })
-  await t.rejects(app.auth.tokens.verifyPurpose('confirm', forged), { statusCode: 401 }, 'purpose claim alone is not enough')
+  await t.rejects(coreOf(app).tokens.verifyPurpose('confirm', forged), { statusCode: 401 }, 'purpose claim alone is not enough')
 })
 
 t.test('a future nbf is rejected as 401, not 500', async (t) => {

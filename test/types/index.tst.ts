@@ -87,6 +87,9 @@ void app.auth.throttle
 void app.auth.options
 // @ts-expect-error the avatar slot is not on fastify.auth
 void app.auth.avatar
+// @ts-expect-error fastify.auth.tokens is the app's part: create, parse, set, read, reset
+void app.auth.tokens.signPurpose
+void [app.auth.tokens.create, app.auth.tokens.parse, app.auth.tokens.set, app.auth.tokens.read, app.auth.tokens.reset]
 await app.register(pingPlugin)
 await app.register(healthPlugin, { checks: [{ name: 'db', check: async () => {} }] })
 app.get('/ops', { onRequest: withBcryptHash('ops', '$2a$10$abcdefghijklmnopqrstuu5Hk0V6oZpGkJ2aJrJ6J4p3m8y1cH7e') }, async () => 'ok')
