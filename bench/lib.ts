@@ -11,10 +11,11 @@ import type { FastifyInstance } from 'fastify'
 
 const AUTOCANNON_CLI = createRequire(import.meta.url).resolve('autocannon/autocannon.js')
 
-interface LoadResult { requests: { average: number; total: number }; non2xx: number; errors: number; timeouts: number }
+/** What is read of autocannon's `--json` result (latency in ms). */
+export interface LoadResult { requests: { average: number; total: number }; latency: { p99: number }; non2xx: number; errors: number; timeouts: number }
 
 /** Runs the autocannon CLI with `--json` and returns its result. */
-function load (url: string, req: BenchRequest, connections: number, seconds: number): Promise<LoadResult> {
+export function load (url: string, req: BenchRequest, connections: number, seconds: number): Promise<LoadResult> {
   const args = [AUTOCANNON_CLI, '--json', '-c', String(connections), '-d', String(seconds), '-m', req.method ?? 'GET']
   for (const [k, v] of Object.entries(req.headers ?? {})) args.push('-H', `${k}=${v}`)
   if (req.body !== undefined) args.push('-b', req.body)

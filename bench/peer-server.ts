@@ -1,0 +1,54 @@
+/**
+ * One server of the peer table in a process of its own: `node dist/bench/peer-server.js <peer>`, started by
+ * bench/peers.ts with an IPC channel. It builds the peer (bench/peer-apps.ts), listens on a loopback port and
+ * sends `{ port, cookies, headers }`; then it answers messages:
+ * - `{ cmd: 'cpu' }` → `{ cpu }`: this process's CPU time so far (µs, user + system);
+ * - `{ cmd: 'check', headers, ms }` → `{ check }`: the peer's session check called in a loop for `ms`
+ *   milliseconds, after a warm-up, as mean µs per call;
+ * - `{ cmd: 'stop' }`: closes the server and exits.
+ */
+import { PEERS, PEER_NAMES, cookieObject, type Peer, type PeerName } from './peer-apps.js'
+
+type Command = { cmd: 'cpu' } | { cmd: 'check'; headers: Record<string, string>; ms: number } | { cmd: 'stop' }
+
+function send (message: object): void {
+  process.send!(message)
+}
+
+function cpuNow (): number {
+  const { user, system } = process.cpuUsage()
+  return user + system
+}
+
+/** Mean µs per call of the peer's check: calls in batches until `ms` milliseconds have passed. */
+async function timeCheck (peer: Peer, headers: Record<string, string>, ms: number): Promise<number> {
+  const cookies = cookieObject(headers.cookie)
+  for (let i = 0; i < 2_000; i++) await peer.check(headers, cookies)
+  const start = process.hrtime.bigint()
+  const until = start + BigInt(ms) * 1_000_000n
+  let calls = 0
+  let now = start
+  while (now < until) {
+    for (let i = 0; i < 500; i++) await peer.check(headers, cookies)
+    calls += 500
+    now = process.hrtime.bigint()
+  }
+  return Number(now - start) / 1_000 / calls
+}
+
+const name = process.argv[2] as PeerName
+if (!PEER_NAMES.includes(name)) {
+  console.error(`peer-server: unknown peer ${String(name)}; choose from ${PEER_NAMES.join(', ')}`)
+  process.exit(2)
+}
+const peer = await PEERS[name]()
+await peer.app.listen({ port: 0, host: '127.0.0.1' })
+const { port } = peer.app.server.address() as { port: number }
+process.on('message', (message: Command) => {
+  if (message.cmd === 'cpu') send({ cpu: cpuNow() })
+  else if (message.cmd === 'check') void timeCheck(peer, message.headers, message.ms).then((check) => { send({ check }) })
+  else void peer.app.close().then(() => { process.exit(0) })
+})
+// The parent going away ends this process too (no server left behind).
+process.on('disconnect', () => { process.exit(0) })
+send({ port, cookies: peer.cookies, headers: peer.headers })
