@@ -15,9 +15,10 @@
  *   database on every call; with `cookieCache` on, a signed cookie holding the session answers instead of the
  *   database until it expires (set here to outlive the run).
  */
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import cookie from '@fastify/cookie'
 import { authPlugin } from '../plugins/auth.js'
+import { IDLE_REPLY } from './lib.js'
 
 export const PEER_NAMES = ['bare', 'gatehouse', 'fastify-jwt', 'secure-session', 'fastify-session', 'better-auth-cache', 'better-auth'] as const
 export type PeerName = typeof PEER_NAMES[number]
@@ -54,14 +55,6 @@ export function cookieObject (header: string | undefined): Record<string, string
   return out
 }
 
-/** A reply that takes what a check may do to one (set a cookie or header) and does nothing with it. */
-const idleReply = {
-  setCookie () { return this },
-  header () { return this },
-  code () { return this },
-  send () { return this }
-} as unknown as FastifyReply
-
 async function bare (): Promise<Peer> {
   const app = Fastify()
   app.get('/r', ok)
@@ -81,7 +74,7 @@ async function gatehouse (): Promise<Peer> {
     headers: { 'x-xsrf-token': claims.jti },
     check: async (headers, cookies) => {
       const req = { method: 'GET', headers, cookies, query: {} } as unknown as FastifyRequest
-      await authenticate.call(app, req, idleReply)
+      await authenticate.call(app, req, IDLE_REPLY)
       if ((req as { user?: unknown }).user == null) throw new Error('gatehouse: not authenticated')
     }
   }
