@@ -26,6 +26,10 @@ export type PeerName = typeof PEER_NAMES[number]
 /** A peer's server, the cookies and headers a browser holding its session sends, and its check in process. */
 export interface Peer {
   app: FastifyInstance
+  /** The port to listen on, when the app must know it beforehand (its public `url`); default a free one. */
+  port?: number
+  /** Counters the server keeps besides CPU time (sent with each CPU reading). */
+  stats?: () => object
   /** `name=value` pairs. */
   cookies: string[]
   headers: Record<string, string>

@@ -1,13 +1,18 @@
 /**
- * One server of the peer table in a process of its own: `node dist/bench/peer-server.js <peer>`, started by
- * bench/peers.ts with an IPC channel. It builds the peer (bench/peer-apps.ts), listens on a loopback port and
- * sends `{ port, cookies, headers }`; then it answers messages:
- * - `{ cmd: 'cpu' }` → `{ cpu }`: this process's CPU time so far (µs, user + system);
+ * One server of the peer table or the login ladders in a process of its own: `node dist/bench/peer-server.js
+ * <name>`, started by bench/peers.ts or bench/login.ts with an IPC channel. It builds the app
+ * (bench/peer-apps.ts, bench/login-apps.ts), listens on a loopback port and sends `{ port, cookies, headers }`;
+ * then it answers messages:
+ * - `{ cmd: 'cpu' }` → `{ cpu, stats }`: this process's CPU time so far (µs, user + system), and the app's
+ *   own counters;
  * - `{ cmd: 'check', headers, ms }` → `{ check }`: the peer's session check called in a loop for `ms`
  *   milliseconds, after a warm-up, as mean µs per call;
  * - `{ cmd: 'stop' }`: closes the server and exits.
  */
-import { PEERS, PEER_NAMES, cookieObject, type Peer, type PeerName } from './peer-apps.js'
+import { PEERS, cookieObject, type Peer } from './peer-apps.js'
+import { LOGIN_APPS } from './login-apps.js'
+
+const APPS: Record<string, () => Promise<Peer>> = { ...PEERS, ...LOGIN_APPS }
 
 type Command = { cmd: 'cpu' } | { cmd: 'check'; headers: Record<string, string>; ms: number } | { cmd: 'stop' }
 
@@ -36,16 +41,16 @@ async function timeCheck (peer: Peer, headers: Record<string, string>, ms: numbe
   return Number(now - start) / 1_000 / calls
 }
 
-const name = process.argv[2] as PeerName
-if (!PEER_NAMES.includes(name)) {
-  console.error(`peer-server: unknown peer ${String(name)}; choose from ${PEER_NAMES.join(', ')}`)
+const name = process.argv[2] ?? ''
+if (!Object.hasOwn(APPS, name)) {
+  console.error(`peer-server: unknown app ${name}; choose from ${Object.keys(APPS).join(', ')}`)
   process.exit(2)
 }
-const peer = await PEERS[name]()
-await peer.app.listen({ port: 0, host: '127.0.0.1' })
+const peer = await APPS[name]!()
+await peer.app.listen({ port: peer.port ?? 0, host: '127.0.0.1' })
 const { port } = peer.app.server.address() as { port: number }
 process.on('message', (message: Command) => {
-  if (message.cmd === 'cpu') send({ cpu: cpuNow() })
+  if (message.cmd === 'cpu') send({ cpu: cpuNow(), stats: peer.stats?.() ?? {} })
   else if (message.cmd === 'check') void timeCheck(peer, message.headers, message.ms).then((check) => { send({ check }) })
   else void peer.app.close().then(() => { process.exit(0) })
 })

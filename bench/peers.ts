@@ -7,12 +7,9 @@
  * Targets: gatehouse >= 3x @fastify/jwt's req/s, and ahead of every other peer in req/s and CPU per request.
  * BENCH_ROUNDS (default 5), BENCH_SECONDS (default 5), BENCH_CHECK_MS (default 1000) set the lengths.
  */
-import { fork, type ChildProcess } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { load, median, type BenchRequest } from './lib.js'
 import { PEER_NAMES, type PeerName } from './peer-apps.js'
-
-const SERVER = fileURLToPath(new URL('./peer-server.js', import.meta.url))
+import { ask, cpuOf, startServer, stopServer, type ServerProcess } from './server-process.js'
 const JWT_TARGET = 3
 
 const LABELS: Record<PeerName, string> = {
@@ -25,31 +22,8 @@ const LABELS: Record<PeerName, string> = {
   'better-auth': 'better-auth getSession, memory adapter'
 }
 
-interface Hello { port: number; cookies: string[]; headers: Record<string, string> }
-interface Server { name: PeerName; child: ChildProcess; hello: Hello }
+type Server = ServerProcess<PeerName>
 interface Run { rps: number; cpuUs: number; p99: number }
-
-/** Sends a command and resolves with the next message the server sends back. */
-function ask<T> (child: ChildProcess, message: object): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onExit = (code: number | null): void => { reject(new Error(`peer server exited (${code}) before answering`)) }
-    child.once('exit', onExit)
-    child.once('message', (m) => { child.off('exit', onExit); resolve(m as T) })
-    if (Object.keys(message).length > 0) child.send(message)
-  })
-}
-
-async function start (name: PeerName): Promise<Server> {
-  const child = fork(SERVER, [name], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  return { name, child, hello: await ask<Hello>(child, {}) }
-}
-
-async function stop (server: Server): Promise<void> {
-  if (server.child.exitCode !== null) return
-  const exited = new Promise((resolve) => server.child.once('exit', resolve))
-  server.child.send({ cmd: 'stop' })
-  await exited
-}
 
 /** The request every server receives: each peer's cookies in one header, and every peer's headers. */
 function sharedRequest (servers: Server[]): BenchRequest {
@@ -64,9 +38,9 @@ async function measurePeer (server: Server, req: BenchRequest, seconds: number):
   const probe = await fetch(url, { headers: req.headers ?? {} })
   await probe.arrayBuffer()
   if (probe.status !== 200) throw new Error(`${server.name}: probe answered ${probe.status}`)
-  const before = (await ask<{ cpu: number }>(server.child, { cmd: 'cpu' })).cpu
+  const before = (await cpuOf(server)).cpu
   const result = await load(url, req, 50, seconds)
-  const after = (await ask<{ cpu: number }>(server.child, { cmd: 'cpu' })).cpu
+  const after = (await cpuOf(server)).cpu
   const bad = result.non2xx + result.errors + result.timeouts
   if (bad > 0) throw new Error(`${server.name}: ${bad} failed responses under load`)
   return { rps: result.requests.average, cpuUs: (after - before) / Math.max(1, result.requests.total), p99: result.latency.p99 }
@@ -76,14 +50,14 @@ async function measurePeer (server: Server, req: BenchRequest, seconds: number):
 async function round (names: readonly PeerName[], runs: Map<PeerName, Run[]>, checks: Map<PeerName, number> | undefined, seconds: number): Promise<void> {
   const servers: Server[] = []
   try {
-    for (const name of names) servers.push(await start(name))
+    for (const name of names) servers.push(await startServer(name))
     const req = sharedRequest(servers)
     for (const s of servers) runs.get(s.name)!.push(await measurePeer(s, req, seconds))
     if (checks === undefined) return
     const ms = Number(process.env.BENCH_CHECK_MS ?? 1000)
     for (const s of servers) checks.set(s.name, (await ask<{ check: number }>(s.child, { cmd: 'check', headers: req.headers, ms })).check)
   } finally {
-    await Promise.all(servers.map(stop))
+    await Promise.all(servers.map(stopServer))
   }
 }
 
