@@ -37,7 +37,7 @@ export interface Peer {
    * One session check as the route makes it, on the request every peer receives: its headers, and its cookies
    * parsed (as @fastify/cookie hands them to a route; a peer that parses the header itself gets only headers).
    */
-  check: (headers: Record<string, string>, cookies: Record<string, string>) => Promise<unknown>
+  check?: (headers: Record<string, string>, cookies: Record<string, string>) => Promise<unknown>
 }
 
 const SECRET = 'bench-peers-secret-0123456789abcdef-0123456789abcdef'

@@ -11,8 +11,9 @@
  */
 import { PEERS, cookieObject, type Peer } from './peer-apps.js'
 import { LOGIN_APPS } from './login-apps.js'
+import { TOOLKIT_APPS } from './toolkit-apps.js'
 
-const APPS: Record<string, () => Promise<Peer>> = { ...PEERS, ...LOGIN_APPS }
+const APPS: Record<string, () => Promise<Peer>> = { ...PEERS, ...LOGIN_APPS, ...TOOLKIT_APPS }
 
 type Command = { cmd: 'cpu' } | { cmd: 'check'; headers: Record<string, string>; ms: number } | { cmd: 'stop' }
 
@@ -27,14 +28,16 @@ function cpuNow (): number {
 
 /** Mean µs per call of the peer's check: calls in batches until `ms` milliseconds have passed. */
 async function timeCheck (peer: Peer, headers: Record<string, string>, ms: number): Promise<number> {
+  const check = peer.check
+  if (check === undefined) return 0
   const cookies = cookieObject(headers.cookie)
-  for (let i = 0; i < 2_000; i++) await peer.check(headers, cookies)
+  for (let i = 0; i < 2_000; i++) await check(headers, cookies)
   const start = process.hrtime.bigint()
   const until = start + BigInt(ms) * 1_000_000n
   let calls = 0
   let now = start
   while (now < until) {
-    for (let i = 0; i < 500; i++) await peer.check(headers, cookies)
+    for (let i = 0; i < 500; i++) await check(headers, cookies)
     calls += 500
     now = process.hrtime.bigint()
   }

@@ -5,11 +5,12 @@
  * peer's session cookie, and gatehouse's XSRF header. Printed per peer: req/s, ratio to the bare route, the
  * server's CPU µs per request, p99 latency, and the session check alone called in process (µs per call).
  * Targets: gatehouse >= 3x @fastify/jwt's req/s, and ahead of every other peer in req/s and CPU per request.
- * BENCH_ROUNDS (default 5), BENCH_SECONDS (default 5), BENCH_CHECK_MS (default 1000) set the lengths.
+ * BENCH_ROUNDS (default 5), BENCH_SECONDS (default 5), BENCH_WARMUP (default 1), BENCH_CHECK_MS (default 1000)
+ * set the lengths.
  */
-import { load, median, type BenchRequest } from './lib.js'
+import { median, type BenchRequest } from './lib.js'
 import { PEER_NAMES, type PeerName } from './peer-apps.js'
-import { ask, cpuOf, startServer, stopServer, type ServerProcess } from './server-process.js'
+import { ask, loadServer, startServer, stopServer, type ServerProcess, type ServerRun } from './server-process.js'
 const JWT_TARGET = 3
 
 const LABELS: Record<PeerName, string> = {
@@ -23,7 +24,7 @@ const LABELS: Record<PeerName, string> = {
 }
 
 type Server = ServerProcess<PeerName>
-interface Run { rps: number; cpuUs: number; p99: number }
+type Run = ServerRun
 
 /** The request every server receives: each peer's cookies in one header, and every peer's headers. */
 function sharedRequest (servers: Server[]): BenchRequest {
@@ -32,27 +33,13 @@ function sharedRequest (servers: Server[]): BenchRequest {
   return { path: '/r', headers: { ...headers, cookie: cookies.join('; ') } }
 }
 
-/** Loads one server: req/s, its CPU µs per request (read from its process), p99 ms. */
-async function measurePeer (server: Server, req: BenchRequest, seconds: number): Promise<Run> {
-  const url = `http://127.0.0.1:${server.hello.port}${req.path}`
-  const probe = await fetch(url, { headers: req.headers ?? {} })
-  await probe.arrayBuffer()
-  if (probe.status !== 200) throw new Error(`${server.name}: probe answered ${probe.status}`)
-  const before = (await cpuOf(server)).cpu
-  const result = await load(url, req, 50, seconds)
-  const after = (await cpuOf(server)).cpu
-  const bad = result.non2xx + result.errors + result.timeouts
-  if (bad > 0) throw new Error(`${server.name}: ${bad} failed responses under load`)
-  return { rps: result.requests.average, cpuUs: (after - before) / Math.max(1, result.requests.total), p99: result.latency.p99 }
-}
-
 /** One round: every server started, loaded in turn, its check timed (last round only), all stopped. */
 async function round (names: readonly PeerName[], runs: Map<PeerName, Run[]>, checks: Map<PeerName, number> | undefined, seconds: number): Promise<void> {
   const servers: Server[] = []
   try {
     for (const name of names) servers.push(await startServer(name))
     const req = sharedRequest(servers)
-    for (const s of servers) runs.get(s.name)!.push(await measurePeer(s, req, seconds))
+    for (const s of servers) runs.get(s.name)!.push(await loadServer(s, req, seconds))
     if (checks === undefined) return
     const ms = Number(process.env.BENCH_CHECK_MS ?? 1000)
     for (const s of servers) checks.set(s.name, (await ask<{ check: number }>(s.child, { cmd: 'check', headers: req.headers, ms })).check)

@@ -65,6 +65,7 @@ function scannedWhenParsed (request: FastifyRequest): boolean {
 /** The refusal for a parsed body, if any: a listed word, or a body that is a stream. */
 function checkParsed (matcher: WordMatcher, body: unknown): BodyRejection | undefined {
   if (typeof body === 'string') return matcher.test(body) ? REJECTION : undefined
+  if (Buffer.isBuffer(body)) return matcher.scanner()(body) ? REJECTION : undefined
   if (body !== null && typeof body === 'object' && typeof (body as { pipe?: unknown }).pipe === 'function') return UNCHECKABLE
   return matcher.test(textOf(body)) ? REJECTION : undefined
 }

@@ -211,6 +211,13 @@ t.test('blackWords: bodies Fastify parses are scanned as parsed, every other bod
       scope.addContentTypeParser('text/plain', (_req, payload, done) => { done(null, payload) })
       scope.post('/streamed', async () => { handled++; return 'read' })
     })
+    await app.register(async (scope) => {
+      await scope.register(blackWordsPlugin, { words: ['casino'] })
+      // A JSON parser that keeps the bytes: the Buffer is what is scanned.
+      scope.removeContentTypeParser('application/json')
+      scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => { done(null, body) })
+      scope.post('/buffered', async (req) => { handled++; return { len: (req.body as Buffer).length } })
+    })
   })
   t.teardown(() => app.close())
   const { port } = app.server.address() as { port: number }
@@ -251,4 +258,9 @@ t.test('blackWords: bodies Fastify parses are scanned as parsed, every other bod
   t.equal(streamed.status, 403, 'a parser that hands on a stream for a scanned type: refused, since nothing can be checked')
   t.same(await streamed.json(), { ...BLOCKED, details: 'the request body was parsed into a stream, which cannot be checked for blocked words' })
   t.equal(handled, 0)
+
+  const buffered = await post('/buffered', JSON.stringify({ a: 'un CASINO é' }), 'application/json')
+  t.equal(buffered.status, 403, 'a body parsed into a Buffer is scanned as its bytes')
+  t.same(await buffered.json(), BLOCKED)
+  t.same(await (await post('/buffered', '{"a":"clean é"}', 'application/json')).json(), { len: 16 })
 })
