@@ -7,7 +7,8 @@
  * What each check does (the README's peer table repeats this):
  * - gatehouse `authenticate`: HS256 signature and claims of the JWT cookie, XSRF header against its cookie,
  *   revocation (the verified-session cache answers a token seen before; revocation on, the default).
- * - @fastify/jwt `request.jwtVerify()` from a cookie: HS256 signature and claims (fast-jwt), no revocation.
+ * - @fastify/jwt `request.jwtVerify()` from a cookie (gatehouse's, same secret): HS256 signature and claims
+ *   (fast-jwt), no revocation.
  * - @fastify/secure-session: decrypts and authenticates the cookie (libsodium secretbox), no store, no revocation.
  * - @fastify/session (memory store): unsigns the session-id cookie (HMAC), reads the store; by its defaults
  *   (`rolling`, `saveUninitialized`) it saves the session and sets the cookie again on every answer.
@@ -84,19 +85,22 @@ async function gatehouse (): Promise<Peer> {
   }
 }
 
-type JwtApp = FastifyInstance & { jwt: { sign: (p: object) => string; verify: (t: string) => unknown } }
+type JwtApp = FastifyInstance & { jwt: { verify: (t: string) => unknown } }
 
+/**
+ * @fastify/jwt verifies gatehouse's own session cookie (same secret, as in the core ladder), so both check the same
+ * token: the shared request always holds it, since gatehouse is one of the peers.
+ */
 async function fastifyJwt (): Promise<Peer> {
   const jwtPlugin = (await load<{ default: never }>('@fastify/jwt')).default
   const app = Fastify()
   await app.register(cookie)
-  await app.register(jwtPlugin, { secret: SECRET, cookie: { cookieName: 'fjwt', signed: false } })
+  await app.register(jwtPlugin, { secret: SECRET, cookie: { cookieName: 'JWT', signed: false } })
   app.get('/r', async (req) => { await (req as unknown as { jwtVerify: () => Promise<unknown> }).jwtVerify(); return { ok: true } })
   await app.ready()
   const jwt = (app as unknown as JwtApp).jwt
-  const token = jwt.sign({ sub: USER.id, name: USER.name })
   // What jwtVerify does for a cookie: read it from the parsed cookies, verify it.
-  return { app, cookies: [`fjwt=${token}`], headers: {}, check: async (_headers, cookies) => jwt.verify(cookies.fjwt!) }
+  return { app, cookies: [], headers: {}, check: async (_headers, cookies) => jwt.verify(cookies.JWT!) }
 }
 
 type SecureSessionApp = FastifyInstance & {

@@ -10,7 +10,7 @@
  */
 import { median, type BenchRequest } from './lib.js'
 import { PEER_NAMES, type PeerName } from './peer-apps.js'
-import { ask, loadServer, startServer, stopServer, type ServerProcess, type ServerRun } from './server-process.js'
+import { ask, lengths, loadServer, startServer, stopServer, type LoadLengths, type ServerProcess, type ServerRun } from './server-process.js'
 const JWT_TARGET = 3
 
 const LABELS: Record<PeerName, string> = {
@@ -34,12 +34,12 @@ function sharedRequest (servers: Server[]): BenchRequest {
 }
 
 /** One round: every server started, loaded in turn, its check timed (last round only), all stopped. */
-async function round (names: readonly PeerName[], runs: Map<PeerName, Run[]>, checks: Map<PeerName, number> | undefined, seconds: number): Promise<void> {
+async function round (names: readonly PeerName[], runs: Map<PeerName, Run[]>, checks: Map<PeerName, number> | undefined, len: LoadLengths): Promise<void> {
   const servers: Server[] = []
   try {
     for (const name of names) servers.push(await startServer(name))
     const req = sharedRequest(servers)
-    for (const s of servers) runs.get(s.name)!.push(await loadServer(s, req, seconds))
+    for (const s of servers) runs.get(s.name)!.push(await loadServer(s, req, len))
     if (checks === undefined) return
     const ms = Number(process.env.BENCH_CHECK_MS ?? 1000)
     for (const s of servers) checks.set(s.name, (await ask<{ check: number }>(s.child, { cmd: 'check', headers: req.headers, ms })).check)
@@ -67,10 +67,10 @@ function printPeers (rounds: number, rows: Array<{ name: PeerName; rps: number; 
 
 export async function benchPeers (): Promise<void> {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
-  const seconds = Number(process.env.BENCH_SECONDS ?? 5)
+  const len = lengths({ warmup: 1, seconds: 5 })
   const runs = new Map<PeerName, Run[]>(PEER_NAMES.map((n) => [n, []]))
   const checks = new Map<PeerName, number>()
-  for (let r = 0; r < rounds; r++) await round(PEER_NAMES, runs, r === rounds - 1 ? checks : undefined, seconds)
+  for (let r = 0; r < rounds; r++) await round(PEER_NAMES, runs, r === rounds - 1 ? checks : undefined, len)
   printPeers(rounds, PEER_NAMES.map((name) => {
     const rs = runs.get(name)!
     const row = { name, rps: median(rs.map((x) => x.rps)), cpuUs: median(rs.map((x) => x.cpuUs)), p99: median(rs.map((x) => x.p99)) }

@@ -42,20 +42,29 @@ export function cpuOf<S extends object = Record<string, number>> (server: Server
 /** One load of a server in its own process: req/s, its CPU µs per request, p99 ms. */
 export interface ServerRun { rps: number; cpuUs: number; p99: number }
 
+/** Lengths of one load: seconds of warm-up (every case measured compiled, not the first to meet the JIT), then of load. */
+export interface LoadLengths { warmup: number; seconds: number }
+
+/** BENCH_WARMUP and BENCH_SECONDS when set, else a suite's defaults. */
+export function lengths (defaults: LoadLengths): LoadLengths {
+  return {
+    warmup: Number(process.env.BENCH_WARMUP ?? defaults.warmup),
+    seconds: Number(process.env.BENCH_SECONDS ?? defaults.seconds)
+  }
+}
+
 /**
- * Checks one request answers `expectStatus` (default 200), warms the server up (BENCH_WARMUP seconds, default
- * 1: every case is measured compiled, not the first to meet the JIT), then loads it for `seconds` with
- * autocannon, reading the server's CPU time around the load.
+ * Checks one request answers `expectStatus` (default 200), warms the server up, then loads it with autocannon,
+ * reading the server's CPU time around the load.
  */
-export async function loadServer (server: ServerProcess, req: BenchRequest, seconds: number, expectStatus = 200): Promise<ServerRun> {
+export async function loadServer (server: ServerProcess, req: BenchRequest, len: LoadLengths, expectStatus = 200): Promise<ServerRun> {
   const url = `http://127.0.0.1:${server.hello.port}${req.path}`
   const probe = await fetch(url, { method: req.method ?? 'GET', headers: req.headers ?? {}, body: req.body ?? null })
   await probe.arrayBuffer()
   if (probe.status !== expectStatus) throw new Error(`${server.name}: probe answered ${probe.status}, expected ${expectStatus}`)
-  const warmup = Number(process.env.BENCH_WARMUP ?? 1)
-  if (warmup > 0) await load(url, req, 50, warmup)
+  if (len.warmup > 0) await load(url, req, 50, len.warmup)
   const before = (await cpuOf(server)).cpu
-  const result = await load(url, req, 50, seconds)
+  const result = await load(url, req, 50, len.seconds)
   const after = (await cpuOf(server)).cpu
   const bad = result.non2xx + result.errors + result.timeouts
   if (expectStatus < 300 && bad > 0) throw new Error(`${server.name}: ${bad} failed responses under load`)
@@ -69,13 +78,12 @@ export interface ProcessCase { label: string; app: string; req: BenchRequest; ta
  * Each case `rounds` times (default BENCH_ROUNDS or 3), alternating (1, 2, …, n, 1, 2, …), each time in a fresh
  * server process; the median req/s, CPU µs per request and p99 of each, in the order given.
  */
-export async function alternateProcesses (cases: ProcessCase[], rounds = Number(process.env.BENCH_ROUNDS ?? 3)): Promise<Array<ProcessCase & ServerRun>> {
-  const seconds = Number(process.env.BENCH_SECONDS ?? 5)
+export async function alternateProcesses (cases: ProcessCase[], len: LoadLengths, rounds = Number(process.env.BENCH_ROUNDS ?? 3)): Promise<Array<ProcessCase & ServerRun>> {
   const runs = cases.map(() => [] as ServerRun[])
   for (let round = 0; round < rounds; round++) {
     for (const [i, c] of cases.entries()) {
       const server = await startServer(c.app)
-      try { runs[i]!.push(await loadServer(server, c.req, seconds)) } finally { await stopServer(server) }
+      try { runs[i]!.push(await loadServer(server, c.req, len)) } finally { await stopServer(server) }
     }
   }
   return cases.map((c, i) => ({
@@ -87,8 +95,8 @@ export async function alternateProcesses (cases: ProcessCase[], rounds = Number(
 }
 
 /** Measures the baseline and the rows alternately, each in its own process, and prints the ratios to the baseline. */
-export async function printProcessTable (title: string, baseline: ProcessCase, rows: ProcessCase[]): Promise<void> {
-  const [base, ...measured] = await alternateProcesses([baseline, ...rows])
+export async function printProcessTable (title: string, baseline: ProcessCase, rows: ProcessCase[], len: LoadLengths): Promise<void> {
+  const [base, ...measured] = await alternateProcesses([baseline, ...rows], len)
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
   printTable(`${title} (median of ${rounds} alternating rounds, a process per server)`, base!, measured)
 }

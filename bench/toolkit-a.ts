@@ -5,6 +5,7 @@
  */
 import type { BenchRequest } from './lib.js'
 import { printProcessTable } from './server-process.js'
+import { TOOLKIT_LENGTHS } from './toolkit-apps.js'
 
 const LOREM: BenchRequest = { path: '/r', method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'lorem ipsum '.repeat(86).slice(0, 1024) }
 const JSON_BODY: BenchRequest = {
@@ -26,7 +27,7 @@ export async function benchToolkitA (): Promise<void> {
     { label: 'deprecation', app: 'tk-deprecation', req: get },
     { label: 'ping (not a ping path)', app: 'tk-ping', req: get },
     { label: 'recoverer', app: 'tk-recoverer', req: get }
-  ])
+  ], TOOLKIT_LENGTHS)
   await printProcessTable('toolkit, part A: body plugins on a bare POST route (1 KiB text, or 1 KiB JSON)', { label: 'bare POST route (1 KiB text)', app: 'tk-bare-post', req: LOREM }, [
     { label: 'sizeLimit (64 KiB)', app: 'tk-size-limit', req: LOREM, target: 0.95 },
     { label: 'blackWords (3 words)', app: 'tk-black-words', req: LOREM, target: 0.9 },
@@ -34,5 +35,5 @@ export async function benchToolkitA (): Promise<void> {
     { label: 'bare POST route (1 KiB JSON)', app: 'tk-bare-post', req: JSON_BODY },
     // Its ratio is to the text row above; compare it with the bare JSON row.
     { label: 'blackWords (3 words), 1 KiB JSON', app: 'tk-black-words', req: JSON_BODY }
-  ])
+  ], TOOLKIT_LENGTHS)
 }

@@ -6,12 +6,19 @@
  */
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
 import type { Peer } from './peer-apps.js'
+import { lengths } from './server-process.js'
 // The public entry (`fastify-gatehouse/toolkit`): what an application imports is what is measured.
 import {
   appInfoPlugin, basicAuthPlugin, bcryptHash, benchmarksPlugin, blackWordsPlugin, deprecationPlugin, gzipPlugin,
   headersHook, headersPlugin, maybePlugin, noCachePlugin, onlyFromPlugin, pingPlugin, realIpPlugin, recovererPlugin,
   rejectPlugin, requestLoggerPlugin, rewritePlugin, rewriteUrl, sizeLimitPlugin, tracePlugin
 } from '../toolkit.js'
+
+/**
+ * 34 cases in 3 rounds: 2 s of load after 0.5 s of warm-up keep the suite near 6 minutes (BENCH_SECONDS and
+ * BENCH_WARMUP override).
+ */
+export const TOOLKIT_LENGTHS = lengths({ warmup: 0.5, seconds: 2 })
 
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz'
 /** About 16 KiB of JSON: large enough that compressing it is the main cost. */
