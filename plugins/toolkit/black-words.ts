@@ -5,8 +5,9 @@
  *
  * Two ways, so that the usual body is read once, by Fastify: a JSON, text or form body sent with a
  * `Content-Length` (HTTP/1, no `Transfer-Encoding`, no `Content-Encoding`) is scanned after Fastify parsed it
- * (`preValidation`, before any handler or `preHandler`): the string as it is, an object as its JSON. Reading and
- * replaying such a body in `preParsing` cost a quarter of the request. Every other body (chunked, compressed,
+ * (`preValidation`, before the handler, any `preHandler` and the `preValidation` hooks added after this plugin):
+ * the string as it is, an object as its JSON. Reading and replaying such a body in `preParsing` cost a quarter of
+ * the request. Every other body (chunked, compressed,
  * another type, one Fastify does not parse) is scanned as it arrives (`preParsing`, body-guard.ts): a word split
  * across chunks (or a multi-byte character split across chunks) is still found, and a compressed body is scanned
  * as the handler will get it, inflated. A stream body is matched as sent (a percent-escape or JSON `\u` escape is
