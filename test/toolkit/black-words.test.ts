@@ -192,7 +192,9 @@ t.test('blackWords: bodies Fastify parses are scanned as parsed, every other bod
     await app.register(async (scope) => {
       await scope.register((await import('@fastify/formbody')).default)
       await scope.register(blackWordsPlugin, { words: ['casino'] })
-      scope.post('/post', async (req) => { handled++; return { body: req.body } })
+      // Hooks added after the plugin, and the route's own, run only on a checked body.
+      scope.addHook('preValidation', async () => { handled++ })
+      scope.post('/post', { preValidation: async () => { handled++ }, preHandler: async () => { handled++ } }, async (req) => { handled++; return { body: req.body } })
     })
     await app.register(async (scope) => {
       await scope.register(blackWordsPlugin, { words: ['casino'] })
