@@ -7,14 +7,15 @@
  */
 import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 
 const AUTOCANNON_CLI = createRequire(import.meta.url).resolve('autocannon/autocannon.js')
 
-interface LoadResult { requests: { average: number; total: number }; non2xx: number; errors: number; timeouts: number }
+/** What is read of autocannon's `--json` result (latency in ms). */
+export interface LoadResult { requests: { average: number; total: number }; latency: { p99: number }; non2xx: number; errors: number; timeouts: number }
 
 /** Runs the autocannon CLI with `--json` and returns its result. */
-function load (url: string, req: BenchRequest, connections: number, seconds: number): Promise<LoadResult> {
+export function load (url: string, req: BenchRequest, connections: number, seconds: number): Promise<LoadResult> {
   const args = [AUTOCANNON_CLI, '--json', '-c', String(connections), '-d', String(seconds), '-m', req.method ?? 'GET']
   for (const [k, v] of Object.entries(req.headers ?? {})) args.push('-H', `${k}=${v}`)
   if (req.body !== undefined) args.push('-b', req.body)
@@ -135,3 +136,11 @@ export function median (xs: number[]): number {
   const mid = Math.floor(s.length / 2)
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
 }
+
+/** A reply for calling a hook outside Fastify: takes what the hook may do to one (cookies, headers) and drops it. */
+export const IDLE_REPLY = {
+  setCookie () { return this },
+  header () { return this },
+  code () { return this },
+  send () { return this }
+} as unknown as FastifyReply

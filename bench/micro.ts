@@ -8,11 +8,12 @@
  * Targets: cached session <= 1.5 µs median; first-seen <= fast-jwt's uncached verify + 2 µs; revocation on
  * within 0.5 µs of off.
  */
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import FakeTimers from '@sinonjs/fake-timers'
 import { createVerifier } from 'fast-jwt'
 import { bench, do_not_optimize, run } from 'mitata'
 import { authPlugin } from '../plugins/auth.js'
+import { IDLE_REPLY } from './lib.js'
 import type { CoreOptions } from '../plugins/core/options.js'
 
 const SECRET = 'bench-micro-secret-0123456789abcdef-0123456789'
@@ -31,13 +32,7 @@ function cookieRequest (token: string, jti: string): FastifyRequest {
   return { method: 'GET', headers: { 'x-xsrf-token': jti }, cookies: { JWT: token, 'XSRF-TOKEN': jti }, query: {} } as unknown as FastifyRequest
 }
 
-/** A reply that accepts what the hook may do to one (set cookies and headers on refresh). */
-const reply = {
-  setCookie () { return this },
-  header () { return this },
-  code () { return this },
-  send () { return this }
-} as unknown as FastifyReply
+const reply = IDLE_REPLY
 
 async function check (label: string, hook: FastifyInstance['auth']['authenticate'], req: FastifyRequest): Promise<void> {
   await hook.call(undefined as never, req, reply)

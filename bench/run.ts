@@ -6,11 +6,15 @@ import { benchCore } from './core.js'
 import { benchToolkitA } from './toolkit-a.js'
 import { benchToolkitB } from './toolkit-b.js'
 import { benchAvatar } from './avatar.js'
+import { benchPeers } from './peers.js'
+import { benchLogin } from './login.js'
 
 const suites: Record<string, () => Promise<void>> = {
   core: benchCore,
   toolkit: async () => { await benchToolkitA(); await benchToolkitB() },
-  avatar: benchAvatar
+  avatar: benchAvatar,
+  peers: benchPeers,
+  login: benchLogin
 }
 
 const wanted = process.argv.slice(2)

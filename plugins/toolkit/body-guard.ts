@@ -15,9 +15,11 @@
  *
  * The usual request costs nothing: an HTTP/1.x body with a `Content-Length` within the limit, no
  * `Transfer-Encoding` and no `Content-Encoding` is left alone when nothing inspects it, because Node's HTTP/1
- * parser delivers exactly `Content-Length` bytes (surplus bytes are read as the next request). Every other body
- * (chunked, HTTP/2 without a length, compressed, or inspected) is read here first, under the limit, and replayed
- * to the content parser, so the handler never runs on a body that was not checked whole.
+ * parser delivers exactly `Content-Length` bytes (surplus bytes are read as the next request). Such a body is also
+ * left alone when the caller inspects what the content parser makes of it instead (`leaveToParser`: blackWords
+ * scans the parsed JSON, form or text). Every other body (chunked, HTTP/2 without a length, compressed, or
+ * inspected here) is read here first, under the limit, and replayed to the content parser, so the handler never
+ * runs on a body that was not checked whole.
  */
 import { Readable, type Transform } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -32,6 +34,12 @@ export interface BodyGuardOptions {
   limit: number
   /** Per request: a function that looks at each chunk as the handler will see it (inflated when compressed). */
   inspect?: () => (chunk: Buffer) => BodyRejection | undefined
+  /**
+   * Per request: true when the inspector need not see this body because the caller checks what the content
+   * parser makes of it instead. Only asked for a body as sent, with an HTTP/1 `Content-Length` and no
+   * `Transfer-Encoding` or `Content-Encoding`: one whose size the length already bounds.
+   */
+  leaveToParser?: (request: FastifyRequest) => boolean
 }
 
 export type PreParsingHook = (request: FastifyRequest, reply: FastifyReply, payload: Readable) => Promise<Readable>
@@ -70,7 +78,7 @@ function codingOf (header: string | undefined): (() => Transform) | BodyRejectio
 }
 
 /** The declared `Content-Length`, when there is a well-formed one. */
-function declaredLength (value: string | undefined): number | undefined {
+export function declaredLength (value: string | undefined): number | undefined {
   return value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : undefined
 }
 
@@ -93,7 +101,8 @@ export function guardBody (opts: BodyGuardOptions): PreParsingHook {
     const asSent = payload === request.raw || (payload as Marked)[AS_SENT] === true
     const inflater = asSent ? codingOf(h['content-encoding']) : undefined
     if (typeof inflater === 'object') return refuse(reply, inflater, payload)
-    if (inspect === undefined && inflater === undefined && asSent && http1 && te === undefined && declared !== undefined) return payload
+    const plain = inflater === undefined && asSent && http1 && te === undefined && declared !== undefined
+    if (plain && (inspect === undefined || opts.leaveToParser?.(request) === true)) return payload
 
     const look = inspect?.()
     const chunks: Buffer[] = []

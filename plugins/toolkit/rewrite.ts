@@ -60,14 +60,23 @@ export function compileRewrite (rules: RewriteRules): UrlRewriter {
     const sent = q === -1 ? url : url.slice(0, q)
     // The client's dot segments are resolved before matching, so `/api/../admin` is matched as the `/admin`
     // it means and cannot slip past a rule for `/admin` into another rule's target.
-    const path = sent.startsWith('/') ? posix.normalize(sent) : sent
+    const path = sent.startsWith('/') ? normalizePath(sent) : sent
     for (const rule of compiled) {
-      if (path.search(rule.re) === -1) continue
-      const target = path.replace(rule.re, (...args: unknown[]) => expand(rule, args))
-      return joinTarget(target, q === -1 ? '' : url.slice(q + 1)).replaceAll(CAPTURED_DOT, '.')
+      const target = applyRule(rule, path)
+      if (target === undefined) continue
+      const joined = joinTarget(target, q === -1 ? '' : url.slice(q + 1))
+      return joined.includes(CAPTURED_DOT) ? joined.replaceAll(CAPTURED_DOT, '.') : joined
     }
     return undefined
   }
+}
+
+/**
+ * `posix.normalize` for a path starting with `/`, skipped when it would change nothing: only a `.` segment, a
+ * `..` segment or an empty one (`//`) changes such a path, and each of them needs `/.` or `//` in it.
+ */
+function normalizePath (path: string): string {
+  return path.includes('/.') || path.includes('//') ? posix.normalize(path) : path
 }
 
 /**
@@ -169,13 +178,33 @@ function parseTemplate (to: string, groups: number, names: Set<string>, name: st
   return parts
 }
 
-/** Builds the replacement from String#replace's callback arguments: match, groups…, offset, input, named. */
-function expand (rule: CompiledRule, args: unknown[]): string {
-  const named = args[rule.groups + 3] as Record<string, string | undefined> | undefined
+/**
+ * The path with the rule's first match replaced by its template, or undefined when the rule does not match. One
+ * `exec` (a `replace` with a callback costs several times more); a global pattern replaces every match, as
+ * String#replace does with it.
+ */
+function applyRule (rule: CompiledRule, path: string): string | undefined {
+  if (rule.re.global) {
+    let matched = false
+    const target = path.replace(rule.re, (...args: unknown[]) => {
+      matched = true
+      return expand(rule, args as Array<string | undefined>, args[rule.groups + 3] as Named)
+    })
+    return matched ? target : undefined
+  }
+  const m = rule.re.exec(path)
+  if (m === null) return undefined
+  return path.slice(0, m.index) + expand(rule, m, m.groups) + path.slice(m.index + m[0].length)
+}
+
+type Named = Record<string, string | undefined> | undefined
+
+/** Builds the replacement from the match: the whole match and groups by number (`captures`), named groups. */
+function expand (rule: CompiledRule, captures: ArrayLike<string | undefined>, named: Named): string {
   let out = ''
   for (const part of rule.parts) {
     if (typeof part === 'string') out += part
-    else if (typeof part === 'number') out += shieldDots((args[part] as string | undefined) ?? '')
+    else if (typeof part === 'number') out += shieldDots(captures[part] ?? '')
     else out += shieldDots(named?.[part.name] ?? '')
   }
   return out
@@ -187,7 +216,7 @@ function expand (rule: CompiledRule, args: unknown[]): string {
 const CAPTURED_DOT = '\uE000'
 
 function shieldDots (captured: string): string {
-  return captured.replaceAll('.', CAPTURED_DOT)
+  return captured.includes('.') ? captured.replaceAll('.', CAPTURED_DOT) : captured
 }
 
 /** Normalizes the new path (no `..` escapes, one leading slash, trailing slash kept) and merges queries. */
@@ -195,8 +224,8 @@ function joinTarget (target: string, originalQuery: string): string {
   const q = target.indexOf('?')
   const rawPath = q === -1 ? target : target.slice(0, q)
   const targetQuery = q === -1 ? '' : target.slice(q + 1)
-  let path = posix.normalize('/' + rawPath)
+  let path = normalizePath(rawPath.startsWith('/') ? rawPath : '/' + rawPath)
   if (rawPath.endsWith('/') && !path.endsWith('/')) path += '/'
-  const query = [targetQuery, originalQuery].filter((s) => s !== '').join('&')
+  const query = targetQuery === '' ? originalQuery : originalQuery === '' ? targetQuery : `${targetQuery}&${originalQuery}`
   return query === '' ? path : `${path}?${query}`
 }

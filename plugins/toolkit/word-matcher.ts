@@ -90,9 +90,14 @@ export class WordMatcher {
     return delta
   }
 
-  /** True when `text` contains one of the words (any case). */
+  /**
+   * True when `text` contains one of the words (any case). ASCII text is scanned as its bytes (the table folds
+   * A–Z; encoding a one-byte string is a copy, and the byte loop is twice as fast as one over `charCodeAt`);
+   * other text is lower-cased whole first, because lower-casing beyond ASCII depends on context (a final Σ is ς).
+   */
   test (text: string): boolean {
-    return this.scanText(0, text.toLowerCase()) < 0
+    const bytes = Buffer.from(text, 'utf8')
+    return isAscii(bytes) ? this.scanAscii(0, bytes) < 0 : this.scanText(0, text.toLowerCase()) < 0
   }
 
   /** A scanner for one body: feed its chunks in order; true once a word was seen (in this or earlier chunks). */

@@ -8,9 +8,9 @@ import { blackWordsPlugin, blackWordsHook, containsBlackWord } from '../../plugi
 import { WordMatcher } from '../../plugins/toolkit/word-matcher.js'
 
 /** POSTs a chunked body, one write per part, waiting for each write to be flushed before the next. */
-function postChunks (port: number, path: string, parts: Buffer[]): Promise<{ status: number; body: string }> {
+function postChunks (port: number, path: string, parts: Buffer[], type = 'text/plain'): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'text/plain', 'transfer-encoding': 'chunked' } }, (res) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': type, 'transfer-encoding': 'chunked' } }, (res) => {
       let body = ''
       res.setEncoding('utf8')
       res.on('data', (d: string) => { body += d })
@@ -184,4 +184,85 @@ t.test('blackWords: many words, overlapping words, compressed bodies', async (t)
   t.same(await r.json(), BLOCKED)
   const clean = await post('/inflated', gzipSync(Buffer.from('all clean')), { 'content-encoding': 'gzip' })
   t.same(await clean.json(), { body: 'all clean' })
+})
+
+t.test('blackWords: bodies Fastify parses are scanned as parsed, every other body as it arrives', async (t) => {
+  let handled = 0
+  const { app, base } = await listen(async (app) => {
+    await app.register(async (scope) => {
+      await scope.register((await import('@fastify/formbody')).default)
+      await scope.register(blackWordsPlugin, { words: ['casino'] })
+      // Hooks added after the plugin, and the route's own, run only on a checked body.
+      scope.addHook('preValidation', async () => { handled++ })
+      scope.post('/post', { preValidation: async () => { handled++ }, preHandler: async () => { handled++ } }, async (req) => { handled++; return { body: req.body } })
+    })
+    await app.register(async (scope) => {
+      await scope.register(blackWordsPlugin, { words: ['casino'] })
+      // Any type, handed on as the raw stream: only the preParsing scan can see such a body.
+      scope.addContentTypeParser('*', (_req, payload, done) => { done(null, payload) })
+      scope.post('/raw', async (req) => {
+        let text = ''
+        for await (const chunk of req.body as AsyncIterable<Buffer>) text += chunk.toString()
+        return { text }
+      })
+    })
+    await app.register(async (scope) => {
+      await scope.register(blackWordsPlugin, { words: ['casino'] })
+      // A text parser that hands on a stream: nothing parsed to scan, so the body is refused, not let through.
+      scope.removeContentTypeParser('text/plain')
+      scope.addContentTypeParser('text/plain', (_req, payload, done) => { done(null, payload) })
+      scope.post('/streamed', async () => { handled++; return 'read' })
+    })
+    await app.register(async (scope) => {
+      await scope.register(blackWordsPlugin, { words: ['casino'] })
+      // A JSON parser that keeps the bytes: the Buffer is what is scanned.
+      scope.removeContentTypeParser('application/json')
+      scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => { done(null, body) })
+      scope.post('/buffered', async (req) => { handled++; return { len: (req.body as Buffer).length } })
+    })
+  })
+  t.teardown(() => app.close())
+  const { port } = app.server.address() as { port: number }
+  const post = (path: string, body: string | Buffer, type: string, headers: Record<string, string> = {}): Promise<Response> =>
+    fetch(base + path, { method: 'POST', headers: { 'content-type': type, ...headers }, body })
+
+  for (const [body, type, what] of [
+    [JSON.stringify({ deep: { list: ['a', 'my CASINO'] } }), 'application/json', 'a JSON body'],
+    [JSON.stringify({ a: '\\u0063asino' }).replace('\\\\', '\\'), 'application/json; charset=utf-8', 'a JSON body hiding the word in a \\u escape (parsed, so decoded)'],
+    ['a=1&note=big+Casino', 'application/x-www-form-urlencoded', 'a form body'],
+    ['note=c%61sino', 'application/x-www-form-urlencoded', 'a form body hiding the word in a percent-escape (parsed, so decoded)'],
+    ['a CASINO', 'text/plain', 'a text body'],
+    ['a CASINO', 'application/x-unknown', 'a type this scope has no parser for']
+  ] as const) {
+    const r = await post('/post', body, type)
+    t.equal(r.status, 403, what)
+    t.same(await r.json(), BLOCKED)
+  }
+  t.equal(handled, 0, 'no handler ran on a refused body')
+  t.same(await (await post('/post', JSON.stringify({ a: 'clean' }), 'application/json')).json(), { body: { a: 'clean' } })
+  t.same(await (await post('/post', 'a=clean', 'application/x-www-form-urlencoded')).json(), { body: { a: 'clean' } })
+  t.equal((await post('/post', 'clean', 'application/x-unknown')).status, 415, 'a clean body of an unknown type reaches Fastify, which refuses the type')
+  handled = 0
+
+  const gz = await post('/post', gzipSync(JSON.stringify({ a: 'casino' })), 'application/json', { 'content-encoding': 'gzip' })
+  t.equal(gz.status, 403, 'a compressed JSON body is scanned inflated as it arrives')
+  t.same(await gz.json(), BLOCKED)
+  const chunked = await postChunks(port, '/post', [Buffer.from('{"a":"cas'), Buffer.from('ino"}')], 'application/json')
+  t.equal(chunked.status, 403, 'a chunked JSON body, the word split across chunks')
+  t.same(JSON.parse(chunked.body), BLOCKED)
+  t.equal(handled, 0)
+
+  const raw = await post('/raw', 'x casino y', 'application/octet-stream')
+  t.equal(raw.status, 403, 'a body Fastify does not parse (handed on as a stream) is scanned as it arrives')
+  t.same(await (await post('/raw', 'clean bytes', 'application/octet-stream')).json(), { text: 'clean bytes' }, 'and replayed whole when clean')
+
+  const streamed = await post('/streamed', 'clean text', 'text/plain')
+  t.equal(streamed.status, 403, 'a parser that hands on a stream for a scanned type: refused, since nothing can be checked')
+  t.same(await streamed.json(), { ...BLOCKED, details: 'the request body was parsed into a stream, which cannot be checked for blocked words' })
+  t.equal(handled, 0)
+
+  const buffered = await post('/buffered', JSON.stringify({ a: 'un CASINO é' }), 'application/json')
+  t.equal(buffered.status, 403, 'a body parsed into a Buffer is scanned as its bytes')
+  t.same(await buffered.json(), BLOCKED)
+  t.same(await (await post('/buffered', '{"a":"clean é"}', 'application/json')).json(), { len: 16 })
 })

@@ -125,3 +125,25 @@ t.test('acceptsGzip follows RFC 9110 q-values', async (t) => {
   ]
   for (const [h, want] of cases) t.equal(acceptsGzip(h), want, JSON.stringify(h))
 })
+
+t.test('gzip without extra content types: what mime-db marks compressible, nothing else', async (t) => {
+  const { app, base } = await listen(async (app) => {
+    await app.register(gzipPlugin)
+    app.get('/json', async () => big)
+    app.get('/text', async (_req, reply) => { reply.type('text/plain; charset=utf-8'); return bigText })
+    // @fastify/compress's own default would compress any `+json` type; mime-db does not know this one.
+    app.get('/vendor', async (_req, reply) => { reply.type('application/vnd.acme.bench+json'); return bigText })
+    app.get('/ndjson', async (_req, reply) => { reply.type('application/x-ndjson'); return bigText })
+  })
+  t.teardown(() => app.close())
+  for (const path of ['/json', '/text']) {
+    const r = await get(base, path, 'gzip')
+    t.equal(r.headers['content-encoding'], 'gzip', `${path} compressed`)
+    t.ok(gunzipSync(r.body).length > r.body.length)
+  }
+  for (const path of ['/vendor', '/ndjson']) {
+    const r = await get(base, path, 'gzip')
+    t.equal(r.headers['content-encoding'], undefined, `${path}: not compressible by mime-db, not compressed`)
+    t.equal(r.body.toString(), bigText)
+  }
+})
