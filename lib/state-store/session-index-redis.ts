@@ -5,7 +5,7 @@
  * the bound, the least recently seen.
  */
 import { StateStoreError } from './types.js'
-import { indexKey, isEntry, type IndexedSession, type RedisLike, type SessionIndex, type SessionSighting } from './session-index.js'
+import { indexKey, isEntry, type IndexedSession, type RedisLike, type SessionIndex, type SessionSighting } from './session-index-entry.js'
 
 /**
  * KEYS: the user's hash. ARGV: now (ms), most entries kept, the sightings as JSON (`SessionSighting[]`).
