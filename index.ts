@@ -7,11 +7,11 @@ import './augment.js'
 
 export { authPlugin, authPlugin as default, type AuthOptions, type ProviderEntry } from './plugins/auth.js'
 export type {
-  BasicAuthOptions, CookieOptions, CoreOptions, RevocationOptions, SessionOptions, TokenSourceOptions, XsrfOptions
+  BasicAuthOptions, CookieOptions, CoreOptions, RevocationOptions, SessionListOptions, SessionOptions, TokenSourceOptions, XsrfOptions
 } from './plugins/core/options.js'
 export type {
   AuthHook, AuthProvider, AvatarSaver, BasicAuthChecker, BasicAuthResult, Claims, ClaimsInput, ClaimsUpdater, ClaimsUpdFunc,
-  CredChecker, GatehouseAuth, LoginResult, MaybePromise, RefreshCache, ResolvedOptions, SecretFunc, SecretKeyEntry, SecretReader,
+  CredChecker, GatehouseAuth, ListedSession, LoginResult, MaybePromise, RefreshCache, ResolvedOptions, SecretFunc, SecretKeyEntry, SecretReader,
   SecretValue, Session, SessionKey, TokenPurpose, TokenService, UserUpdater, UserUpdFunc, Validator, ValidatorFunc
 } from './plugins/core/types.js'
 export type { JwsKey } from './plugins/core/jws.js'

@@ -10,12 +10,15 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError, OptionsError } from '../lib/errors.js'
 import { openStateStore } from '../lib/state-store/resolve.js'
+import type { StateStore } from '../lib/state-store/types.js'
 import { createThrottle } from '../lib/throttle/throttle.js'
 import { resolveOptions, type CoreOptions } from './core/options.js'
 import { checkAtStartup } from './core/startup-check.js'
 import { packageLogger } from '../lib/logger.js'
 import { createTokenService } from './core/tokens.js'
 import { Revocations } from './core/revocation.js'
+import { SessionList } from './core/sessions.js'
+import { openSessionIndex } from '../lib/state-store/session-index.js'
 import { createUserResolver } from './core/session.js'
 import { makeRedirectPolicy } from './core/redirect.js'
 import { AudienceRule } from './core/audience.js'
@@ -33,7 +36,7 @@ import { xsrfHook } from '../hooks/xsrf.js'
 async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Promise<void> {
   // Without a `logger` option the package writes through Fastify's own log; a host's logger gets redacted lines.
   const o = resolveOptions({ ...opts, logger: packageLogger(opts.logger, fastify.log) as CoreOptions['logger'] })
-  const { stateStore, throttle, revocations, tokens, audiences } = await openServices(fastify, o, opts.stateStore)
+  const { stateStore, throttle, revocations, sessions, tokens, audiences } = await openServices(fastify, o, opts.stateStore)
   const resolve = createUserResolver(o, tokens, throttle)
   const safeRedirect = makeRedirectPolicy(o.url, o.origin, o.allowedRedirectHosts)
 
@@ -77,9 +80,13 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
       if (revocations === null) throw new OptionsError('revocation', 'is off: revokeUser needs it')
       await revocations.revokeUser(userId)
     },
+    async listSessions (userId) {
+      if (sessions === null) throw new OptionsError('revocation.sessionList', 'is off: listSessions needs it')
+      return await sessions.list(userId, null)
+    },
     jwks: tokens.jwks
   }
-  const core = attachCore(auth, { options: o, logger: o.logger, tokens, stateStore, throttle, audiences, safeRedirect, logout })
+  const core = attachCore(auth, { options: o, logger: o.logger, tokens, stateStore, throttle, audiences, sessions, safeRedirect, logout })
   fastify.addHook('onReady', async () => { core.ready = true })
   fastify.addHook('onReady', async () => { await checkAtStartup(o) })
 
@@ -104,13 +111,31 @@ async function openServices (fastify: FastifyInstance, o: ResolvedOptions, store
       dropCache: () => { tokens.cache.clear() }
     })
   const audiences = new AudienceRule(o.audiences)
-  const tokens = createTokenService(o, revocations, audiences)
+  const sessions = await openSessionList(o, stateStore, revocations)
+  const tokens = createTokenService(o, revocations, audiences, sessions)
   fastify.addHook('onClose', async () => {
+    await sessions?.close()
     await revocations?.close()
     if (owned) await stateStore.close()
   })
   await revocations?.start()
-  return { stateStore, throttle, revocations, tokens, audiences }
+  return { stateStore, throttle, revocations, sessions, tokens, audiences }
+}
+
+/** The session list ("where you're signed in") on the state store, unless it or revocation is off. */
+async function openSessionList (o: ResolvedOptions, store: StateStore, revocations: Revocations | null): Promise<SessionList | null> {
+  const list = o.revocation?.sessionList
+  if (revocations === null || list === null || list === undefined) return null
+  return new SessionList({
+    index: await openSessionIndex(store),
+    revocations,
+    maxPerUser: list.maxPerUser,
+    ip: list.ip,
+    clientKey: o.clientKey,
+    maxAgeSeconds: Math.max(1, Math.round(o.session.maxAgeMs / 1000)),
+    salt: o.issuer,
+    logger: o.logger
+  })
 }
 
 /**

@@ -13,6 +13,7 @@ import type { Throttle } from '../../lib/throttle/throttle.js'
 import type { AudienceRule } from './audience.js'
 import type { AuthProvider, AvatarSaver, ResolvedOptions } from './types.js'
 import type { CoreTokenService } from './tokens.js'
+import type { SessionList } from './sessions.js'
 
 /** The core's instance-private services. */
 export interface CoreInternals {
@@ -24,6 +25,8 @@ export interface CoreInternals {
   readonly throttle: Throttle
   /** The audience rule (`audiences`), the one place that decides which audiences are allowed. */
   readonly audiences: AudienceRule
+  /** The session list ("where you're signed in"); null when `revocation.sessionList` or revocation is off. */
+  readonly sessions: SessionList | null
   /** `from` when it may be followed (origin of `url` or an allowed host), else undefined. */
   safeRedirect(from: string | undefined): string | undefined
   /** The one logout answer (clears the session cookies). */

@@ -96,6 +96,24 @@ export interface RevocationOptions {
    * revocation messages an instance missed. Default 30 s.
    */
   recheckInterval?: Duration
+  /**
+   * The list of each user's sessions ("where you're signed in": `GET/DELETE {authPrefix}/sessions`,
+   * `fastify.auth.listSessions`), kept in the state store beside the revocations. `false` turns it off (the
+   * routes answer 404, `listSessions` throws). Default on, `{ maxPerUser: 50, ip: 'address' }`.
+   */
+  sessionList?: SessionListOptions | false
+}
+
+/** The session list (`revocation.sessionList` group). */
+export interface SessionListOptions {
+  /** Most sessions listed per user; past it the least recently seen are dropped from the list (not ended). Default 50. */
+  maxPerUser?: number
+  /**
+   * What the list keeps of a client's address: `'address'` (as throttling sees it, `rateLimit.clientKey`), `'hash'`
+   * (a salted SHA-256 prefix: tells addresses apart without showing them; an IPv4 hash can be reversed by trying
+   * every address) or `false` (nothing). Default `'address'`.
+   */
+  ip?: 'address' | 'hash' | false
 }
 
 /** Options of the auth core (`gatehouse-core`); the root plugin's options are these plus `avatar` and `providers`. */
@@ -171,7 +189,8 @@ export const COOKIE_KEYS = keyList<CookieOptions>({ sessionName: true, xsrfName:
 export const XSRF_KEYS = keyList<XsrfOptions>({ disable: true, ignoreMethods: true, headerName: true })
 export const TOKEN_SOURCE_KEYS = keyList<TokenSourceOptions>({ header: true, query: true })
 export const BASIC_AUTH_KEYS = keyList<BasicAuthOptions>({ adminPasswd: true, checker: true })
-export const REVOCATION_KEYS = keyList<RevocationOptions>({ recheckInterval: true })
+export const REVOCATION_KEYS = keyList<RevocationOptions>({ recheckInterval: true, sessionList: true })
+export const SESSION_LIST_KEYS = keyList<SessionListOptions>({ maxPerUser: true, ip: true })
 
 /** Validates the core options and applies defaults. Throws OptionsError naming the first bad option by its path. */
 export function resolveOptions (opts: CoreOptions): ResolvedOptions {
@@ -274,10 +293,22 @@ function basicAuthGroup (value: unknown): ResolvedOptions['basicAuth'] {
   return { adminPasswd: optionString('basicAuth.adminPasswd', b.adminPasswd), checker: optionFunction('basicAuth.checker', b.checker) }
 }
 
-function revocationGroup (value: unknown, tokenDurationMs: number): { recheckMs: number } | null {
+function revocationGroup (value: unknown, tokenDurationMs: number): ResolvedOptions['revocation'] {
   if (value === false) return null
-  if (value !== undefined && (value === null || typeof value !== 'object')) throw new OptionsError('revocation', 'must be { recheckInterval } or false')
+  if (value !== undefined && (value === null || typeof value !== 'object')) throw new OptionsError('revocation', 'must be { recheckInterval, sessionList } or false')
   const r = optionGroup<RevocationOptions>('revocation', value, REVOCATION_KEYS)
   // A cached entry never outlives a token, so a longer interval would mean nothing.
-  return { recheckMs: Math.min(optionDuration('revocation.recheckInterval', r.recheckInterval, 30_000), tokenDurationMs) }
+  const recheckMs = Math.min(optionDuration('revocation.recheckInterval', r.recheckInterval, 30_000), tokenDurationMs)
+  return { recheckMs, sessionList: sessionListGroup(r.sessionList) }
+}
+
+function sessionListGroup (value: unknown): { maxPerUser: number; ip: 'address' | 'hash' | false } | null {
+  if (value === false) return null
+  if (value !== undefined && (value === null || typeof value !== 'object')) throw new OptionsError('revocation.sessionList', 'must be { maxPerUser, ip } or false')
+  const l = optionGroup<SessionListOptions>('revocation.sessionList', value, SESSION_LIST_KEYS)
+  const maxPerUser = optionInt('revocation.sessionList.maxPerUser', l.maxPerUser, 50)
+  if (maxPerUser < 1 || maxPerUser > 1000) throw new OptionsError('revocation.sessionList.maxPerUser', 'must be 1-1000')
+  const ip = l.ip ?? 'address'
+  if (ip !== 'address' && ip !== 'hash' && ip !== false) throw new OptionsError('revocation.sessionList.ip', "must be 'address', 'hash' or false")
+  return { maxPerUser, ip }
 }

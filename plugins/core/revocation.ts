@@ -136,6 +136,23 @@ export class Revocations {
     return this.heard(s)
   }
 
+  /**
+   * Which of one user's sessions are revoked (for the session list): one look-up of the user's mark and the
+   * epoch for all of them, then one per session, all at once.
+   */
+  async revokedAmong (userId: string, sessions: ReadonlyArray<{ jti: string; authTime: number }>): Promise<boolean[]> {
+    if (sessions.length === 0) return []
+    const { store } = this.cfg
+    const [user, epoch, ...marks] = await Promise.all([
+      store.get(USER_KEY + userId),
+      this.epochs ? store.get(EPOCH_KEY) : undefined,
+      ...sessions.map(async (s) => await store.get(SESSION_KEY + s.jti))
+    ])
+    if (this.epochs) this.newEpoch(await this.readEpoch(epoch))
+    const nbf = user === undefined ? 0 : Number(user)
+    return sessions.map((s, i) => marks[i] !== undefined || s.authTime < nbf || this.heard({ jti: s.jti, userId, authTime: s.authTime }))
+  }
+
   /** Ends one session for `ttlMs` (the longest it could still be accepted). */
   async revokeSession (jti: string, ttlMs = this.cfg.sessionLifetimeMs): Promise<void> {
     checkId(jti, 'session id')

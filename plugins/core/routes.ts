@@ -1,13 +1,14 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError, sendError } from '../../lib/errors.js'
 import type { GatehouseAuth } from './types.js'
+import type { SessionList } from './sessions.js'
 import type { UserResolver } from './session.js'
 import type { CoreInternals } from './internals.js'
 import { applyAuthScope } from './scope.js'
 
 /**
- * The core's own routes under `authPrefix`: `/list`, `/user`, `/status`, `/logout`, `/.well-known/jwks.json` (with
- * `session.signingKeys`), and the JSON 404 for
+ * The core's own routes under `authPrefix`: `/list`, `/user`, `/status`, `/logout`, `/sessions` (unless the session
+ * list is off), `/.well-known/jwks.json` (with `session.signingKeys`), and the JSON 404 for
  * anything else there. Providers mount theirs beside these (plugins/core/mount.ts).
  */
 export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: UserResolver) {
@@ -40,7 +41,47 @@ export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: U
       }
     })
 
+    if (core.sessions !== null) sessionRoutes(scope, core, core.sessions)
+
     // The public keys of asymmetric session signing, for services that verify sessions without a secret.
     if (auth.jwks !== null) scope.get('/.well-known/jwks.json', async () => auth.jwks)
   }
+}
+
+/**
+ * "Where you're signed in", for the signed-in user (cookie and XSRF like every session route): `GET /sessions`
+ * lists them, `DELETE /sessions/:id` ends one (404 unless it is a live session of this user), `DELETE /sessions`
+ * ends every one but the current. The DELETEs are refused cross-site, like logout.
+ */
+function sessionRoutes (scope: FastifyInstance, core: CoreInternals, sessions: SessionList): void {
+  const guard = core.options.crossSite
+  const signedIn = async (request: FastifyRequest, reply: FastifyReply, ending: boolean): Promise<{ userId: string; jti: string }> => {
+    if (ending && guard !== false) guard.check(request)
+    const session = await core.tokens.read(request, reply)
+    if (session === null) throw new HttpError(401, 'unauthorized', 'not logged in')
+    const userId = session.claims.user?.id
+    if (typeof userId !== 'string' || userId === '') throw new HttpError(401, 'unauthorized', 'token carries no user')
+    return { userId, jti: session.claims.jti }
+  }
+
+  scope.get('/sessions', async (request, reply) => {
+    const { userId, jti } = await signedIn(request, reply, false)
+    return await sessions.list(userId, jti)
+  })
+
+  scope.delete<{ Params: { id: string } }>('/sessions/:id', async (request, reply) => {
+    const { userId, jti } = await signedIn(request, reply, true)
+    const id = request.params.id
+    const ended = await sessions.revoke(userId, (ids) => ids.filter((x) => x === id))
+    if (ended.length === 0) throw new HttpError(404, 'not found', 'no such session')
+    // Ending the session that asked signs this browser out too.
+    if (id === jti) core.tokens.reset(reply)
+    return await reply.code(204).send()
+  })
+
+  scope.delete('/sessions', async (request, reply) => {
+    const { userId, jti } = await signedIn(request, reply, true)
+    const ended = await sessions.revoke(userId, (ids) => ids.filter((x) => x !== jti))
+    return { revoked: ended.length }
+  })
 }

@@ -29,6 +29,11 @@ export interface CachedSession {
   /** What revocation looks at, kept ready so that a hit allocates nothing. */
   readonly subject: RevocationSubject
   hit: boolean
+  /**
+   * When this entry's session was last handed to the session list (ms); Infinity when the list is off. The hot
+   * path compares it with the clock, which is all the list costs a request in between.
+   */
+  seenAt: number
   /** The cache's own: where the entry sits in the clock's slot array (-1 before it is stored). */
   slot: number
 }

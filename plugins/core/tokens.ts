@@ -25,6 +25,7 @@ import { Issuer } from './issue.js'
 import { SessionCookies } from './cookies.js'
 import { PostCheck } from './post-check.js'
 import { VerifiedSessions } from './verified-sessions.js'
+import { SEEN_INTERVAL_MS, type SessionList } from './sessions.js'
 import type { Claims, ClaimsInput, ResolvedOptions, Session, TokenPurpose, TokenService } from './types.js'
 
 /** The token service plus what only the core uses. */
@@ -45,14 +46,14 @@ export interface CoreTokenService extends TokenService {
   readonly jwks: Jwks | null
 }
 
-export function createTokenService (o: ResolvedOptions, revocations: Revocations | null, audiences: AudienceRule): CoreTokenService {
+export function createTokenService (o: ResolvedOptions, revocations: Revocations | null, audiences: AudienceRule, list: SessionList | null = null): CoreTokenService {
   const keys = createKeyRings(o.secret, o.session.signingKeys, (reason) => unauthorized(reason, ErrorCodes.UNAUTHORIZED))
   const verify = createVerifier(keys, o.issuer, audiences)
   const issuer = new Issuer(o, keys, audiences)
   const cookies = new SessionCookies(o)
   const reader = new TokenReader(o)
-  const verified = new VerifiedSessions(o.session.cacheSize, o.session.tokenDurationMs, keys, o.session.signingKeys, revocations)
-  const sessions = new SessionReader(o, { reader, verify, issuer, cookies, verified, revocations, check: new PostCheck(o, audiences) })
+  const verified = new VerifiedSessions(o.session.cacheSize, o.session.tokenDurationMs, keys, o.session.signingKeys, revocations, list !== null)
+  const sessions = new SessionReader(o, { reader, verify, issuer, cookies, verified, revocations, list, check: new PostCheck(o, audiences) })
   const presented = { reader, verify, revocations, lifetime: sessions.lifetime }
 
   async function issue (input: ClaimsInput): Promise<{ token: string; claims: Session['claims'] }> {
@@ -98,6 +99,8 @@ interface SessionParts {
   cookies: SessionCookies
   verified: VerifiedSessions
   revocations: Revocations | null
+  /** The session list, told of a session seen at most once a minute per entry (null when off). */
+  list: SessionList | null
   check: PostCheck
 }
 
@@ -119,6 +122,8 @@ class SessionReader {
     if (entry !== undefined && p.verified.servable(entry, now)) {
       entry.hit = true
       p.check.admit(request, source, entry.claims.jti, entry.aud)
+      // One comparison per request; once a minute per entry the session list is told (seenAt is Infinity when off).
+      if (now - entry.seenAt >= SEEN_INTERVAL_MS) p.list!.sighted(entry, request, now)
       return p.check.validated(entry)
     }
     return this.slow(token, source, entry, now, request, reply)
@@ -129,6 +134,7 @@ class SessionReader {
     if (entry === undefined) return await this.p.check.validated(await this.fresh(token, source, request, reply))
     entry.hit = true
     this.p.check.admit(request, source, entry.claims.jti, entry.aud)
+    if (now - entry.seenAt >= SEEN_INTERVAL_MS) this.p.list!.sighted(entry, request, now)
     return await this.p.check.validated(entry)
   }
 
@@ -139,9 +145,17 @@ class SessionReader {
     p.check.admit(request, source, claims.jti, audOf(claims))
     if (p.revocations !== null && await p.revocations.isRevoked(subjectOf(claims))) throw revokedError()
     const now = Date.now()
-    if (!mustRefresh(claims, source, now, this.lifetime)) return p.verified.remember(token, claims, key, now, false)
+    if (!mustRefresh(claims, source, now, this.lifetime)) {
+      const entry = p.verified.remember(token, claims, key, now, false)
+      // New to this instance: the list hears of it at its next request here (a token seen once costs it nothing).
+      if (p.list !== null) entry.seenAt = now - SEEN_INTERVAL_MS
+      return entry
+    }
     const refreshed = await p.issuer.refresh(token, claims)
     p.cookies.set(reply, refreshed.token, refreshed.claims)
-    return p.verified.remember(refreshed.token, refreshed.claims, refreshed.key, now, true)
+    const entry = p.verified.remember(refreshed.token, refreshed.claims, refreshed.key, now, true)
+    // A refresh is a sighting that also adds the session when the list lacks it (one the app created itself).
+    p.list?.sighted(entry, request, now)
+    return entry
   }
 }

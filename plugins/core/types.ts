@@ -168,6 +168,25 @@ export interface Session {
   readonly user: User | null
 }
 
+/** One session of a user's list (`GET {authPrefix}/sessions`, `fastify.auth.listSessions`). Times are ISO 8601. */
+export interface ListedSession {
+  /** The session's id (its `jti`): `DELETE {authPrefix}/sessions/<id>` or `revokeSession(id)` ends it. */
+  id: string
+  /** True for the session of the request that asked (always false from `listSessions`). */
+  current: boolean
+  /** The provider of the login; null for a session the app created itself. */
+  provider: string | null
+  createdAt: string
+  /** Last request seen (written at most once a minute per instance). */
+  lastSeenAt: string
+  /** When the session ends at the latest (its absolute lifetime). */
+  expiresAt: string
+  /** The client's user agent reduced to a label: "Firefox on Linux". */
+  device: string
+  /** The client's address as throttling sees it, its hash, or null (`revocation.sessionList.ip`). */
+  ip: string | null
+}
+
 /** Core options after defaults; what the core and the providers read. Groups as in `CoreOptions`. */
 export interface ResolvedOptions {
   secret: SecretFunc
@@ -200,8 +219,8 @@ export interface ResolvedOptions {
   /** Header name (lower case) and query parameter; null when that source is off. */
   tokenSources: { header: string | null; query: string | null }
   basicAuth: { adminPasswd: string | undefined; checker: BasicAuthChecker | undefined }
-  /** null when revocation is off. */
-  revocation: { recheckMs: number } | null
+  /** null when revocation is off; `sessionList` null when the list is off. */
+  revocation: { recheckMs: number; sessionList: { maxPerUser: number; ip: 'address' | 'hash' | false } | null } | null
   /** `rateLimit` after defaults; false when off. */
   rateLimit: ResolvedRateLimit | false
   /** The client a request counts for (`rateLimit.clientKey`, default its address, IPv6 by /64). */
@@ -258,6 +277,12 @@ export interface GatehouseAuth {
    * everywhere"); a session started afterwards is not affected. Same errors as `revokeSession`.
    */
   revokeUser(userId: string): Promise<void>
+  /**
+   * The live sessions of a user (for an admin page): provider, times, device, address (`current` is false). End
+   * one with `revokeSession(id)`. OptionsError when `revocation.sessionList` is off; 400 for an id that is not 1-256
+   * characters; 503 when the store is down.
+   */
+  listSessions(userId: string): Promise<ListedSession[]>
   /** The public keys of `session.signingKeys` as a JWKS (also served at `{authPrefix}/.well-known/jwks.json`); null for HMAC sessions. */
   readonly jwks: { keys: JsonWebKey[] } | null
 }

@@ -20,7 +20,9 @@ export class VerifiedSessions {
     private readonly tokenDurationMs: number,
     private readonly keys: KeyRings,
     signingKeys: readonly JwsKey[] | undefined,
-    private readonly revocations: Revocations | null
+    private readonly revocations: Revocations | null,
+    /** Whether entries are handed to the session list (else their `seenAt` stays Infinity). */
+    private readonly listed: boolean
   ) {
     this.cache = new SessionCache(cacheSize)
     this.staticKeys = signingKeys !== undefined
@@ -44,6 +46,7 @@ export class VerifiedSessions {
       checkedAt: now,
       subject: subjectOf(own),
       hit: false,
+      seenAt: this.listed ? now : Infinity,
       slot: -1
     }
     this.cache.set(entry)
