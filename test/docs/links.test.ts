@@ -52,3 +52,9 @@ for (const page of pages) {
     t.same(broken, [], `${links.length} relative links resolve`)
   })
 }
+
+t.test('the site (typedoc.json projectDocuments) carries every page of docs/, CONTRIBUTING.md and bench/RESULTS.md', async (t) => {
+  const listed: string[] = JSON.parse(readFileSync(join(root, 'typedoc.json'), 'utf8')).projectDocuments
+  t.same(pages.filter((p) => p !== 'README.md').filter((p) => !listed.includes(p)), [], 'no page left out of the site')
+  t.same(listed.filter((p) => !existsSync(join(root, p))), [], 'no listed page missing')
+})
