@@ -23,7 +23,7 @@ export const ErrorCodes = {
   SESSION_REVOKED: 'GATEHOUSE_SESSION_REVOKED',
   /** 401/403: the XSRF header is missing or does not match. */
   XSRF: 'GATEHOUSE_XSRF',
-  /** 403: the credentials were checked and refused. */
+  /** 401/403: the credentials were checked and refused (403 a wrong password, the toolkit's basic auth, another user's passkey; 401 basic auth on the auth hooks, an unknown passkey). */
   CREDENTIALS: 'GATEHOUSE_CREDENTIALS',
   /** 403: authenticated but not allowed (admin, role, audience). */
   FORBIDDEN: 'GATEHOUSE_FORBIDDEN',

@@ -127,26 +127,4 @@ t.test('tokenSources: renamed sources are read, a source set to false is not', a
   t.equal((await fetch(`${b}/p`, { headers: { 'x-jwt': token } })).status, 401, 'the default header name is not read any more')
   t.equal((await fetch(`${b}/p?token=${token}`)).status, 401, 'query: false turns the query parameter off')
 })
-
-t.test('the README documents every key of every group, in that group\'s subsection', async (t) => {
-  const { readFileSync } = await import('node:fs')
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
-  const { AVATAR_KEYS } = await import('../../plugins/avatar/options.js')
-  const { BASIC_AUTH_KEYS, CORE_OPTION_KEYS, COOKIE_KEYS, SESSION_KEYS, TOKEN_SOURCE_KEYS, XSRF_KEYS } = await import('../../plugins/core/options.js')
-  const section = (title: string): string => {
-    const start = readme.indexOf(`\n### ${title}\n`)
-    t.not(start, -1, `README has a subsection ${title}`)
-    const end = readme.indexOf('\n### ', start + 1)
-    return readme.slice(start, end)
-  }
-  const groups: Array<[string, readonly string[]]> = [
-    ['`session`', SESSION_KEYS], ['`cookies`', COOKIE_KEYS], ['`xsrf`', XSRF_KEYS], ['`tokenSources`', TOKEN_SOURCE_KEYS],
-    ['`basicAuth`', BASIC_AUTH_KEYS], ['`avatar`', AVATAR_KEYS],
-    ['Top level', CORE_OPTION_KEYS.filter((k) => !['session', 'cookies', 'xsrf', 'tokenSources', 'basicAuth', 'revocation', 'rateLimit', 'crossSite'].includes(k))],
-    ['`revocation`, `rateLimit`, `crossSite`', ['revocation', 'rateLimit', 'crossSite']]
-  ]
-  for (const [title, keys] of groups) {
-    const text = section(title)
-    for (const key of keys) t.match(text, new RegExp(`^\\| \`${key}\` \\|`, 'm'), `${title}: ${key}`)
-  }
-})
+// That the reference documents every key of every group: test/docs/reference.test.ts.

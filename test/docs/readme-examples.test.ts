@@ -1,5 +1,5 @@
 /**
- * Every line of every TypeScript/JavaScript example in the README appears in code that is compiled or run:
+ * Every line of every TypeScript/JavaScript example in the README and the docs/ pages appears in code that is compiled or run:
  * the type tests (test/types, compiled by `npm run typecheck`) or the scratch apps installed from the packed
  * tarball (test/package/scratch-apps.ts, run for real by scratch-app.test.ts). So do the short examples in its
  * prose and tables (`app.register(…)`, `{ preHandler: … }`, `Fastify({ … })`). An example edited in the README but not there
@@ -7,12 +7,13 @@
  */
 import t from 'tap'
 import { readdirSync, readFileSync } from 'node:fs'
+import { docsPages } from './pages.js'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
-// The README and the guides in docs/.
-const readme = ['README.md', 'docs/providers.md'].map((f) => readFileSync(join(root, f), 'utf8')).join('\n')
+// The README, CONTRIBUTING.md and every page under docs/.
+const readme = docsPages().map((f) => readFileSync(join(root, f), 'utf8')).join('\n')
 const typeTests = readdirSync(join(root, 'test/types')).filter((f) => f.endsWith('.tst.ts')).map((f) => join(root, 'test/types', f))
 const corpusLines = [...typeTests, join(root, 'test/package/scratch-apps.ts')]
   .flatMap((f) => readFileSync(f, 'utf8').split('\n').map((l) => l.trim()))

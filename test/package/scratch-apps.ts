@@ -4,6 +4,17 @@
  * JSON line of what it saw for the test to check.
  */
 
+import { readFileSync } from 'node:fs'
+
+/**
+ * The README's five-minute tutorial, its code block as written: only the TypeScript non-null marks (`!`) are
+ * dropped to make it JavaScript, and the `checkPassword` it leaves to the reader is declared (refusing everyone).
+ */
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+const TUTORIAL_TS = /^## Five-minute tutorial\n\n```ts\n([\s\S]*?)^```$/m.exec(README)?.[1]
+if (TUTORIAL_TS === undefined) throw new Error('README.md has no "## Five-minute tutorial" with a ts code block')
+const TUTORIAL = TUTORIAL_TS.replace(/(\w|\))!(?=[\s,.)])/g, '$1') + 'async function checkPassword () { return false }\n'
+
 // Signs in with the direct provider, then calls the protected route with the XSRF header, as a browser app does.
 const CLIENT = `
 async function signIn (base) {
@@ -167,14 +178,7 @@ async function main () {
 ${SETUP}}
 main().catch((err) => { console.error(err); process.exit(1) })`,
   // The README tutorial as written, started without AUTH_SECRET.
-  'tutorial.mjs': `import Fastify from 'fastify'
-import authPlugin, { directProvider } from 'fastify-gatehouse'
-const app = Fastify()
-await app.register(authPlugin, { secret: (aud) => process.env.AUTH_SECRET, url: 'https://example.com' })
-await app.register(directProvider, { name: 'local', checker: async (user, passwd) => user === 'alice' && passwd === 'alice-pw' })
-await app.listen({ port: 0, host: '127.0.0.1' })
-console.log('listening')
-await app.close()`,
+  'tutorial.mjs': TUTORIAL,
   'avatar.mjs': AVATAR,
   'missing.mjs': MISSING,
   'drivers.mjs': DRIVERS,

@@ -1,5 +1,5 @@
 /**
- * The code examples of docs/providers.md, compiled (lines as written there; test/docs/readme-examples.test.ts
+ * The code examples of the provider pages (docs/providers/*.md), compiled (lines as written there; test/docs/readme-examples.test.ts
  * checks they stay the same).
  */
 import Fastify from 'fastify'
