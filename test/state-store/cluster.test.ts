@@ -13,6 +13,8 @@ import { RedisPasskeyStore } from '../../stores/passkey/redis.js'
 import type { PasskeyCredential } from '../../stores/passkey/types.js'
 import { clusterForTests } from './redis-cluster.js'
 import { sessionApp, tokenOf } from '../core/session-app.js'
+import { startDemo } from '../demo/helpers.js'
+import { client } from '../helpers/client.js'
 
 const cluster = await clusterForTests(t, 'Redis Cluster')
 if (cluster !== undefined) {
@@ -148,5 +150,23 @@ if (cluster !== undefined) {
     t.equal((await fetch(`${other.base}/private`, { headers: { 'x-jwt': tokenOf(revoked) } })).status, 401, 'the revocation of before the kill holds')
     const fresh = await app.login('carol')
     t.equal((await fetch(`${other.base}/private`, { headers: { 'x-jwt': tokenOf(fresh) } })).status, 200, 'new logins work')
+  })
+}
+
+if (cluster !== undefined) {
+  t.test('the demo on STATE_STORE=redis-cluster://…: two instances share logins, one-time tokens and wrong passwords', async (t) => {
+    const env = { STATE_STORE: cluster.address, AUTH_SECRET: 'cluster-demo-secret-0123456789abcdef-0123' }
+    const [one, two] = [await startDemo(env), await startDemo(env)]
+    t.teardown(async () => { await one.stop(); await two.stop() })
+    const alice = client(`http://127.0.0.1:${one.demo.port}`)
+    const login = await alice.fetch('/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 'alice-secret' } })
+    t.equal(login.status, 200, 'a login (no CROSSSLOT)')
+    const wrong = await client(`http://127.0.0.1:${two.demo.port}`).fetch('/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 'nope' } })
+    t.equal(wrong.status, 403, 'a wrong password is a 403, not a 503')
+    const e = client(`http://127.0.0.1:${one.demo.port}`)
+    t.equal((await e.fetch('/auth/email/login?user=erin&address=erin@example.com')).status, 200)
+    const [, token] = await one.io.waitFor(/^email to erin@example\.com: .*token=([\w-]+\.[\w-]+\.[\w-]+)/)
+    t.equal((await client(`http://127.0.0.1:${two.demo.port}`).fetch(`/auth/email/login?token=${token}`)).status, 200, 'the token works on the other instance')
+    t.equal((await e.fetch(`/auth/email/login?token=${token}`)).status, 401, 'and only once')
   })
 }
