@@ -4,7 +4,7 @@
  * after `stop()`, which the test file's teardown calls even when a test failed.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
@@ -22,10 +22,10 @@ export function clusterMissingReason (): string | undefined {
 /** One redis-server process of a cluster (or of a Sentinel setup). */
 export class RedisNodeProcess {
   child: ChildProcess | undefined
-  constructor (readonly port: number, private readonly args: string[]) {}
+  constructor (readonly port: number, private readonly args: string[], private readonly config?: string) {}
 
   async start (): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', ...this.args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn('redis-server', [...(this.config === undefined ? [] : [this.config]), '--port', String(this.port), '--bind', '127.0.0.1', ...this.args], { stdio: ['ignore', 'pipe', 'pipe'] })
     this.child = child
     let out = ''
     await new Promise<void>((resolve, reject) => {
@@ -135,6 +135,71 @@ export class RedisCluster {
     await Promise.all(this.nodes.map(async (n) => { await n.kill() }))
     rmSync(this.dir, { recursive: true, force: true })
   }
+}
+
+/** A master, one replica and three Sentinels watching it (as `mymaster`, quorum 2, down after 1 s). */
+export class RedisSentinels {
+  readonly dir = mkdtempSync(join(tmpdir(), 'gatehouse-sentinel-'))
+  master!: RedisNodeProcess
+  replica!: RedisNodeProcess
+  readonly sentinels: RedisNodeProcess[] = []
+
+  get address (): string { return `redis-sentinel://${this.sentinels.map((s) => `127.0.0.1:${s.port}`).join(',')}/mymaster` }
+
+  async start (): Promise<void> {
+    process.once('exit', () => { for (const n of this.all()) n.child?.kill('SIGKILL'); rmSync(this.dir, { recursive: true, force: true }) })
+    const data = ['--save', '', '--appendonly', 'no', '--dir', this.dir]
+    // No 5 s wait before the first (diskless) sync of the replica.
+    this.master = new RedisNodeProcess(await freePort(), [...data, '--repl-diskless-sync-delay', '0'])
+    await this.master.start()
+    this.replica = new RedisNodeProcess(await freePort(), [...data, '--replicaof', '127.0.0.1', String(this.master.port)])
+    await this.replica.start()
+    for (let i = 0; i < 3; i++) {
+      const port = await freePort()
+      const conf = join(this.dir, `sentinel-${port}.conf`)
+      writeFileSync(conf, [`sentinel monitor mymaster 127.0.0.1 ${this.master.port} 2`, 'sentinel down-after-milliseconds mymaster 1000',
+        'sentinel failover-timeout mymaster 3000', `dir ${this.dir}`].join('\n') + '\n')
+      const s = new RedisNodeProcess(port, ['--sentinel'], conf)
+      await s.start()
+      this.sentinels.push(s)
+    }
+    await this.replicated()
+  }
+
+  /** Resolves once the replica has every write of the master (throws after 5 s). */
+  async replicated (): Promise<void> {
+    const admin = new Redis(this.master.port, '127.0.0.1', { maxRetriesPerRequest: 1 })
+    try {
+      for (const until = Date.now() + 5000; Date.now() < until;) {
+        const info = await admin.info('replication')
+        const offset = /master_repl_offset:(\d+)/.exec(info)?.[1]
+        const replica = /slave0:.*state=online.*offset=(\d+)/.exec(info)?.[1]
+        if (replica !== undefined && replica === offset) return
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      throw new Error('the replica did not catch up')
+    } finally { admin.disconnect() }
+  }
+
+  private all (): RedisNodeProcess[] { return [this.master, this.replica, ...this.sentinels].filter((n) => n !== undefined) }
+
+  async stop (): Promise<void> {
+    await Promise.all(this.all().map(async (n) => { await n.kill() }))
+    rmSync(this.dir, { recursive: true, force: true })
+  }
+}
+
+/** Like `clusterForTests`, for a Sentinel setup. */
+export async function sentinelsForTests (t: { test(name: string, opts: { skip: string }, fn: () => Promise<void>): unknown; teardown(fn: () => unknown): void }, name: string): Promise<RedisSentinels | undefined> {
+  const missing = redisMissingReason()
+  if (missing !== undefined) {
+    t.test(name, { skip: missing }, async () => {})
+    return undefined
+  }
+  const sentinels = new RedisSentinels()
+  t.teardown(() => sentinels.stop())
+  await sentinels.start()
+  return sentinels
 }
 
 /**
