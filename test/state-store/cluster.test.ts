@@ -119,6 +119,35 @@ if (cluster !== undefined) {
     t.equal(await p.add(cred('k3', 'u1'), 2), 'added', 'a place is free again')
   })
 
+  t.test('resharding under load (MOVED and ASK): every operation answers, none twice; values move with their slots', async (t) => {
+    const masters = await Promise.all(['a', 'b'].map(async (k) => await cluster.masterOf(k)))
+    const [from, to] = masters[0] !== masters[1] ? masters as [number, number] : [masters[0]!, cluster.nodes.find((n) => n.port !== masters[0])!.port]
+    for (let i = 0; i < 300; i++) await a.set(`move:${i}`, `v${i}`, 60_000)
+    let running = true
+    const taken = new Map<string, number>()
+    const failures: unknown[] = []
+    const load = (async () => {
+      for (let i = 0; running; i = (i + 1) % 300) {
+        const store = i % 2 === 0 ? a : b
+        try {
+          await store.increment(`moving-counter:${i % 17}`, 60_000, { client: '192.0.2.1' })
+          const v = await store.take(`move:${i}`)
+          if (v !== undefined) taken.set(v, (taken.get(v) ?? 0) + 1)
+        } catch (err) { failures.push(err) }
+      }
+    })()
+    await cluster.reshard(from, to, 300)
+    running = false
+    await load
+    t.ok(failures.every((f) => f instanceof StateStoreError), `only 503s during the move (${failures.length})`)
+    for (let i = 0; i < 300; i++) {
+      const v = await a.take(`move:${i}`)
+      if (v !== undefined) taken.set(v, (taken.get(v) ?? 0) + 1)
+    }
+    t.equal(taken.size, 300, 'every value was taken')
+    t.ok([...taken.values()].every((n) => n === 1), 'and none twice')
+  })
+
   t.test('a master killed: 503 while its slot has no master, then recovery by itself; nothing taken twice, revocations kept', async (t) => {
     const app = await sessionApp({ stateStore: cluster.address })
     const other = await sessionApp({ stateStore: cluster.address })

@@ -122,6 +122,25 @@ export class RedisCluster {
     }
   }
 
+  /**
+   * Moves `slots` slots from the master on `from` to the master on `to` with `redis-cli --cluster reshard` (keys
+   * migrate one by one: clients meanwhile get MOVED and ASK redirections).
+   */
+  async reshard (from: number, to: number, slots: number): Promise<void> {
+    const id = async (port: number): Promise<string> => {
+      const admin = this.admin(port)
+      try { return await admin.cluster('MYID') as string } finally { admin.disconnect() }
+    }
+    const args = ['--cluster', 'reshard', `127.0.0.1:${from}`, '--cluster-from', await id(from), '--cluster-to', await id(to),
+      '--cluster-slots', String(slots), '--cluster-yes', '--cluster-pipeline', '1']
+    const child = spawn('redis-cli', args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout!.on('data', (c: Buffer) => { out += c.toString() })
+    child.stderr!.on('data', (c: Buffer) => { out += c.toString() })
+    const code = await new Promise((resolve) => child.once('exit', resolve))
+    if (code !== 0) throw new Error(`reshard failed: ${out.slice(-500)}`)
+  }
+
   node (port: number): RedisNodeProcess { return this.nodes.find((n) => n.port === port)! }
 
   admin (port: number): Redis { return new Redis(port, '127.0.0.1', { lazyConnect: false, maxRetriesPerRequest: 1 }) }
