@@ -185,19 +185,23 @@ export class RedisStateStore implements StateStore {
 
   /**
    * What Redis's configuration says about keeping the store's entries, as warnings (none when all is well, or
-   * when `CONFIG GET` is not allowed, as on some managed services). Revocations need both: an evicted or a
+   * when `CONFIG GET` is not allowed, as on some managed services), and a key prefix that would put every key of
+   * a Cluster in one slot. Revocations need both: an evicted or a
    * restarted-away entry is a revocation lost (see the README's "State store").
    */
   async durabilityWarnings (): Promise<string[]> {
+    const warnings: string[] = []
+    if (isCluster(this.client) && /\{[^}]*\}/.test(this.prefix)) {
+      warnings.push('the key prefix holds a hash tag ({…}): on this Redis Cluster every key lands in one slot, one node; drop the braces')
+    }
     const config: Record<string, string> = {}
     try {
       // One name per CONFIG GET: several at once needs Redis 7.
       const answers = await Promise.all(['maxmemory', 'maxmemory-policy', 'save', 'appendonly'].map(async (name) => await this.cmd.config('GET', name) as string[]))
       for (const [name, value] of answers) if (name !== undefined && value !== undefined) config[name] = value
     } catch {
-      return []
+      return warnings
     }
-    const warnings: string[] = []
     const policy = config['maxmemory-policy']
     if (config.maxmemory !== undefined && config.maxmemory !== '0' && policy !== undefined && policy !== 'noeviction') {
       warnings.push(`Redis evicts keys when full (maxmemory-policy ${policy}): revocations and one-time tokens can be lost; set maxmemory-policy noeviction`)

@@ -64,6 +64,11 @@ if (cluster !== undefined) {
     t.equal(await s.setIfAbsent('q', 'v', 60_000, { client: '198.51.100.10' }), true, 'another client writes')
   })
 
+  t.test('a {…} key prefix on a Cluster (every key in one slot) is a startup warning; the default prefix is not', async (t) => {
+    t.match(await open('{gh}:').durabilityWarnings(), [/hash tag .* one slot/])
+    t.same((await a.durabilityWarnings()).filter((w) => /hash tag/.test(w)), [])
+  })
+
   t.test('an ioredis Cluster and a node list are accepted; openStateStore takes redis-cluster:// and memory://', async (t) => {
     const given = new Cluster([{ host: '127.0.0.1', port: cluster.nodes[2]!.port }])
     t.teardown(() => given.disconnect())
