@@ -27,8 +27,13 @@ export interface DemoConfig {
   /** Port of the local OAuth2 server behind the `custom` provider. */
   customPort: number
   avatarStore: string
-  /** Where passkeys live (`memory://`, `bolt://`, `redis://`). */
+  /** Where passkeys live (`memory://`, `bolt://`, or a Redis address as for `stateStore`). */
   passkeyStore: string
+  /**
+   * The state store every instance shares (`STATE_STORE`): one-time tokens, revocations, throttling, passkey
+   * challenges. `memory://`, `redis://…`, `rediss://…`, `redis-cluster://…` or `redis-sentinel://…/<master>`.
+   */
+  stateStore: string
   adminPasswd: string | undefined
   smtp: { host: string; port: number; username?: string; password?: string; from: string; startTLS: boolean } | undefined
   oidc: { issuer: string; cid: string; csecret: string } | undefined
@@ -97,6 +102,7 @@ export function readConfig (env: DemoEnv, builtinNames: readonly string[]): Demo
     customPort: port(env, 'CUSTOM_AUTH_PORT', 9096),
     avatarStore: text(env, 'AVATAR_STORE') ?? 'bolt://./var/avatars.db',
     passkeyStore: text(env, 'PASSKEY_STORE') ?? 'memory://',
+    stateStore: text(env, 'STATE_STORE') ?? 'memory://',
     adminPasswd: text(env, 'ADMIN_PASSWD'),
     smtp,
     oidc,

@@ -98,7 +98,9 @@ async function assemble (app: FastifyInstance, cfg: ReturnType<typeof readConfig
     // The demo's own OAuth2 servers are on loopback, so their pictures are fetched from there (and only there).
     avatar: { store: cfg.avatarStore, fetch: { allowPrivate: ['127.0.0.0/8', '::1'] } },
     providers: [{ kind: 'direct', name: 'local', checker: checkLocalUser }],
-    claimsUpdater: addDemoRoles
+    claimsUpdater: addDemoRoles,
+    // Shared by every provider (one-time tokens, passkey challenges), revocation and throttling.
+    stateStore: cfg.stateStore
   }
   if (cfg.adminPasswd !== undefined) opts.basicAuth = { adminPasswd: cfg.adminPasswd }
   await app.register(authPlugin, opts)

@@ -1,32 +1,48 @@
 /**
- * The Lua scripts of the Redis state store. Each runs atomically on the server. Keys: the entry, then (where
- * used) its undo record, then the per-client counter. Client counters count the entries a client created and
- * live as long as the longest-lived of them, so they bound what one client holds at once from above.
+ * The Lua scripts of the Redis state store. Each runs atomically on the server and touches the keys of one
+ * entity only (an entry and its undo record share a hash tag), so every script runs within one slot of a Redis
+ * Cluster. Client counters count the entries a client created and live as long as the longest-lived of them;
+ * a place is taken before the entry is written (a step of its own, in the client's slot) and given back when the
+ * write created nothing, so they bound what one client holds at once from above.
  */
 
 /**
- * SET, NX or not, counted for the client, with an undo record for consuming writes.
- * KEYS: entry, undo record (or the entry again), client counter. ARGV: value, ttl ms, nx 1|0, max per client
- * (0: not counted), undo 1|0. Returns {1, 0} stored, {0, 0} exists (NX), {2, ms} the client holds its share.
- * A write whose undo record exists already is this very write sent again after a reconnect: it reports stored.
+ * SET, NX or not, with an undo record for consuming writes. KEYS: entry, undo record (or the entry again), both in
+ * one slot. ARGV: value, ttl ms, nx 1|0, undo 1|0, existing only 1|0 (a new entry needs a place of its client's
+ * share first: then nothing is written). Returns {1, 0} stored new, {1, 1} replaced, {0, 1} exists (NX), {2, 0}
+ * new and not written (existing only). A write whose undo record exists already is this very write sent again
+ * after a reconnect: it reports stored new.
  */
 export const WRITE_SCRIPT = `
+if ARGV[4] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return {1, 0} end
+local existed = redis.call('EXISTS', KEYS[1])
+if existed == 1 and ARGV[3] == '1' then return {0, 1} end
+if existed == 0 and ARGV[5] == '1' then return {2, 0} end
 local ttl = tonumber(ARGV[2])
-if ARGV[5] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return {1, 0} end
-local exists = redis.call('EXISTS', KEYS[1]) == 1
-if exists and ARGV[3] == '1' then return {0, 0} end
-local max = tonumber(ARGV[4])
-if max > 0 and not exists then
-  local held = tonumber(redis.call('GET', KEYS[3]) or '0')
-  if held >= max then return {2, redis.call('PTTL', KEYS[3])} end
-end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
-if ARGV[5] == '1' then redis.call('SET', KEYS[2], ARGV[1], 'PX', ttl) end
-if max > 0 and not exists then
-  redis.call('INCR', KEYS[3])
-  if redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) end
-end
+if ARGV[4] == '1' then redis.call('SET', KEYS[2], ARGV[1], 'PX', ttl) end
+return {1, existed}
+`
+
+/**
+ * Takes one place of a client's share, before the entry it is for is created (in the entry's own slot, so on a
+ * Cluster this is a step of its own). KEYS: client counter. ARGV: max per client, ttl ms. Returns {1, 0} taken,
+ * or {0, ms} when the client holds its share. The counter lives as long as the longest-lived entry counted.
+ */
+export const RESERVE_SCRIPT = `
+local held = tonumber(redis.call('GET', KEYS[1]) or '0')
+if held >= tonumber(ARGV[1]) then return {0, redis.call('PTTL', KEYS[1])} end
+redis.call('INCR', KEYS[1])
+local ttl = tonumber(ARGV[2])
+if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
 return {1, 0}
+`
+
+/** Gives back a place taken by RESERVE_SCRIPT whose write created nothing. KEYS: client counter. */
+export const RELEASE_SCRIPT = `
+local n = redis.call('DECR', KEYS[1])
+if n <= 0 then redis.call('DEL', KEYS[1]) end
+return n
 `
 
 /**
@@ -64,19 +80,13 @@ return 1
 `
 
 /**
- * INCR with a lifetime: set at creation, or at every increment when sliding; a new counter is counted for the
- * client. KEYS: counter, client counter. ARGV: ttl ms, sliding 1|0, max per client (0: not counted).
- * Returns {count, pttl}, or {-1, ms} when the client holds its share.
+ * INCR with a lifetime: set at creation, or at every increment when sliding. KEYS: counter. ARGV: ttl ms, sliding
+ * 1|0, existing only 1|0 (then a missing counter is not created: the caller first takes a place of the client's
+ * share). Returns {count, pttl}, or {0, 0} when asked for an existing counter and there is none.
  */
 export const INCREMENT_SCRIPT = `
+if ARGV[3] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then return {0, 0} end
 local ttl = tonumber(ARGV[1])
-local max = tonumber(ARGV[3])
-if max > 0 and redis.call('EXISTS', KEYS[1]) == 0 then
-  local held = tonumber(redis.call('GET', KEYS[2]) or '0')
-  if held >= max then return {-1, redis.call('PTTL', KEYS[2])} end
-  redis.call('INCR', KEYS[2])
-  if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
-end
 local n = redis.call('INCR', KEYS[1])
 if n == 1 or ARGV[2] == '1' then redis.call('PEXPIRE', KEYS[1], ttl) end
 return {n, redis.call('PTTL', KEYS[1])}

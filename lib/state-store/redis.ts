@@ -1,13 +1,19 @@
 import { randomBytes } from 'node:crypto'
-import type { Redis, RedisOptions } from 'ioredis'
+import type { Redis } from 'ioredis'
 import { OptionsError, RateLimitedError } from '../errors.js'
-import { requireDriver } from '../optional-driver.js'
 import { checkEntry, StateStoreError, type Counter, type IncrementOptions, type StateStore, type Subscription, type WriteOptions } from './types.js'
-import { INCREMENT_SCRIPT, TAKE_SCRIPT, UNDO_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js'
+import { INCREMENT_SCRIPT, RELEASE_SCRIPT, RESERVE_SCRIPT, TAKE_SCRIPT, UNDO_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js'
+import { createRedisClient, isCluster, type RedisConnection } from './redis-client.js'
+import type { RedisNode } from './redis-address.js'
+import { subscribeOn } from './redis-subscriber.js'
 
 /** Options of the Redis store. */
 export interface RedisStateStoreOptions {
-  /** Prefix of every key, so one Redis database can serve several applications. Default `gatehouse:`. */
+  /**
+   * Prefix of every key, so one Redis database can serve several applications. Default `gatehouse:`. Keep braces
+   * out of it on a Redis Cluster: each entry's key carries its own hash tag (`gatehouse:{<key>}`), which a `{…}`
+   * in the prefix would replace, putting every key in one slot.
+   */
   keyPrefix?: string
   /**
    * Longest wait for one command, in ms, before it fails with 503 (only for clients the store creates).
@@ -50,12 +56,20 @@ const MAX_REPORTED = 100
  * can see it. Undo is retried (it is idempotent) until it runs; the undo record is deleted once the answer has
  * come back. See the README's "State store" section for the reasoning and its limits.
  *
- * Given an address (`redis://host:port/db`), the store creates and owns its client, tuned to fail fast while
- * Redis is down (one retry, a command timeout) and to reconnect in the background; `close()` quits it.
- * Given an ioredis client, the store uses it as configured and leaves closing it to the caller.
+ * Given an address (`redis://host:port/db`, `rediss://…`, `redis-cluster://host:port,host:port`,
+ * `redis-sentinel://host:port,host:port/<master name>`) or a Cluster's node list, the store creates and owns its
+ * client, tuned to fail fast while Redis is down (one retry, a command timeout) and to reconnect in the
+ * background; `close()` quits it. Given an ioredis client (`Redis`, Sentinel-configured or not, or `Cluster`),
+ * the store uses it as configured and leaves closing it to the caller.
+ *
+ * Redis Cluster: every key carries a hash tag of its entity (`<prefix>{<key>}`, its undo records
+ * `<prefix>{<key>}:undo:<id>`, a client's counter `<prefix>{client:<client>}`), so entries spread over all slots
+ * and every script touches one slot. Counting an entry for its client is a step of its own before the write.
  */
 export class RedisStateStore implements StateStore {
-  readonly client: Redis
+  readonly client: RedisConnection
+  /** The client as the command interface (a Cluster has the same commands, routed by key slot). */
+  private readonly cmd: Redis
   private readonly prefix: string
   private readonly ownsClient: boolean
   private down = false
@@ -67,7 +81,7 @@ export class RedisStateStore implements StateStore {
   /** Error texts already passed to `onError` (see `failure`). */
   private readonly reported = new Set<string>()
 
-  constructor (clientOrUrl: Redis | string, opts: RedisStateStoreOptions = {}) {
+  constructor (clientOrUrl: RedisConnection | string | Array<RedisNode | string>, opts: RedisStateStoreOptions = {}) {
     if (opts === null || typeof opts !== 'object') throw new OptionsError('RedisStateStore', 'options must be an object')
     this.prefix = opts.keyPrefix ?? 'gatehouse:'
     if (typeof this.prefix !== 'string') throw new OptionsError('RedisStateStore.keyPrefix', 'must be a string')
@@ -75,34 +89,18 @@ export class RedisStateStore implements StateStore {
     const maxPerClient = opts.maxPerClient ?? 1000
     if (typeof maxPerClient !== 'number' || !Number.isInteger(maxPerClient) || maxPerClient < 1) throw new OptionsError('RedisStateStore.maxPerClient', 'must be a positive integer')
     this.maxPerClient = maxPerClient
-    if (typeof clientOrUrl === 'string') {
+    if (typeof clientOrUrl === 'string' || Array.isArray(clientOrUrl)) {
       const timeout = opts.commandTimeoutMs ?? 2000
       if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) throw new OptionsError('RedisStateStore.commandTimeoutMs', 'must be a positive number')
-      const options: RedisOptions = {
-        maxRetriesPerRequest: 1,
-        commandTimeout: timeout,
-        connectTimeout: timeout,
-        // Keep reconnecting (up to every 2 s) so the store recovers by itself when Redis returns.
-        retryStrategy: (times) => Math.min(times * 100, 2000)
-      }
-      // ioredis is loaded here, when a Redis store is really wanted, not when the package is imported.
-      const { Redis: RedisClient } = requireDriver<typeof import('ioredis')>('ioredis', { option: 'RedisStateStore', feature: 'a Redis store' })
-      let client: Redis
-      try {
-        client = new RedisClient(clientOrUrl, options)
-      } catch {
-        // Neither the address nor the parser's error (which carries the address as `input`) goes into the
-        // error: the address may hold a password.
-        throw new OptionsError('RedisStateStore', 'was given an address that is not a valid Redis URL')
-      }
-      this.client = client
+      this.client = createRedisClient(clientOrUrl, timeout, 'RedisStateStore')
       this.ownsClient = true
     } else if (clientOrUrl !== null && typeof clientOrUrl === 'object' && typeof (clientOrUrl as Redis).eval === 'function') {
       this.client = clientOrUrl
       this.ownsClient = false
     } else {
-      throw new OptionsError('RedisStateStore', 'needs an ioredis client or a redis:// address')
+      throw new OptionsError('RedisStateStore', 'needs an ioredis client (Redis or Cluster), a Redis address or a list of Cluster nodes')
     }
+    this.cmd = this.client as Redis
     const report = opts.onError ?? (() => {})
     this.report = report
     // Without an 'error' listener ioredis prints every failed reconnect; report the first of each outage only.
@@ -123,8 +121,8 @@ export class RedisStateStore implements StateStore {
 
   async setIfAbsent (key: string, value: string, ttlMs: number, opts?: WriteOptions): Promise<boolean> {
     checkEntry(key, ttlMs)
-    return await this.consuming(ttlMs, (undoKey) => this.write(key, value, ttlMs, opts?.client, true, undoKey),
-      (undoKey) => this.client.eval(UNDO_SCRIPT, 2, this.prefix + key, undoKey, 'set'))
+    return await this.consuming(key, ttlMs, (undoKey) => this.write(key, value, ttlMs, opts?.client, true, undoKey),
+      (undoKey) => this.cmd.eval(UNDO_SCRIPT, 2, this.entryKey(key), undoKey, 'set'))
   }
 
   async set (key: string, value: string, ttlMs: number, opts?: WriteOptions): Promise<void> {
@@ -135,48 +133,75 @@ export class RedisStateStore implements StateStore {
   async increment (key: string, ttlMs: number, opts?: IncrementOptions): Promise<Counter> {
     checkEntry(key, ttlMs)
     const client = opts?.client
-    const r = await this.run(() => this.client.eval(INCREMENT_SCRIPT, 2, this.prefix + key, this.clientKey(client),
-      Math.ceil(ttlMs), opts?.sliding === true ? '1' : '0', client === undefined ? 0 : this.maxPerClient)) as [number, number]
-    if (r[0] < 0) throw this.overShare(r[1])
+    const sliding = opts?.sliding === true ? '1' : '0'
+    const count = async (existingOnly: boolean): Promise<[number, number]> =>
+      await this.cmd.eval(INCREMENT_SCRIPT, 1, this.entryKey(key), Math.ceil(ttlMs), sliding, existingOnly ? '1' : '0') as [number, number]
+    const r = await this.run(async () => {
+      if (client === undefined) return await count(false)
+      const existing = await count(true)
+      if (existing[0] > 0) return existing
+      // A new counter: the client's place first (its own slot), given back if another request created it meanwhile.
+      await this.reserve(client, ttlMs)
+      const created = await count(false)
+      if (created[0] > 1) this.release(client)
+      return created
+    })
     return { count: r[0], ttlMs: r[1] }
   }
 
   async get (key: string): Promise<string | undefined> {
-    const r = await this.run(() => this.client.get(this.prefix + key))
+    const r = await this.run(() => this.cmd.get(this.entryKey(key)))
     return r ?? undefined
   }
 
   async take (key: string): Promise<string | undefined> {
-    const r = await this.consuming(UNDO_RETRY_MS, (undoKey) => this.client.eval(TAKE_SCRIPT, 2, this.prefix + key, undoKey),
-      (undoKey) => this.client.eval(UNDO_SCRIPT, 2, this.prefix + key, undoKey, 'take'))
+    const r = await this.consuming(key, UNDO_RETRY_MS, (undoKey) => this.cmd.eval(TAKE_SCRIPT, 2, this.entryKey(key), undoKey),
+      (undoKey) => this.cmd.eval(UNDO_SCRIPT, 2, this.entryKey(key), undoKey, 'take'))
     return typeof r === 'string' ? r : undefined
   }
 
   async delete (key: string): Promise<boolean> {
-    const n = await this.run(() => this.client.del(this.prefix + key))
+    const n = await this.run(() => this.cmd.del(this.entryKey(key)))
     return n > 0
   }
 
-  /** Resolves with the number of subscribers Redis delivered to (on Redis Cluster: those of the node asked). */
+  /**
+   * Resolves with the number of subscribers Redis delivered to. On a Cluster, PUBLISH reaches the subscribers of
+   * every node but counts only those of the node it was sent to, so the count is the sum of `PUBSUB NUMSUB` over
+   * all nodes, asked beside the PUBLISH (a node that does not answer has no live subscriber to count).
+   */
   async publish (channel: string, message: string): Promise<number> {
-    return await this.run(() => this.client.publish(this.prefix + channel, message))
+    const name = this.prefix + channel
+    const client = this.client
+    if (!isCluster(client)) return await this.run(() => this.cmd.publish(name, message))
+    const counts = client.nodes('all').map(async (node) => {
+      const [, n] = await node.pubsub('NUMSUB', name) as [string, number]
+      return Number(n)
+    })
+    await this.run(() => this.cmd.publish(name, message))
+    const answered = await Promise.allSettled(counts)
+    return answered.reduce((sum, a) => sum + (a.status === 'fulfilled' ? a.value : 0), 0)
   }
 
   /**
    * What Redis's configuration says about keeping the store's entries, as warnings (none when all is well, or
-   * when `CONFIG GET` is not allowed, as on some managed services). Revocations need both: an evicted or a
+   * when `CONFIG GET` is not allowed, as on some managed services), and a key prefix that would put every key of
+   * a Cluster in one slot. Revocations need both: an evicted or a
    * restarted-away entry is a revocation lost (see the README's "State store").
    */
   async durabilityWarnings (): Promise<string[]> {
+    const warnings: string[] = []
+    if (isCluster(this.client) && /\{[^}]*\}/.test(this.prefix)) {
+      warnings.push('the key prefix holds a hash tag ({…}): on this Redis Cluster every key lands in one slot, one node; drop the braces')
+    }
     const config: Record<string, string> = {}
     try {
       // One name per CONFIG GET: several at once needs Redis 7.
-      const answers = await Promise.all(['maxmemory', 'maxmemory-policy', 'save', 'appendonly'].map(async (name) => await this.client.config('GET', name) as string[]))
+      const answers = await Promise.all(['maxmemory', 'maxmemory-policy', 'save', 'appendonly'].map(async (name) => await this.cmd.config('GET', name) as string[]))
       for (const [name, value] of answers) if (name !== undefined && value !== undefined) config[name] = value
     } catch {
-      return []
+      return warnings
     }
-    const warnings: string[] = []
     const policy = config['maxmemory-policy']
     if (config.maxmemory !== undefined && config.maxmemory !== '0' && policy !== undefined && policy !== 'noeviction') {
       warnings.push(`Redis evicts keys when full (maxmemory-policy ${policy}): revocations and one-time tokens can be lost; set maxmemory-policy noeviction`)
@@ -189,45 +214,24 @@ export class RedisStateStore implements StateStore {
 
   /**
    * Subscribes on a connection of its own (a Redis connection in subscriber mode takes no other command), made
-   * with the options of the store's client and closed with the subscription. It reconnects by itself; after each
-   * reconnect it subscribes again and only then reports `onLive(true)`.
+   * with the options of the store's client and closed with the subscription; on a Cluster, to one of its nodes
+   * (a PUBLISH on any node reaches every node's subscribers). It reconnects by itself; after each reconnect it
+   * subscribes again and only then reports `onLive(true)`.
    */
   async subscribe (channel: string, onMessage: (message: string) => void, onLive: (live: boolean) => void = () => {}): Promise<Subscription> {
-    const name = this.prefix + channel
-    const sub = this.client.duplicate({ autoResubscribe: false, lazyConnect: true })
-    let live = false
-    let closed = false
-    const setLive = (value: boolean): void => {
-      if (value === live || closed) return
-      live = value
-      onLive(value)
-    }
-    sub.on('message', (ch: string, message: string) => { if (ch === name && !closed) onMessage(message) })
-    sub.on('ready', () => {
-      sub.subscribe(name).then(() => { setLive(true) }, () => { sub.disconnect(true) })
-    })
-    sub.on('close', () => { setLive(false) })
-    // Outages are reported once by the store's own client; the subscriber's errors would only repeat them.
-    sub.on('error', () => {})
-    sub.connect().catch(() => { /* retried by the client's reconnect strategy */ })
-    return {
-      close: async () => {
-        closed = true
-        sub.removeAllListeners('message')
-        sub.disconnect()
-      }
-    }
+    return subscribeOn(this.client, this.prefix + channel, onMessage, onLive)
   }
 
   /**
    * Runs a consuming operation that leaves an undo record under a fresh key. Answered: the record is deleted
    * (not awaited). Failed: the undo is sent behind it at once, and retried later until it runs.
    */
-  private async consuming<T> (ttlMs: number, op: (undoKey: string) => Promise<T>, undo: (undoKey: string) => Promise<unknown>): Promise<T> {
-    const undoKey = `${this.prefix}undo:${randomBytes(12).toString('base64url')}`
+  private async consuming<T> (key: string, ttlMs: number, op: (undoKey: string) => Promise<T>, undo: (undoKey: string) => Promise<unknown>): Promise<T> {
+    // In the entry's slot (its hash tag), so that the scripts touching both run on one Cluster node.
+    const undoKey = `${this.entryKey(key)}:undo:${randomBytes(12).toString('base64url')}`
     try {
       const r = await this.run(() => op(undoKey))
-      this.client.del(undoKey).catch(() => {})
+      this.cmd.del(undoKey).catch(() => {})
       return r
     } catch (err) {
       if (!(err instanceof RateLimitedError)) {
@@ -240,16 +244,42 @@ export class RedisStateStore implements StateStore {
     }
   }
 
-  /** SET (NX or not) with the per-client count and, for consuming writes, the undo record. */
+  /**
+   * SET (NX or not) with, for consuming writes, the undo record. A counted write that would create an entry first
+   * takes a place of the client's share (its own slot), then writes, and gives the place back when another
+   * request created the entry meanwhile (a write that fails keeps it: counting too much is the safe side, and the
+   * counter expires). Writing over an existing entry counts nothing, as on one node.
+   */
   private async write (key: string, value: string, ttlMs: number, client: string | undefined, nx: boolean, undoKey: string | undefined): Promise<boolean> {
-    const r = await this.client.eval(WRITE_SCRIPT, 3, this.prefix + key, undoKey ?? this.prefix + key, this.clientKey(client),
-      value, Math.ceil(ttlMs), nx ? '1' : '0', client === undefined ? 0 : this.maxPerClient, undoKey === undefined ? '0' : '1') as [number, number]
-    if (r[0] === 2) throw this.overShare(r[1])
+    const send = async (existingOnly: boolean): Promise<[number, number]> => await this.cmd.eval(WRITE_SCRIPT, 2, this.entryKey(key),
+      undoKey ?? this.entryKey(key), value, Math.ceil(ttlMs), nx ? '1' : '0', undoKey === undefined ? '0' : '1', existingOnly ? '1' : '0') as [number, number]
+    let r = await send(client !== undefined)
+    if (r[0] === 2 && client !== undefined) {
+      await this.reserve(client, ttlMs)
+      r = await send(false)
+      if (r[1] === 1) this.release(client)
+    }
     return r[0] === 1
   }
 
-  private clientKey (client: string | undefined): string {
-    return client === undefined ? `${this.prefix}client:-` : `${this.prefix}client:${client}`
+  /** Takes a place of the client's share, or throws the 429 for a client holding its share. */
+  private async reserve (client: string, ttlMs: number): Promise<void> {
+    const r = await this.cmd.eval(RESERVE_SCRIPT, 1, this.clientKey(client), this.maxPerClient, Math.ceil(ttlMs)) as [number, number]
+    if (r[0] === 0) throw this.overShare(r[1])
+  }
+
+  /** Gives a place back (not awaited: failing, the client is counted once too often until the counter expires). */
+  private release (client: string): void {
+    this.cmd.eval(RELEASE_SCRIPT, 1, this.clientKey(client)).catch(() => {})
+  }
+
+  /** The key of an entry: its own hash tag, so entries spread over a Cluster's slots. */
+  private entryKey (key: string): string {
+    return `${this.prefix}{${key}}`
+  }
+
+  private clientKey (client: string): string {
+    return `${this.prefix}{client:${client}}`
   }
 
   private overShare (ttlMs: number): RateLimitedError {

@@ -21,7 +21,8 @@ export interface OpenedPasskeyStore { store: PasskeyStore; owned: boolean }
  * Opens the passkey store an option names, as the avatar store is chosen:
  * - `memory://` (also `undefined`): in memory, one process;
  * - `bolt:///abs/passkeys.db` or `bolt://./rel/passkeys.db`: one lmdb file;
- * - `redis://host:port/db` or `rediss://…`: Redis, shared by every instance;
+ * - `redis://host:port/db`, `rediss://…`, `redis-cluster://host:port,…`, `redis-sentinel://host:port,…/<master>`:
+ *   Redis (one server, a Cluster, a Sentinel-watched master), shared by every instance;
  * - any object with add, get, list, use, remove and close: used as given (its owner closes it).
  * Throws an OptionsError naming `optionName` for anything else (naming only the scheme: an address may hold a
  * password).
@@ -46,12 +47,16 @@ export function openPasskeyStore (option: unknown, optionName: string, onError?:
     }
     case 'redis':
     case 'rediss':
+    case 'redis-cluster':
+    case 'rediss-cluster':
+    case 'redis-sentinel':
+    case 'rediss-sentinel':
       try {
         return { store: new RedisPasskeyStore(option, onError === undefined ? {} : { onError }), owned: true }
       } catch (err) {
         if (err instanceof DriverMissingError) throw err.forOption(optionName) // ioredis not installed
         if (!(err instanceof OptionsError)) throw err
-        throw new OptionsError(optionName, 'is not a valid redis:// address')
+        throw new OptionsError(optionName, `is not a valid Redis address: ${err.message.replace(/^.*?option "RedisStateStore" /, '')}`)
       }
     default:
       throw new OptionsError(optionName, `must be a memory://, bolt:// or redis:// address or a store object, got ${scheme === undefined ? 'a string that is not an address' : `a "${scheme}:" address`}`)

@@ -215,9 +215,9 @@ t.test('redis store', { skip: missing ?? false }, async (t) => {
     const s = make()
     await s.set('k', 'v', 60_000)
     await s.setIfAbsent('n', 'v', 1500)
-    const pttl = await s.client.pttl('t' + String(stores.length - 1) + ':k')
+    const pttl = await s.client.pttl('t' + String(stores.length - 1) + ':{k}')
     t.ok(pttl > 59_000 && pttl <= 60_000, `pttl ${pttl}`)
-    const pttl2 = await s.client.pttl('t' + String(stores.length - 1) + ':n')
+    const pttl2 = await s.client.pttl('t' + String(stores.length - 1) + ':{n}')
     t.ok(pttl2 > 500 && pttl2 <= 1500, `pttl ${pttl2}`)
   })
 
@@ -238,7 +238,7 @@ t.test('redis store', { skip: missing ?? false }, async (t) => {
     await s.set('k', 'v', 60_000)
     await s.close()
     t.equal(owner.client.status, 'ready')
-    t.equal(await owner.client.get('borrowed:k'), 'v')
+    t.equal(await owner.client.get('borrowed:{k}'), 'v')
   })
 
   /** Connections the Redis server has now, polled until `until` holds (a quit is answered before the socket closes). */
@@ -307,7 +307,7 @@ t.test('redis store', { skip: missing ?? false }, async (t) => {
     t.equal(again.statusCode, 401)
     t.equal(again.json().code, 'GATEHOUSE_ALREADY_USED')
     const admin = new Redis(redis.url)
-    t.equal((await admin.keys('gatehouse:verify:used:*')).length, 1, 'the used token is in Redis, not in the core\'s memory store')
+    t.equal((await admin.keys('gatehouse:{verify:used:*')).length, 1, 'the used token is in Redis, not in the core\'s memory store')
     admin.disconnect()
     t.equal(await connections(), before + 1)
     await app.close()

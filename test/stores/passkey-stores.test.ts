@@ -172,8 +172,8 @@ t.test('Redis store', { skip: redisMissing }, async (t) => {
   t.test('a corrupt record is a 503, never a credential', async (t) => {
     const store = new RedisPasskeyStore(server.url, { keyPrefix: 'corrupt:' })
     t.teardown(() => store.close())
-    await store.client.hset('corrupt:passkey:c:bad-json', 'fixed', '{not json', 'counter', '0')
-    await store.client.hset('corrupt:passkey:c:bad-shape', 'fixed', '{"id":1}', 'counter', '0')
+    await store.client.hset('corrupt:passkey:{c:bad-json}', 'fixed', '{not json', 'counter', '0')
+    await store.client.hset('corrupt:passkey:{c:bad-shape}', 'fixed', '{"id":1}', 'counter', '0')
     await t.rejects(store.get('bad-json'), { statusCode: 503, name: 'PasskeyStoreError' })
     await t.rejects(store.get('bad-shape'), { statusCode: 503, name: 'PasskeyStoreError' })
   })

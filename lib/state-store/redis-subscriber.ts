@@ -1,0 +1,54 @@
+/**
+ * The subscriber connection of the Redis state store. A connection in subscriber mode takes no other command, so
+ * each subscription has one of its own, closed with it. One server (or a Sentinel-watched master): a duplicate of
+ * the store's client, which reconnects by itself (behind Sentinels, to the master they name now). A Cluster: a
+ * plain connection to one of its nodes, since classic pub/sub is cluster-wide (a PUBLISH on any node reaches
+ * every node's subscribers); when that node is lost, another node of the cluster's current list is taken.
+ */
+import type { Redis } from 'ioredis'
+import type { Subscription } from './types.js'
+import { isCluster, type RedisConnection } from './redis-client.js'
+
+// How long a lost cluster node is waited for before the subscription moves to another node.
+const MOVE_AFTER_MS = 250
+
+/** Subscribes to `name`; `onLive` as StateStore.subscribe describes it. */
+export function subscribeOn (client: RedisConnection, name: string, onMessage: (message: string) => void, onLive: (live: boolean) => void): Subscription {
+  let live = false
+  let closed = false
+  let sub: Redis | undefined
+  let timer: NodeJS.Timeout | undefined
+  const setLive = (value: boolean): void => {
+    if (value === live || closed) return
+    live = value
+    onLive(value)
+  }
+  const open = (): void => {
+    if (closed) return
+    const cluster = isCluster(client)
+    const nodes = cluster ? client.nodes('all') : []
+    if (cluster && nodes.length === 0) { timer = setTimeout(open, MOVE_AFTER_MS); return }
+    const base = cluster ? nodes[Math.floor(Math.random() * nodes.length)]! : client as Redis
+    // On a Cluster the connection does not retry a lost node: the subscription moves to a node alive now.
+    const conn = base.duplicate({ autoResubscribe: false, lazyConnect: true, ...(cluster ? { retryStrategy: () => null } : {}) })
+    sub = conn
+    conn.on('message', (ch: string, message: string) => { if (ch === name && !closed) onMessage(message) })
+    conn.on('ready', () => {
+      conn.subscribe(name).then(() => { setLive(true) }, () => { conn.disconnect(!cluster) })
+    })
+    conn.on('close', () => { setLive(false) })
+    if (cluster) conn.on('end', () => { if (sub === conn && !closed) timer = setTimeout(open, MOVE_AFTER_MS) })
+    // Outages are reported once by the store's own client; the subscriber's errors would only repeat them.
+    conn.on('error', () => {})
+    conn.connect().catch(() => { /* retried by the reconnect strategy, or moved to another node */ })
+  }
+  open()
+  return {
+    close: async () => {
+      closed = true
+      clearTimeout(timer)
+      sub?.removeAllListeners('message')
+      sub?.disconnect()
+    }
+  }
+}
