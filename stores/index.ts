@@ -20,6 +20,9 @@ export {
   type MemoryStateStoreOptions, type RedisStateStoreOptions, type StateStore, type StateStoreOption,
   type WriteOptions, type IncrementOptions, type Counter
 } from '../lib/state-store/index.js'
+/** A Redis connection the stores take: an ioredis `Redis` or `Cluster`; a Cluster's node list. */
+export type { RedisConnection } from '../lib/state-store/redis-client.js'
+export type { RedisNode } from '../lib/state-store/redis-address.js'
 // Passkey stores (user id → WebAuthn credentials), chosen by address like the avatar stores.
 export {
   LmdbPasskeyStore, MemoryPasskeyStore, RedisPasskeyStore, PasskeyStoreError, isPasskeyStore, openPasskeyStore,
