@@ -7,8 +7,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type {} from '@fastify/cookie'
-import { ErrorCodes, HttpError, sendError } from '../../lib/errors.js'
-import type { FirstFactorLogin, SecondFactor } from '../../lib/second-factor.js'
+import { ErrorCodes, HttpError } from '../../lib/errors.js'
+import type { FirstFactorLogin, SecondFactor, SecondFactorStep } from '../../lib/second-factor.js'
 import type { StateStore } from '../../lib/state-store/types.js'
 import type { UserData } from '../../lib/user.js'
 import type { ProviderKit } from '../../plugins/core/kit.js'
@@ -33,7 +33,7 @@ export function pendingLogins (kit: ProviderKit, name: string, ttlMs: number, st
   const cookieName = `gatehouse-passkey-${name}-pending`
   const attrs = { path: `${kit.authPrefix}/${name}/login`, httpOnly: true, secure: kit.cookies.secure, sameSite: 'strict' as const }
 
-  async function factor (_request: FastifyRequest, reply: FastifyReply, login: FirstFactorLogin): Promise<FastifyReply | undefined> {
+  async function factor (_request: FastifyRequest, reply: FastifyReply, login: FirstFactorLogin): Promise<SecondFactorStep | undefined> {
     // Fails closed: a passkey store that cannot answer is a 503 (PasskeyStoreError), never a login with one factor.
     if ((await passkeys.list(login.user.id)).length === 0) return undefined
     // The audience was checked by the mount before the password was (the first factor's login prelude).
@@ -42,8 +42,7 @@ export function pendingLogins (kit: ProviderKit, name: string, ttlMs: number, st
     const token = await kit.handshake.sign(payload, ttlMs, login.aud)
     reply.setCookie(cookieName, token, { ...attrs, maxAge: Math.ceil(ttlMs / 1000) })
     kit.logger.logf('[INFO] passkey %s: password of user %s accepted, waiting for a passkey', name, login.user.id)
-    return sendError(reply, 401, 'second factor required',
-      `confirm with a passkey: POST ${kit.authPrefix}/${name}/login/options, then ${kit.authPrefix}/${name}/login`, ErrorCodes.SECOND_FACTOR)
+    return { method: 'passkey', details: `confirm with a passkey: POST ${kit.authPrefix}/${name}/login/options, then ${kit.authPrefix}/${name}/login` }
   }
 
   return {

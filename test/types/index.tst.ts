@@ -73,7 +73,7 @@ await app.register(async (scope) => {
 })
 
 // fastify.auth is the app's API: these members and the seed's add* methods, nothing of the providers' plumbing
-type AppApi = 'tokens' | 'authenticate' | 'admin' | 'rbac' | 'trace' | 'xsrf' | 'updateUser' | 'getUser' | 'mustGetUser' | 'providers' |
+type AppApi = 'tokens' | 'authenticate' | 'admin' | 'rbac' | 'trace' | 'xsrf' | 'recent' | 'updateUser' | 'getUser' | 'mustGetUser' | 'providers' |
   'logout' | 'revokeSession' | 'revokeUser' | 'jwks'
 const exactly = <T>(_: T & ([T] extends [AppApi] ? ([AppApi] extends [T] ? unknown : never) : never)): void => {}
 exactly<keyof GatehouseAuth>(null as unknown as keyof GatehouseAuth)
