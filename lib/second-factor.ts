@@ -11,6 +11,7 @@
  * A provider may require several second factors (passkeys and an authenticator app): each one the user holds sets
  * its own pending login, and the one answer (401 `GATEHOUSE_SECOND_FACTOR`) names them all, so the user uses either.
  */
+import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, OptionsError } from './errors.js'
 import type { UserData } from './user.js'
@@ -21,6 +22,17 @@ export interface FirstFactorLogin {
   aud?: string | undefined
   from?: string | undefined
   sessionOnly?: boolean | undefined
+  /**
+   * The id of this password login, the same for every second factor it waits for: each factor's pending login
+   * carries it and is spent under `spentLoginKey(attempt)`, so one password login completes once whichever factor
+   * (and however many) the user presents.
+   */
+  attempt?: string | undefined
+}
+
+/** The state-store key a completed pending login (`attempt`, or the pending token's id) is remembered under. */
+export function spentLoginKey (id: string): string {
+  return `second-factor:pending:${id}`
 }
 
 /** What a second factor the user holds asks for: its name (`passkey`, `totp`) and where to go on. */
@@ -84,7 +96,8 @@ export function requireSecondFactorOf (fastify: FastifyInstance, auth: object, p
 export function secondFactorOf (auth: object, name: string): SecondFactors | undefined {
   const factors = registries.get(auth)?.factors.get(name)
   if (factors === undefined) return undefined
-  return async (request, reply, login) => {
+  return async (request, reply, firstFactor) => {
+    const login = { ...firstFactor, attempt: randomUUID() }
     const steps: SecondFactorStep[] = []
     for (const { factor } of factors) {
       const step = await factor(request, reply, login)

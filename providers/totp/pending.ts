@@ -7,7 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type {} from '@fastify/cookie'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import type { FirstFactorLogin, SecondFactor } from '../../lib/second-factor.js'
+import { spentLoginKey, type FirstFactorLogin, type SecondFactor } from '../../lib/second-factor.js'
 import type { UserData } from '../../lib/user.js'
 import type { TotpContext } from './context.js'
 
@@ -35,6 +35,7 @@ export function pendingLogins (ctx: TotpContext): PendingLogins {
     if ((await ctx.store.get(login.user.id))?.confirmed !== true) return undefined
     const payload: Record<string, unknown> = { provider: o.name, ceremony: 'totp-pending', user: login.user, sessionOnly: login.sessionOnly === true }
     if (login.from !== undefined) payload.from = login.from
+    if (login.attempt !== undefined) payload.attempt = login.attempt
     const token = await kit.handshake.sign(payload, o.pendingTtlMs, login.aud)
     reply.setCookie(cookieName, token, { ...attrs, maxAge: Math.ceil(o.pendingTtlMs / 1000) })
     ctx.log('INFO', 'password of user %s accepted, waiting for a code', login.user.id)
@@ -52,13 +53,19 @@ export function pendingLogins (ctx: TotpContext): PendingLogins {
       const user = claims.user as UserData | undefined
       if (claims.provider !== o.name || claims.ceremony !== 'totp-pending' || user === null || typeof user !== 'object' ||
           typeof user.id !== 'string' || typeof user.name !== 'string') throw none
+      // Spent under the password login's id, shared with its other second factors (passkeys).
+      const id = typeof claims.attempt === 'string' ? claims.attempt : claims.jti as string
+      // A login completed already (here or on another instance) is refused before any code is checked or spent.
+      if (await ctx.state.get(spentLoginKey(id)) !== undefined) {
+        throw new HttpError(403, 'pending login already completed', 'sign in with the password again', ErrorCodes.ALREADY_USED)
+      }
       const aud = Array.isArray(claims.aud) && typeof claims.aud[0] === 'string' ? claims.aud[0] : undefined
-      return { jti: claims.jti as string, exp: claims.exp as number, user, aud, from: typeof claims.from === 'string' ? claims.from : undefined, sess: claims.sessionOnly === true }
+      return { jti: id, exp: claims.exp as number, user, aud, from: typeof claims.from === 'string' ? claims.from : undefined, sess: claims.sessionOnly === true }
     },
 
     async spend (reply, pending) {
       const keepMs = Math.max(1, pending.exp * 1000 - Date.now()) + SPENT_MARGIN_MS
-      if (!(await ctx.state.setIfAbsent(`totp:${o.name}:pending:${pending.jti}`, '1', keepMs))) {
+      if (!(await ctx.state.setIfAbsent(spentLoginKey(pending.jti), '1', keepMs))) {
         reply.clearCookie(cookieName, attrs)
         throw new HttpError(403, 'pending login already completed', 'sign in with the password again', ErrorCodes.ALREADY_USED)
       }

@@ -41,7 +41,11 @@ async function totp (fastify: FastifyInstance, opts: TotpProviderOptions): Promi
   const { store, owned } = openTotpStore(o.store, `${label}.store`, (err) => log('WARN', 'totp store: %s', err.message))
   if (owned) fastify.addHook('onClose', async () => { await store.close() })
   const ctx: TotpContext = { auth: fastify.auth, kit, o, otp, qrcode: (qrcode as { default?: QrCode }).default ?? qrcode, store, state, sealer: sealer(o.key), log }
-  await checkKey(store, ctx.sealer, `${label}.encryptionKey`)
+  // A wrong key stops the start; the store opened for it is closed (onClose hooks do not run for a failed start).
+  await checkKey(store, ctx.sealer, `${label}.encryptionKey`).catch(async (err: unknown) => {
+    if (owned) await store.close()
+    throw err
+  })
   const pending = pendingLogins(ctx)
 
   // Counted as a login request (rateLimit.login) like a password post; the audience was kept by the password step.
