@@ -105,6 +105,38 @@ t.test('a stored secret that does not decrypt: 409 GATEHOUSE_TOTP, not counted, 
   t.ok(c.jar.get(PENDING), 'the pending login is kept')
 })
 
+t.test('an unconfirmed enrolment is no factor: its codes do not verify', async (t) => {
+  fakeClock(t)
+  const app = await startApp(t)
+  const c = app.client()
+  await signIn(c, 'alice')
+  const { qr } = await (await c.fetch('/auth/totp/enrol', { method: 'POST', headers: xsrf(c), json: {} })).json() as { qr: string }
+  const secret = secretOf(await readQr(qr))
+  const res = await c.fetch('/auth/totp/verify', { method: 'POST', headers: xsrf(c), json: { code: oathtool(secret) } })
+  t.equal(res.status, 403)
+  t.match(await res.json(), { code: 'GATEHOUSE_CREDENTIALS' })
+  await c.fetch('/auth/logout')
+  t.equal((await passwordLogin(c, 'alice')).status, 200, 'the password alone signs in')
+})
+
+t.test('a sealed secret copied to another user does not open for them', async (t) => {
+  const clock = fakeClock(t)
+  const store = new MemoryTotpStore()
+  const app = await startApp(t, { store })
+  const alice = await withTotp(app, 'alice')
+  const bob = await withTotp(app, 'bob')
+  const BOB = userIdOf('local', 'bob')
+  const aliceEntry = (await store.get(ALICE))!
+  await store.remove(BOB)
+  await store.enrol(BOB, aliceEntry)
+  await store.confirm(BOB, aliceEntry.secret, [])
+  clock.tick(30_000)
+  t.equal((await passwordLogin(bob.c, 'bob')).status, 401)
+  const res = await secondStep(bob.c, { code: oathtool(alice.secret) })
+  t.equal(res.status, 409, 'bound to its user: alice\'s code does not sign bob in')
+  t.match(await res.json(), { code: 'GATEHOUSE_TOTP' })
+})
+
 t.test('wrong codes lock the account out; a user without an app gets the same answer', async (t) => {
   const clock = fakeClock(t)
   const app = await startApp(t, {}, { rateLimit: { login: { max: 1000 }, failures: { perAccount: 3, perIp: 0 } } })
