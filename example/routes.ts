@@ -11,6 +11,7 @@ const PAGE_FILES: Record<string, string> = {
   '/': 'index.html',
   '/app.js': 'app.js',
   '/passkey.js': 'passkey.js',
+  '/totp.js': 'totp.js',
   '/style.css': 'style.css',
   '/favicon.svg': 'favicon.svg'
 }
