@@ -19,7 +19,8 @@ export interface TotpContext {
   kit: ProviderKit
   o: ResolvedTotpOptions
   otp: OtpAuth
-  qrcode: QrCode
+  /** qrcode, loaded when `qrCode` is on. */
+  qrcode: QrCode | undefined
   store: TotpStore
   state: StateStore
   sealer: Sealer

@@ -1,7 +1,7 @@
 /** Options of the TOTP provider, checked at registration: each mistake is an OptionsError naming the option. */
 import { OptionsError } from '../../lib/errors.js'
 import type { Duration } from '../../lib/duration.js'
-import { checkKeys, optionDuration, optionInt, optionList, optionName, optionString } from '../../lib/options.js'
+import { checkKeys, optionBoolean, optionDuration, optionInt, optionList, optionName, optionString } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 import type { TotpStoreOption } from '../../stores/totp/index.js'
 import { readKey } from './seal.js'
@@ -24,6 +24,11 @@ export interface TotpProviderOptions {
   stateStore?: StateStoreOption
   /** The name authenticator apps show above the code. Default: the host name of the core's `url`. */
   issuer?: string
+  /**
+   * Whether `POST …/enrol` answers a QR code (SVG, drawn with the optional package qrcode). `false`: the page draws
+   * one from `uri` itself, and qrcode is not needed. Default true.
+   */
+  qrCode?: boolean
   /** Direct providers whose password logins must also present a code when the user has an authenticator app. Default none. */
   secondFactor?: string[]
   /** Lifetime of a pending login between the password and the code: ms or `'5m'`. Default 5 minutes. */
@@ -50,6 +55,7 @@ export interface ResolvedTotpOptions {
   store: unknown
   stateStore: StateStoreOption | undefined
   issuer: string
+  qrCode: boolean
   secondFactor: string[]
   pendingTtlMs: number
   recentWithinMs: number
@@ -59,7 +65,7 @@ export interface ResolvedTotpOptions {
   window: number
 }
 
-const KEYS = ['name', 'encryptionKey', 'store', 'stateStore', 'issuer', 'secondFactor', 'pendingTtl', 'recentWithin', 'algorithm', 'digits', 'period', 'window']
+const KEYS = ['name', 'encryptionKey', 'store', 'stateStore', 'issuer', 'qrCode', 'secondFactor', 'pendingTtl', 'recentWithin', 'algorithm', 'digits', 'period', 'window']
 
 export function resolveTotpOptions (opts: TotpProviderOptions, url: string): ResolvedTotpOptions {
   const o = checkKeys(opts ?? {}, KEYS, 'totp')
@@ -75,6 +81,7 @@ export function resolveTotpOptions (opts: TotpProviderOptions, url: string): Res
     store: o.store,
     stateStore: o.stateStore as StateStoreOption | undefined,
     issuer: optionString(`${label}.issuer`, o.issuer) ?? new URL(url).hostname,
+    qrCode: optionBoolean(`${label}.qrCode`, o.qrCode, true),
     secondFactor: optionList(`${label}.secondFactor`, o.secondFactor),
     pendingTtlMs: optionDuration(`${label}.pendingTtl`, o.pendingTtl, 5 * 60_000),
     recentWithinMs: optionDuration(`${label}.recentWithin`, o.recentWithin, 5 * 60_000),

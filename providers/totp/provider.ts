@@ -35,12 +35,12 @@ async function totp (fastify: FastifyInstance, opts: TotpProviderOptions): Promi
   const label = `totp.${o.name}`
   const log: TotpContext['log'] = (level, format, ...args) => kit.logger.logf(`[${level}] totp ${o.name}: ${format}`, ...args)
   // Before any store is opened: without the packages there is nothing to close.
+  const qrcode = o.qrCode ? await importDriver<QrCode>('qrcode', { option: label, feature: 'the enrolment QR code (or set qrCode: false)' }) : undefined
   const otp = await importDriver<OtpAuth>('otpauth', { option: label, feature: 'authenticator-app codes' })
-  const qrcode = await importDriver<QrCode>('qrcode', { option: label, feature: 'the enrolment QR code' })
   const state = await providerStateStore(fastify, o.stateStore, `${label}.stateStore`)
   const { store, owned } = openTotpStore(o.store, `${label}.store`, (err) => log('WARN', 'totp store: %s', err.message))
   if (owned) fastify.addHook('onClose', async () => { await store.close() })
-  const ctx: TotpContext = { auth: fastify.auth, kit, o, otp, qrcode: (qrcode as { default?: QrCode }).default ?? qrcode, store, state, sealer: sealer(o.key), log }
+  const ctx: TotpContext = { auth: fastify.auth, kit, o, otp, qrcode: (qrcode as { default?: QrCode } | undefined)?.default ?? qrcode, store, state, sealer: sealer(o.key), log }
   // A wrong key stops the start; the store opened for it is closed (onClose hooks do not run for a failed start).
   await checkKey(store, ctx.sealer, `${label}.encryptionKey`).catch(async (err: unknown) => {
     if (owned) await store.close()

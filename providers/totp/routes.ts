@@ -32,9 +32,10 @@ export function managementRoutes (scope: FastifyInstance, ctx: TotpContext): voi
       throw new HttpError(409, 'authenticator app already added', 'remove it first to add another', ErrorCodes.TOTP)
     }
     const uri = otpauthUri(ctx.otp, o, user.name, secret)
-    const qr = await ctx.qrcode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })
+    const answer: Record<string, unknown> = { uri, secret: base32Of(ctx.otp, secret), digits: o.digits, period: o.period }
+    if (ctx.qrcode !== undefined) answer.qr = await ctx.qrcode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })
     ctx.log('INFO', 'user %s began adding an authenticator app', user.id)
-    return await reply.code(201).send({ uri, secret: base32Of(ctx.otp, secret), qr, digits: o.digits, period: o.period })
+    return await reply.code(201).send(answer)
   })
 
   scope.post('/enrol/confirm', signedIn, async (request) => {

@@ -24,7 +24,7 @@ export class LmdbTotpStore implements TotpStore {
 
   async get (userId: string): Promise<TotpEntry | undefined> {
     checkUserId(userId)
-    const text = this.db.get(['e', userId])
+    const text = await this.run(async () => this.db.get(['e', userId]))
     return typeof text === 'string' ? decodeEntry(text) : undefined
   }
 
@@ -83,7 +83,7 @@ export class LmdbTotpStore implements TotpStore {
 
   async recoveryLeft (userId: string): Promise<number> {
     checkUserId(userId)
-    return this.hashes(userId).length
+    return await this.run(async () => this.hashes(userId).length)
   }
 
   async keyCheck (value: string): Promise<string> {

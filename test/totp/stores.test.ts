@@ -124,3 +124,47 @@ t.test('a Redis store that cannot answer is a 503 TotpStoreError', missing !== u
   await t.rejects(store.get('u1'), TotpStoreError)
   await t.rejects(store.get('u1'), { statusCode: 503, code: 'GATEHOUSE_UNAVAILABLE' })
 })
+
+t.test('qrCode: false answers the URI without a QR code (the page draws it)', async (t) => {
+  const a = Fastify()
+  t.teardown(() => a.close())
+  await a.register(authPlugin, { secret: () => SECRET, url: 'http://localhost:8080', providers: [{ kind: 'direct', name: 'local', checker: () => true }] })
+  await a.register(totpProvider, { encryptionKey: KEY, qrCode: false })
+  const login = await a.inject({ method: 'POST', url: '/auth/local/login', payload: { user: 'alice', passwd: 'x' } })
+  const cookies = Object.fromEntries(login.cookies.map((c) => [c.name, c.value]))
+  const res = await a.inject({ method: 'POST', url: '/auth/totp/enrol', cookies, headers: { 'x-xsrf-token': cookies['XSRF-TOKEN']! }, payload: {} })
+  t.equal(res.statusCode, 201)
+  const body = res.json() as Record<string, unknown>
+  t.match(body, { uri: /^otpauth:\/\/totp\//, secret: /^[A-Z2-7]{32}$/ })
+  t.notOk('qr' in body)
+})
+
+t.test('a missing otpauth or qrcode stops the registration with the npm i line', async (t) => {
+  const { driverResolution } = await import('../../lib/optional-driver.js')
+  const real = driverResolution.resolve
+  t.teardown(() => { driverResolution.resolve = real })
+  for (const [missingName, qrCode, line] of [['qrcode', true, 'npm i qrcode@1'], ['otpauth', false, 'npm i otpauth@9']] as const) {
+    driverResolution.resolve = (name) => { if (name === missingName) throw Object.assign(new Error('nope'), { code: 'MODULE_NOT_FOUND' }); return real(name) }
+    const a = Fastify()
+    await a.register(authPlugin, { secret: () => SECRET, url: 'http://localhost:8080' })
+    a.register(totpProvider, { encryptionKey: KEY, qrCode })
+    await t.rejects(a.ready(), { code: 'GATEHOUSE_OPTION', option: 'totp.totp', message: new RegExp(`needs ${missingName} .*: ${line}$`) })
+    await a.close().catch(() => {})
+  }
+})
+
+t.test('store addresses, and a corrupt record is a 503 (never an enrolment)', async (t) => {
+  const opened = openTotpStore('memory://', 'store')
+  t.ok(opened.store instanceof MemoryTotpStore)
+  t.equal(opened.owned, true)
+  const given = new MemoryTotpStore()
+  t.same(openTotpStore(given, 'store'), { store: given, owned: false })
+  t.throws(() => openTotpStore('not an address', 'store'), { option: 'store', message: /not an address/ })
+  if (redis === undefined) return
+  const store = new RedisTotpStore(redis.url, { keyPrefix: 'corrupt:' })
+  t.teardown(() => store.close())
+  for (const text of ['{not json', '{"secret": 1}', 'null']) {
+    await store.client.set('corrupt:totp:e:u1', text)
+    await t.rejects(store.get('u1'), { statusCode: 503, code: 'GATEHOUSE_UNAVAILABLE', name: 'TotpStoreError' }, text)
+  }
+})
