@@ -162,6 +162,20 @@ t.test('wrong codes lock the account out; a user without an app gets the same an
   t.same(await none.json(), await wrong.json(), 'the same body')
 })
 
+t.test('wrong recovery codes count toward the same lockout', async (t) => {
+  fakeClock(t)
+  const app = await startApp(t, {}, { rateLimit: { login: { max: 1000 }, failures: { perAccount: 2, perIp: 0 } } })
+  const { c, recoveryCodes } = await withTotp(app, 'alice')
+  t.equal((await passwordLogin(c, 'alice')).status, 401)
+  for (const wrong of ['AAAA-AAAA-AAAA', 'BBBB-BBBB-BBBB']) t.equal((await secondStep(c, { recoveryCode: wrong })).status, 403)
+  const locked = await secondStep(c, { recoveryCode: recoveryCodes[0] })
+  t.equal(locked.status, 429)
+  t.match(await locked.json(), { code: 'GATEHOUSE_RATE_LIMITED' })
+  const bob = await withTotp(app, 'bob')
+  t.equal((await passwordLogin(bob.c, 'bob')).status, 401)
+  t.equal((await secondStep(bob.c, { recoveryCode: bob.recoveryCodes[0] })).status, 200, 'another account is not locked')
+})
+
 t.test('a replayed code on the step-up route is refused and spends nothing', async (t) => {
   const clock = fakeClock(t)
   const app = await startApp(t)

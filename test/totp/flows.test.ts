@@ -223,3 +223,24 @@ async function signInWithCode (c: ReturnType<Awaited<ReturnType<typeof startApp>
   const res = await secondStep(c, { code: oathtool(secret) })
   if (res.status !== 200) throw new Error(`code step: ${res.status} ${await res.text()}`)
 }
+
+t.test('the provider as an entry of the root\'s providers list ({ kind: \'totp\' })', async (t) => {
+  fakeClock(t)
+  const { listen, client } = await import('../helpers/client.js')
+  const { authPlugin } = await import('../../index.js')
+  const { KEY, SECRET } = await import('./app.js')
+  const { app, base } = await listen(async (app) => {
+    await app.register(authPlugin, {
+      secret: () => SECRET,
+      url: 'http://localhost:8080',
+      providers: [{ kind: 'direct', name: 'local', checker: (user, passwd) => passwd === `${user}-secret` }, { kind: 'totp', encryptionKey: KEY, secondFactor: ['local'] }]
+    })
+  })
+  t.teardown(() => app.close())
+  const c = client(base)
+  t.same(await (await c.fetch('/auth/list')).json(), ['local', 'totp'])
+  await signIn(c, 'alice')
+  await enrol(c)
+  await c.fetch('/auth/logout')
+  t.match(await (await passwordLogin(c, 'alice')).json(), { code: 'GATEHOUSE_SECOND_FACTOR', methods: ['totp'] })
+})
