@@ -2,7 +2,8 @@
  * Step-up: `fastify.auth.recent({ within: '5m', factor })`, a preHandler for routes that need a second factor
  * confirmed recently (changing the password, removing a passkey). It resolves the user like `authenticate` (401
  * without one), then answers 401 `GATEHOUSE_STEP_UP` unless the user confirmed the factor (any factor when none is
- * named: `totp` for an authenticator code, `recovery` for a recovery code) within `within`; the page confirms one
+ * named: `totp` for an authenticator code, `recovery` for a recovery code, `passkey` for a passkey sign-in) within
+ * `within`; the page confirms one
  * (`POST {authPrefix}/totp/verify`) and retries.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'

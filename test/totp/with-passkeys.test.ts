@@ -22,6 +22,7 @@ async function start (t: { teardown(fn: () => unknown): void }): Promise<() => C
     })
     await app.register(passkeyProvider, { secondFactor: ['local'] })
     await app.register(totpProvider, { encryptionKey: KEY, secondFactor: ['local'] })
+    app.post('/remove-something', { preHandler: app.auth.recent({ within: '5m', factor: 'passkey' }) }, async () => ({ status: 'removed' }))
   })
   t.teardown(() => app.close())
   return () => client(base)
@@ -63,6 +64,12 @@ t.test('passkey and authenticator app: the password step names both, either comp
   t.equal((await passwordLogin(c, 'alice')).status, 401)
   const byPasskey = await passkeyLogin(c, authn, credential)
   t.equal(byPasskey.status, 200, 'the passkey completes it')
+  const xsrf = { 'x-xsrf-token': c.jar.get('XSRF-TOKEN') ?? '' }
+  t.equal((await c.fetch('/remove-something', { method: 'POST', headers: xsrf, json: {} })).status, 200, 'a passkey sign-in counts for recent({ factor: "passkey" })')
+  clock.tick(6 * 60_000)
+  const stale = await c.fetch('/remove-something', { method: 'POST', headers: xsrf, json: {} })
+  t.equal(stale.status, 401)
+  t.match(await stale.json(), { code: 'GATEHOUSE_STEP_UP', details: 'confirm the passkey factor again, then retry' })
 
   const bob = browser()
   await signIn(bob, 'bob')
