@@ -3,8 +3,7 @@
  * confirmed recently (changing the password, removing a passkey). It resolves the user like `authenticate` (401
  * without one), then answers 401 `GATEHOUSE_STEP_UP` unless the user confirmed the factor (any factor when none is
  * named: `totp` for an authenticator code, `recovery` for a recovery code, `passkey` for a passkey sign-in) within
- * `within`; the page confirms one
- * (`POST {authPrefix}/totp/verify`) and retries.
+ * `within`; the page confirms one (`POST {authPrefix}/totp/verify`) and retries.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError, OptionsError, sendHttpError } from '../lib/errors.js'
