@@ -2,7 +2,7 @@
  * The demo's settings, read once from the environment. Every problem is a `DemoError` whose message
  * is the one line the demo prints before it exits, so a typo in a variable never ends in a stack trace.
  */
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 
 export interface DemoEnv { [key: string]: string | undefined }
 
@@ -34,6 +34,10 @@ export interface DemoConfig {
    * challenges. `memory://`, `redis://…`, `rediss://…`, `redis-cluster://…` or `redis-sentinel://…/<master>`.
    */
   stateStore: string
+  /** Where authenticator-app secrets live (`memory://`, `bolt://`, `redis://`). */
+  totpStore: string
+  /** The key those secrets are sealed with (`TOTP_KEY`, 32 bytes as hex or base64); derived from the secret when unset. */
+  totpKey: string
   adminPasswd: string | undefined
   smtp: { host: string; port: number; username?: string; password?: string; from: string; startTLS: boolean } | undefined
   oidc: { issuer: string; cid: string; csecret: string } | undefined
@@ -103,6 +107,9 @@ export function readConfig (env: DemoEnv, builtinNames: readonly string[]): Demo
     avatarStore: text(env, 'AVATAR_STORE') ?? 'bolt://./var/avatars.db',
     passkeyStore: text(env, 'PASSKEY_STORE') ?? 'memory://',
     stateStore: text(env, 'STATE_STORE') ?? 'memory://',
+    totpStore: text(env, 'TOTP_STORE') ?? 'memory://',
+    // A demo convenience: the same secret gives the same key across restarts. Production sets its own TOTP_KEY.
+    totpKey: text(env, 'TOTP_KEY') ?? createHash('sha256').update(`gatehouse-demo-totp\0${secret}`).digest('hex'),
     adminPasswd: text(env, 'ADMIN_PASSWD'),
     smtp,
     oidc,

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import {
-  appleKeyFromFile, devProvider, discoverOidc, oauth2Provider, passkeyProvider, safeEqual, SmtpSender,
+  appleKeyFromFile, devProvider, discoverOidc, oauth2Provider, passkeyProvider, safeEqual, totpProvider, SmtpSender,
   type ClaimsUpdFunc, type CredChecker, type Logger, type Sender
 } from '../index.js'
 import { startLocalOAuth2Server, type RunningOAuth2Server } from '../servers/index.js'
@@ -97,6 +97,8 @@ export async function addDemoProviders (app: FastifyInstance, ctx: ProviderConte
   // Passkeys: added by a signed-in user on the page; then they sign in alone, and a `local` password login of a
   // user who has one waits for it.
   await app.register(passkeyProvider, { store: cfg.passkeyStore, rpName: 'fastify-gatehouse demo', secondFactor: ['local'] })
+  // Authenticator apps: added on the page; then a `local` password login asks for a code (or the passkey).
+  await app.register(totpProvider, { encryptionKey: cfg.totpKey, store: cfg.totpStore, issuer: 'gatehouse demo', secondFactor: ['local'] })
   return { dev, customUrl: local.url }
 }
 

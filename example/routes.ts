@@ -12,6 +12,7 @@ const PAGE_FILES: Record<string, string> = {
   '/app.js': 'app.js',
   '/passkey.js': 'passkey.js',
   '/sessions.js': 'sessions.js',
+  '/totp.js': 'totp.js',
   '/style.css': 'style.css',
   '/favicon.svg': 'favicon.svg'
 }

@@ -39,6 +39,10 @@ export const ErrorCodes = {
   SECOND_FACTOR: 'GATEHOUSE_SECOND_FACTOR',
   /** 400/401: a passkey (WebAuthn) response does not verify: origin, RP ID, challenge, signature or counter. */
   PASSKEY: 'GATEHOUSE_PASSKEY',
+  /** 400/409: an authenticator-app (TOTP) enrolment cannot go on (none begun, already confirmed, secret unreadable). */
+  TOTP: 'GATEHOUSE_TOTP',
+  /** 401: the route needs a recently confirmed second factor (`fastify.auth.recent`): confirm one, then retry. */
+  STEP_UP: 'GATEHOUSE_STEP_UP',
   /** 404: no such route, provider, avatar or pending login. */
   NOT_FOUND: 'GATEHOUSE_NOT_FOUND',
   /** 409: the request conflicts with work in progress (e.g. the profiler is already profiling). */

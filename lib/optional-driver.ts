@@ -21,7 +21,9 @@ export const OPTIONAL_DRIVERS = {
   argon2: '^0.45.1',
   nodemailer: '^10.6.0',
   '@simplewebauthn/server': '^14.0.3',
-  '@fastify/static': '^10.1.11'
+  '@fastify/static': '^10.1.11',
+  otpauth: '^9.5.2',
+  qrcode: '^1.5.4'
 } as const
 
 export type DriverName = keyof typeof OPTIONAL_DRIVERS

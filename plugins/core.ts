@@ -32,6 +32,7 @@ import { rbacHook } from '../hooks/rbac.js'
 import { traceHook } from '../hooks/trace.js'
 import { updateUserHook } from '../hooks/update-user.js'
 import { xsrfHook } from '../hooks/xsrf.js'
+import { recentHook } from '../hooks/recent.js'
 
 async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Promise<void> {
   // Without a `logger` option the package writes through Fastify's own log; a host's logger gets redacted lines.
@@ -60,6 +61,7 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
     rbac: (roles) => rbacHook(resolve, roles),
     trace: traceHook(resolve),
     xsrf: xsrfHook({ ...o.xsrf, cookieName: o.cookies.xsrfName }),
+    recent: (opts) => recentHook(resolve, stateStore, opts),
     updateUser (updater?: UserUpdater | UserUpdFunc) {
       const fn = updater === undefined ? o.userUpdater : adaptUpdater(updater)
       if (fn === undefined) throw new OptionsError('userUpdater', 'is needed by updateUser() when it is called without an updater')
@@ -71,7 +73,6 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
       return request.user
     },
     providers: () => providerNames(core),
-    logout,
     async revokeSession (jti) {
       if (revocations === null) throw new OptionsError('revocation', 'is off: revokeSession needs it')
       await revocations.revokeSession(jti)

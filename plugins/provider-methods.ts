@@ -27,6 +27,8 @@ import { telegramProvider } from '../providers/telegram/provider.js'
 import type { TelegramOptions } from '../providers/telegram/options.js'
 import { passkeyProvider } from '../providers/passkey/provider.js'
 import type { PasskeyProviderOptions } from '../providers/passkey/options.js'
+import { totpProvider } from '../providers/totp/provider.js'
+import type { TotpProviderOptions } from '../providers/totp/options.js'
 import { coreOf } from './core/internals.js'
 
 /**
@@ -42,6 +44,7 @@ export type ProviderEntry =
   | ({ kind: 'verify' } & VerifyProviderOptions)
   | ({ kind: 'telegram' } & TelegramOptions)
   | ({ kind: 'passkey' } & PasskeyProviderOptions)
+  | ({ kind: 'totp' } & TotpProviderOptions)
   /**
    * A self-implemented provider, mounted as `addCustomHandler` mounts it: the provider, or a function building it
    * on the provider kit (which completes its logins).
@@ -57,7 +60,8 @@ const PLUGINS: Record<Exclude<ProviderEntry['kind'], 'handler'>, FastifyPluginAs
   dev: devProvider,
   verify: verifyProvider,
   telegram: telegramProvider,
-  passkey: passkeyProvider
+  passkey: passkeyProvider,
+  totp: totpProvider
 }
 
 /** What `addDevProvider` returns: the dev server once the app is ready. */

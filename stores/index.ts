@@ -29,6 +29,11 @@ export {
   type AddResult, type OpenedPasskeyStore, type PasskeyCredential, type PasskeyStore, type PasskeyStoreOption,
   type RedisPasskeyStoreOptions
 } from './passkey/index.js'
+// TOTP stores (user id → sealed authenticator secret and hashed recovery codes), chosen by address likewise.
+export {
+  LmdbTotpStore, MemoryTotpStore, RedisTotpStore, TotpStoreError, isTotpStore, openTotpStore,
+  type OpenedTotpStore, type RedisTotpStoreOptions, type TotpEntry, type TotpStore, type TotpStoreOption
+} from './totp/index.js'
 
 /**
  * Opens the avatar store an address names, or returns a store object unchanged:

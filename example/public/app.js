@@ -3,7 +3,7 @@
 const $ = (sel) => document.querySelector(sel)
 const AUTH = '/auth'
 // Providers with a form or flow of their own on this page; every other one is an OAuth2 redirect.
-const OWN_UI = new Set(['local', 'email', 'telegram', 'passkey'])
+const OWN_UI = new Set(['local', 'email', 'telegram', 'passkey', 'totp'])
 const LABELS = { dev: 'dev (fake OAuth2 server)', custom: 'custom (local OAuth2 server)', oidc: 'OpenID Connect' }
 
 function xsrfHeader () {
@@ -78,8 +78,8 @@ $('#direct-form').addEventListener('submit', async (ev) => {
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ user: form.get('user'), passwd: form.get('passwd') })
   })
-  // The password was right but the user has a passkey: passkey.js asks for it.
-  if (r.body?.code === 'GATEHOUSE_SECOND_FACTOR') { ev.target.reset(); document.dispatchEvent(new CustomEvent('gatehouse:second-factor')); return }
+  // The password was right but the user has a second factor: passkey.js or totp.js asks for it (`methods`).
+  if (r.body?.code === 'GATEHOUSE_SECOND_FACTOR') { ev.target.reset(); document.dispatchEvent(new CustomEvent('gatehouse:second-factor', { detail: { methods: r.body.methods ?? [] } })); return }
   if (r.status !== 200) { showMessage(`Sign-in failed: ${reason(r)}`); return }
   ev.target.reset()
   showMessage('')

@@ -76,10 +76,14 @@ async function show (user) {
 
 $('#passkey-signin').addEventListener('click', () => signIn('Passkey sign-in'))
 $('#passkey-add').addEventListener('click', addPasskey)
-document.addEventListener('gatehouse:second-factor', async () => {
+// With an authenticator app too, totp.js asks for a code and offers the passkey (`gatehouse:use-passkey`).
+document.addEventListener('gatehouse:second-factor', async (ev) => {
+  const methods = ev.detail?.methods ?? []
+  if (!methods.includes('passkey') || methods.includes('totp')) return
   showMessage('Password accepted: confirm with your passkey.', 'info')
   await signIn('Confirming with a passkey')
 })
+document.addEventListener('gatehouse:use-passkey', () => signIn('Confirming with a passkey'))
 document.addEventListener('gatehouse:user', (ev) => { show(ev.detail) })
 
 // app.js has shown the signed-in user before this module runs (it waits for app.js): read the state once here.

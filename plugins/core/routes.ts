@@ -37,7 +37,7 @@ export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: U
       url: '/logout',
       handler: async (request, reply) => {
         if (guard !== false) guard.check(request)
-        return await auth.logout(request, reply)
+        return await core.logout(request, reply)
       }
     })
 

@@ -12,6 +12,7 @@ import type { ResolvedRateLimit } from '../../lib/throttle/options.js'
 import type { ClientKey } from '../../lib/throttle/client.js'
 import type { CrossSiteGuard } from '../../lib/cross-site.js'
 import type { LoginRequest } from '../../lib/login-request.js'
+import type { RecentOptions } from '../../lib/step-up.js'
 
 /** JWT payload (claims layout version 2: registered claims, `aud` as an array, numeric dates). */
 export interface Claims {
@@ -251,6 +252,11 @@ export interface GatehouseAuth {
   readonly trace: AuthHook
   /** preHandler for session-less routes: XSRF header must equal the XSRF cookie (403 otherwise). */
   readonly xsrf: AuthHook
+  /**
+   * preHandler for routes that need a fresh second factor (step-up): a user (401) who confirmed a factor (a TOTP
+   * code) within `within` (401 `GATEHOUSE_STEP_UP` otherwise).
+   */
+  recent(opts: RecentOptions): AuthHook
   /** preHandler: replaces `request.user` through the updater (default: the `userUpdater` option). */
   updateUser(updater?: UserUpdater | UserUpdFunc): AuthHook
 
@@ -265,8 +271,6 @@ export interface GatehouseAuth {
 
   /** Names of every mounted provider, in registration order (was `providerNames()`). */
   providers(): string[]
-  /** The one logout answer: clears the session cookies and answers `{status: "logged out"}`. */
-  logout(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>
   /**
    * Ends one session (its `jti`, the XSRF cookie's value) on every instance sharing the state store, from the next
    * request on. HttpError 400 for an id that is not 1-256 characters; 503 when the store is down.

@@ -15,6 +15,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { LoginHandler } from '../../plugins/core/mount.js'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { queryText, requestFields } from '../../lib/login-request.js'
+import { recordFactor } from '../../lib/step-up.js'
 import type { UserData } from '../../lib/user.js'
 import type { PasskeyCredential } from '../../stores/passkey/index.js'
 import type { CeremonyRecord } from './ceremony.js'
@@ -89,6 +90,8 @@ export function verifyLogin (ctx: PasskeyContext) {
       throw new HttpError(401, 'passkey refused', 'the passkey was used by another sign-in at the same time', ErrorCodes.PASSKEY)
     }
     const user = record.pending?.user ?? await currentUser(ctx, credential.user)
+    // A passkey is a second factor confirmed now, for routes behind `fastify.auth.recent` (step-up).
+    await recordFactor(kit.stateStore, user.id, 'passkey')
     log('INFO', 'user %s signed in with a passkey%s', user.id, second ? ' (second factor)' : '')
     return await kit.completeLogin(request, reply, {
       user,

@@ -7,8 +7,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type {} from '@fastify/cookie'
-import { ErrorCodes, HttpError, sendError } from '../../lib/errors.js'
-import type { FirstFactorLogin, SecondFactor } from '../../lib/second-factor.js'
+import { ErrorCodes, HttpError } from '../../lib/errors.js'
+import { spentLoginKey, type FirstFactorLogin, type SecondFactor, type SecondFactorStep } from '../../lib/second-factor.js'
 import type { StateStore } from '../../lib/state-store/types.js'
 import type { UserData } from '../../lib/user.js'
 import type { ProviderKit } from '../../plugins/core/kit.js'
@@ -33,17 +33,17 @@ export function pendingLogins (kit: ProviderKit, name: string, ttlMs: number, st
   const cookieName = `gatehouse-passkey-${name}-pending`
   const attrs = { path: `${kit.authPrefix}/${name}/login`, httpOnly: true, secure: kit.cookies.secure, sameSite: 'strict' as const }
 
-  async function factor (_request: FastifyRequest, reply: FastifyReply, login: FirstFactorLogin): Promise<FastifyReply | undefined> {
+  async function factor (_request: FastifyRequest, reply: FastifyReply, login: FirstFactorLogin): Promise<SecondFactorStep | undefined> {
     // Fails closed: a passkey store that cannot answer is a 503 (PasskeyStoreError), never a login with one factor.
     if ((await passkeys.list(login.user.id)).length === 0) return undefined
     // The audience was checked by the mount before the password was (the first factor's login prelude).
     const payload: Record<string, unknown> = { provider: name, ceremony: 'pending', user: login.user, sessionOnly: login.sessionOnly === true }
     if (login.from !== undefined) payload.from = login.from
+    if (login.attempt !== undefined) payload.attempt = login.attempt
     const token = await kit.handshake.sign(payload, ttlMs, login.aud)
     reply.setCookie(cookieName, token, { ...attrs, maxAge: Math.ceil(ttlMs / 1000) })
     kit.logger.logf('[INFO] passkey %s: password of user %s accepted, waiting for a passkey', name, login.user.id)
-    return sendError(reply, 401, 'second factor required',
-      `confirm with a passkey: POST ${kit.authPrefix}/${name}/login/options, then ${kit.authPrefix}/${name}/login`, ErrorCodes.SECOND_FACTOR)
+    return { method: 'passkey', details: `confirm with a passkey: POST ${kit.authPrefix}/${name}/login/options, then ${kit.authPrefix}/${name}/login` }
   }
 
   return {
@@ -63,14 +63,15 @@ export function pendingLogins (kit: ProviderKit, name: string, ttlMs: number, st
       const user = claims.user as UserData | undefined
       if (claims.provider !== name || claims.ceremony !== 'pending' || user === null || typeof user !== 'object' || typeof user.id !== 'string' || typeof user.name !== 'string') return undefined
       const aud = Array.isArray(claims.aud) && typeof claims.aud[0] === 'string' ? claims.aud[0] : undefined
-      return { jti: claims.jti as string, exp: claims.exp as number, user: { name: user.name, id: user.id }, aud, from: typeof claims.from === 'string' ? claims.from : undefined, sess: claims.sessionOnly === true }
+      // Spent under the password login's id, shared with its other second factors (an authenticator app).
+      return { jti: typeof claims.attempt === 'string' ? claims.attempt : claims.jti as string, exp: claims.exp as number, user: { name: user.name, id: user.id }, aud, from: typeof claims.from === 'string' ? claims.from : undefined, sess: claims.sessionOnly === true }
     },
 
     async spend (reply, pending) {
       reply.clearCookie(cookieName, attrs)
       const keepMs = Math.max(1, pending.exp * 1000 - Date.now()) + SPENT_MARGIN_MS
       if (pending.exp * 1000 <= Date.now()) throw new HttpError(401, 'pending login expired', 'sign in with the password again', ErrorCodes.TOKEN_EXPIRED)
-      if (!(await state.setIfAbsent(`passkey:${name}:pending:${pending.jti}`, '1', keepMs))) {
+      if (!(await state.setIfAbsent(spentLoginKey(pending.jti), '1', keepMs))) {
         throw new HttpError(403, 'pending login already completed', 'sign in with the password again', ErrorCodes.ALREADY_USED)
       }
     }

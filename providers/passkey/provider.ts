@@ -13,9 +13,8 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { OptionsError } from '../../lib/errors.js'
 import { importDriver } from '../../lib/optional-driver.js'
-import { requireSecondFactor, takesSecondFactor } from '../../lib/second-factor.js'
+import { requireSecondFactorOf } from '../../lib/second-factor.js'
 import { applyAuthScope } from '../../plugins/core/scope.js'
 import { providerStateStore } from '../../plugins/core/mount.js'
 import { appOfKit, providerKit } from '../../plugins/core/kit.js'
@@ -64,14 +63,7 @@ async function passkey (fastify: FastifyInstance, opts: PasskeyProviderOptions):
     registrationRoutes(scope, ctx)
   }, { prefix: `${kit.authPrefix}/${o.name}` })
 
-  const app = appOfKit(kit)
-  for (const provider of o.secondFactor) requireSecondFactor(app, provider, ctx.pending.factor, `${label}.secondFactor`)
-  // Every provider named must be mounted by now and take a second factor: a typo must not leave logins with one.
-  fastify.addHook('onReady', async () => {
-    for (const provider of o.secondFactor) {
-      if (!takesSecondFactor(app, provider)) throw new OptionsError(`${label}.secondFactor`, `names "${provider}", which is not a direct provider of this app`)
-    }
-  })
+  requireSecondFactorOf(fastify, appOfKit(kit), o.secondFactor, 'passkey', ctx.pending.factor, `${label}.secondFactor`)
 }
 
 /** Passkey sign-in, passkey management and the passkey second factor (`gatehouse-passkey`). */

@@ -87,3 +87,16 @@ export async function waitImage (page: Page, selector: string): Promise<{ width:
     return { width: img.naturalWidth ?? 0, src: img.src ?? '' }
   })
 }
+
+/** The demo page's password form: fills it in and submits. */
+export async function passwordSignIn (page: Page, user: string, passwd: string): Promise<void> {
+  await page.fill('#direct-form input[name=user]', user)
+  await page.fill('#direct-form input[name=passwd]', passwd)
+  await page.click('#direct-form button[type=submit]')
+}
+
+/** The demo page's "Log out", awaited until the page says so. */
+export async function logOut (page: Page): Promise<void> {
+  await page.click('#logout')
+  await waitText(page, '#status', /^not signed in$/)
+}

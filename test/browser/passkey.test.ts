@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import type { CDPSession } from 'playwright-core'
-import { chromiumMissing, isShown, launch, waitText, type TestBrowser } from './browser.js'
+import { chromiumMissing, isShown, launch, logOut, passwordSignIn as signInWithPassword, waitText, type TestBrowser } from './browser.js'
 import { startDemo, type StartedDemo } from '../demo/helpers.js'
 
 interface VirtualCredential { credentialId: string; isResidentCredential: boolean; rpId: string; userHandle: string; signCount: number }
@@ -30,16 +30,8 @@ if (missing !== undefined) {
   const credentials = async (): Promise<VirtualCredential[]> =>
     ((await cdp.send('WebAuthn.getCredentials', { authenticatorId })) as { credentials: VirtualCredential[] }).credentials
 
-  async function passwordSignIn (user: string, passwd: string): Promise<void> {
-    await page.fill('#direct-form input[name=user]', user)
-    await page.fill('#direct-form input[name=passwd]', passwd)
-    await page.click('#direct-form button[type=submit]')
-  }
-
-  async function logout (): Promise<void> {
-    await page.click('#logout')
-    await waitText(page, '#status', /^not signed in$/)
-  }
+  const passwordSignIn = async (user: string, passwd: string): Promise<void> => { await signInWithPassword(page, user, passwd) }
+  const logout = async (): Promise<void> => { await logOut(page) }
 
   async function addPasskey (): Promise<void> {
     await page.click('#passkey-add')

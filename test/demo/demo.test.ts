@@ -91,10 +91,10 @@ t.test('a running demo', async (t) => {
   t.teardown(stop)
   const c = client(`http://127.0.0.1:${demo.port}`)
   t.equal(demo.url, `http://localhost:${demo.port}`)
-  t.same(demo.providers, ['local', 'dev', 'email', 'custom', 'passkey'])
+  t.same(demo.providers, ['local', 'dev', 'email', 'custom', 'passkey', 'totp'])
   t.match(io.outLines, [/./], 'prints something')
   t.ok(io.outLines.includes(`demo: open ${demo.url}/`), 'prints where to open it')
-  t.ok(io.outLines.includes('demo: providers on: local, dev, email, custom, passkey'), 'prints the providers')
+  t.ok(io.outLines.includes('demo: providers on: local, dev, email, custom, passkey, totp'), 'prints the providers')
 
   t.test('/ serves the page, gzipped when asked, with app info and a request id', async (t) => {
     const plain = await c.fetch('/')
@@ -265,7 +265,7 @@ t.test('built-ins and Apple come on from their variables; a login goes to the pr
     APPLE_CID: 'com.example.web', APPLE_TEAM_ID: 'TEAM1', APPLE_KEY_ID: 'K1', APPLE_KEY_FILE: keyFile
   })
   t.teardown(stop)
-  t.same(demo.providers, ['local', 'dev', 'email', 'custom', 'github', 'discord', 'apple', 'passkey'])
+  t.same(demo.providers, ['local', 'dev', 'email', 'custom', 'github', 'discord', 'apple', 'passkey', 'totp'])
   const c = client(`http://127.0.0.1:${demo.port}`)
   const res = await c.fetch('/auth/github/login?from=' + encodeURIComponent(`${demo.url}/`))
   t.equal(res.status, 302)

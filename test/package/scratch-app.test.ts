@@ -159,6 +159,8 @@ t.test('without the optional packages, every feature that needs one stops at con
     boltStore: ['LmdbStore', 'lmdb'],
     mongoAvatars: ['avatar.store', 'mongodb'],
     passkeys: ['passkey.passkey', '@simplewebauthn/server'],
+    totpQr: ['totp.totp', 'qrcode'],
+    totp: ['totp.totp', 'otpauth'],
     fileServer: ['fileServer', '@fastify/static'],
     basicAuthArgon2: ['basicAuth.argon2Hash', 'argon2'],
     argon2Hash: ['argon2Hash', 'argon2'],

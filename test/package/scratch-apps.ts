@@ -67,7 +67,7 @@ console.log(JSON.stringify({ status: res.statusCode, type: res.headers['content-
 // Every feature that needs an optional package, configured where none is installed: the error of each.
 const MISSING = `
 import Fastify from 'fastify'
-import authPlugin, { passkeyProvider, SmtpSender } from 'fastify-gatehouse'
+import authPlugin, { passkeyProvider, SmtpSender, totpProvider } from 'fastify-gatehouse'
 import { argon2Hash, fileServerPlugin, withArgon2Hash } from 'fastify-gatehouse/toolkit'
 import { newStore, openPasskeyStore, RedisStateStore } from 'fastify-gatehouse/stores'
 const core = (extra = {}) => async (app) => app.register(authPlugin, { secret: () => process.env.AUTH_SECRET, url: 'http://127.0.0.1', ...extra })
@@ -89,6 +89,8 @@ const errors = {
   boltAvatars: await registration(core({ avatar: { store: 'bolt://./data/avatars.db' } })),
   mongoAvatars: await registration(core({ avatar: { store: 'mongodb://127.0.0.1:1/app' } })),
   passkeys: await registration(core(), (app) => app.register(passkeyProvider, {})),
+  totpQr: await registration(core(), (app) => app.register(totpProvider, { encryptionKey: 'a1'.repeat(32) })),
+  totp: await registration(core(), (app) => app.register(totpProvider, { encryptionKey: 'a1'.repeat(32), qrCode: false })),
   fileServer: await registration((app) => app.register(fileServerPlugin, { root: '.' })),
   basicAuthArgon2: thrown(() => withArgon2Hash('ops', 'aGFzaGhhc2g=', 'c2FsdHNhbHRzYWx0')),
   argon2Hash: await argon2Hash('pw').then(() => null, (err) => err),

@@ -25,7 +25,8 @@ t.test('a password login of a user with a passkey waits for the passkey; the pas
   t.same(await res.json(), {
     error: 'second factor required',
     details: 'confirm with a passkey: POST /auth/passkey/login/options, then /auth/passkey/login',
-    code: 'GATEHOUSE_SECOND_FACTOR'
+    code: 'GATEHOUSE_SECOND_FACTOR',
+    methods: ['passkey']
   })
   t.equal(res.headers.get('cache-control'), 'no-store')
   const cookies = res.headers.getSetCookie().map(parseSetCookie)

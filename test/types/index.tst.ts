@@ -73,8 +73,8 @@ await app.register(async (scope) => {
 })
 
 // fastify.auth is the app's API: these members (15 at most) and the seed's add* methods, nothing of the providers' plumbing
-type AppApi = 'tokens' | 'authenticate' | 'admin' | 'rbac' | 'trace' | 'xsrf' | 'updateUser' | 'getUser' | 'mustGetUser' | 'providers' |
-  'logout' | 'revokeSession' | 'revokeUser' | 'listSessions' | 'jwks'
+type AppApi = 'tokens' | 'authenticate' | 'admin' | 'rbac' | 'trace' | 'xsrf' | 'recent' | 'updateUser' | 'getUser' | 'mustGetUser' | 'providers' |
+  'revokeSession' | 'revokeUser' | 'listSessions' | 'jwks'
 const exactly = <T>(_: T & ([T] extends [AppApi] ? ([AppApi] extends [T] ? unknown : never) : never)): void => {}
 exactly<keyof GatehouseAuth>(null as unknown as keyof GatehouseAuth)
 const names: Array<keyof ProviderMethods> = ['addProvider', 'addDevProvider', 'addDirectProvider', 'addVerifProvider', 'addCustomProvider', 'addOidcProvider', 'addAppleProvider', 'addTelegramProvider', 'addCustomHandler']

@@ -6,7 +6,7 @@
  */
 import Fastify, { type RouteHandlerMethod } from 'fastify'
 import cookie from '@fastify/cookie'
-import authPlugin, { directProvider, oauth2Provider, passkeyProvider } from '../../index.js'
+import authPlugin, { directProvider, oauth2Provider, passkeyProvider, totpProvider } from '../../index.js'
 import { startLocalOAuth2Server } from '../../servers/index.js'
 import { providerKit } from '../../providers/index.js'
 import { argon2Hash, argon2Verify, bcryptHash, bcryptVerify, decodeArgon2Secret, pingPlugin, sanitizeUrl } from '../../toolkit.js'
@@ -68,6 +68,19 @@ export async function passkeys (): Promise<void> {
   await app.register(authPlugin, { secret, url })
   // README: Login methods, passkeys
   app.register(passkeyProvider, { store: 'redis://…', secondFactor: ['local'] })
+}
+
+declare const changePassword: RouteHandlerMethod
+
+export async function totp (): Promise<void> {
+  const app = Fastify()
+  await app.register(authPlugin, { secret, url })
+  // README: Authenticator apps (TOTP) and recovery codes
+  app.register(totpProvider, { encryptionKey: process.env.TOTP_KEY!, store: 'redis://…', secondFactor: ['local'] })
+  app.post('/account/password', { preHandler: app.auth.recent({ within: '5m' }) }, changePassword)
+  const encryptionKey = process.env.TOTP_KEY!
+  // README: the inline example of the same section
+  app.register(totpProvider, { encryptionKey, store: 'redis://…', secondFactor: ['local'] })
 }
 
 export async function rolesAndAdmin (): Promise<void> {

@@ -1,0 +1,31 @@
+/**
+ * Step-up: `fastify.auth.recent({ within: '5m', factor })`, a preHandler for routes that need a second factor
+ * confirmed recently (changing the password, removing a passkey). It resolves the user like `authenticate` (401
+ * without one), then answers 401 `GATEHOUSE_STEP_UP` unless the user confirmed the factor (any factor when none is
+ * named: `totp` for an authenticator code, `recovery` for a recovery code, `passkey` for a passkey sign-in) within
+ * `within`; the page confirms one (`POST {authPrefix}/totp/verify`) and retries.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { ErrorCodes, HttpError, OptionsError, sendHttpError } from '../lib/errors.js'
+import { checkKeys, optionDuration, optionName } from '../lib/options.js'
+import type { StateStore } from '../lib/state-store/types.js'
+import { lastFactorAt, STEP_UP_KEEP_MS, type RecentOptions } from '../lib/step-up.js'
+import { guardedHook, requireUser } from './authenticate.js'
+import type { ResolveUser } from './types.js'
+
+export function recentHook (resolve: ResolveUser, store: StateStore, opts: RecentOptions) {
+  const o = checkKeys(opts, ['within', 'factor'], 'recent')
+  if (o.within === undefined) throw new OptionsError('recent.within', 'is required, e.g. \'5m\'')
+  const withinMs = optionDuration('recent.within', o.within, 0)
+  if (withinMs <= 0 || withinMs > STEP_UP_KEEP_MS) throw new OptionsError('recent.within', 'must be above 0 and at most 24 hours')
+  const factor = o.factor === undefined ? undefined : optionName('recent.factor', o.factor)
+  const signedIn = guardedHook(resolve, requireUser)
+  return async function gatehouseRecent (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    const denied = await signedIn(request, reply)
+    if (denied !== undefined) return denied
+    const at = await lastFactorAt(store, request.user!.id, factor)
+    if (at !== undefined && Date.now() - at <= withinMs) return undefined
+    return sendHttpError(reply.header('cache-control', 'no-store'), new HttpError(401, 'second factor required',
+      `confirm ${factor === undefined ? 'a second factor' : `the ${factor} factor`} again, then retry`, ErrorCodes.STEP_UP))
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * `POST {authPrefix}/<name>/login` `{code}` or `{recoveryCode}`: the second step of a password login. The code is
+ * checked (and its time step or the recovery code taken) before the pending login is spent, so a wrong code
+ * consumes nothing; a sign-in by recovery code is logged as an audit event and answers how many codes are left
+ * (header `Gatehouse-Recovery-Codes-Left`).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { HttpError } from '../../lib/errors.js'
+import { recordFactor } from '../../lib/step-up.js'
+import { readRecoveryCode } from './codes.js'
+import { checkCode, spendRecoveryCode, type TotpContext } from './context.js'
+import type { PendingLogins } from './pending.js'
+
+export const RECOVERY_LEFT_HEADER = 'gatehouse-recovery-codes-left'
+
+export function totpLogin (ctx: TotpContext, pending: PendingLogins) {
+  return async function login (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const body = request.body
+    if (request.method !== 'POST' || body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new HttpError(400, 'bad request', 'POST {code} or {recoveryCode} after the password')
+    }
+    const fields = body as Record<string, unknown>
+    const waiting = await pending.read(request)
+    const user = waiting.user
+    let factor = 'totp'
+    if (fields.recoveryCode !== undefined) {
+      const left = await spendRecoveryCode(ctx, request, user.id, readRecoveryCode(fields.recoveryCode))
+      ctx.log('WARN', 'audit: user %s signed in with a recovery code, %d left', user.id, left)
+      reply.header(RECOVERY_LEFT_HEADER, String(left))
+      factor = 'recovery'
+    } else {
+      await checkCode(ctx, request, user.id, fields.code)
+    }
+    await pending.spend(reply, waiting)
+    await recordFactor(ctx.kit.stateStore, user.id, factor)
+    ctx.log('INFO', 'user %s signed in with %s (second factor)', user.id, factor === 'totp' ? 'a code' : 'a recovery code')
+    return await ctx.kit.completeLogin(request, reply, { user, aud: waiting.aud, from: waiting.from, sessionOnly: waiting.sess })
+  }
+}

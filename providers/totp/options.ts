@@ -1,0 +1,93 @@
+/** Options of the TOTP provider, checked at registration: each mistake is an OptionsError naming the option. */
+import { OptionsError } from '../../lib/errors.js'
+import type { Duration } from '../../lib/duration.js'
+import { checkKeys, optionBoolean, optionDuration, optionInt, optionList, optionName, optionString } from '../../lib/options.js'
+import type { StateStoreOption } from '../../lib/state-store/resolve.js'
+import type { TotpStoreOption } from '../../stores/totp/index.js'
+import { readKey } from './seal.js'
+
+/** Options of `totpProvider`. */
+export interface TotpProviderOptions {
+  /** Route name: `{authPrefix}/<name>/…`. Default `totp`. */
+  name?: string
+  /**
+   * The key TOTP secrets are sealed with (AES-256-GCM) and recovery codes hashed with: 32 random bytes, as a Buffer
+   * or 64 hex / 44 base64 characters. Required. A key that does not open the store's secrets stops the start.
+   */
+  encryptionKey: Uint8Array | string
+  /**
+   * Where secrets and recovery codes live: `memory://` (default; one process), `bolt:///path/totp.db` (one lmdb
+   * file), `redis://host:port/db` (shared by every instance), or any `TotpStore` object (left open on close).
+   */
+  store?: TotpStoreOption
+  /** Where used codes, pending logins and step-up confirmations are kept: a StateStore or a `redis://` address. Default: the core's. */
+  stateStore?: StateStoreOption
+  /** The name authenticator apps show above the code. Default: the host name of the core's `url`. */
+  issuer?: string
+  /**
+   * Whether `POST …/enrol` answers a QR code (SVG, drawn with the optional package qrcode). `false`: the page draws
+   * one from `uri` itself, and qrcode is not needed. Default true.
+   */
+  qrCode?: boolean
+  /** Direct providers whose password logins must also present a code when the user has an authenticator app. Default none. */
+  secondFactor?: string[]
+  /** Lifetime of a pending login between the password and the code: ms or `'5m'`. Default 5 minutes. */
+  pendingTtl?: Duration
+  /**
+   * How recently a code must have been confirmed (signing in with it counts) for removal and new recovery codes
+   * without typing one: ms or `'5m'`. Default 5 minutes.
+   */
+  recentWithin?: Duration
+  /** HMAC of the codes: `SHA1` (default: what every authenticator app reads), `SHA256` or `SHA512`. */
+  algorithm?: 'SHA1' | 'SHA256' | 'SHA512'
+  /** Digits per code: 6 (default) or 8. */
+  digits?: 6 | 8
+  /** Seconds per code. Default 30. */
+  period?: number
+  /** Steps of clock drift accepted either side of the current one. Default 1. */
+  window?: number
+}
+
+/** Options after defaults. */
+export interface ResolvedTotpOptions {
+  name: string
+  key: Buffer
+  store: unknown
+  stateStore: StateStoreOption | undefined
+  issuer: string
+  qrCode: boolean
+  secondFactor: string[]
+  pendingTtlMs: number
+  recentWithinMs: number
+  algorithm: 'SHA1' | 'SHA256' | 'SHA512'
+  digits: 6 | 8
+  period: number
+  window: number
+}
+
+const KEYS = ['name', 'encryptionKey', 'store', 'stateStore', 'issuer', 'qrCode', 'secondFactor', 'pendingTtl', 'recentWithin', 'algorithm', 'digits', 'period', 'window']
+
+export function resolveTotpOptions (opts: TotpProviderOptions, url: string): ResolvedTotpOptions {
+  const o = checkKeys(opts ?? {}, KEYS, 'totp')
+  const name = optionName('totp.name', o.name, 'totp')
+  const label = `totp.${name}`
+  const algorithm = (o.algorithm ?? 'SHA1') as ResolvedTotpOptions['algorithm']
+  if (!['SHA1', 'SHA256', 'SHA512'].includes(algorithm)) throw new OptionsError(`${label}.algorithm`, 'must be "SHA1", "SHA256" or "SHA512"')
+  const digits = o.digits ?? 6
+  if (digits !== 6 && digits !== 8) throw new OptionsError(`${label}.digits`, 'must be 6 or 8')
+  return {
+    name,
+    key: readKey(`${label}.encryptionKey`, o.encryptionKey),
+    store: o.store,
+    stateStore: o.stateStore as StateStoreOption | undefined,
+    issuer: optionString(`${label}.issuer`, o.issuer) ?? new URL(url).hostname,
+    qrCode: optionBoolean(`${label}.qrCode`, o.qrCode, true),
+    secondFactor: optionList(`${label}.secondFactor`, o.secondFactor),
+    pendingTtlMs: optionDuration(`${label}.pendingTtl`, o.pendingTtl, 5 * 60_000),
+    recentWithinMs: optionDuration(`${label}.recentWithin`, o.recentWithin, 5 * 60_000),
+    algorithm,
+    digits,
+    period: optionInt(`${label}.period`, o.period, 30, 10),
+    window: optionInt(`${label}.window`, o.window, 1, 0)
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Authenticator-app codes (TOTP, RFC 6238) and recovery codes as a plugin (`gatehouse-totp`), on otpauth (the
+ * code arithmetic) and qrcode (the enrolment's QR code, as SVG):
+ *
+ * - `GET {authPrefix}/<name>/status`, `POST …/enrol`, `POST …/enrol/confirm`, `POST …/verify`,
+ *   `POST …/recovery-codes`, `DELETE …/`: a signed-in user's authenticator app (routes.ts);
+ * - `POST …/login` `{code}` or `{recoveryCode}`: the second step of a password login, for the direct providers
+ *   named in `secondFactor` (login.ts, pending.ts).
+ *
+ * `app.register(totpProvider, { encryptionKey, store: 'redis://…', secondFactor: ['local'] })` after the auth core.
+ * The drivers are loaded when the plugin is registered, not when the package is imported.
+ */
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { importDriver } from '../../lib/optional-driver.js'
+import { requireSecondFactorOf } from '../../lib/second-factor.js'
+import { applyAuthScope } from '../../plugins/core/scope.js'
+import { providerStateStore } from '../../plugins/core/mount.js'
+import { appOfKit, providerKit } from '../../plugins/core/kit.js'
+import { openTotpStore } from '../../stores/totp/index.js'
+import type { OtpAuth } from './codes.js'
+import type { QrCode, TotpContext } from './context.js'
+import { totpLogin } from './login.js'
+import { resolveTotpOptions, type TotpProviderOptions } from './options.js'
+import { pendingLogins } from './pending.js'
+import { managementRoutes } from './routes.js'
+import { checkKey, sealer } from './seal.js'
+
+/** Codes and small JSON bodies only. */
+const BODY_LIMIT = 4 * 1024
+
+async function totp (fastify: FastifyInstance, opts: TotpProviderOptions): Promise<void> {
+  const kit = providerKit(fastify, 'totp')
+  const o = resolveTotpOptions(opts, kit.url)
+  const label = `totp.${o.name}`
+  const log: TotpContext['log'] = (level, format, ...args) => kit.logger.logf(`[${level}] totp ${o.name}: ${format}`, ...args)
+  // Before any store is opened: without the packages there is nothing to close.
+  const qrcode = o.qrCode ? await importDriver<QrCode>('qrcode', { option: label, feature: 'the enrolment QR code (or set qrCode: false)' }) : undefined
+  const otp = await importDriver<OtpAuth>('otpauth', { option: label, feature: 'authenticator-app codes' })
+  const state = await providerStateStore(fastify, o.stateStore, `${label}.stateStore`)
+  const { store, owned } = openTotpStore(o.store, `${label}.store`, (err) => log('WARN', 'totp store: %s', err.message))
+  if (owned) fastify.addHook('onClose', async () => { await store.close() })
+  const ctx: TotpContext = { auth: fastify.auth, kit, o, otp, qrcode: (qrcode as { default?: QrCode } | undefined)?.default ?? qrcode, store, state, sealer: sealer(o.key), log }
+  // A wrong key stops the start; the store opened for it is closed (onClose hooks do not run for a failed start).
+  await checkKey(store, ctx.sealer, `${label}.encryptionKey`).catch(async (err: unknown) => {
+    if (owned) await store.close()
+    throw err
+  })
+  const pending = pendingLogins(ctx)
+
+  // Counted as a login request (rateLimit.login) like a password post; the audience was kept by the password step.
+  kit.mount({ name: o.name, login: totpLogin(ctx, pending) }, { continuesLogin: () => true })
+  fastify.register(async (scope) => {
+    applyAuthScope(scope, kit.logger)
+    scope.addHook('onRoute', (route) => { route.bodyLimit = BODY_LIMIT })
+    managementRoutes(scope, ctx)
+  }, { prefix: `${kit.authPrefix}/${o.name}` })
+
+  requireSecondFactorOf(fastify, appOfKit(kit), o.secondFactor, 'totp', pending.factor, `${label}.secondFactor`)
+}
+
+/** Authenticator-app codes and recovery codes: second factor, step-up and management (`gatehouse-totp`). */
+export const totpProvider = fp(totp, { name: 'gatehouse-totp', fastify: '5.x' })
