@@ -23,7 +23,8 @@ export const OPTIONAL_DRIVERS = {
   '@simplewebauthn/server': '^14.0.3',
   '@fastify/static': '^10.1.11',
   otpauth: '^9.5.2',
-  qrcode: '^1.5.4'
+  qrcode: '^1.5.4',
+  '@opentelemetry/api': '^1.9.0'
 } as const
 
 export type DriverName = keyof typeof OPTIONAL_DRIVERS
