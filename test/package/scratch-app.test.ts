@@ -132,7 +132,7 @@ for (const [kind, file] of [['an ES module app (import)', 'esm-app.mjs'], ['a Co
 }
 
 t.test('the tutorial without AUTH_SECRET stops at startup, naming the secret option', async (t) => {
-  const res = await run(process.execPath, ['tutorial.mjs'], scratch, {}, 60_000)
+  const res = await run(process.execPath, ['tutorial.mjs'], scratch, { PORT: '8080' }, 60_000)
   t.not(res.code, 0, 'exits with an error')
   t.notMatch(res.stdout, /listening/, 'never listened')
   t.match(res.stderr, /OptionsError: fastify-gatehouse: option "secret" is required: .*is the environment variable that holds it set\?/)
