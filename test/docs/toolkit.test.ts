@@ -10,9 +10,9 @@
 import t from 'tap'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import ts from 'typescript'
 import * as toolkit from '../../toolkit.js'
 import { root } from './pages.js'
+import { exportedProperties } from './option-types.js'
 
 /** Re-exported from the core and documented there (the error reference, the logging guide). */
 const CORE_EXPORTS = new Set(['ErrorCodes', 'GatehouseError', 'HttpError', 'OptionsError', 'sendError', 'funcLogger', 'noopLogger', 'pinoLogger', 'stdLogger'])
@@ -23,20 +23,6 @@ const pages = readdirSync(join(root, 'docs/toolkit')).filter((f) => f.endsWith('
 /** The text of a page's `## title` section (title matched at the start), up to the next `##` heading. */
 function sectionOf (text: string, title: string): string | undefined {
   return new RegExp(`^## ${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.*\\n([\\s\\S]*?)(?=^## |(?![\\s\\S]))`, 'm').exec(text)?.[1]
-}
-
-/** The properties of each exported `…Options` type of the toolkit entry, from the type checker. */
-function optionTypes (): Map<string, string[]> {
-  const program = ts.createProgram([join(root, 'toolkit.ts')], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, skipLibCheck: true, noEmit: true })
-  const checker = program.getTypeChecker()
-  const entry = checker.getSymbolAtLocation(program.getSourceFile(join(root, 'toolkit.ts'))!)!
-  const out = new Map<string, string[]>()
-  for (const sym of checker.getExportsOfModule(entry)) {
-    if (!sym.name.endsWith('Options')) continue
-    const target = sym.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(sym) : sym
-    out.set(sym.name, checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(target)).map((p) => p.name).sort())
-  }
-  return out
 }
 
 t.test('every value the toolkit exports is named on a toolkit page; every plugin in a page\'s Example', async (t) => {
@@ -50,7 +36,7 @@ t.test('every value the toolkit exports is named on a toolkit page; every plugin
 })
 
 t.test('each Options table lists exactly the properties of its type, and every Options type has a table', async (t) => {
-  const types = optionTypes()
+  const types = exportedProperties('toolkit.ts', (name) => name.endsWith('Options'))
   const documented = new Set<string>()
   for (const { file, text } of pages) {
     for (const m of text.matchAll(/^## Options: (\w+)\n([\s\S]*?)(?=^## |(?![\s\S]))/gm)) {
