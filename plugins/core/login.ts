@@ -10,6 +10,7 @@ import { User, type UserData } from '../../lib/user.js'
 import type { CoreInternals } from './internals.js'
 import type { LoginResult } from './types.js'
 import { providerOfRoute } from './sessions.js'
+import { checkArrivalOrigin } from './url-check.js'
 
 /**
  * Throws HttpError 403 when `audiences` is set and `aud` is not in it, or is absent where `required` (checked
@@ -35,6 +36,7 @@ export interface PreludeRules {
  */
 export async function loginPrelude (core: CoreInternals, request: FastifyRequest, rules: PreludeRules): Promise<LoginRequest> {
   if (rules.counted) await core.throttle.loginRequest(request)
+  checkArrivalOrigin(core, request)
   // The route's query schema (mount.ts) ran first; its verdict is given here, once the request is counted. The
   // fields' own reading comes first so that a refusal says what it always said (`from must be given once`).
   const login = readLoginRequest(requestFields(request))

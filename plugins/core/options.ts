@@ -12,6 +12,7 @@ import { sessionKeysOption } from './keys.js'
 import { noopLogger, type Logger } from '../../lib/logger.js'
 import type { Duration } from '../../lib/duration.js'
 import { OptionsError } from '../../lib/errors.js'
+import { MAKE_SECRET, MIN_SECRET_BYTES } from './startup-check.js'
 import {
   adaptFunction, checkKeys, keyList, optionBoolean, optionDuration, optionFunction, optionGroup, optionInt, optionList,
   optionPrefix, optionString, optionUrl
@@ -122,9 +123,10 @@ export interface CoreOptions {
    * Signing secret per audience: `{ get(aud) }` or `(aud) => secret`, sync or async. It may return a key list
    * `[{ kid, secret }, …]` instead: the first key signs, every key verifies the tokens naming its `kid`, and
    * removing a key ends its sessions (rotation). Required (it also keys the OAuth2 handshake and confirmation
-   * tokens when `session.signingKeys` signs the sessions).
+   * tokens when `session.signingKeys` signs the sessions). A plain string is one secret for every audience
+   * (32+ bytes, checked when the options are read).
    */
-  secret: SecretReader | SecretFunc
+  secret: SecretReader | SecretFunc | string
   /** Public base address of the service, e.g. `https://example.com`. Required. */
   url: string
   /** `iss` of every token. Default `fastify-gatehouse`. */
@@ -203,7 +205,7 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
   const session = sessionGroup(o.session)
   const rateLimit = resolveRateLimit(o.rateLimit)
   return {
-    secret: adaptFunction<SecretFunc>('secret', o.secret, 'get', true)!,
+    secret: secretOption(o.secret),
     url: url.href.replace(/\/$/, ''),
     origin: url.origin,
     issuer: optionString('issuer', o.issuer) ?? 'fastify-gatehouse',
@@ -224,6 +226,21 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
     clientKey: (rateLimit === false ? undefined : (o.rateLimit as RateLimitOptions | undefined)?.clientKey) ?? defaultClientKey as ClientKey,
     crossSite: crossSiteGuard(o.crossSite, url.origin, allowedRedirectHosts)
   }
+}
+
+/**
+ * The secret reader: a function or `{ get(aud) }` as given, or a plain string checked here (empty or short fails
+ * at once, as the startup check would) and served for every audience.
+ */
+function secretOption (value: unknown): SecretFunc {
+  if (value === undefined) {
+    throw new OptionsError('secret', `is required: a string of ${MIN_SECRET_BYTES}+ bytes, (aud) => secret or { get(aud) } (is the environment variable that holds it set?); ${MAKE_SECRET}`)
+  }
+  if (typeof value !== 'string') return adaptFunction<SecretFunc>('secret', value, 'get', true)!
+  const bytes = Buffer.byteLength(value, 'utf8')
+  if (bytes === 0) throw new OptionsError('secret', `is an empty string (is the environment variable that holds it set?); ${MAKE_SECRET}`)
+  if (bytes < MIN_SECRET_BYTES) throw new OptionsError('secret', `is ${bytes} bytes; at least ${MIN_SECRET_BYTES} are needed, ${MAKE_SECRET}`)
+  return () => value
 }
 
 function sessionGroup (value: unknown): ResolvedOptions['session'] {

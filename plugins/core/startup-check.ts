@@ -10,7 +10,8 @@ import type { ResolvedOptions } from './types.js'
 
 /** Fewest bytes of a session secret: 256 bits, the HS256 key size (RFC 7518 §3.2 asks for at least that). */
 export const MIN_SECRET_BYTES = 32
-const MAKE_ONE = 'make one with `openssl rand -base64 48`'
+/** The advice every secret error ends with. */
+export const MAKE_SECRET = 'make one with `openssl rand -base64 48`'
 
 /** Runs every check; rejects with the first `OptionsError`. */
 export async function checkAtStartup (o: ResolvedOptions): Promise<void> {
@@ -34,16 +35,16 @@ async function checkSecrets (o: ResolvedOptions): Promise<void> {
       throw new OptionsError('secret', `failed for ${which}: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
     }
     if (secret === undefined || secret === null || secret === '') {
-      throw new OptionsError('secret', `returned no secret for ${which} (is the environment variable that holds it set?); ${MAKE_ONE}`)
+      throw new OptionsError('secret', `returned no secret for ${which} (is the environment variable that holds it set?); ${MAKE_SECRET}`)
     }
     // A key ring (rotation, see the README's Sessions: keys) is checked key by key.
     const keys = Array.isArray(secret) ? secret.map((e: { kid?: unknown, secret?: unknown } | null) => [e?.secret, ` (key "${String(e?.kid)}")`] as const) : [[secret, ''] as const]
-    if (keys.length === 0) throw new OptionsError('secret', `returned an empty key list for ${which}; ${MAKE_ONE}`)
+    if (keys.length === 0) throw new OptionsError('secret', `returned an empty key list for ${which}; ${MAKE_SECRET}`)
     for (const [key, label] of keys) {
       if (typeof key !== 'string') throw new OptionsError('secret', `must return a string or a list of { kid, secret } for ${which}${label}, got ${typeof key}`)
       const bytes = Buffer.byteLength(key, 'utf8')
       if (bytes < MIN_SECRET_BYTES) {
-        throw new OptionsError('secret', `for ${which}${label} is ${bytes} bytes; at least ${MIN_SECRET_BYTES} are needed, ${MAKE_ONE}`)
+        throw new OptionsError('secret', `for ${which}${label} is ${bytes} bytes; at least ${MIN_SECRET_BYTES} are needed, ${MAKE_SECRET}`)
       }
     }
   }
@@ -52,7 +53,7 @@ async function checkSecrets (o: ResolvedOptions): Promise<void> {
 // RFC 6265 §4.1.1 cookie-name and RFC 9110 §5.6.2 field-name: both are `token`.
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 // A host with an optional port, as `allowedRedirectHosts` compares them (no scheme, path or user).
-const HOST = /^(?:\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::\d{1,5})?$/
+export const HOST = /^(?:\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::\d{1,5})?$/
 
 function checkNames (o: ResolvedOptions): void {
   const cookies: Array<[string, string]> = [['cookies.sessionName', o.cookies.sessionName], ['cookies.xsrfName', o.cookies.xsrfName]]
@@ -85,6 +86,7 @@ function warnWeakSettings (o: ResolvedOptions): void {
   }
 }
 
-function isLoopback (host: string): boolean {
+/** A loopback host name as URL.hostname spells it (`localhost`, `*.localhost`, `[::1]`, 127.x.y.z). */
+export function isLoopback (host: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host)
 }

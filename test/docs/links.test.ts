@@ -6,12 +6,7 @@
 import t from 'tap'
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, normalize } from 'node:path'
-import { docsPages, root } from './pages.js'
-
-/** The page's text outside fenced code blocks and inline code, where a `[x](y)` is not a link. */
-function prose (text: string): string {
-  return text.replace(/^```[\s\S]*?^```$/gm, '').replace(/`[^`\n]*`/g, (code) => code.replace(/[[\]()]/g, ' '))
-}
+import { docsPages, relativeLinks, root } from './pages.js'
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
 export function anchors (markdown: string): Set<string> {
@@ -38,8 +33,7 @@ t.test('there are documentation pages in each part', async (t) => {
 for (const page of pages) {
   t.test(`links of ${page}`, async (t) => {
     const text = readFileSync(join(root, page), 'utf8')
-    const links = [...prose(text).matchAll(/!?\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]!)
-      .filter((href) => !/^[a-z]+:/i.test(href))
+    const links = relativeLinks(text)
     const broken: string[] = []
     for (const href of links) {
       const [path, anchor] = href.split('#') as [string, string | undefined]

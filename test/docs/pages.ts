@@ -17,3 +17,13 @@ function markdownUnder (dir: string): string[] {
 export function docsPages (): string[] {
   return ['README.md', 'CONTRIBUTING.md', 'bench/RESULTS.md', ...markdownUnder('docs')]
 }
+
+/** The page's text outside fenced code blocks and inline code, where a `[x](y)` is not a link. */
+function prose (text: string): string {
+  return text.replace(/^```[\s\S]*?^```$/gm, '').replace(/`[^`\n]*`/g, (code) => code.replace(/[[\]()]/g, ' '))
+}
+
+/** The targets of a markdown page's relative links and images (`x.md#anchor`, `../y.png`), in order. */
+export function relativeLinks (text: string): string[] {
+  return [...prose(text).matchAll(/!?\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((href) => !/^[a-z]+:/i.test(href))
+}

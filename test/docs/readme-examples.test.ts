@@ -14,7 +14,8 @@ import { fileURLToPath } from 'node:url'
 const root = fileURLToPath(new URL('../..', import.meta.url))
 // The README, CONTRIBUTING.md and every page under docs/.
 const readme = docsPages().map((f) => readFileSync(join(root, f), 'utf8')).join('\n')
-const typeTests = readdirSync(join(root, 'test/types')).filter((f) => f.endsWith('.tst.ts')).map((f) => join(root, 'test/types', f))
+// test/types/dom holds the browser-side examples, compiled with the DOM library (its own tsconfig).
+const typeTests = ['test/types', 'test/types/dom'].flatMap((dir) => readdirSync(join(root, dir)).filter((f) => f.endsWith('.tst.ts')).map((f) => join(root, dir, f)))
 const corpusLines = [...typeTests, join(root, 'test/package/scratch-apps.ts')]
   .flatMap((f) => readFileSync(f, 'utf8').split('\n').map((l) => l.trim()))
 const corpus = new Set(corpusLines)

@@ -73,6 +73,17 @@ t.test('the options reference has one heading per option of every group, each wi
   }
 })
 
+t.test('every option of the reference has an example of its own that sets it (compiled: test/types/docs-options.tst.ts)', async (t) => {
+  const blocks = new Map([...options.matchAll(/^### (.+)\n([\s\S]*?)(?=^##|(?![\s\S]))/gm)].map((m) => [m[1]!, m[2]!]))
+  for (const path of GROUPS.flatMap(([, keys]) => keys)) {
+    const example = /^```ts\n(.+)\n```$/m.exec(blocks.get(path) ?? '')?.[1]
+    if (example === undefined) { t.fail(`${path}: an example`); continue }
+    const [first, ...rest] = path.split('.')
+    // The example sets the option: its group, then each key of the path, in order (`avatar: { fetch: { maxBytes:`).
+    t.match(example, new RegExp([first, ...rest].map((k) => `\\b${k}: `).join('(?:\\{ |.*?)')), `${path}: the example sets it`)
+  }
+})
+
 t.test('every group of the options reference has a compiled example', async (t) => {
   for (const [title] of GROUPS.slice(1)) t.match(section(options, title) ?? '', /```ts\n.*\n```/, `${title}: an example`)
 })

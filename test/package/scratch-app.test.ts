@@ -16,7 +16,7 @@ import { createServer } from 'node:http'
 import { once } from 'node:events'
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, relative, sep } from 'node:path'
+import { dirname, join, normalize, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import sharp from 'sharp'
 import { Redis } from 'ioredis'
@@ -25,13 +25,14 @@ import { RedisServer, redisMissingReason } from '../state-store/redis-server.js'
 import { MailSink } from '../verify/mail-sink.js'
 import { footprint } from './footprint.js'
 import { APPS } from './scratch-apps.js'
+import { relativeLinks } from '../docs/pages.js'
 
 // Packing builds the whole project and installing fetches the dependencies (from npm's cache when warm).
 t.setTimeout(600_000)
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 // What a fresh clone does not have, or what packing must not see.
-const NOT_IN_A_CLONE = new Set(['node_modules', 'dist', '.git', '.tap', 'coverage', 'tmp', 'var', 'docs'])
+const NOT_IN_A_CLONE = new Set(['node_modules', 'dist', '.git', '.tap', 'coverage', 'tmp', 'var', 'docs/api'])
 
 interface Run { code: number | null; stdout: string; stderr: string }
 
@@ -65,7 +66,7 @@ const scratch = join(work, 'app')
 
 t.test('npm pack of a fresh clone builds and ships dist, types, LICENSE and no sources', async (t) => {
   const clone = join(work, 'clone')
-  cpSync(root, clone, { recursive: true, filter: (from) => !NOT_IN_A_CLONE.has(relative(root, from).split(sep)[0]!) })
+  cpSync(root, clone, { recursive: true, filter: (from) => !NOT_IN_A_CLONE.has(relative(root, from).split(sep)[0]!) && !NOT_IN_A_CLONE.has(relative(root, from)) })
   // The dev tools `prepack` needs (tsc), as after `npm ci` in the clone.
   symlinkSync(join(root, 'node_modules'), join(clone, 'node_modules'), 'dir')
   const packDir = join(work, 'pack')
@@ -80,8 +81,21 @@ t.test('npm pack of a fresh clone builds and ships dist, types, LICENSE and no s
   for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'dist/index.js', 'dist/index.d.ts', 'dist/toolkit.js', 'dist/providers/index.js', 'dist/stores/index.js', 'dist/servers/index.js', 'dist/plugins/toolkit/hash-cli.js']) {
     t.ok(files.includes(f), `ships ${f}`)
   }
-  t.same(files.filter((f) => /^(dist\/)?(example|bench|test)\//.test(f)), [], 'no demo, benchmarks or tests')
+  // bench/RESULTS.md is a documentation page the README links to, not benchmark code.
+  t.same(files.filter((f) => /^(dist\/)?(example|bench|test)\//.test(f) && f !== 'bench/RESULTS.md'), [], 'no demo, benchmarks or tests')
   t.same(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), [], 'no TypeScript sources')
+  const unpacked = join(work, 'unpacked')
+  mkdirSync(unpacked)
+  t.equal((await run('tar', ['-xzf', tarball, '-C', unpacked], work)).code, 0, 'the tarball unpacks')
+  const shipped = (f: string): string => readFileSync(join(unpacked, 'package', f), 'utf8')
+  t.same(files.filter((f) => f.endsWith('.js') && /^\/\/# sourceMappingURL=/m.test(shipped(f)) && !files.includes(`${f}.map`)), [],
+    'no .js names a source map the package does not ship')
+  // What a reader of node_modules/fastify-gatehouse follows: the README's links and those of the pages it ships.
+  const broken = files.filter((f) => f.endsWith('.md')).flatMap((page) => relativeLinks(shipped(page)).filter((href) => !href.startsWith('#'))
+    .map((href) => normalize(join(dirname(page), decodeURIComponent(href.split('#')[0]!))))
+    .filter((target) => !files.includes(target)).map((target) => `${page} -> ${target}`))
+  t.same(broken, [], 'every relative link of the shipped markdown names a shipped file')
+  t.ok(files.includes('docs/providers/oauth2.md'), 'the README\'s way to a GitHub login ships')
 })
 
 t.test('the tarball installs into an empty app next to fastify alone', async (t) => {
@@ -118,13 +132,51 @@ for (const [kind, file] of [['an ES module app (import)', 'esm-app.mjs'], ['a Co
 }
 
 t.test('the tutorial without AUTH_SECRET stops at startup, naming the secret option', async (t) => {
-  const res = await run(process.execPath, ['tutorial.mjs'], scratch, {}, 60_000)
+  const res = await run(process.execPath, ['tutorial.mjs'], scratch, { PORT: '8080' }, 60_000)
   t.not(res.code, 0, 'exits with an error')
   t.notMatch(res.stdout, /listening/, 'never listened')
-  t.match(res.stderr, /OptionsError: fastify-gatehouse: option "secret" returned no secret for the default audience/)
+  t.match(res.stderr, /OptionsError: fastify-gatehouse: option "secret" is required: .*is the environment variable that holds it set\?/)
   t.match(res.stderr, /code: 'GATEHOUSE_OPTION'/)
   t.match(res.stderr, /option: 'secret'/)
 })
+
+t.test('the tutorial as written runs on localhost: Alice signs in with the hash the CLI made, no url warning', async (t) => {
+  const made = await run(process.execPath, [hashCli(), 'hash', '--bcrypt'], scratch, {}, 60_000, 'alice-pw\n')
+  t.equal(made.code, 0, made.stderr)
+  const port = await freePort()
+  const env = { AUTH_SECRET: SECRET, ALICE_HASH: made.stdout.trim(), PORT: String(port) }
+  const nodeDir = process.execPath.slice(0, process.execPath.lastIndexOf(sep))
+  const child = spawn(process.execPath, ['tutorial.mjs'], { cwd: scratch, env: { PATH: `${nodeDir}:${process.env.PATH ?? ''}`, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let log = ''
+  child.stdout.on('data', (d: Buffer) => { log += d.toString() })
+  child.stderr.on('data', (d: Buffer) => { log += d.toString() })
+  const exited = once(child, 'close')
+  t.teardown(async () => { if (child.exitCode === null) { child.kill('SIGTERM'); await exited } })
+  while (!log.includes('Server listening') && child.exitCode === null) await Promise.race([once(child.stdout, 'data'), exited])
+  t.match(log, /Server listening/, 'started', { log: log.slice(-3000) })
+  const base = `http://localhost:${port}`
+  const login = (passwd: string) => fetch(`${base}/auth/local/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: 'alice', passwd }) })
+  t.equal((await login('wrong')).status, 403, 'a wrong password is refused')
+  const ok = await login('alice-pw')
+  t.equal(ok.status, 200, 'Alice signs in')
+  const cookies = ok.headers.getSetCookie().map((c) => c.split(';')[0]!)
+  t.same(cookies.map((c) => c.split('=')[0]).sort(), ['JWT', 'XSRF-TOKEN'], 'plain cookie names on http://localhost (no __Host-)')
+  const xsrf = cookies.find((c) => c.startsWith('XSRF-TOKEN='))!.slice('XSRF-TOKEN='.length)
+  const me = await fetch(`${base}/api/me`, { headers: { cookie: cookies.join('; '), 'x-xsrf-token': xsrf } })
+  t.equal(me.status, 200)
+  t.match(await me.json(), { name: 'alice', id: /^local_[0-9a-f]{40}$/ })
+  t.notMatch(log, /requests arrive at/, 'url matches where requests arrive: no warning')
+})
+
+/** A port the OS hands out, free again for the app to take. */
+async function freePort (): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as { port: number }
+  server.close()
+  await once(server, 'close')
+  return port
+}
 
 // A provider's picture host on loopback: a 40x30 JPEG, and every path asked for.
 const pictureRequests: string[] = []

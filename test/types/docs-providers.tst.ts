@@ -3,6 +3,7 @@
  * checks they stay the same).
  */
 import Fastify from 'fastify'
+import { bcryptVerify } from '../../toolkit.js'
 import authPlugin, { oauth2Provider, appleProvider, appleKeyFromFile, oidcProvider, verifyProvider, SmtpSender, telegramProvider, directProvider, type CredChecker } from '../../index.js'
 
 declare const secret: () => string
@@ -12,6 +13,7 @@ declare const username: string
 declare const password: string
 declare const token: string
 declare const checker: CredChecker
+declare const adminHash: string
 
 const app = Fastify()
 await app.register(authPlugin, { secret, url: 'https://example.com' })
@@ -32,3 +34,13 @@ await app.register(verifyProvider, {
 })
 await app.register(telegramProvider, { token })
 await app.register(directProvider, { name: 'local', checker })
+
+// docs/providers/password.md: the example and one per option
+const hashes = new Map([['alice', process.env.ALICE_HASH!]])
+async function checkPassword (user: string, passwd: string): Promise<boolean> {
+  const hash = hashes.get(user)
+  return hash !== undefined && await bcryptVerify(passwd, hash)
+}
+await app.register(directProvider, { name: 'local', checker: checkPassword })
+await app.register(directProvider, { name: 'staff', checker })
+await app.register(directProvider, { checker: async (user, passwd) => user === 'admin' && await bcryptVerify(passwd, adminHash) })

@@ -22,13 +22,19 @@ declare const attempt: string
 declare const document: { cookie: string }
 
 export async function tutorial (): Promise<void> {
-  // README: Five-minute tutorial
+  // README: Five-minute tutorial (its own checkPassword, shadowing the one declared above for other examples)
+  const hashes = new Map([['alice', process.env.ALICE_HASH!]])
+  async function checkPassword (user: string, passwd: string): Promise<boolean> {
+    const hash = hashes.get(user)
+    return hash !== undefined && await bcryptVerify(passwd, hash)
+  }
+
   const app = Fastify({ logger: true })
   await app.register(authPlugin, {
-    secret: (aud) => process.env.AUTH_SECRET!,          // 32+ bytes; may differ per audience (site)
-    url: 'https://example.com'                            // public base address
+    secret: process.env.AUTH_SECRET!,                     // 32+ bytes; a function (aud) => secret may differ per site
+    url: 'http://localhost:8080'                          // public base address: https://example.com in production
   })
-  await app.register(directProvider, { name: 'local', checker: async (user, passwd) => checkPassword(user, passwd) })
+  await app.register(directProvider, { name: 'local', checker: checkPassword })
 
   // protect routes with hooks
   app.get('/api/me', { preHandler: app.auth.authenticate }, async (req) => req.user)
