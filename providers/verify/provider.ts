@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError, OptionsError } from '../../lib/errors.js'
 import { userId } from '../../lib/user.js'
 import type { Duration } from '../../lib/duration.js'
-import { checkKeys, optionDuration, optionName } from '../../lib/options.js'
+import { checkKeys, optionDuration, optionFunction, optionName } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 import type { StateStore } from '../../lib/state-store/types.js'
 import { queryText, requestFields, type LoginRequest } from '../../lib/login-request.js'
@@ -17,8 +17,9 @@ import { continuePage } from '../../lib/cross-site.js'
 import { providerStateStore, type MountOptions } from '../../plugins/core/mount.js'
 import { providerKit, type ProviderKit } from '../../plugins/core/kit.js'
 import type { AuthProvider, Claims } from '../../plugins/core/types.js'
+import { refuseReservedName } from '../oauth2/builtins.js'
 import { Deadline } from '../../lib/http/deadline.js'
-import { SendError, toSender, type Sender, type SenderFunc } from './sender.js'
+import { SendError, isMailAddress, toSender, type Sender, type SenderFunc } from './sender.js'
 import { checkTemplate, defaultEscape, renderTemplate, type TemplateEscape } from './template.js'
 
 /** Options of the verified provider plugin. */
@@ -51,6 +52,12 @@ export interface VerifyOptions {
    * connection; its own timeouts only bound idle periods, which a server trickling bytes never reaches).
    */
   sendTimeout?: Duration
+  /**
+   * Which `address` values are sent to: others answer 400 (`GATEHOUSE_BAD_REQUEST`) before anything is counted
+   * or sent. Default: one bare mail address (`isMailAddress`); a sender that delivers elsewhere (an SMS gateway)
+   * gives its own rule.
+   */
+  isAddress?: (address: string) => boolean
 }
 
 const MAX_USER = 128
@@ -71,10 +78,12 @@ export function createVerifyProvider (kit: ProviderKit, name: string, template: 
   const htmlBody = typeof send.contentType === 'string' && send.contentType.toLowerCase().startsWith('text/html')
   const escape = opts.escape ?? (htmlBody ? 'html' : defaultEscape(template))
   if (escape !== 'html' && escape !== 'none') throw new OptionsError(`${label}.escape`, 'must be "html" or "none"')
+  const isAddress = optionFunction<(address: string) => boolean>(`${label}.isAddress`, opts.isAddress) ?? isMailAddress
 
   async function sendConfirmation (request: FastifyRequest, query: Record<string, unknown>, reply: FastifyReply, login: LoginRequest): Promise<unknown> {
     const user = queryText(query, 'user', MAX_USER, true)!
     const address = queryText(query, 'address', MAX_ADDRESS, true)!
+    if (isAddress(address) !== true) throw new HttpError(400, 'bad request', 'address is not one this provider sends to (a single mail address by default)', ErrorCodes.BAD_REQUEST)
     const aud = login.aud
     // Per destination address and per client (rateLimit.sends): a mailbox cannot be flooded from this site.
     await kit.throttle.send(request, address)
@@ -190,8 +199,9 @@ function sendFailure (kit: ProviderKit, name: string, peer: string, err: unknown
 }
 
 async function verify (fastify: FastifyInstance, opts: VerifyProviderOptions): Promise<void> {
-  const o = checkKeys(opts, ['name', 'template', 'sender', 'tokenTtl', 'stateStore', 'escape', 'sendTimeout'], 'verify') as unknown as VerifyProviderOptions
+  const o = checkKeys(opts, ['name', 'template', 'sender', 'tokenTtl', 'stateStore', 'escape', 'sendTimeout', 'isAddress'], 'verify') as unknown as VerifyProviderOptions
   const name = optionName('verify.name', o.name)
+  refuseReservedName('verify.name', name)
   const { template, sender, ...tuning } = o
   const kit = providerKit(fastify, `verify.${name}`)
   const store = await providerStateStore(fastify, tuning.stateStore, `verify.${name}.stateStore`)
