@@ -54,11 +54,27 @@ export function pinoLogger (log: FastifyBaseLogger): Logger {
  * Values that are not loggers pass through unchanged, for the option check to report.
  */
 export function packageLogger (option: unknown, fastifyLog: FastifyBaseLogger): unknown {
-  if (option === undefined) return pinoLogger(fastifyLog)
+  if (option === undefined) {
+    const logger = pinoLogger(fastifyLog)
+    fastifyLogs.add(logger)
+    return logger
+  }
   if (option === null || typeof option !== 'object' || typeof (option as Logger).logf !== 'function') return option
   const logger = option as Logger
   if (ownLoggers.has(logger)) return logger
   return own({ logf (format, ...args) { logger.logf('%s', formatLogLine(format, args)) } })
+}
+
+// The package loggers that write through Fastify's own log (no `logger` option): their per-request lines can go
+// through `request.log` instead, which carries the request's `reqId`.
+const fastifyLogs = new WeakSet<Logger>()
+
+/**
+ * The logger for a line about one request: `request.log` (with its `reqId`) when the package writes through
+ * Fastify's log, else the host's `logger` option as it is (a `{ logf }` has no request binding to carry).
+ */
+export function requestLogger (logger: Logger, request: { log: FastifyBaseLogger }): Logger {
+  return fastifyLogs.has(logger) ? pinoLogger(request.log) : logger
 }
 
 const LEVEL_PREFIX = /^\[(DEBUG|INFO|WARN|ERROR)\]\s*/

@@ -5,7 +5,10 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { openAvatarStore, type AvatarStore } from '../stores/index.js'
+import { MemoryStore, openAvatarStore, type AvatarStore } from '../stores/index.js'
+import { MemoryStateStore } from '../lib/state-store/memory.js'
+import type { StateStore } from '../lib/state-store/types.js'
+import type { Logger } from '../lib/logger.js'
 import { OptionsError } from '../lib/errors.js'
 import { DriverMissingError } from '../lib/optional-driver.js'
 import { checkUrl, resolveAvatarOptions, type AvatarOptions } from './avatar/options.js'
@@ -31,6 +34,7 @@ async function gatehouseAvatar (fastify: FastifyInstance, opts: AvatarOptions): 
     throw new OptionsError('avatar.store', `cannot be opened: ${(err as Error).message}`)
   }
   const logger = core.logger
+  warnUnsharedStore(core.stateStore, store, logger)
   const proxy = new AvatarProxy(store, { base: url + o.prefix, resizeLimit: o.resizeLimit, maxPixels: o.maxPixels, fetch: o.fetch, loginWaitMs: o.loginWaitMs }, logger)
   fastify.addHook('onClose', async () => {
     // Picture fetches still running in the background are stopped first: they write to the store.
@@ -45,10 +49,21 @@ async function gatehouseAvatar (fastify: FastifyInstance, opts: AvatarOptions): 
   await fastify.register(avatarRoutes({ store, maxAge: o.maxAge, logger }), { prefix: o.prefix })
 }
 
+/**
+ * A state store other than the in-memory one means several instances behind one URL; avatars kept in memory
+ * then exist only on the instance that saved them (a link answers 200 on one, 404 on the others). Legal for
+ * one instance with Redis, hence a warning, once, at startup.
+ */
+function warnUnsharedStore (stateStore: StateStore, store: AvatarStore, logger: Logger): void {
+  if (stateStore instanceof MemoryStateStore || !(store instanceof MemoryStore)) return
+  logger.logf('[WARN] avatar: the state store is shared between instances but avatars are kept in memory, so an avatar link answers 404 on every instance but the one that saved it: set avatar.store to a shared store (mongodb://, or a file:// directory all instances mount)')
+}
+
 /** The avatar plugin. Register after the auth core (the root plugin does this from its own options). */
 export const avatarPlugin = fp(gatehouseAvatar, {
   name: 'gatehouse-avatar',
-  fastify: '5.x',
-  dependencies: ['gatehouse-core']
+  // No `dependencies`: Fastify's "dependency 'gatehouse-core' is not registered" says nothing a user registered;
+  // the body's `coreOf` refuses an avatar plugin registered before authPlugin, saying to register that first.
+  fastify: '5.x'
 })
 export default avatarPlugin

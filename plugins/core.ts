@@ -39,7 +39,7 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
   const o = resolveOptions({ ...opts, logger: packageLogger(opts.logger, fastify.log) as CoreOptions['logger'] })
   const { stateStore, throttle, revocations, sessions, tokens, audiences } = await openServices(fastify, o, opts.stateStore)
   const resolve = createUserResolver(o, tokens, throttle)
-  const safeRedirect = makeRedirectPolicy(o.url, o.origin, o.allowedRedirectHosts)
+  const redirects = makeRedirectPolicy(o.url, o.origin, o.allowedRedirectHosts)
 
   const logout = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const everywhere = logoutEverywhere(request)
@@ -87,7 +87,7 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
     },
     jwks: tokens.jwks
   }
-  const core = attachCore(auth, { options: o, logger: o.logger, tokens, stateStore, throttle, audiences, sessions, safeRedirect, logout })
+  const core = attachCore(auth, { options: o, logger: o.logger, tokens, stateStore, throttle, audiences, sessions, safeRedirect: redirects.safe, judgeRedirect: redirects.judge, logout })
   fastify.addHook('onReady', async () => { core.ready = true })
   fastify.addHook('onReady', async () => { await checkAtStartup(o) })
 

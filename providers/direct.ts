@@ -1,7 +1,7 @@
 /**
  * Direct login: the host's credential checker decides. `POST /<name>/login?session=1|0` with a form or JSON
- * body `{user, passwd, aud}`, or `GET /<name>/login?user=&passwd=&aud=&session=` (query strings end up in
- * logs and histories: prefer POST).
+ * body `{user, passwd, aud}`; `GET /<name>/login?user=&passwd=&aud=&session=` only with `allowGet: true`
+ * (query strings end up in logs, proxies and histories).
  *
  * `app.register(directProvider, { name: 'local', checker })` after the auth core.
  */
@@ -12,6 +12,7 @@ import { checkKeys, optionFunction, optionName } from '../lib/options.js'
 import { queryText, requestFields, type LoginRequest } from '../lib/login-request.js'
 import { userId } from '../lib/user.js'
 import { secondFactorOf, takeSecondFactor } from '../lib/second-factor.js'
+import { refuseReservedName } from './oauth2/builtins.js'
 import { appOfKit, providerKit, type ProviderKit } from '../plugins/core/kit.js'
 import type { AuthProvider, CredChecker } from '../plugins/core/types.js'
 
@@ -21,17 +22,23 @@ export interface DirectProviderOptions {
   name?: string
   /** Decides on a user name and password (or any prepared hash): true signs in. Required. */
   checker: CredChecker
+  /**
+   * Also sign in with `GET /<name>/login?user=&passwd=` (go-pkgz/auth's form). Default false: a GET login answers
+   * 405 (`Allow: POST`), since a password in a URL ends up in access logs, proxies and browser histories.
+   */
+  allowGet?: boolean
 }
 
 const MAX_USER = 256
 const MAX_PASSWD = 4096
 
 /** The provider object: what `directProvider` mounts. The mount has counted the request and read `login`. */
-export function createDirectProvider (kit: ProviderKit, name: string, checker: CredChecker): AuthProvider {
+export function createDirectProvider (kit: ProviderKit, name: string, checker: CredChecker, allowGet = false): AuthProvider {
   return {
     name,
     async login (request: FastifyRequest, reply: FastifyReply, login: LoginRequest) {
       if (request.method === 'POST') checkBody(request.body)
+      else if (!allowGet) refuseGet(reply, name)
       const fields = requestFields(request)
       const user = queryText(fields, 'user', MAX_USER, true)!
       const passwd = secretField(fields, 'passwd', MAX_PASSWD)
@@ -54,6 +61,11 @@ export function createDirectProvider (kit: ProviderKit, name: string, checker: C
   }
 }
 
+function refuseGet (reply: FastifyReply, name: string): never {
+  reply.header('allow', 'POST')
+  throw new HttpError(405, 'method not allowed', `POST the user and passwd; GET logins are off (direct provider "${name}" option allowGet)`, ErrorCodes.BAD_REQUEST)
+}
+
 function checkBody (body: unknown): void {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'bad request', 'expected a form or JSON object with user and passwd')
 }
@@ -67,12 +79,14 @@ function secretField (src: Record<string, unknown>, key: string, max: number): s
 }
 
 async function direct (fastify: FastifyInstance, opts: DirectProviderOptions): Promise<void> {
-  const o = checkKeys(opts, ['name', 'checker'], 'direct')
+  const o = checkKeys(opts, ['name', 'checker', 'allowGet'], 'direct')
   const name = optionName('direct.name', o.name, 'local')
+  refuseReservedName('direct.name', name)
   const checker = optionFunction<CredChecker>('direct.checker', o.checker)
   if (checker === undefined) throw new OptionsError('direct.checker', 'is required: (user, passwd) => boolean | Promise<boolean>')
+  if (o.allowGet !== undefined && typeof o.allowGet !== 'boolean') throw new OptionsError('direct.allowGet', 'must be true or false')
   const kit = providerKit(fastify, 'direct')
-  kit.mount(createDirectProvider(kit, name, checker))
+  kit.mount(createDirectProvider(kit, name, checker, o.allowGet === true))
   takeSecondFactor(appOfKit(kit), name)
 }
 

@@ -23,6 +23,8 @@ export interface FetchLimits {
   allowPrivate: boolean | ((ip: string) => boolean)
   /** When set, only these hosts (exact, or `.example.com` for any subdomain) may be fetched. */
   allowedHosts: readonly string[] | undefined
+  /** Origins (`http://127.0.0.1:8084`) fetched even at non-public addresses: the dev provider's own server. */
+  trustedOrigins?: ReadonlySet<string>
 }
 
 /** Why a picture was not fetched; `reason` is short and safe to log (no query strings, no tokens). */
@@ -99,7 +101,7 @@ async function checkedAddresses (url: URL, limits: FetchLimits): Promise<Address
       throw new PictureFetchError(`cannot resolve ${host}: ${err.code ?? err.message}`)
     })
   if (found.length === 0) throw new PictureFetchError(`cannot resolve ${host}`)
-  if (limits.allowPrivate !== true) {
+  if (limits.allowPrivate !== true && limits.trustedOrigins?.has(url.origin) !== true) {
     const allowed = typeof limits.allowPrivate === 'function' ? limits.allowPrivate : () => false
     // All, not just the first: a host that also resolves inside would be a way in on another attempt.
     const inside = found.find((a) => !isPublicIp(a.address) && !allowed(a.address))

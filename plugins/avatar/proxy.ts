@@ -57,9 +57,18 @@ export class AvatarProxy implements AvatarSaver {
   /** False without sharp: pictures are then neither fetched nor stored. */
   private readonly pictures: boolean
   private toldNoPictures = false
+  /** Origins trusted by `trustOrigin`, shared with the fetch limits. */
+  private readonly trusted = new Set<string>()
+  private readonly limits: FetchLimits
 
   constructor (readonly store: AvatarStore, private readonly cfg: ProxyConfig, private readonly logger: Logger) {
     this.pictures = cfg.pictures ?? hasDriver('sharp')
+    this.limits = { ...cfg.fetch, trustedOrigins: this.trusted }
+  }
+
+  /** Pictures from exactly this origin may be fetched at a non-public address (the dev provider's server). */
+  trustOrigin (origin: string): void {
+    this.trusted.add(new URL(origin).origin)
   }
 
   /** Public link of a stored avatar. */
@@ -165,7 +174,7 @@ export class AvatarProxy implements AvatarSaver {
       if (bytes === undefined) {
         if (typeof source.url !== 'string' || source.url === '') return undefined
         where = `picture from ${hostOf(source.url)}`
-        bytes = await fetchPicture(source.url, this.cfg.fetch, this.stopping.signal)
+        bytes = await fetchPicture(source.url, this.limits, this.stopping.signal)
       } else if (bytes.length > this.cfg.fetch.maxBytes) {
         throw new PictureFetchError(`${bytes.length} bytes exceed the ${this.cfg.fetch.maxBytes}-byte limit`)
       }

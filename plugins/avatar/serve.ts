@@ -3,9 +3,9 @@
  * escapes, NUL or too long is a 404 before any lookup). Responses are PNG with headers that stop a browser
  * from treating them as anything else: `nosniff` and a CSP that sandboxes the document even if opened directly.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
 import { AVATAR_ID_RE, type AvatarStore } from '../../stores/index.js'
-import type { Logger } from '../../lib/logger.js'
+import { requestLogger, type Logger } from '../../lib/logger.js'
 import { sendError } from '../../lib/errors.js'
 
 const FILE_RE = new RegExp(`^(${AVATAR_ID_RE.source.slice(1, -1)})\\.image$`)
@@ -23,7 +23,8 @@ export function avatarRoutes (cfg: ServeConfig) {
     scope.setNotFoundHandler((_request, reply) => notFound(reply))
     // A wildcard, not `/:file`: the router answers 414 to a parameter over its length limit and never
     // matches extra segments, whereas every path below the prefix must be a 404 JSON from here.
-    scope.get<{ Params: { '*': string } }>('/*', async (request: FastifyRequest<{ Params: { '*': string } }>, reply: FastifyReply) => {
+    const schema = { tags: ['auth'], summary: 'A user\'s avatar, `<avatar_id>.image` (PNG)' } as FastifySchema
+    scope.get<{ Params: { '*': string } }>('/*', { schema }, async (request: FastifyRequest<{ Params: { '*': string } }>, reply: FastifyReply) => {
       const id = FILE_RE.exec(request.params['*'])?.[1]
       if (id === undefined) return notFound(reply)
       let contentId: string | null
@@ -33,7 +34,7 @@ export function avatarRoutes (cfg: ServeConfig) {
         contentId = await cfg.store.id(id)
         if (contentId !== null && !matches(request.headers['if-none-match'], contentId)) bytes = await cfg.store.get(id)
       } catch (err) {
-        cfg.logger.logf('[WARN] avatar: store failed serving %s: %s', id, (err as Error)?.message ?? String(err))
+        requestLogger(cfg.logger, request).logf('[WARN] avatar: store failed serving %s: %s', id, (err as Error)?.message ?? String(err))
         return sendError(reply.header('cache-control', 'no-store'), 503, 'avatar store unavailable')
       }
       if (contentId === null) return notFound(reply)

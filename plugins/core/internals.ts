@@ -14,6 +14,7 @@ import type { AudienceRule } from './audience.js'
 import type { AuthProvider, AvatarSaver, ResolvedOptions } from './types.js'
 import type { CoreTokenService } from './tokens.js'
 import type { SessionList } from './sessions.js'
+import type { RedirectVerdict } from './redirect.js'
 
 /** The core's instance-private services. */
 export interface CoreInternals {
@@ -29,6 +30,8 @@ export interface CoreInternals {
   readonly sessions: SessionList | null
   /** `from` when it may be followed (origin of `url` or an allowed host), else undefined. */
   safeRedirect(from: string | undefined): string | undefined
+  /** The redirect policy's verdict on a `from`, with the reason of a refusal. */
+  judgeRedirect(from: string): RedirectVerdict
   /** The one logout answer (clears the session cookies). */
   logout(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>
   /** The avatar proxy the avatar plugin plugged in; null without one. */

@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError } from '../../lib/errors.js'
 import { readLoginRequest, requestFields, type LoginRequest } from '../../lib/login-request.js'
 import { User, type UserData } from '../../lib/user.js'
+import { requestLogger } from '../../lib/logger.js'
 import type { CoreInternals } from './internals.js'
 import type { LoginResult } from './types.js'
 import { providerOfRoute } from './sessions.js'
@@ -44,7 +45,20 @@ export async function loginPrelude (core: CoreInternals, request: FastifyRequest
   if (invalid !== undefined && invalid !== null) throw new HttpError(400, 'bad request', invalid.message)
   checkAudience(core, login.aud, !rules.continues)
   // A `from` that may not be followed is dropped here, so that no provider carries it anywhere.
-  return { ...login, from: core.safeRedirect(login.from) }
+  return { ...login, from: followable(core, request, login.from) }
+}
+
+/**
+ * `from` when the redirect policy allows it; a refused one is dropped (the login ends with the user as JSON)
+ * and logged with the reason, since it is most often a missing `allowedRedirectHosts` entry.
+ */
+function followable (core: CoreInternals, request: FastifyRequest, from: string | undefined): string | undefined {
+  if (from === undefined) return undefined
+  const verdict = core.judgeRedirect(from)
+  if (verdict.refused !== undefined) {
+    requestLogger(core.logger, request).logf('[WARN] login: from=%s is not followed: %s', from, verdict.refused)
+  }
+  return verdict.to
 }
 
 /**
@@ -53,7 +67,7 @@ export async function loginPrelude (core: CoreInternals, request: FastifyRequest
  */
 export async function completeLogin (core: CoreInternals, request: FastifyRequest, reply: FastifyReply, result: LoginResult): Promise<FastifyReply> {
   const user: UserData = { ...result.user }
-  const picture = await savedPicture(core, user.id, result.avatar)
+  const picture = await savedPicture(core, request, user.id, result.avatar)
   if (picture !== undefined) user.picture = picture
   else delete user.picture
   const { claims } = await core.tokens.set(reply, { user, aud: result.aud, sess: result.sessionOnly === true })
@@ -68,12 +82,12 @@ export async function completeLogin (core: CoreInternals, request: FastifyReques
  * The user's picture link through the avatar proxy. Without a proxy a provider's picture link would point the
  * browser at a third party: none then. A failing proxy costs the user a picture, never the login.
  */
-async function savedPicture (core: CoreInternals, userId: string, source: LoginResult['avatar']): Promise<string | undefined> {
+async function savedPicture (core: CoreInternals, request: FastifyRequest, userId: string, source: LoginResult['avatar']): Promise<string | undefined> {
   if (core.avatar === null) return undefined
   try {
     return await core.avatar.save(userId, source ?? {})
   } catch (err) {
-    core.logger.logf('[WARN] avatar for %s not saved: %s', userId, err instanceof Error ? err.message : String(err))
+    requestLogger(core.logger, request).logf('[WARN] avatar for %s not saved: %s', userId, err instanceof Error ? err.message : String(err))
     return undefined
   }
 }

@@ -20,7 +20,7 @@ import type { StateStore } from '../../lib/state-store/types.js'
 import type { AuthProvider } from './types.js'
 import { coreOf, type CoreInternals } from './internals.js'
 import { loginPrelude, type PreludeRules } from './login.js'
-import { applyAuthScope } from './scope.js'
+import { applyAuthScope, routeDoc } from './scope.js'
 
 /** Login forms, Apple's form_post and passkey assertions are small; anything larger is not a login. */
 const LOGIN_BODY_LIMIT = 64 * 1024
@@ -105,12 +105,13 @@ function checkProvider (provider: AuthProvider): void {
 function providerRoutes (scope: FastifyInstance, core: CoreInternals, provider: AuthProvider, opts: MountOptions): void {
   applyAuthScope(scope, core.logger)
   const guard = core.options.crossSite
+  const name = provider.name
   const login = (method: HTTPMethods[], url: string, handler: LoginHandler, rulesOf: (request: FastifyRequest) => PreludeRules): void => {
     scope.route({
       method,
       url,
       bodyLimit: LOGIN_BODY_LIMIT,
-      schema: { querystring: LOGIN_QUERY_SCHEMA },
+      schema: routeDoc(`Signs in with ${name}${url === '/login' ? '' : ` (step ${url.slice('/login/'.length)})`}`, { querystring: LOGIN_QUERY_SCHEMA }),
       // Checked in the prelude, after the cross-site guard and the count: a malformed request is refused as before.
       attachValidation: true,
       handler: async (request, reply) => {
@@ -133,12 +134,14 @@ function providerRoutes (scope: FastifyInstance, core: CoreInternals, provider: 
     method: ['GET', 'POST'],
     url: '/callback',
     bodyLimit: LOGIN_BODY_LIMIT,
+    schema: routeDoc(`Where ${name} sends the browser back after its sign-in`),
     handler: async (request, reply) => await (provider.callback !== undefined ? provider.callback(request, reply) : noCallback(provider.name))
   })
   scope.route({
     method: ['GET', 'POST'],
     url: '/logout',
     bodyLimit: LOGIN_BODY_LIMIT,
+    schema: routeDoc(`Signs out (${name})`),
     handler: async (request, reply) => {
       if (guard !== false) guard.check(request)
       return await (provider.logout !== undefined ? provider.logout(request, reply) : core.logout(request, reply))

@@ -4,7 +4,16 @@ import type { GatehouseAuth } from './types.js'
 import type { SessionList } from './sessions.js'
 import type { UserResolver } from './session.js'
 import type { CoreInternals } from './internals.js'
-import { applyAuthScope } from './scope.js'
+import { applyAuthScope, routeDoc as doc } from './scope.js'
+
+const STATUS = {
+  type: 'object',
+  properties: { status: { type: 'string', enum: ['logged in', 'not logged in'] }, user: { type: 'string' } },
+  required: ['status']
+} as const
+const LOGGED_OUT = { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] } as const
+/** Documents `all` without typing it: the handler reads it, so that its 400 says what it always said. */
+const LOGOUT_QUERY = { type: 'object', properties: { all: { description: '1 or true: every session of the user' } } } as const
 
 /**
  * The core's own routes under `authPrefix`: `/list`, `/user`, `/status`, `/logout`, `/sessions` (unless the session
@@ -16,15 +25,17 @@ export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: U
     applyAuthScope(scope, core.logger)
     scope.setNotFoundHandler((_req, reply) => sendError(reply, 404, 'not found'))
 
-    scope.get('/list', async () => auth.providers())
+    scope.get('/list', { schema: doc('The mounted providers, in registration order', { response: { 200: { type: 'array', items: { type: 'string' } } } }) },
+      async () => auth.providers())
 
-    scope.get('/user', async (request, reply) => {
+    // No response schema: a user carries the host's own attributes, which a schema would strip.
+    scope.get('/user', { schema: doc('The signed-in user (401 when none)') }, async (request, reply) => {
       const user = await resolve(request, reply)
       if (user === null) throw new HttpError(401, 'unauthorized', 'not logged in')
       return user
     })
 
-    scope.get('/status', async (request, reply) => {
+    scope.get('/status', { schema: doc('Whether a user is signed in, and who', { response: { 200: STATUS } }) }, async (request, reply) => {
       let user = null
       try { user = await resolve(request, reply) } catch (err) { if (!(err instanceof HttpError)) throw err }
       return user === null ? { status: 'not logged in' } : { status: 'logged in', user: user.name }
@@ -35,6 +46,7 @@ export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: U
     scope.route({
       method: ['GET', 'POST'],
       url: '/logout',
+      schema: doc('Ends this session (every session of the user with all=1)', { querystring: LOGOUT_QUERY, response: { 200: LOGGED_OUT } }),
       handler: async (request, reply) => {
         if (guard !== false) guard.check(request)
         return await core.logout(request, reply)
@@ -44,7 +56,7 @@ export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: U
     if (core.sessions !== null) sessionRoutes(scope, core, core.sessions)
 
     // The public keys of asymmetric session signing, for services that verify sessions without a secret.
-    if (auth.jwks !== null) scope.get('/.well-known/jwks.json', async () => auth.jwks)
+    if (auth.jwks !== null) scope.get('/.well-known/jwks.json', { schema: doc('Public keys of the session signing (JWK set)') }, async () => auth.jwks)
   }
 }
 
@@ -64,12 +76,13 @@ function sessionRoutes (scope: FastifyInstance, core: CoreInternals, sessions: S
     return { userId, jti: session.claims.jti }
   }
 
-  scope.get('/sessions', async (request, reply) => {
+  scope.get('/sessions', { schema: doc('The signed-in user\'s live sessions') }, async (request, reply) => {
     const { userId, jti } = await signedIn(request, reply, false)
     return await sessions.list(userId, jti)
   })
 
-  scope.delete<{ Params: { id: string } }>('/sessions/:id', async (request, reply) => {
+  const one = doc('Ends one session of the signed-in user', { params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } })
+  scope.delete<{ Params: { id: string } }>('/sessions/:id', { schema: one }, async (request, reply) => {
     const { userId, jti } = await signedIn(request, reply, true)
     const id = request.params.id
     const ended = await sessions.revoke(userId, (ids) => ids.filter((x) => x === id))
@@ -79,7 +92,8 @@ function sessionRoutes (scope: FastifyInstance, core: CoreInternals, sessions: S
     return await reply.code(204).send()
   })
 
-  scope.delete('/sessions', async (request, reply) => {
+  const others = doc('Ends every session of the signed-in user but this one', { response: { 200: { type: 'object', properties: { revoked: { type: 'integer' } }, required: ['revoked'] } } })
+  scope.delete('/sessions', { schema: others }, async (request, reply) => {
     const { userId, jti } = await signedIn(request, reply, true)
     const ended = await sessions.revoke(userId, (ids) => ids.filter((x) => x !== jti))
     return { revoked: ended.length }

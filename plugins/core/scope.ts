@@ -1,13 +1,29 @@
 /**
  * What every auth route shares, whether the core or a provider plugin registers it: answers are `no-store`,
- * errors are `{error, details?, code}`, unknown paths a JSON 404.
+ * errors are `{error, details?, code}`, unknown paths a JSON 404, form bodies parsed here only (never on the
+ * host's routes), and the URL Fastify's request log prints has its secret query values masked.
  */
-import type { FastifyError, FastifyInstance } from 'fastify'
+import { parse as parseQuery } from 'node:querystring'
+import type { FastifyError, FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
 import { HttpError, sendError, sendHttpError } from '../../lib/errors.js'
-import { describeError, type Logger } from '../../lib/logger.js'
+import { describeError, requestLogger, type Logger } from '../../lib/logger.js'
+import { SECRET_KEY_WORDS, sanitizeUrl } from '../toolkit/logger.js'
+
+const FORM = 'application/x-www-form-urlencoded'
+/** Login forms, Apple's form_post, passkey assertions: small. */
+const FORM_BODY_LIMIT = 64 * 1024
+/** Query keys whose values an auth URL may carry as secrets: passwords, tokens, OAuth2 `code` and `state`. */
+const URL_SECRETS: ReadonlySet<string> = new Set([...SECRET_KEY_WORDS, 'code', 'state'])
 
 /** Applies the auth routes' answer rules to an encapsulated scope. */
 export function applyAuthScope (scope: FastifyInstance, logger: Logger): void {
+  parseForms(scope)
+  // Fastify's "incoming request" line prints the URL: a GET login's `passwd=`, a link's `token=` are masked.
+  // Every auth route is documented under one tag, for @fastify/swagger (routes give their summary, routeDoc).
+  scope.addHook('onRoute', (route) => {
+    route.logSerializers = { ...route.logSerializers, req: requestSummary }
+    route.schema = { tags: ['auth'], ...route.schema } as FastifySchema
+  })
   scope.addHook('onSend', async (_req, reply, payload) => {
     reply.header('cache-control', 'no-store')
     return payload
@@ -16,15 +32,48 @@ export function applyAuthScope (scope: FastifyInstance, logger: Logger): void {
   // answers 5xx throws an HttpError with `{ cause }` and does not log it itself.
   scope.setErrorHandler((err: FastifyError, request, reply) => {
     const route = `${request.method} ${request.routeOptions.url ?? ''}`
+    const log = requestLogger(logger, request)
     if (err instanceof HttpError) {
-      if (err.statusCode >= 500) logger.logf('[ERROR] %s answered %d %s: %s', route, err.statusCode, err.code, describeAnswer(err))
+      if (err.statusCode >= 500) log.logf('[ERROR] %s answered %d %s: %s', route, err.statusCode, err.code, describeAnswer(err))
       return sendHttpError(reply, err)
     }
     const status = err.statusCode ?? 500
     if (status >= 400 && status < 500) return sendError(reply, status, 'bad request', err.message)
-    logger.logf('[ERROR] %s failed: %s', route, describeError(err))
+    log.logf('[ERROR] %s failed: %s', route, describeError(err))
     return sendError(reply, 500, 'internal error')
   })
+}
+
+/**
+ * Form bodies (`user=&passwd=`, Apple's form_post) are parsed in the auth scopes only: a parser added here is
+ * encapsulated, so the host's own routes keep answering 415 to a form unless the host parses forms itself (then
+ * its parser, inherited, serves here too).
+ */
+function parseForms (scope: FastifyInstance): void {
+  if (scope.hasContentTypeParser(FORM)) return
+  scope.addContentTypeParser(FORM, { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
+    // node:querystring gives a null-prototype object, repeated keys as arrays (refused by the field readers).
+    done(null, parseQuery(body as string))
+  })
+}
+
+/**
+ * A route's schema with its `summary`, for @fastify/swagger (the scope adds `tags: ['auth']`); `parts` are the
+ * Fastify schema parts (querystring, params, response) the route validates or serializes.
+ */
+export function routeDoc (summary: string, parts: Record<string, unknown> = {}): FastifySchema {
+  return { summary, ...parts } as FastifySchema
+}
+
+/** Fastify's own `req` log fields, with the URL's secret query values masked. */
+function requestSummary (request: FastifyRequest): Record<string, unknown> {
+  return {
+    method: request.method,
+    url: sanitizeUrl(request.url, URL_SECRETS),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort
+  }
 }
 
 /** `error (details): cause: cause…` of a 5xx answer, for the log. */

@@ -119,6 +119,11 @@ export interface AvatarSaver {
    * public link `{url}{avatar.prefix}/<id>.image`, or undefined when nothing could be stored.
    */
   save(userId: string, source: { url?: string | undefined; bytes?: Uint8Array | undefined }): Promise<string | undefined>
+  /**
+   * Lets pictures be fetched from exactly this origin (scheme, host and port) even at a non-public address: the
+   * dev provider's own loopback server. Any other link keeps the fetch guard's rules.
+   */
+  trustOrigin?(origin: string): void
 }
 
 /** What a provider hands to the kit's `completeLogin` once it knows who the user is. */

@@ -164,6 +164,14 @@ export const OAUTH2_BUILTIN_NAMES: readonly string[] = Object.freeze(Object.keys
  */
 export const RESERVED_PROVIDER_NAMES: readonly string[] = Object.freeze([...OAUTH2_BUILTIN_NAMES, 'apple', 'telegram', 'dev'])
 
+/**
+ * Refuses a reserved name for a provider of another kind (custom OAuth2, direct, e-mail): a direct provider named
+ * `github` would take the routes and the user ids of the built-in one. OptionsError naming `option`.
+ */
+export function refuseReservedName (option: string, name: string): void {
+  if (RESERVED_PROVIDER_NAMES.includes(name)) throw new OptionsError(option, `"${name}" is a built-in provider name; choose another`)
+}
+
 /** True for the name of a built-in OAuth2 provider. */
 export function isBuiltinName (name: unknown): name is BuiltinProviderName {
   return typeof name === 'string' && Object.hasOwn(BUILTINS, name)

@@ -6,7 +6,7 @@ import type { Duration } from '../../lib/duration.js'
 import { OptionsError } from '../../lib/errors.js'
 import type { MapUserFn, OAuth2ProviderConfig } from './engine.js'
 import type { OidcSettings } from './idtoken.js'
-import { RESERVED_PROVIDER_NAMES } from './builtins.js'
+import { refuseReservedName } from './builtins.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 
 /** Client credentials of a custom provider. */
@@ -56,7 +56,7 @@ export interface CustomProviderOptions {
 /** The engine configuration of a custom provider. Throws OptionsError on a reserved name or bad options. */
 export function customConfig (name: string, client: CustomClient, opts: CustomProviderOptions): OAuth2ProviderConfig {
   const label = `oauth2.${String(name)}`
-  if (RESERVED_PROVIDER_NAMES.includes(name)) throw new OptionsError(`${label}.name`, `"${name}" is a built-in provider name; choose another`)
+  refuseReservedName(`${label}.name`, name)
   if (client === null || typeof client !== 'object') throw new OptionsError(`${label}.client`, 'must be {cid, csecret}')
   if (opts === null || typeof opts !== 'object') throw new OptionsError(label, 'options are required')
   if (opts.endpoint === null || typeof opts.endpoint !== 'object') throw new OptionsError(`${label}.endpoint`, 'must be {authURL, tokenURL}')

@@ -12,6 +12,7 @@ import { checkKeys, optionInt } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 import { providerStateStore } from '../../plugins/core/mount.js'
 import { providerKit } from '../../plugins/core/kit.js'
+import { coreOf } from '../../plugins/core/internals.js'
 import type { LoginRequest } from '../../lib/login-request.js'
 import type { AuthProvider } from '../../plugins/core/types.js'
 import type { DevServerOptions, RunningOAuth2Server } from '../../servers/dev-server.js'
@@ -76,6 +77,9 @@ async function dev (fastify: FastifyInstance, opts: DevProviderOptions): Promise
       mapUser: p.mapUser,
       timeout
     }, store)
+    // Its users' pictures are on its own loopback address, which the avatar fetch guard refuses: that one origin
+    // (not loopback at large) is let through.
+    coreOf(fastify, 'dev').avatar?.trustOrigin?.(server.url)
     onServer?.(server)
   })
   fastify.addHook('onClose', async () => {

@@ -19,6 +19,7 @@ import type { JWTPayload } from 'jose'
 import type { AuthProvider } from '../../plugins/core/types.js'
 import type { ProviderKit } from '../../plugins/core/kit.js'
 import { userId, type UserData } from '../../lib/user.js'
+import { requestLogger } from '../../lib/logger.js'
 import { HttpError } from '../../lib/errors.js'
 import { callProvider, causeOf, DEFAULT_TIMEOUT_MS, excerpt, jsonObject, upstreamError } from './upstream.js'
 import { checkTokenAnswer, type TokenAnswer } from './token-answer.js'
@@ -189,7 +190,7 @@ async function callback (e: Engine, request: FastifyRequest, reply: FastifyReply
     // (with their cause: a network error, the peer's host) are logged by the auth routes' error handler.
     if (err instanceof HttpError && err.statusCode < 500) {
       const cause = causeOf(err)
-      e.kit.logger.logf('[WARN] oauth2 %s: login failed: %d %s (%s)%s', e.name, err.statusCode, err.message, err.details ?? '', cause === '' ? '' : `: ${cause}`)
+      requestLogger(e.kit.logger, request).logf('[WARN] oauth2 %s: login failed: %d %s (%s)%s', e.name, err.statusCode, err.message, err.details ?? '', cause === '' ? '' : `: ${cause}`)
     }
     throw err
   }

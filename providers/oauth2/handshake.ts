@@ -95,13 +95,15 @@ export async function takeHandshake (
   usable: () => void = () => {}
 ): Promise<Handshake> {
   if (state === undefined || state === '') throw new HttpError(400, 'missing state', 'the provider did not return the state parameter')
+  // Where the user starts this provider's login again.
+  const again = `start again at ${kit.authPrefix}/${provider}/login`
   const token = request.cookies?.[cookie.name]
-  if (token === undefined || token === '') throw new HttpError(400, 'no login in progress', 'the login handshake cookie is missing; start again at /login', ErrorCodes.HANDSHAKE)
+  if (token === undefined || token === '') throw new HttpError(400, 'no login in progress', `the login handshake cookie is missing; ${again}`, ErrorCodes.HANDSHAKE)
   let claims: Record<string, unknown>
   try {
     claims = await kit.handshake.verify(token)
   } catch {
-    throw new HttpError(403, 'login handshake expired or invalid', 'start again at /login', ErrorCodes.HANDSHAKE)
+    throw new HttpError(403, 'login handshake expired or invalid', again, ErrorCodes.HANDSHAKE)
   }
   if (claims.provider !== provider || typeof claims.state !== 'string') throw new HttpError(403, 'login handshake expired or invalid', 'the handshake belongs to another provider', ErrorCodes.HANDSHAKE)
   if (!safeEqual(state, claims.state)) throw new HttpError(403, 'state mismatch', 'the callback does not belong to the login this browser started', ErrorCodes.STATE_MISMATCH)

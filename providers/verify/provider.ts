@@ -8,8 +8,9 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError, OptionsError } from '../../lib/errors.js'
 import { userId } from '../../lib/user.js'
+import { requestLogger, type Logger } from '../../lib/logger.js'
 import type { Duration } from '../../lib/duration.js'
-import { checkKeys, optionDuration, optionName } from '../../lib/options.js'
+import { checkKeys, optionDuration, optionFunction, optionName } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 import type { StateStore } from '../../lib/state-store/types.js'
 import { queryText, requestFields, type LoginRequest } from '../../lib/login-request.js'
@@ -17,8 +18,9 @@ import { continuePage } from '../../lib/cross-site.js'
 import { providerStateStore, type MountOptions } from '../../plugins/core/mount.js'
 import { providerKit, type ProviderKit } from '../../plugins/core/kit.js'
 import type { AuthProvider, Claims } from '../../plugins/core/types.js'
+import { refuseReservedName } from '../oauth2/builtins.js'
 import { Deadline } from '../../lib/http/deadline.js'
-import { SendError, toSender, type Sender, type SenderFunc } from './sender.js'
+import { SendError, isMailAddress, toSender, type Sender, type SenderFunc } from './sender.js'
 import { checkTemplate, defaultEscape, renderTemplate, type TemplateEscape } from './template.js'
 
 /** Options of the verified provider plugin. */
@@ -51,6 +53,12 @@ export interface VerifyOptions {
    * connection; its own timeouts only bound idle periods, which a server trickling bytes never reaches).
    */
   sendTimeout?: Duration
+  /**
+   * Which `address` values are sent to: others answer 400 (`GATEHOUSE_BAD_REQUEST`) before anything is counted
+   * or sent. Default: one bare mail address (`isMailAddress`); a sender that delivers elsewhere (an SMS gateway)
+   * gives its own rule.
+   */
+  isAddress?: (address: string) => boolean
 }
 
 const MAX_USER = 128
@@ -71,10 +79,15 @@ export function createVerifyProvider (kit: ProviderKit, name: string, template: 
   const htmlBody = typeof send.contentType === 'string' && send.contentType.toLowerCase().startsWith('text/html')
   const escape = opts.escape ?? (htmlBody ? 'html' : defaultEscape(template))
   if (escape !== 'html' && escape !== 'none') throw new OptionsError(`${label}.escape`, 'must be "html" or "none"')
+  const ownRule = optionFunction<(address: string) => boolean>(`${label}.isAddress`, opts.isAddress)
+  const isAddress = ownRule ?? isMailAddress
+  // The SMTP sender's own refusal, now given for every sender before anything is counted or sent.
+  const notAnAddress = ownRule === undefined ? 'not a single mail address' : 'not an address this provider sends to'
 
   async function sendConfirmation (request: FastifyRequest, query: Record<string, unknown>, reply: FastifyReply, login: LoginRequest): Promise<unknown> {
     const user = queryText(query, 'user', MAX_USER, true)!
     const address = queryText(query, 'address', MAX_ADDRESS, true)!
+    if (isAddress(address) !== true) throw new HttpError(400, 'address rejected', notAnAddress, ErrorCodes.BAD_REQUEST)
     const aud = login.aud
     // Per destination address and per client (rateLimit.sends): a mailbox cannot be flooded from this site.
     await kit.throttle.send(request, address)
@@ -86,9 +99,9 @@ export function createVerifyProvider (kit: ProviderKit, name: string, template: 
     try {
       await sendWithin(send, address, message, sendTimeoutMs)
     } catch (err) {
-      throw sendFailure(kit, name, send.peer ?? 'sender', err)
+      throw sendFailure(requestLogger(kit.logger, request), name, send.peer ?? 'sender', err)
     }
-    kit.logger.logf('[INFO] verified provider %s: confirmation sent for user %s', name, user)
+    requestLogger(kit.logger, request).logf('[INFO] verified provider %s: confirmation sent for user %s', name, user)
     return reply.send({ status: 'sent', user, address })
   }
 
@@ -177,21 +190,22 @@ async function sendWithin (send: Sender, address: string, text: string, ms: numb
  * sender's message (the SMTP sender's is fixed text; a host sender's is its own); a 5xx names only the kind of
  * peer that failed (`mail server unavailable`), never its address or its reply (CWE-209).
  */
-function sendFailure (kit: ProviderKit, name: string, peer: string, err: unknown): HttpError {
+function sendFailure (log: Logger, name: string, peer: string, err: unknown): HttpError {
   if (err instanceof HttpError) return err
   const cause = (err as { cause?: unknown })?.cause
   const message = err instanceof Error ? err.message : String(err)
   const why = cause instanceof Error && !message.includes(cause.message) ? `${message} (${cause.message})` : message
   const kind = err instanceof SendError ? err.kind : 'failed'
-  kit.logger.logf('[WARN] verified provider %s: send failed (%s): %s', name, kind, why)
+  log.logf('[WARN] verified provider %s: send failed (%s): %s', name, kind, why)
   if (kind === 'rejected') return new HttpError(400, 'address rejected', (err as SendError).message)
   if (kind === 'unavailable') return new HttpError(503, `${peer} unavailable`, 'the confirmation message could not be sent now; try again later')
   return new HttpError(502, `${peer} failed`, 'the confirmation message could not be sent')
 }
 
 async function verify (fastify: FastifyInstance, opts: VerifyProviderOptions): Promise<void> {
-  const o = checkKeys(opts, ['name', 'template', 'sender', 'tokenTtl', 'stateStore', 'escape', 'sendTimeout'], 'verify') as unknown as VerifyProviderOptions
+  const o = checkKeys(opts, ['name', 'template', 'sender', 'tokenTtl', 'stateStore', 'escape', 'sendTimeout', 'isAddress'], 'verify') as unknown as VerifyProviderOptions
   const name = optionName('verify.name', o.name)
+  refuseReservedName('verify.name', name)
   const { template, sender, ...tuning } = o
   const kit = providerKit(fastify, `verify.${name}`)
   const store = await providerStateStore(fastify, tuning.stateStore, `verify.${name}.stateStore`)

@@ -48,6 +48,14 @@ export class SendError extends GatehouseError {
   }
 }
 
+// One mailbox, no display name, no list: the address comes from the browser and must not fan out.
+const SINGLE_ADDRESS = /^[^\s@<>()[\]\\,;:"]{1,64}@[^\s@<>()[\]\\,;:"]{1,253}$/
+
+/** True for one bare mail address (`a@b`, at most 254 characters): the verified provider's default address rule. */
+export function isMailAddress (address: string): boolean {
+  return address.length <= 254 && SINGLE_ADDRESS.test(address)
+}
+
 /** Adapts a function to the `Sender` interface. */
 export function senderFunc (fn: SenderFunc): Sender {
   if (typeof fn !== 'function') throw new OptionsError('sender', 'must be a function (address, text)')

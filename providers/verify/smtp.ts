@@ -9,7 +9,7 @@ import type { createTransport } from 'nodemailer'
 import { requireDriver } from '../../lib/optional-driver.js'
 import type { Duration } from '../../lib/duration.js'
 import { optionDuration } from '../../lib/options.js'
-import { SendError, type Sender, type SendOptions } from './sender.js'
+import { SendError, isMailAddress, type Sender, type SendOptions } from './sender.js'
 
 export interface SmtpSenderOptions {
   /** SMTP server host name or address. Required. (Host) */
@@ -40,8 +40,6 @@ export interface SmtpSenderOptions {
 
 // Node can encode these natively; anything else would be sent mislabelled.
 const CHARSETS: Record<string, BufferEncoding> = { 'utf-8': 'utf8', utf8: 'utf8', 'us-ascii': 'ascii', ascii: 'ascii', 'iso-8859-1': 'latin1', latin1: 'latin1' }
-// One mailbox, no display name, no list: the address comes from the browser and must not fan out.
-const SINGLE_ADDRESS = /^[^\s@<>()[\]\\,;:"]{1,64}@[^\s@<>()[\]\\,;:"]{1,253}$/
 // nodemailer's codes for "could not talk to the server", and the socket codes it wraps (as originalCode).
 // Anything else, TLS certificate errors included, is the server or the configuration failing: 502.
 const UNAVAILABLE = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS'])
@@ -105,7 +103,7 @@ export class SmtpSender implements Sender {
 
   /** Sends one message; `options.signal` (the provider's send deadline) stops it and closes the connection. */
   async send (address: string, text: string, options?: SendOptions): Promise<void> {
-    if (typeof address !== 'string' || address.length > 254 || !SINGLE_ADDRESS.test(address)) {
+    if (typeof address !== 'string' || !isMailAddress(address)) {
       throw new SendError('rejected', 'not a single mail address')
     }
     try {

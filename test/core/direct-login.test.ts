@@ -8,7 +8,7 @@ const { app, base } = await listen(async (app) => {
   await app.register(authPlugin, {
     secret: () => 'test-secret-0123456789-0123456789abcdef',
     url: 'http://127.0.0.1',
-    providers: [{ kind: 'direct', name: 'local', checker: (u, p) => users[u] === p }]
+    providers: [{ kind: 'direct', name: 'local', checker: (u, p) => users[u] === p, allowGet: true }]
   })
   app.auth.addDirectProvider('other', (u, p) => u === 'zed' && p === 'zed-pw')
   app.get('/private', { preHandler: app.auth.authenticate }, async (req) => ({ name: req.user!.name }))
@@ -40,15 +40,19 @@ t.test('POST form login sets JWT and XSRF cookies and returns the user', async (
   t.equal(xsrf.attrs['max-age'], String(31 * 86400))
 })
 
-t.test('POST JSON login and GET query login both work', async (t) => {
+t.test('POST JSON login and GET query login (allowGet) both work', async (t) => {
   const c1 = client(base)
-  const r1 = await c1.fetch('/auth/local/login', { method: 'POST', json: { user: 'bob', passwd: 'bob-secret', aud: 'site1' } })
+  const r1 = await c1.fetch('/auth/other/login', { method: 'POST', json: { user: 'zed', passwd: 'zed-pw', aud: 'site1' } })
   t.equal(r1.status, 200)
-  t.equal((await r1.json()).name, 'bob')
+  t.equal((await r1.json()).name, 'zed')
   const c2 = client(base)
-  const r2 = await c2.fetch('/auth/other/login?user=zed&passwd=zed-pw')
+  const r2 = await c2.fetch('/auth/local/login?user=bob&passwd=bob-secret')
   t.equal(r2.status, 200)
   t.ok(c2.jar.get('JWT'))
+  const c3 = client(base)
+  const r3 = await c3.fetch('/auth/other/login?user=zed&passwd=zed-pw')
+  t.equal(r3.status, 405, 'without allowGet a GET login is refused')
+  t.equal(c3.jar.get('JWT'), undefined)
 })
 
 t.test('session=1 makes both cookies session-only', async (t) => {

@@ -44,3 +44,4 @@ async function checkPassword (user: string, passwd: string): Promise<boolean> {
 await app.register(directProvider, { name: 'local', checker: checkPassword })
 await app.register(directProvider, { name: 'staff', checker })
 await app.register(directProvider, { checker: async (user, passwd) => user === 'admin' && await bcryptVerify(passwd, adminHash) })
+await app.register(directProvider, { name: 'legacy', checker, allowGet: true })
