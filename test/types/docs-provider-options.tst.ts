@@ -112,6 +112,7 @@ await app.register(verifyProvider, { name: 'email', template, sender, tokenTtl: 
 await app.register(verifyProvider, { name: 'email', template, sender, stateStore: 'redis://127.0.0.1:6379/0' })
 await app.register(verifyProvider, { name: 'email', template, sender, escape: 'html' })
 await app.register(verifyProvider, { name: 'email', template, sender, sendTimeout: '10s' })
+await app.register(verifyProvider, { name: 'sms', template, sender, isAddress: (address) => /^\+[0-9]{8,15}$/.test(address) })
 
 // docs/providers/telegram.md
 await app.register(telegramProvider, { token: process.env.TELEGRAM_TOKEN! })
