@@ -20,5 +20,6 @@ export const TEST_SECRETS: readonly string[] = [
   'browser-sessions-secret-0123456789abcdef', 'browser-screenshots-secret-0123456789abcdef',
   'browser-providers-secret-0123456789abcdef', 'browser-passkey-secret-0123456789abcdef',
   'browser-oidc-secret-0123456789abcdef', 'browser-direct-secret-0123456789abcdef',
-  'audit-tests-secret-0123456789abcdef', 'audit-pw-correct-horse'
+  'audit-tests-secret-0123456789abcdef', 'audit-pw-correct-horse', 'oauth2-test-secret-0123456789abcdef',
+  'test-secret-0123456789-0123456789abcdef'
 ]
