@@ -13,7 +13,7 @@ import { queryText, requestFields, type LoginRequest } from '../lib/login-reques
 import { userId } from '../lib/user.js'
 import { secondFactorOf, takeSecondFactor } from '../lib/second-factor.js'
 import { refuseReservedName } from './oauth2/builtins.js'
-import { appOfKit, providerKit, type ProviderKit } from '../plugins/core/kit.js'
+import { appOfKit, auditOfKit, providerKit, type ProviderKit } from '../plugins/core/kit.js'
 import type { AuthProvider, CredChecker } from '../plugins/core/types.js'
 
 /** Options of the direct provider plugin. */
@@ -55,8 +55,14 @@ export function createDirectProvider (kit: ProviderKit, name: string, checker: C
       })
       const result = { user: { name: user, id: userId(name, user) }, ...login }
       // A second factor required of this provider (e.g. passkeys) may take the login over: then no session yet.
-      const pending = await secondFactorOf(appOfKit(kit), name)?.(request, reply, result)
-      return pending ?? await kit.completeLogin(request, reply, result)
+      await secondFactorOf(appOfKit(kit), name)?.(request, reply, result)
+      // Whether a factor answered is told by the reply, not by what the step resolved: awaiting a sent Fastify
+      // reply (a thenable) resolves undefined, which used to complete the login behind the 401 (a session issued
+      // and listed, though its cookies could no longer be sent).
+      if (!reply.sent) return await kit.completeLogin(request, reply, result)
+      const audit = auditOfKit(kit)
+      if (audit.on) audit.emit(request, 'login.second_factor_required', { reason: 'second_factor', provider: name, userId: result.user.id, aud: login.aud })
+      return reply
     }
   }
 }

@@ -21,6 +21,7 @@ import type { AuthProvider } from './types.js'
 import { coreOf, type CoreInternals } from './internals.js'
 import { loginPrelude, type PreludeRules } from './login.js'
 import { applyAuthScope, routeDoc } from './scope.js'
+import { auditCrossSite, auditLoginFailure, checkCrossSite } from './login-audit.js'
 
 /** Login forms, Apple's form_post and passkey assertions are small; anything larger is not a login. */
 const LOGIN_BODY_LIMIT = 64 * 1024
@@ -103,7 +104,7 @@ function checkProvider (provider: AuthProvider): void {
 }
 
 function providerRoutes (scope: FastifyInstance, core: CoreInternals, provider: AuthProvider, opts: MountOptions): void {
-  applyAuthScope(scope, core.logger)
+  applyAuthScope(scope, core.logger, core.options.audit)
   const guard = core.options.crossSite
   const name = provider.name
   const login = (method: HTTPMethods[], url: string, handler: LoginHandler, rulesOf: (request: FastifyRequest) => PreludeRules): void => {
@@ -115,12 +116,19 @@ function providerRoutes (scope: FastifyInstance, core: CoreInternals, provider: 
       // Checked in the prelude, after the cross-site guard and the count: a malformed request is refused as before.
       attachValidation: true,
       handler: async (request, reply) => {
-        if (guard !== false && guard.isCrossSite(request)) {
-          const answered = await opts.crossSiteLogin?.(request, reply)
-          if (answered !== undefined) return answered
-          guard.check(request)
+        const rules = rulesOf(request)
+        try {
+          if (guard !== false && guard.isCrossSite(request)) {
+            const answered = await opts.crossSiteLogin?.(request, reply)
+            if (answered !== undefined) return answered
+            auditCrossSite(core, request, 'login', name)
+            guard.check(request)
+          }
+          return await handler(request, reply, await loginPrelude(core, request, rules))
+        } catch (err) {
+          auditLoginFailure(core, request, err, name, rules.counted)
+          throw err
         }
-        return await handler(request, reply, await loginPrelude(core, request, rulesOf(request)))
       }
     })
   }
@@ -135,7 +143,14 @@ function providerRoutes (scope: FastifyInstance, core: CoreInternals, provider: 
     url: '/callback',
     bodyLimit: LOGIN_BODY_LIMIT,
     schema: routeDoc(`Where ${name} sends the browser back after its sign-in`),
-    handler: async (request, reply) => await (provider.callback !== undefined ? provider.callback(request, reply) : noCallback(provider.name))
+    handler: async (request, reply) => {
+      try {
+        return await (provider.callback !== undefined ? provider.callback(request, reply) : noCallback(name))
+      } catch (err) {
+        auditLoginFailure(core, request, err, name, true)
+        throw err
+      }
+    }
   })
   scope.route({
     method: ['GET', 'POST'],
@@ -143,7 +158,7 @@ function providerRoutes (scope: FastifyInstance, core: CoreInternals, provider: 
     bodyLimit: LOGIN_BODY_LIMIT,
     schema: routeDoc(`Signs out (${name})`),
     handler: async (request, reply) => {
-      if (guard !== false) guard.check(request)
+      checkCrossSite(core, request, 'logout', name)
       return await (provider.logout !== undefined ? provider.logout(request, reply) : core.logout(request, reply))
     }
   })

@@ -14,6 +14,7 @@ const STATUS = {
 const LOGGED_OUT = { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] } as const
 /** Documents `all` without typing it: the handler reads it, so that its 400 says what it always said. */
 const LOGOUT_QUERY = { type: 'object', properties: { all: { description: '1 or true: every session of the user' } } } as const
+import { checkCrossSite } from './login-audit.js'
 
 /**
  * The core's own routes under `authPrefix`: `/list`, `/user`, `/status`, `/logout`, `/sessions` (unless the session
@@ -22,7 +23,7 @@ const LOGOUT_QUERY = { type: 'object', properties: { all: { description: '1 or t
  */
 export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: UserResolver) {
   return async function routes (scope: FastifyInstance): Promise<void> {
-    applyAuthScope(scope, core.logger)
+    applyAuthScope(scope, core.logger, core.options.audit)
     scope.setNotFoundHandler((_req, reply) => sendError(reply, 404, 'not found'))
 
     scope.get('/list', { schema: doc('The mounted providers, in registration order', { response: { 200: { type: 'array', items: { type: 'string' } } } }) },
@@ -42,13 +43,12 @@ export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: U
     })
 
     // GET (as in the original library) and POST; a cross-site request of either cannot end a session.
-    const guard = core.options.crossSite
     scope.route({
       method: ['GET', 'POST'],
       url: '/logout',
       schema: doc('Ends this session (every session of the user with all=1)', { querystring: LOGOUT_QUERY, response: { 200: LOGGED_OUT } }),
       handler: async (request, reply) => {
-        if (guard !== false) guard.check(request)
+        checkCrossSite(core, request, 'logout')
         return await core.logout(request, reply)
       }
     })
@@ -66,9 +66,8 @@ export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: U
  * ends every one but the current. The DELETEs are refused cross-site, like logout.
  */
 function sessionRoutes (scope: FastifyInstance, core: CoreInternals, sessions: SessionList): void {
-  const guard = core.options.crossSite
   const signedIn = async (request: FastifyRequest, reply: FastifyReply, ending: boolean): Promise<{ userId: string; jti: string }> => {
-    if (ending && guard !== false) guard.check(request)
+    if (ending) checkCrossSite(core, request, 'logout')
     const session = await core.tokens.read(request, reply)
     if (session === null) throw new HttpError(401, 'unauthorized', 'not logged in')
     const userId = session.claims.user?.id
@@ -87,6 +86,7 @@ function sessionRoutes (scope: FastifyInstance, core: CoreInternals, sessions: S
     const id = request.params.id
     const ended = await sessions.revoke(userId, (ids) => ids.filter((x) => x === id))
     if (ended.length === 0) throw new HttpError(404, 'not found', 'no such session')
+    auditEnded(core, request, userId, ended.length)
     // Ending the session that asked signs this browser out too.
     if (id === jti) core.tokens.reset(reply)
     return await reply.code(204).send()
@@ -96,6 +96,14 @@ function sessionRoutes (scope: FastifyInstance, core: CoreInternals, sessions: S
   scope.delete('/sessions', { schema: others }, async (request, reply) => {
     const { userId, jti } = await signedIn(request, reply, true)
     const ended = await sessions.revoke(userId, (ids) => ids.filter((x) => x !== jti))
+    auditEnded(core, request, userId, ended.length)
     return { revoked: ended.length }
   })
+}
+
+/** One `session.revoked` per session the user ended from the session list (`by: revokeSession`). */
+function auditEnded (core: CoreInternals, request: FastifyRequest, userId: string, count: number): void {
+  const audit = core.options.audit
+  if (!audit.on) return
+  for (let i = 0; i < count; i++) audit.emit(request, 'session.revoked', { reason: 'session_list', by: 'revokeSession', scope: 'session', userId })
 }

@@ -7,6 +7,8 @@ import { parse as parseQuery } from 'node:querystring'
 import type { FastifyError, FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
 import { HttpError, sendError, sendHttpError } from '../../lib/errors.js'
 import { describeError, requestLogger, type Logger } from '../../lib/logger.js'
+import type { Audit } from '../../lib/audit/audit.js'
+import { StateStoreError } from '../../lib/state-store/types.js'
 import { SECRET_KEY_WORDS, sanitizeUrl } from '../toolkit/logger.js'
 
 const FORM = 'application/x-www-form-urlencoded'
@@ -15,8 +17,8 @@ const FORM_BODY_LIMIT = 64 * 1024
 /** Query keys whose values an auth URL may carry as secrets: passwords, tokens, OAuth2 `code` and `state`. */
 const URL_SECRETS: ReadonlySet<string> = new Set([...SECRET_KEY_WORDS, 'code', 'state'])
 
-/** Applies the auth routes' answer rules to an encapsulated scope. */
-export function applyAuthScope (scope: FastifyInstance, logger: Logger): void {
+/** Applies the auth routes' answer rules to an encapsulated scope; a state store failure is audited (`audit`). */
+export function applyAuthScope (scope: FastifyInstance, logger: Logger, audit?: Audit): void {
   parseForms(scope)
   // Fastify's "incoming request" line prints the URL: a GET login's `passwd=`, a link's `token=` are masked.
   // Every auth route is documented under one tag, for @fastify/swagger (routes give their summary, routeDoc).
@@ -34,6 +36,7 @@ export function applyAuthScope (scope: FastifyInstance, logger: Logger): void {
     const route = `${request.method} ${request.routeOptions.url ?? ''}`
     const log = requestLogger(logger, request)
     if (err instanceof HttpError) {
+      if (err instanceof StateStoreError) audit?.storeDown(request, err)
       if (err.statusCode >= 500) log.logf('[ERROR] %s answered %d %s: %s', route, err.statusCode, err.code, describeAnswer(err))
       return sendHttpError(reply, err)
     }

@@ -16,7 +16,8 @@ import type { StateStore } from '../../lib/state-store/types.js'
 import { queryText, requestFields, type LoginRequest } from '../../lib/login-request.js'
 import { continuePage } from '../../lib/cross-site.js'
 import { providerStateStore, type MountOptions } from '../../plugins/core/mount.js'
-import { providerKit, type ProviderKit } from '../../plugins/core/kit.js'
+import { auditOfKit, providerKit, type ProviderKit } from '../../plugins/core/kit.js'
+import { maskAddress } from '../../lib/audit/audit.js'
 import type { AuthProvider, Claims } from '../../plugins/core/types.js'
 import { refuseReservedName } from '../oauth2/builtins.js'
 import { Deadline } from '../../lib/http/deadline.js'
@@ -102,6 +103,8 @@ export function createVerifyProvider (kit: ProviderKit, name: string, template: 
       throw sendFailure(requestLogger(kit.logger, request), name, send.peer ?? 'sender', err)
     }
     requestLogger(kit.logger, request).logf('[INFO] verified provider %s: confirmation sent for user %s', name, user)
+    const audit = auditOfKit(kit)
+    if (audit.on) audit.emit(request, 'confirmation.sent', { reason: 'sent', provider: name, aud, to: maskAddress(address) })
     return reply.send({ status: 'sent', user, address })
   }
 

@@ -39,6 +39,7 @@ await app.register(authPlugin, { secret, url, userUpdater: async (user) => (awai
 await app.register(authPlugin, { secret, url, logger: stdLogger() })
 await app.register(authPlugin, { secret, url, stateStore: 'redis://127.0.0.1:6379/0' })
 await app.register(authPlugin, { secret, url, providers: [{ kind: 'oauth2', name: 'github', cid: process.env.GITHUB_CID!, csecret: process.env.GITHUB_CSEC! }] })
+await app.register(authPlugin, { secret, url, onEvent: (event) => { if (event.type === 'lockout.started') app.log.warn({ audit: event }, 'account locked') } })
 await app.register(authPlugin, { secret, url, session: { tokenDuration: '5m' } })
 await app.register(authPlugin, { secret, url, session: { maxAge: '7d' } })
 await app.register(authPlugin, { secret, url, session: { idleTimeout: '2h' } })
