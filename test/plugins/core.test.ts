@@ -77,3 +77,19 @@ t.test('@fastify/auth and the package side by side, in either order, composing a
     await app.close()
   }
 })
+
+t.test('with @fastify/auth and no error handler of the app\'s, a refused guard answers itself and the handler never runs', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(authPlugin, { ...base, decoratorName: 'gatehouse' })
+  await app.register(fastifyAuth)
+  let ran = 0
+  const apiKey = async (request: FastifyRequest): Promise<void> => {
+    if (request.headers['x-api-key'] !== 'k1') throw Object.assign(new Error('bad key'), { statusCode: 401 })
+  }
+  app.post('/either', { onRequest: app.auth([api(app, 'gatehouse').authenticate, apiKey]) }, async () => { ran++; return 'ran' })
+  const r = await app.inject({ method: 'POST', url: '/either', headers: { 'x-api-key': 'k1' } })
+  t.equal(r.statusCode, 401, 'the guard\'s own 401 (the documented limit: set an error handler to compose with `or`)')
+  t.same(r.json(), { error: 'unauthorized', details: 'not logged in', code: 'GATEHOUSE_UNAUTHORIZED' })
+  t.equal(ran, 0, 'the handler did not run')
+})
