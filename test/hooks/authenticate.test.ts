@@ -10,6 +10,8 @@ import { authPlugin } from '../../plugins/auth.js'
 import { coreOf } from '../../plugins/core/internals.js'
 import { recordFactor } from '../../lib/step-up.js'
 import { HttpError } from '../../lib/errors.js'
+import { noopLogger } from '../../lib/logger.js'
+import { recovererPlugin } from '../../plugins/toolkit/recoverer.js'
 import { signIn, type SignedIn } from '../../testing.js'
 
 const SECRET = 'guards-secret-0123456789abcdef-0123456789'
@@ -153,4 +155,17 @@ t.test('an app\'s error handler that passes the error on keeps status and Retry-
   const limited = await lockedOut(app)
   t.equal(limited.statusCode, 429)
   t.ok(Number(limited.headers['retry-after']) > 0, 'Retry-After')
+})
+
+t.test('the toolkit\'s recoverer as the app\'s error handler answers the package\'s body', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(recovererPlugin, { logger: noopLogger })
+  await app.register(authPlugin, { secret: () => SECRET, url: 'http://127.0.0.1', rateLimit: false })
+  app.get('/admin', { onRequest: app.auth.admin }, async () => 'admin')
+  const reader = await signIn(app, { id: 'r1', name: 'reader' })
+  const r = await app.inject({ url: '/admin', cookies: { ...reader.cookies }, headers: { ...reader.headers } })
+  t.equal(r.statusCode, 403)
+  t.same(r.json(), { error: 'forbidden', details: 'admin only', code: 'GATEHOUSE_FORBIDDEN' })
+  t.equal(r.headers['cache-control'], 'no-store')
 })
