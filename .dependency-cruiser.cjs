@@ -2,7 +2,7 @@
  * Layer rules of fastify-gatehouse, checked by `npm run lint:deps` in CI. Dependencies point one way, down this
  * list (a module may import its own layer and any layer below it, never one above):
  *
- *   6 entries              index.ts, toolkit.ts, augment.ts
+ *   6 entries              index.ts, toolkit.ts, testing.ts, augment.ts, toolkit-augment.ts
  *   5 root composer        plugins/auth.ts, plugins/provider-methods.ts
  *   4 plugins on the core  providers/, plugins/avatar(.ts|/)
  *   3 core plugin          plugins/core.ts (composes the core's parts and the hooks into `fastify.auth`)
@@ -19,7 +19,7 @@ const LAYERS = [
   '^plugins/core\\.ts$',
   '^(providers/|plugins/avatar(\\.ts$|/))',
   '^plugins/(auth|provider-methods)\\.ts$',
-  '^(index|toolkit|augment)\\.ts$'
+  '^(index|toolkit|testing|augment|toolkit-augment)\\.ts$'
 ]
 
 /** One rule per layer: nothing in it imports a module of a higher layer. */
@@ -40,7 +40,7 @@ module.exports = {
       severity: 'error',
       comment: 'lib/ holds code that is not a plugin; it depends on nothing of the package outside lib/.',
       from: { path: '^lib/' },
-      to: { path: '^(plugins|providers|hooks|servers|stores|index\\.ts|toolkit\\.ts|augment\\.ts)' }
+      to: { path: '^(plugins|providers|hooks|servers|stores|index\\.ts|toolkit\\.ts|testing\\.ts|augment\\.ts|toolkit-augment\\.ts)' }
     },
     {
       name: 'hooks-own-their-types',

@@ -16,10 +16,11 @@ export type {
 } from './plugins/core/types.js'
 export type { JwsKey } from './plugins/core/jws.js'
 export type { ProviderMethods, DevProviderHandle } from './plugins/provider-methods.js'
+export type { GatehouseApi } from './plugins/auth.js'
 export { MemoryRefreshCache } from './plugins/core/refresh-cache.js'
 export { avatarPlugin, type AvatarOptions, type AvatarFetchOptions } from './plugins/avatar.js'
 
-export { User, userId, type UserData } from './lib/user.js'
+export { User, userId, type ReadonlyUser, type UserData } from './lib/user.js'
 export { funcLogger, noopLogger, pinoLogger, stdLogger, type Logger, type LogLevel } from './lib/logger.js'
 export { ErrorCodes, GatehouseError, HttpError, OptionsError, RateLimitedError, sendError, type ErrorBody, type ErrorCode } from './lib/errors.js'
 export type { RateLimitOptions, FailureOptions, ResolvedRateLimit } from './lib/throttle/options.js'

@@ -2,7 +2,7 @@
  * `fastify-gatehouse/toolkit`: the HTTP toolkit. Every plugin can be registered on its own, without the auth
  * plugins; per-request checks also come as hook functions for route options, `maybe` and `wrap`.
  */
-import './augment.js'
+import './toolkit-augment.js'
 
 export * from './plugins/toolkit/index.js'
 export { ErrorCodes, GatehouseError, HttpError, OptionsError, sendError, type ErrorBody, type ErrorCode } from './lib/errors.js'

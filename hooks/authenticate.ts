@@ -1,14 +1,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ResolveUser } from './types.js'
 import type { User } from '../lib/user.js'
-import { HttpError, sendHttpError } from '../lib/errors.js'
+import { HttpError, refuse } from '../lib/errors.js'
 
 /** Outcome of a guard: the user to attach, or the error to answer with. */
 export type Guard = (user: User | null) => HttpError | null
 
 /**
- * Builds a preHandler that resolves the user, applies `guard`, and either attaches the user or answers
- * `{error, details}`. authenticate, admin and rbac are this with different guards.
+ * Builds a hook (for `onRequest`, where cookies are parsed already, or `preHandler`) that resolves the user,
+ * applies `guard`, and either attaches the user or refuses the request (see `refuse`: thrown to the app's error
+ * handler when it has one, else answered `{error, details?, code}`). authenticate, admin and rbac are this with
+ * different guards.
  */
 export function guardedHook (resolve: ResolveUser, guard: Guard) {
   // Answering hooks return the reply: without it, Fastify carries on to the handler whenever an async onSend
@@ -20,11 +22,11 @@ export function guardedHook (resolve: ResolveUser, guard: Guard) {
       const resolved = resolve(request, reply)
       user = resolved instanceof Promise ? await resolved : resolved
     } catch (err) {
-      if (err instanceof HttpError) return sendHttpError(reply.header('cache-control', 'no-store'), err)
+      if (err instanceof HttpError) return refuse(request, reply.header('cache-control', 'no-store'), err)
       throw err
     }
     const denied = guard(user)
-    if (denied !== null) return sendHttpError(reply.header('cache-control', 'no-store'), denied)
+    if (denied !== null) return refuse(request, reply.header('cache-control', 'no-store'), denied)
     request.user = user
     return undefined
   }
@@ -32,7 +34,7 @@ export function guardedHook (resolve: ResolveUser, guard: Guard) {
 
 export const requireUser: Guard = (user) => user === null ? new HttpError(401, 'unauthorized', 'not logged in') : null
 
-/** preHandler: a signed-in user is required. */
+/** onRequest or preHandler: a signed-in user is required. */
 export function authenticateHook (resolve: ResolveUser) {
   return guardedHook(resolve, requireUser)
 }

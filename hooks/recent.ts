@@ -1,12 +1,12 @@
 /**
- * Step-up: `fastify.auth.recent({ within: '5m', factor })`, a preHandler for routes that need a second factor
+ * Step-up: `fastify.auth.recent({ within: '5m', factor })`, a hook (`onRequest` or `preHandler`) for routes that need a second factor
  * confirmed recently (changing the password, removing a passkey). It resolves the user like `authenticate` (401
  * without one), then answers 401 `GATEHOUSE_STEP_UP` unless the user confirmed the factor (any factor when none is
  * named: `totp` for an authenticator code, `recovery` for a recovery code, `passkey` for a passkey sign-in) within
  * `within`; the page confirms one (`POST {authPrefix}/totp/verify`) and retries.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ErrorCodes, HttpError, OptionsError, sendHttpError } from '../lib/errors.js'
+import { ErrorCodes, HttpError, OptionsError, refuse } from '../lib/errors.js'
 import { checkKeys, optionDuration, optionName } from '../lib/options.js'
 import type { StateStore } from '../lib/state-store/types.js'
 import { lastFactorAt, STEP_UP_KEEP_MS, type RecentOptions } from '../lib/step-up.js'
@@ -25,7 +25,7 @@ export function recentHook (resolve: ResolveUser, store: StateStore, opts: Recen
     if (denied !== undefined) return denied
     const at = await lastFactorAt(store, request.user!.id, factor)
     if (at !== undefined && Date.now() - at <= withinMs) return undefined
-    return sendHttpError(reply.header('cache-control', 'no-store'), new HttpError(401, 'second factor required',
+    return refuse(request, reply.header('cache-control', 'no-store'), new HttpError(401, 'second factor required',
       `confirm ${factor === undefined ? 'a second factor' : `the ${factor} factor`} again, then retry`, ErrorCodes.STEP_UP))
   }
 }

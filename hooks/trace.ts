@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ResolveUser } from './types.js'
 import { HttpError } from '../lib/errors.js'
 
-/** preHandler: attaches the user when the request carries a valid session; never rejects. */
+/** onRequest or preHandler: attaches the user when the request carries a valid session; never rejects. */
 export function traceHook (resolve: ResolveUser) {
   return async function gatehouseTrace (request: FastifyRequest, reply: FastifyReply): Promise<void> {
     try {

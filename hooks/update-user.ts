@@ -5,7 +5,7 @@ import { traceHook } from './trace.js'
 import type { ResolveUser } from './types.js'
 
 /**
- * preHandler: replaces `request.user` through the updater on every request. Resolves the user itself when
+ * onRequest or preHandler: replaces `request.user` through the updater on every request. Resolves the user itself when
  * no earlier hook did; a request without a user passes through untouched. The updater gets a copy it may change.
  */
 export function updateUserHook (resolve: ResolveUser, updater: UpdateUser) {

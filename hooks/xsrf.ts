@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { safeEqual } from '../lib/compare.js'
-import { ErrorCodes, sendError } from '../lib/errors.js'
+import { ErrorCodes, HttpError, refuse } from '../lib/errors.js'
 import type { XsrfHookOptions } from './types.js'
 
 /**
- * preHandler for routes that take no session but must not be triggered cross-site (e.g. a form that starts a
+ * Hook (`onRequest` or `preHandler`) for routes that take no session but must not be triggered cross-site (e.g. a form that starts a
  * login): requires the XSRF header to equal the XSRF cookie. (The XSRF rule of cookie sessions, which also binds
  * both to the session, is the token service's: plugins/core/xsrf.ts.)
  */
@@ -15,7 +15,7 @@ export function xsrfHook (o: XsrfHookOptions) {
     const cookie = request.cookies?.[o.cookieName]
     if (typeof header !== 'string' || header === '' || typeof cookie !== 'string' || !safeEqual(header, cookie)) {
       // Returned so that Fastify stops the chain (see hooks/authenticate.ts).
-      return sendError(reply, 403, 'forbidden', 'missing or mismatched XSRF header', ErrorCodes.XSRF)
+      return refuse(request, reply, new HttpError(403, 'forbidden', 'missing or mismatched XSRF header', ErrorCodes.XSRF))
     }
     return undefined
   }

@@ -3,7 +3,7 @@
  * client-facing failure is an `HttpError` and answers `{ error, details?, code }`. Codes never change
  * meaning; messages may be reworded. Match on `code` (and `option` for configuration errors).
  */
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 
 /** Stable error codes. */
 export const ErrorCodes = {
@@ -116,6 +116,12 @@ export function codeForStatus (status: number): string {
 export class HttpError extends GatehouseError {
   readonly statusCode: number
   readonly details: string | undefined
+  /**
+   * Headers the answer carries (`Retry-After` of a RateLimitedError); Fastify's own error handler sets them
+   * when an app's handler passes the error on with `reply.send(err)`.
+   */
+  get headers (): Readonly<Record<string, string>> | undefined { return undefined }
+
   constructor (statusCode: number, error: string, details?: string, code?: string, options?: { cause?: unknown }) {
     super(error, code ?? codeForStatus(statusCode), options)
     this.name = 'HttpError'
@@ -149,10 +155,37 @@ export class RateLimitedError extends HttpError {
     this.name = 'RateLimitedError'
     this.retryAfterSec = Math.max(1, Math.ceil(retryAfterMs / 1000))
   }
+
+  override get headers (): Readonly<Record<string, string>> { return { 'retry-after': String(this.retryAfterSec) } }
 }
 
 /** Sends an HttpError as its status and body (with `Retry-After` for a RateLimitedError). */
 export function sendHttpError (reply: FastifyReply, err: HttpError): FastifyReply {
-  if (err instanceof RateLimitedError) reply.header('retry-after', String(err.retryAfterSec))
+  if (err.headers !== undefined) reply.headers(err.headers)
   return sendError(reply, err.statusCode, err.message, err.details, err.code)
+}
+
+/** An error handler as Fastify keeps one (`instance.errorHandler`). */
+export type ErrorHandlerFunction = (error: Error, request: FastifyRequest, reply: FastifyReply) => unknown
+
+/**
+ * True when `handler` is the app's own (`setErrorHandler`), false for Fastify's default one. Fastify binds every
+ * handler set with `setErrorHandler`, so only its own default keeps the name `defaultErrorHandler`.
+ */
+export function isAppErrorHandler (handler: ErrorHandlerFunction | undefined): handler is ErrorHandlerFunction {
+  return typeof handler === 'function' && handler.name !== 'defaultErrorHandler'
+}
+
+/**
+ * How a hook refuses a request. Where the app set an error handler for the route's scope, the error is thrown to
+ * it (Fastify's error shape: `statusCode`, `code`), so the app sees it first and may reshape the answer; without
+ * one, it is answered at once as `{error, details?, code}` (Fastify's default handler would answer another shape).
+ * The answer's headers (`Retry-After`) are set on the reply either way.
+ */
+export function refuse (request: FastifyRequest, reply: FastifyReply, err: HttpError): FastifyReply {
+  if (isAppErrorHandler(request.server.errorHandler as ErrorHandlerFunction)) {
+    if (err.headers !== undefined) reply.headers(err.headers)
+    throw err
+  }
+  return sendHttpError(reply, err)
 }

@@ -90,6 +90,15 @@ export class User implements UserData {
   }
 }
 
+/**
+ * The user of a request as the types show it (`request.user`, `getUser`, `mustGetUser`): a session's user is
+ * frozen at runtime and shared by the requests of the session, so the fields are read-only and the setters left
+ * out. `new User(user)` gives a copy to change (what an `updateUser` updater gets).
+ */
+export type ReadonlyUser = Readonly<Omit<User, 'attrs' | 'setStrAttr' | 'setBoolAttr' | 'setListAttr' | 'setAdmin'>> & {
+  readonly attrs?: Readonly<Record<string, unknown>>
+}
+
 /** Result of a basic-auth checker: `ok` and, when ok, the user placed in `request.user`. */
 export interface BasicAuthResult { ok: boolean; user?: UserData }
 export type BasicAuthChecker = (user: string, passwd: string) => MaybePromise<BasicAuthResult>

@@ -8,12 +8,20 @@ import type { FastifyInstance } from 'fastify'
 import { ErrorCodes, GatehouseError, OptionsError } from '../lib/errors.js'
 import { checkKeys, keyList } from '../lib/options.js'
 import { corePlugin } from './core.js'
+import { coreOf } from './core/internals.js'
 import { CORE_OPTION_KEYS, type CoreOptions } from './core/options.js'
 import { avatarPlugin } from './avatar.js'
 import type { AvatarOptions } from './avatar/options.js'
-import { providerMethods, registerEntry, type ProviderEntry } from './provider-methods.js'
+import { providerMethods, registerEntry, type ProviderEntry, type ProviderMethods } from './provider-methods.js'
+import type { GatehouseAuth } from './core/types.js'
 
 export type { ProviderEntry }
+
+/**
+ * The app's API as `fastify.auth` carries it: the core's (`GatehouseAuth`) and the `add*Provider` methods. The
+ * type to declare a renamed decorator (`decoratorName`) with.
+ */
+export type GatehouseApi = GatehouseAuth & ProviderMethods
 
 /** Options of the root plugin: the core's, the avatar proxy's (`avatar`) and the providers. */
 export interface AuthOptions extends CoreOptions {
@@ -53,7 +61,7 @@ async function gatehouse (fastify: FastifyInstance, opts: AuthOptions): Promise<
   }
   await fastify.register(corePlugin, parts.core)
   if (parts.avatar !== false) await fastify.register(avatarPlugin, parts.avatar)
-  Object.assign(fastify.auth, providerMethods(fastify))
+  Object.assign(coreOf(fastify, 'providers').api, providerMethods(fastify))
   for (const entry of parts.providers) registerEntry(fastify, entry)
 }
 

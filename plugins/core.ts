@@ -39,6 +39,7 @@ import { recentHook } from '../hooks/recent.js'
 async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Promise<void> {
   // Without a `logger` option the package writes through Fastify's own log; a host's logger gets redacted lines.
   const o = resolveOptions({ ...opts, logger: packageLogger(opts.logger, fastify.log) as CoreOptions['logger'] })
+  checkDecoratorName(fastify, o.decoratorName)
   const { stateStore, throttle, revocations, sessions, tokens, audiences } = await openServices(fastify, o, opts.stateStore)
   const resolve = createUserResolver(o, tokens, throttle)
   const redirects = makeRedirectPolicy(o.url, o.origin, o.allowedRedirectHosts)
@@ -93,12 +94,12 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
     },
     jwks: tokens.jwks
   }
-  const core = attachCore(auth, { options: o, logger: o.logger, tokens, stateStore, throttle, audiences, sessions, safeRedirect: redirects.safe, judgeRedirect: redirects.judge, logout })
+  const core = attachCore(fastify, { api: auth, options: o, logger: o.logger, tokens, stateStore, throttle, audiences, sessions, safeRedirect: redirects.safe, judgeRedirect: redirects.judge, logout })
   fastify.addHook('onReady', async () => { core.ready = true })
   fastify.addHook('onReady', async () => { await checkAtStartup(o) })
 
   // The root plugin adds the add*Provider methods to this same object (see augment.ts).
-  fastify.decorate('auth', auth as FastifyInstance['auth'])
+  fastify.decorate(o.decoratorName, auth)
   decorateUser(fastify)
   await fastify.register(authRoutes(auth, core, resolve), { prefix: o.authPrefix })
 }
@@ -143,6 +144,13 @@ async function openSessionList (o: ResolvedOptions, store: StateStore, revocatio
     salt: o.issuer,
     logger: o.logger
   })
+}
+
+/** A name taken already (by @fastify/auth, for one) is a startup error naming the option, not Fastify's generic one. */
+function checkDecoratorName (fastify: FastifyInstance, name: string): void {
+  if (!fastify.hasDecorator(name)) return
+  const hint = name === 'auth' ? ' (@fastify/auth decorates `auth` too)' : ''
+  throw new OptionsError('decoratorName', `"${name}" is already a decorator of this Fastify instance${hint}: choose another, e.g. decoratorName: 'gatehouse'`)
 }
 
 /**

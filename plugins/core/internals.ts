@@ -1,23 +1,26 @@
 /**
  * What the auth core shares with the providers and the avatar plugin but not with the app: its resolved options,
  * the full token service, the state store, the throttle, the avatar slot and the registry of mounted providers.
- * Kept per instance in a WeakMap keyed by that instance's `fastify.auth` object (never at module level across
- * instances), and reached only through `coreOf(instance)`: the app's `fastify.auth` stays its own API, and
- * providers get the documented part of this through the provider kit (kit.ts).
+ * Kept per instance under a symbol-keyed decoration (never at module level across instances, and independent of
+ * the name the app's API is decorated under, `decoratorName`), and reached only through `coreOf(instance)`: the
+ * app's `fastify.auth` stays its own API, and providers get the documented part of this through the provider kit
+ * (kit.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { OptionsError } from '../../lib/errors.js'
+import { OptionsError, type ErrorHandlerFunction } from '../../lib/errors.js'
 import type { Logger } from '../../lib/logger.js'
 import type { StateStore } from '../../lib/state-store/types.js'
 import type { Throttle } from '../../lib/throttle/throttle.js'
 import type { AudienceRule } from './audience.js'
-import type { AuthProvider, AvatarSaver, ResolvedOptions } from './types.js'
+import type { AuthProvider, AvatarSaver, GatehouseAuth, ResolvedOptions } from './types.js'
 import type { CoreTokenService } from './tokens.js'
 import type { SessionList } from './sessions.js'
 import type { RedirectVerdict } from './redirect.js'
 
 /** The core's instance-private services. */
 export interface CoreInternals {
+  /** The app's API, decorated as `fastify.auth` or under `decoratorName`: read it here, never by that name. */
+  readonly api: GatehouseAuth
   readonly options: ResolvedOptions
   readonly logger: Logger
   /** The whole token service, purpose-bound tokens included. */
@@ -40,14 +43,22 @@ export interface CoreInternals {
   readonly providers: Map<string, AuthProvider>
   /** True once the server is ready: no provider is taken afterwards. */
   ready: boolean
+  /** The error handler in effect where the core was registered, read when an auth route fails (the app may set it later). */
+  appErrorHandler(): ErrorHandlerFunction
 }
 
-const cores = new WeakMap<object, CoreInternals>()
+const CORE = Symbol('gatehouse-core')
 
-/** Attaches the internals of a new `fastify.auth` (the core plugin calls this once per instance). */
-export function attachCore (auth: object, core: Omit<CoreInternals, 'avatar' | 'providers' | 'ready'>): CoreInternals {
-  const internals: CoreInternals = { ...core, avatar: null, providers: new Map(), ready: false }
-  cores.set(auth, internals)
+/** Decorates `instance` (the core plugin's, the app's scope) with the internals of its new core. */
+export function attachCore (instance: FastifyInstance, core: Omit<CoreInternals, 'avatar' | 'providers' | 'ready' | 'appErrorHandler'>): CoreInternals {
+  const internals: CoreInternals = {
+    ...core,
+    avatar: null,
+    providers: new Map(),
+    ready: false,
+    appErrorHandler: () => instance.errorHandler as ErrorHandlerFunction
+  }
+  instance.decorate(CORE, internals)
   return internals
 }
 
@@ -56,8 +67,7 @@ export function attachCore (auth: object, core: Omit<CoreInternals, 'avatar' | '
  * not registered on this instance or above it (a provider registered before `authPlugin`, for one).
  */
 export function coreOf (instance: FastifyInstance, who = 'providers'): CoreInternals {
-  const auth = (instance as { auth?: unknown }).auth
-  const core = auth !== null && typeof auth === 'object' ? cores.get(auth) : undefined
+  const core = (instance as unknown as Record<symbol, CoreInternals | undefined>)[CORE]
   if (core === undefined) throw new OptionsError(who, 'needs the auth core: register authPlugin first')
   return core
 }

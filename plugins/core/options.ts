@@ -74,6 +74,14 @@ export interface XsrfOptions {
   ignoreMethods?: string[]
   /** Request header carrying the XSRF value. Default `X-XSRF-TOKEN`. */
   headerName?: string
+  /**
+   * Accept a cookie session without the XSRF header on a browser's page navigation: a GET or HEAD whose Fetch
+   * Metadata says `Sec-Fetch-Mode: navigate` and `Sec-Fetch-Site: same-origin` or `none` (typed, bookmarked),
+   * so that server-rendered pages see the signed-in user. Cross-site and same-site (sibling subdomain)
+   * navigations, other methods and requests without Fetch Metadata still need the header. Only for apps whose
+   * GET routes change nothing (see the security guide). Default false.
+   */
+  navigation?: boolean
 }
 
 /** Where tokens are read besides the session cookie (`tokenSources` group); `false` turns a source off. */
@@ -148,6 +156,12 @@ export interface CoreOptions {
   /** Logger (`noopLogger`, `stdLogger()`, `funcLogger(fn)`, `pinoLogger(log)`). Default: Fastify's log. */
   logger?: Logger
   /**
+   * The name the app's API is decorated under (as @fastify/jwt's option of that name): `fastify.auth` by default.
+   * Rename it to register @fastify/auth (which decorates `auth` too) beside the package: `decoratorName: 'gatehouse'`
+   * gives `fastify.gatehouse`. A name already decorated is an OptionsError at startup. A JavaScript identifier.
+   */
+  decoratorName?: string
+  /**
    * Where one-time tokens, used OAuth2 states, pending logins and revocations live: a store object or a
    * `redis://` address. Share one between instances behind one URL. Default in-memory.
    */
@@ -190,7 +204,7 @@ export interface CoreOptions {
 /** The keys the core reads; the root plugin hands it exactly these. */
 export const CORE_OPTION_KEYS = keyList<CoreOptions>({
   secret: true, url: true, issuer: true, authPrefix: true, audiences: true, allowedRedirectHosts: true, validator: true,
-  claimsUpdater: true, userUpdater: true, logger: true, stateStore: true, session: true, cookies: true, xsrf: true,
+  claimsUpdater: true, userUpdater: true, logger: true, decoratorName: true, stateStore: true, session: true, cookies: true, xsrf: true,
   tokenSources: true, basicAuth: true, revocation: true, rateLimit: true, crossSite: true,
   onEvent: true
 })
@@ -198,7 +212,7 @@ export const SESSION_KEYS = keyList<SessionOptions>({
   tokenDuration: true, maxAge: true, idleTimeout: true, cacheSize: true, signingKeys: true, refreshCache: true
 })
 export const COOKIE_KEYS = keyList<CookieOptions>({ sessionName: true, xsrfName: true, sameSite: true, secure: true, domain: true })
-export const XSRF_KEYS = keyList<XsrfOptions>({ disable: true, ignoreMethods: true, headerName: true })
+export const XSRF_KEYS = keyList<XsrfOptions>({ disable: true, ignoreMethods: true, headerName: true, navigation: true })
 export const TOKEN_SOURCE_KEYS = keyList<TokenSourceOptions>({ header: true, query: true })
 export const BASIC_AUTH_KEYS = keyList<BasicAuthOptions>({ adminPasswd: true, checker: true })
 export const REVOCATION_KEYS = keyList<RevocationOptions>({ recheckInterval: true, sessionList: true })
@@ -227,6 +241,7 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
     claimsUpdater: adaptFunction('claimsUpdater', o.claimsUpdater, 'update'),
     userUpdater: adaptFunction('userUpdater', o.userUpdater, 'update'),
     logger,
+    decoratorName: decoratorNameOption(o.decoratorName),
     session,
     cookies: cookiesGroup(o.cookies, url),
     xsrf: xsrfGroup(o.xsrf),
@@ -253,6 +268,13 @@ function secretOption (value: unknown): SecretFunc {
   if (bytes === 0) throw new OptionsError('secret', `is an empty string (is the environment variable that holds it set?); ${MAKE_SECRET}`)
   if (bytes < MIN_SECRET_BYTES) throw new OptionsError('secret', `is ${bytes} bytes; at least ${MIN_SECRET_BYTES} are needed, ${MAKE_SECRET}`)
   return () => value
+}
+
+/** `decoratorName`: a JavaScript identifier, `auth` by default. */
+function decoratorNameOption (value: unknown): string {
+  const name = optionString('decoratorName', value) ?? 'auth'
+  if (!/^[A-Za-z_$][\w$]*$/.test(name)) throw new OptionsError('decoratorName', `must be a JavaScript identifier, e.g. 'gatehouse' (got "${name}")`)
+  return name
 }
 
 function sessionGroup (value: unknown): ResolvedOptions['session'] {
@@ -306,7 +328,8 @@ function xsrfGroup (value: unknown): ResolvedOptions['xsrf'] {
   return {
     disable: optionBoolean('xsrf.disable', x.disable, false),
     ignoreMethods: new Set(ignore.map((m) => m.toUpperCase())),
-    headerName: (optionString('xsrf.headerName', x.headerName) ?? 'X-XSRF-TOKEN').toLowerCase()
+    headerName: (optionString('xsrf.headerName', x.headerName) ?? 'X-XSRF-TOKEN').toLowerCase(),
+    navigation: optionBoolean('xsrf.navigation', x.navigation, false)
   }
 }
 

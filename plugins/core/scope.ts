@@ -5,11 +5,12 @@
  */
 import { parse as parseQuery } from 'node:querystring'
 import type { FastifyError, FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
-import { HttpError, sendError, sendHttpError } from '../../lib/errors.js'
+import { HttpError, isAppErrorHandler, sendHttpError } from '../../lib/errors.js'
 import { describeError, requestLogger, type Logger } from '../../lib/logger.js'
 import type { Audit } from '../../lib/audit/audit.js'
 import { StateStoreError } from '../../lib/state-store/types.js'
 import { SECRET_KEY_WORDS, sanitizeUrl } from '../toolkit/logger.js'
+import { coreOf } from './internals.js'
 
 const FORM = 'application/x-www-form-urlencoded'
 /** Login forms, Apple's form_post, passkey assertions: small. */
@@ -17,8 +18,13 @@ const FORM_BODY_LIMIT = 64 * 1024
 /** Query keys whose values an auth URL may carry as secrets: passwords, tokens, OAuth2 `code` and `state`. */
 const URL_SECRETS: ReadonlySet<string> = new Set([...SECRET_KEY_WORDS, 'code', 'state'])
 
-/** Applies the auth routes' answer rules to an encapsulated scope; a state store failure is audited (`audit`). */
+/**
+ * Applies the auth routes' answer rules to an encapsulated scope; a state store failure is audited (`audit`).
+ * Errors become HttpErrors here; the app's error handler (of the scope the auth core was registered in) then sees
+ * them first, else they answer as they are.
+ */
 export function applyAuthScope (scope: FastifyInstance, logger: Logger, audit?: Audit): void {
+  const core = coreOf(scope, 'routes')
   parseForms(scope)
   // Fastify's "incoming request" line prints the URL: a GET login's `passwd=`, a link's `token=` are masked.
   // Every auth route is documented under one tag, for @fastify/swagger (routes give their summary, routeDoc).
@@ -33,18 +39,25 @@ export function applyAuthScope (scope: FastifyInstance, logger: Logger, audit?: 
   // Every 5xx answer is logged here, once, with its cause chain (the logger redacts secrets from it): code that
   // answers 5xx throws an HttpError with `{ cause }` and does not log it itself.
   scope.setErrorHandler((err: FastifyError, request, reply) => {
-    const route = `${request.method} ${request.routeOptions.url ?? ''}`
-    const log = requestLogger(logger, request)
-    if (err instanceof HttpError) {
-      if (err instanceof StateStoreError) audit?.storeDown(request, err)
-      if (err.statusCode >= 500) log.logf('[ERROR] %s answered %d %s: %s', route, err.statusCode, err.code, describeAnswer(err))
-      return sendHttpError(reply, err)
-    }
-    const status = err.statusCode ?? 500
-    if (status >= 400 && status < 500) return sendError(reply, status, 'bad request', err.message)
-    log.logf('[ERROR] %s failed: %s', route, describeError(err))
-    return sendError(reply, 500, 'internal error')
+    const answer = httpErrorOf(err, `${request.method} ${request.routeOptions.url ?? ''}`, requestLogger(logger, request))
+    if (answer instanceof StateStoreError) audit?.storeDown(request, answer)
+    const app = core.appErrorHandler()
+    if (!isAppErrorHandler(app)) return sendHttpError(reply, answer)
+    if (answer.headers !== undefined) reply.headers(answer.headers)
+    return app(answer, request, reply)
   })
+}
+
+/** The HttpError an error of an auth route answers as; 5xx are logged here with their cause. */
+function httpErrorOf (err: FastifyError, route: string, logger: Logger): HttpError {
+  if (err instanceof HttpError) {
+    if (err.statusCode >= 500) logger.logf('[ERROR] %s answered %d %s: %s', route, err.statusCode, err.code, describeAnswer(err))
+    return err
+  }
+  const status = err.statusCode ?? 500
+  if (status >= 400 && status < 500) return new HttpError(status, 'bad request', err.message)
+  logger.logf('[ERROR] %s failed: %s', route, describeError(err))
+  return new HttpError(500, 'internal error')
 }
 
 /**

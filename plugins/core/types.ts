@@ -3,9 +3,9 @@
  */
 import type { JsonWebKey, KeyObject } from 'node:crypto'
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
-import type { BasicAuthChecker, MaybePromise, User, UserData } from '../../lib/user.js'
+import type { BasicAuthChecker, MaybePromise, ReadonlyUser, User, UserData } from '../../lib/user.js'
 
-export type { BasicAuthChecker, BasicAuthResult, MaybePromise } from '../../lib/user.js'
+export type { BasicAuthChecker, BasicAuthResult, MaybePromise, ReadonlyUser } from '../../lib/user.js'
 import type { Logger } from '../../lib/logger.js'
 import type { Audit } from '../../lib/audit/audit.js'
 import type { JwsKey } from './jws.js'
@@ -208,6 +208,8 @@ export interface ResolvedOptions {
   claimsUpdater: ClaimsUpdFunc | undefined
   userUpdater: UserUpdFunc | undefined
   logger: Logger
+  /** The name `fastify.auth` is decorated under. */
+  decoratorName: string
   session: {
     tokenDurationMs: number
     /** Absolute session lifetime and cookie Max-Age (ms). */
@@ -222,7 +224,7 @@ export interface ResolvedOptions {
   }
   cookies: { sessionName: string; xsrfName: string; sameSite: 'strict' | 'lax' | 'none'; secure: boolean; domain: string | undefined }
   /** `headerName` in lower case. */
-  xsrf: { disable: boolean; ignoreMethods: Set<string>; headerName: string }
+  xsrf: { disable: boolean; ignoreMethods: Set<string>; headerName: string; navigation: boolean }
   /** Header name (lower case) and query parameter; null when that source is off. */
   tokenSources: { header: string | null; query: string | null }
   basicAuth: { adminPasswd: string | undefined; checker: BasicAuthChecker | undefined }
@@ -273,9 +275,12 @@ export interface GatehouseAuth {
    * null. It does not read the session: on a route without one of those hooks it is null even for a signed-in
    * user (add `trace` where signing in is optional). Never throws.
    */
-  getUser(request: FastifyRequest): User | null
-  /** Like `getUser`, but throws HttpError 401 when no hook attached a user. */
-  mustGetUser(request: FastifyRequest): User
+  getUser(request: FastifyRequest): ReadonlyUser | null
+  /**
+   * Like `getUser`, but without the `null`: the typed way to the user on a route behind `authenticate`, `admin`
+   * or `rbac` (no `!` needed). Throws HttpError 401 when no hook attached a user (a route without one of them).
+   */
+  mustGetUser(request: FastifyRequest): ReadonlyUser
 
   /** Names of every mounted provider, in registration order (was `providerNames()`). */
   providers(): string[]

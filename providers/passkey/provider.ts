@@ -18,6 +18,7 @@ import { requireSecondFactorOf } from '../../lib/second-factor.js'
 import { applyAuthScope } from '../../plugins/core/scope.js'
 import { providerStateStore } from '../../plugins/core/mount.js'
 import { appOfKit, auditOfKit, providerKit } from '../../plugins/core/kit.js'
+import { coreOf } from '../../plugins/core/internals.js'
 import { openPasskeyStore } from '../../stores/passkey/index.js'
 import { ceremonies } from './ceremony.js'
 import type { PasskeyContext, WebAuthn } from './context.js'
@@ -40,7 +41,7 @@ async function passkey (fastify: FastifyInstance, opts: PasskeyProviderOptions):
   const { store: passkeys, owned } = openPasskeyStore(o.store, `${label}.store`, (err) => log('WARN', 'passkey store: %s', err.message))
   if (owned) fastify.addHook('onClose', async () => { await passkeys.close() })
   const ctx: PasskeyContext = {
-    auth: fastify.auth,
+    auth: coreOf(fastify).api,
     kit,
     o,
     webauthn,

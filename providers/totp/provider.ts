@@ -17,6 +17,7 @@ import { requireSecondFactorOf } from '../../lib/second-factor.js'
 import { applyAuthScope } from '../../plugins/core/scope.js'
 import { providerStateStore } from '../../plugins/core/mount.js'
 import { appOfKit, auditOfKit, providerKit } from '../../plugins/core/kit.js'
+import { coreOf } from '../../plugins/core/internals.js'
 import { openTotpStore } from '../../stores/totp/index.js'
 import type { OtpAuth } from './codes.js'
 import type { QrCode, TotpContext } from './context.js'
@@ -40,7 +41,7 @@ async function totp (fastify: FastifyInstance, opts: TotpProviderOptions): Promi
   const state = await providerStateStore(fastify, o.stateStore, `${label}.stateStore`)
   const { store, owned } = openTotpStore(o.store, `${label}.store`, (err) => log('WARN', 'totp store: %s', err.message))
   if (owned) fastify.addHook('onClose', async () => { await store.close() })
-  const ctx: TotpContext = { auth: fastify.auth, kit, o, otp, qrcode: (qrcode as { default?: QrCode } | undefined)?.default ?? qrcode, store, state, sealer: sealer(o.key), log }
+  const ctx: TotpContext = { auth: coreOf(fastify).api, kit, o, otp, qrcode: (qrcode as { default?: QrCode } | undefined)?.default ?? qrcode, store, state, sealer: sealer(o.key), log }
   // A wrong key stops the start; the store opened for it is closed (onClose hooks do not run for a failed start).
   await checkKey(store, ctx.sealer, `${label}.encryptionKey`).catch(async (err: unknown) => {
     if (owned) await store.close()

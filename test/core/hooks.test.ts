@@ -40,7 +40,8 @@ t.test('admin allows admins, 403 for others, 401 without a user', async (t) => {
   t.equal((await get(await login('root'), '/admin')).status, 200)
   const r = await get(await login('alice'), '/admin')
   t.equal(r.status, 403)
-  t.same(await r.json(), { error: 'forbidden', details: 'admin only', code: 'GATEHOUSE_FORBIDDEN' })
+  // This app has an error handler: it sees the guard's error first and answers its own shape (issue 23 item 3).
+  t.same(await r.json(), { error: 'forbidden' })
   t.equal((await get(client(base), '/admin')).status, 401)
 })
 

@@ -27,7 +27,8 @@ const ENTRIES: Record<string, string> = {
   '../../providers/index.js': 'fastify-gatehouse/providers',
   '../../toolkit.js': 'fastify-gatehouse/toolkit',
   '../../stores/index.js': 'fastify-gatehouse/stores',
-  '../../servers/index.js': 'fastify-gatehouse/servers'
+  '../../servers/index.js': 'fastify-gatehouse/servers',
+  '../../testing.js': 'fastify-gatehouse/testing'
 }
 const IMPORT = /^import\s+(.+?)\s+from\s+'([^']+)'$/
 

@@ -78,7 +78,7 @@ t.test('npm pack of a fresh clone builds and ships dist, types, LICENSE and no s
   tarball = join(packDir, file!)
   const list = await run('tar', ['-tzf', tarball], work)
   const files = list.stdout.split('\n').filter((f) => f !== '').map((f) => f.replace(/^package\//, ''))
-  for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'dist/index.js', 'dist/index.d.ts', 'dist/toolkit.js', 'dist/providers/index.js', 'dist/stores/index.js', 'dist/servers/index.js', 'dist/plugins/toolkit/hash-cli.js']) {
+  for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'dist/index.js', 'dist/index.d.ts', 'dist/toolkit.js', 'dist/providers/index.js', 'dist/stores/index.js', 'dist/servers/index.js', 'dist/testing.js', 'dist/testing.d.ts', 'dist/plugins/toolkit/hash-cli.js']) {
     t.ok(files.includes(f), `ships ${f}`)
   }
   // bench/RESULTS.md is a documentation page the README links to, not benchmark code.

@@ -4,8 +4,9 @@
  */
 import Fastify from 'fastify'
 import authPlugin, {
-  User, SmtpSender, appleKeyFromFile, directProvider, oauth2Provider, oidcProvider, devProvider, verifyProvider, telegramProvider,
-  passkeyProvider, providerKit, ErrorCodes, OptionsError, type AuthOptions, type Claims, type GatehouseAuth, type ProviderMethods
+  SmtpSender, appleKeyFromFile, directProvider, oauth2Provider, oidcProvider, devProvider, verifyProvider, telegramProvider,
+  passkeyProvider, providerKit, ErrorCodes, OptionsError, type AuthOptions, type Claims, type GatehouseAuth, type ProviderMethods,
+  type ReadonlyUser
 } from '../../index.js'
 import { sanitizeUrl, pingPlugin, healthPlugin, withBcryptHash, maybe } from '../../toolkit.js'
 import { startLocalOAuth2Server } from '../../servers/index.js'
@@ -25,9 +26,10 @@ await app.register(authPlugin, opts)
 await app.register(authPlugin, { secret: { get: async () => 's' }, url: 'http://localhost' })
 
 app.get('/admin', { preHandler: app.auth.rbac(['admin']) }, async (request) => {
-  const user: User | null = request.user
+  // Read-only in the types (frozen at runtime): ReadonlyUser, not User.
+  const user: ReadonlyUser | null = request.user
   const name: string | undefined = user?.name
-  const must: User = app.auth.mustGetUser(request)
+  const must: ReadonlyUser = app.auth.mustGetUser(request)
   return { name, editor: must.hasRole(['editor']), admin: must.isAdmin() }
 })
 app.get('/private', { preHandler: [app.auth.authenticate, app.auth.updateUser((u) => u.setBoolAttr('seen', true))] }, async () => 'ok')
