@@ -18,6 +18,7 @@ import { providerStateStore, type MountOptions } from '../../plugins/core/mount.
 import { providerKit, type ProviderKit } from '../../plugins/core/kit.js'
 import type { AuthProvider, Claims } from '../../plugins/core/types.js'
 import { Deadline } from '../../lib/http/deadline.js'
+import { inSpan, SpanKinds } from '../../lib/telemetry/spans.js'
 import { SendError, toSender, type Sender, type SenderFunc } from './sender.js'
 import { checkTemplate, defaultEscape, renderTemplate, type TemplateEscape } from './template.js'
 
@@ -84,7 +85,8 @@ export function createVerifyProvider (kit: ProviderKit, name: string, template: 
     const token = await kit.confirmation.sign(payload, ttlMs, aud)
     const message = renderTemplate(template, { Address: address, User: user, Token: token, Site: aud ?? '' }, escape)
     try {
-      await sendWithin(send, address, message, sendTimeoutMs)
+      // The span names the provider, never the address or the message (it carries the confirmation link).
+      await inSpan('gatehouse.verify.send', { 'gatehouse.provider': name }, async () => { await sendWithin(send, address, message, sendTimeoutMs) }, SpanKinds.CLIENT)
     } catch (err) {
       throw sendFailure(kit, name, send.peer ?? 'sender', err)
     }
