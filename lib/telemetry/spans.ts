@@ -5,6 +5,7 @@
  */
 import type { Attributes, Span } from '@opentelemetry/api'
 import { telemetry } from './api.js'
+import { redactedQuery } from './request-hook.js'
 
 /** Span kinds used here (the API's `SpanKind` values, without loading it). */
 export const SpanKinds = { INTERNAL: 0, CLIENT: 2 } as const
@@ -51,10 +52,7 @@ export function errorType (err: unknown): string {
  * fragment; `path` replaces the path when it holds a secret itself (the Bot API's `/bot<token>/method`).
  */
 export function traceUrl (url: URL, path?: string): string {
-  let query = ''
-  if (url.search !== '') {
-    query = '?' + [...url.searchParams.keys()].map((k) => `${encodeURIComponent(k)}=REDACTED`).join('&')
-  }
+  const query = url.search === '' ? '' : `?${redactedQuery(url.searchParams)}`
   return `${url.protocol}//${url.host}${path ?? url.pathname}${query}`
 }
 
