@@ -30,6 +30,14 @@ export type { CrossSiteOptions, CrossSiteGuard } from './lib/cross-site.js'
 export type { Duration } from './lib/duration.js'
 export type { RecentOptions } from './lib/step-up.js'
 export { safeEqual } from './lib/compare.js'
+export { AUDIT_CHANNEL, AUDIT_EVENT_TYPES } from './lib/audit/events.js'
+export type {
+  AuditBase, AuditEvent, AuditEventOf, AuditEventType, AuditListener, AuditOutcome, ConfirmationSentEvent, CrossSiteRefusedEvent,
+  KeyRotatedEvent, LockoutStartedEvent, LoginFailedEvent, LoginSecondFactorRequiredEvent, LoginSucceededEvent, LogoutEvent,
+  PasskeyAddedEvent, PasskeyRemovedEvent, RateLimitedEvent, RevokedBy, SessionRefreshedEvent, SessionRefusedEvent,
+  SessionRevokedEvent, StateStoreUnavailableEvent
+} from './lib/audit/events.js'
+export type { Audit, AuditFields } from './lib/audit/audit.js'
 export type { StateStore, WriteOptions, IncrementOptions, Counter, Subscription } from './lib/state-store/types.js'
 export type { StateStoreOption } from './lib/state-store/resolve.js'
 export { readLoginRequest, requestFields } from './lib/login-request.js'

@@ -18,15 +18,17 @@ import { checkAtStartup } from './core/startup-check.js'
 import { packageLogger } from '../lib/logger.js'
 import { createTokenService } from './core/tokens.js'
 import { Revocations } from './core/revocation.js'
-import { SessionList } from './core/sessions.js'
 import { openSessionIndex } from '../lib/state-store/session-index.js'
 import { createUserResolver } from './core/session.js'
 import { makeRedirectPolicy } from './core/redirect.js'
 import { AudienceRule } from './core/audience.js'
 import { authRoutes } from './core/routes.js'
 import { providerNames } from './core/mount.js'
-import { attachCore } from './core/internals.js'
-import type { GatehouseAuth, ResolvedOptions, UserUpdater, UserUpdFunc } from './core/types.js'
+import { attachCore, type CoreInternals } from './core/internals.js'
+import { providerOfRoute, SessionList } from './core/sessions.js'
+import { audOf } from './core/claims.js'
+import { userIdOf } from './core/session-audit.js'
+import type { Claims, GatehouseAuth, ResolvedOptions, UserUpdater, UserUpdFunc } from './core/types.js'
 import { authenticateHook } from '../hooks/authenticate.js'
 import { adminHook } from '../hooks/admin.js'
 import { rbacHook } from '../hooks/rbac.js'
@@ -44,12 +46,14 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
 
   const logout = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const everywhere = logoutEverywhere(request)
+    let claims
     try {
-      await tokens.revokePresented(request, everywhere)
+      claims = await tokens.revokePresented(request, everywhere)
     } finally {
       // The cookies go even when the session could not be revoked (the answer then says why).
       tokens.reset(reply)
     }
+    if (o.audit.on) auditLogout(core, request, claims, everywhere)
     return reply.send({ status: 'logged out' })
   }
 
@@ -77,10 +81,12 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
     async revokeSession (jti) {
       if (revocations === null) throw new OptionsError('revocation', 'is off: revokeSession needs it')
       await revocations.revokeSession(jti)
+      if (o.audit.on) o.audit.emit(undefined, 'session.revoked', { reason: 'revokeSession', by: 'revokeSession', scope: 'session' })
     },
     async revokeUser (userId) {
       if (revocations === null) throw new OptionsError('revocation', 'is off: revokeUser needs it')
       await revocations.revokeUser(userId)
+      if (o.audit.on) o.audit.emit(undefined, 'session.revoked', { reason: 'revokeUser', by: 'revokeUser', scope: 'user', userId })
     },
     async listSessions (userId) {
       if (sessions === null) throw new OptionsError('revocation.sessionList', 'is off: listSessions needs it')
@@ -105,7 +111,7 @@ async function openServices (fastify: FastifyInstance, o: ResolvedOptions, store
   startMetrics()
   const { store: opened, owned } = await openStateStore(storeOption, 'stateStore', (err) => o.logger.logf('[WARN] state store: %s', err.message))
   const stateStore = tracedStateStore(opened)
-  const throttle = await createThrottle(fastify, stateStore, o.rateLimit, o.clientKey)
+  const throttle = await createThrottle(fastify, stateStore, o.rateLimit, o.clientKey, o.audit)
   const revocations = o.revocation === null
     ? null
     : new Revocations({
@@ -154,6 +160,17 @@ function decorateUser (fastify: FastifyInstance): void {
 }
 
 /** `?all=1` (or `true`) on a logout ends every session of the user, not only this one. */
+/** The `logout` event: the user and audience of the verified session, when one was presented. */
+function auditLogout (core: CoreInternals, request: FastifyRequest, claims: Claims | undefined, everywhere: boolean): void {
+  core.options.audit.emit(request, 'logout', {
+    reason: everywhere ? 'everywhere' : 'session',
+    everywhere,
+    provider: providerOfRoute(request, core.options, core.providers) ?? undefined,
+    userId: userIdOf(claims),
+    aud: claims === undefined ? undefined : audOf(claims)
+  })
+}
+
 function logoutEverywhere (request: FastifyRequest): boolean {
   const all = (request.query as Record<string, unknown> | undefined)?.all
   if (all === undefined || all === '0' || all === 'false') return false

@@ -12,7 +12,7 @@ import { checkKeys, optionFunction, optionName } from '../lib/options.js'
 import { queryText, requestFields, type LoginRequest } from '../lib/login-request.js'
 import { userId } from '../lib/user.js'
 import { secondFactorOf, takeSecondFactor } from '../lib/second-factor.js'
-import { appOfKit, providerKit, type ProviderKit } from '../plugins/core/kit.js'
+import { appOfKit, auditOfKit, providerKit, type ProviderKit } from '../plugins/core/kit.js'
 import type { AuthProvider, CredChecker } from '../plugins/core/types.js'
 
 /** Options of the direct provider plugin. */
@@ -49,7 +49,10 @@ export function createDirectProvider (kit: ProviderKit, name: string, checker: C
       const result = { user: { name: user, id: userId(name, user) }, ...login }
       // A second factor required of this provider (e.g. passkeys) may take the login over: then no session yet.
       const pending = await secondFactorOf(appOfKit(kit), name)?.(request, reply, result)
-      return pending ?? await kit.completeLogin(request, reply, result)
+      if (pending === undefined) return await kit.completeLogin(request, reply, result)
+      const audit = auditOfKit(kit)
+      if (audit.on) audit.emit(request, 'login.second_factor_required', { reason: 'second_factor', provider: name, userId: result.user.id, aud: login.aud })
+      return pending
     }
   }
 }

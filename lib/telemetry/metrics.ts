@@ -5,10 +5,8 @@
  */
 import { subscribe } from 'node:diagnostics_channel'
 import type { Counter, Histogram, Meter } from '@opentelemetry/api'
+import { AUDIT_CHANNEL, type AuditEvent } from '../audit/events.js'
 import { telemetry } from './api.js'
-
-/** The channel the audit events are published on (lib/audit). */
-const AUDIT_CHANNEL = 'gatehouse:audit'
 
 /** The instruments, once a meter is registered. */
 export interface Instruments {
@@ -32,15 +30,6 @@ export interface Instruments {
 /** The process's instruments (undefined until a meter provider is found at a registration). */
 export const instruments: { current: Instruments | undefined } = { current: undefined }
 
-/** What the metrics read of an audit event (lib/audit/events.ts has the full types). */
-interface AuditFields {
-  type: string
-  provider?: string | undefined
-  outcome?: string
-  reason?: string
-  scope?: string
-}
-
 /**
  * Creates the instruments and subscribes to the audit channel when telemetry found a meter and had not yet;
  * a no-op otherwise. Called at each root plugin's registration, after `enableTelemetry`.
@@ -50,7 +39,7 @@ export function startMetrics (): void {
   if (meter === undefined || instruments.current?.meter === meter) return
   const first = instruments.current === undefined
   instruments.current = createInstruments(meter)
-  if (first) subscribe(AUDIT_CHANNEL, (message) => { countEvent(message as AuditFields) })
+  if (first) subscribe(AUDIT_CHANNEL, (message) => { countEvent(message as AuditEvent) })
 }
 
 function createInstruments (meter: Meter): Instruments {
@@ -68,22 +57,22 @@ function createInstruments (meter: Meter): Instruments {
 }
 
 /** One audit event into the counters. */
-export function countEvent (e: AuditFields): void {
+export function countEvent (e: AuditEvent): void {
   const m = instruments.current
   if (m === undefined) return
-  const reason = e.reason ?? 'unknown'
+  const reason = e.reason
   switch (e.type) {
     case 'login.succeeded':
     case 'login.failed':
     case 'login.second_factor_required':
-      m.logins.add(1, { 'gatehouse.provider': e.provider ?? 'none', 'gatehouse.outcome': e.outcome ?? 'unknown', 'gatehouse.reason': reason })
+      m.logins.add(1, { 'gatehouse.provider': e.provider ?? 'none', 'gatehouse.outcome': e.outcome, 'gatehouse.reason': reason })
       break
     case 'session.refused':
     case 'cross_site.refused':
       m.refusals.add(1, { 'gatehouse.event': e.type, 'gatehouse.reason': reason })
       break
     case 'lockout.started':
-      m.lockouts.add(1, { 'gatehouse.lockout.scope': e.scope ?? 'unknown' })
+      m.lockouts.add(1, { 'gatehouse.lockout.scope': e.scope })
       break
     case 'rate_limited':
       m.rateLimited.add(1, { 'gatehouse.reason': reason })

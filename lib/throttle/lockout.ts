@@ -23,8 +23,11 @@ import { ErrorCodes, HttpError, RateLimitedError } from '../errors.js'
 import type { StateStore } from '../state-store/types.js'
 import type { LockoutSettings } from './options.js'
 
+/** Told of every lock an attempt sets: the account name's or the client address's, and for how long (ms). */
+export type LockNotice = (scope: 'account' | 'ip', durationMs: number) => void
+
 /** What `begin` found: passed to `failed`/`succeeded` of the same attempt. */
-export interface Attempt { client: string; account: string; count: number; locked: boolean }
+export interface Attempt { client: string; account: string; count: number; locked: boolean; onLock?: LockNotice | undefined }
 
 /** A lock record: locked until `until` (ms); `level` locks so far (the next lasts `lockout` × 2^level). */
 interface LockRecord { until: number; level: number }
@@ -33,6 +36,14 @@ interface LockRecord { until: number; level: number }
 export type CountingStore = StateStore & Required<Pick<StateStore, 'increment'>>
 
 const LOCKED = 'too many failed sign-in attempts; try again later'
+
+/** The 429 of a locked account or address (not of a rate limit): the audit tells `locked` from `throttled` by it. */
+export class LockedOutError extends RateLimitedError {
+  constructor (retryAfterMs: number) {
+    super(LOCKED, retryAfterMs)
+    this.name = 'LockedOutError'
+  }
+}
 
 export class Lockout {
   /** How long counts and lock records live after their last change: at least as long as the longest lock. */
@@ -51,7 +62,7 @@ export class Lockout {
    * counted. `account` should name the realm too (e.g. `direct/local:alice`), so that one provider's lock is
    * its own. One round trip on the usual path: the count and both locks are read at once.
    */
-  async begin (client: string, account: string): Promise<Attempt> {
+  async begin (client: string, account: string, onLock?: LockNotice): Promise<Attempt> {
     const acct = this.accountKey(account)
     const on = this.o.perAccount > 0
     const [counted, acctLock, ipLock] = await Promise.all([
@@ -62,8 +73,8 @@ export class Lockout {
     const now = Date.now()
     const lock = parseLock(acctLock)
     const until = Math.max(lock?.until ?? 0, parseLock(ipLock)?.until ?? 0)
-    if (until > now) throw new RateLimitedError(LOCKED, until - now)
-    const attempt: Attempt = { client, account: acct, count: counted?.count ?? 0, locked: lock !== undefined }
+    if (until > now) throw new LockedOutError(until - now)
+    const attempt: Attempt = { client, account: acct, count: counted?.count ?? 0, locked: lock !== undefined, onLock }
     if (on && attempt.count > this.o.perAccount) await this.pastThreshold(attempt, lock, now)
     return attempt
   }
@@ -80,12 +91,13 @@ export class Lockout {
     const { client, account } = attempt
     if (lock === undefined) {
       const ms = this.lockMs(0)
-      await this.store.setIfAbsent(`throttle:lock:${account}`, lockValue(now + ms, 1), this.keepMs, { client })
-      throw new RateLimitedError(LOCKED, ms)
+      if (await this.store.setIfAbsent(`throttle:lock:${account}`, lockValue(now + ms, 1), this.keepMs, { client })) attempt.onLock?.('account', ms)
+      throw new LockedOutError(ms)
     }
     const ms = this.lockMs(lock.level)
-    if (!await this.store.setIfAbsent(`throttle:turn:${account}:${lock.level}`, '1', ms, { client })) throw new RateLimitedError(LOCKED, ms)
+    if (!await this.store.setIfAbsent(`throttle:turn:${account}:${lock.level}`, '1', ms, { client })) throw new LockedOutError(ms)
     await this.store.set(`throttle:lock:${account}`, lockValue(now + ms, lock.level + 1), this.keepMs, { client })
+    attempt.onLock?.('account', ms)
     attempt.locked = true
   }
 
@@ -95,13 +107,15 @@ export class Lockout {
     const now = Date.now()
     const writes: Array<Promise<unknown>> = []
     if (this.o.perAccount > 0 && count === this.o.perAccount && !attempt.locked) {
-      writes.push(this.store.set(`throttle:lock:${account}`, lockValue(now + this.lockMs(0), 1), this.keepMs, { client }))
+      const ms = this.lockMs(0)
+      writes.push(this.store.set(`throttle:lock:${account}`, lockValue(now + ms, 1), this.keepMs, { client }).then(() => attempt.onLock?.('account', ms)))
     }
     if (this.o.perIp > 0) {
       writes.push(this.store.increment(`throttle:fail:ip:${client}`, this.o.windowMs, { client, sliding: true }).then(async ({ count: n }) => {
         if (n < this.o.perIp) return
         const ms = this.lockMs(n - this.o.perIp)
         await this.store.set(`throttle:lock:ip:${client}`, lockValue(now + ms, n - this.o.perIp + 1), ms, { client })
+        attempt.onLock?.('ip', ms)
       }))
     }
     await Promise.all(writes)
@@ -121,10 +135,10 @@ export class Lockout {
   /**
    * Runs a credential check under the lockout: 429 (and no check) while locked; otherwise the outcome is
    * recorded. `ok(result)` tells a success; a thrown `GATEHOUSE_CREDENTIALS` error is a failure; any other error
-   * (the checker's backend down) is neither and is passed on.
+   * (the checker's backend down) is neither and is passed on. `onLock` hears of every lock the attempt sets.
    */
-  async guard<T> (client: string, account: string, check: () => Promise<T>, ok: (result: T) => boolean): Promise<T> {
-    const attempt = await this.begin(client, account)
+  async guard<T> (client: string, account: string, check: () => Promise<T>, ok: (result: T) => boolean, onLock?: LockNotice): Promise<T> {
+    const attempt = await this.begin(client, account, onLock)
     let result: T
     try {
       result = await check()

@@ -13,7 +13,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { OptionsError, RateLimitedError } from '../errors.js'
 import type { StateStore } from '../state-store/types.js'
 import { defaultClientKey, type ClientKey } from './client.js'
-import { Lockout, type CountingStore } from './lockout.js'
+import { Lockout, LockedOutError, type CountingStore, type LockNotice } from './lockout.js'
+import { silentAudit, type Audit } from '../audit/audit.js'
 import type { ResolvedRateLimit } from './options.js'
 import { stateStoreCounters } from './rate-limit-store.js'
 
@@ -40,7 +41,7 @@ type Limiter = (request: FastifyRequest) => Promise<{ isAllowed: boolean; isExce
  * Builds the throttle on `store`. With limits on, the store must count (`increment`): an OptionsError naming
  * `stateStore` otherwise. @fastify/rate-limit is loaded here, only when limits are on.
  */
-export async function createThrottle (fastify: FastifyInstance, store: StateStore, settings: ResolvedRateLimit | false, clientKey: ClientKey = defaultClientKey): Promise<Throttle> {
+export async function createThrottle (fastify: FastifyInstance, store: StateStore, settings: ResolvedRateLimit | false, clientKey: ClientKey = defaultClientKey, audit: Audit = silentAudit): Promise<Throttle> {
   if (settings === false) return disabledThrottle(clientKey)
   if (typeof store.increment !== 'function') {
     throw new OptionsError('stateStore', 'needs increment(key, ttlMs, opts) for throttling (rateLimit); add it to the store, or set rateLimit: false')
@@ -67,26 +68,43 @@ export async function createThrottle (fastify: FastifyInstance, store: StateStor
     enabled: true,
     clientKey,
     async loginRequest (request) {
-      await limit(login, request, 'too many login requests from this address')
+      await limit(login, request, 'too many login requests from this address', audit, 'login')
     },
     async guard (request, account, check) {
-      return lockoutOn ? await lockout.guard(clientKey(request), account, check, () => true) : await check()
+      if (!lockoutOn) return await check()
+      try {
+        return await lockout.guard(clientKey(request), account, check, () => true, audit.on ? lockNotice(audit, request) : undefined)
+      } catch (err) {
+        if (err instanceof LockedOutError) refused(audit, request, err, 'locked')
+        throw err
+      }
     },
     async send (request, address) {
-      await limit(sendsFromIp, request, 'too many confirmation messages from this address')
+      await limit(sendsFromIp, request, 'too many confirmation messages from this address', audit, 'sends')
       const { perAddress, windowMs } = settings.sends
       if (perAddress === 0) return
       const key = `throttle:send:${createHash('sha256').update(address.trim().toLowerCase()).digest('base64url').slice(0, 27)}`
       const c = await counting.increment(key, windowMs, { client: clientKey(request) })
-      if (c.count > perAddress) throw new RateLimitedError('too many confirmation messages to this address', c.ttlMs)
+      if (c.count > perAddress) throw refused(audit, request, new RateLimitedError('too many confirmation messages to this address', c.ttlMs), 'sends_to_address')
     }
   }
 }
 
-async function limit (limiter: Limiter | undefined, request: FastifyRequest, details: string): Promise<void> {
+async function limit (limiter: Limiter | undefined, request: FastifyRequest, details: string, audit: Audit, reason: string): Promise<void> {
   if (limiter === undefined) return
   const r = await limiter(request)
-  if (!r.isAllowed && r.isExceeded === true) throw new RateLimitedError(details, r.ttl ?? 1000)
+  if (!r.isAllowed && r.isExceeded === true) throw refused(audit, request, new RateLimitedError(details, r.ttl ?? 1000), reason)
+}
+
+/** `rate_limited` for a 429 of the throttle (`reason` names the limit); gives the error back to be thrown. */
+function refused (audit: Audit, request: FastifyRequest, err: RateLimitedError, reason: string): RateLimitedError {
+  if (audit.on) audit.emit(request, 'rate_limited', { reason, retryAfterMs: err.retryAfterSec * 1000 })
+  return err
+}
+
+/** `lockout.started` for each lock a credential check sets. */
+function lockNotice (audit: Audit, request: FastifyRequest): LockNotice {
+  return (scope, durationMs) => { audit.emit(request, 'lockout.started', { reason: scope === 'ip' ? 'failures_from_ip' : 'failures_on_account', scope, durationMs }) }
 }
 
 function disabledThrottle (clientKey: ClientKey): Throttle {

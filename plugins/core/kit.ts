@@ -13,6 +13,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Duration } from '../../lib/duration.js'
 import type { Logger } from '../../lib/logger.js'
+import type { Audit } from '../../lib/audit/audit.js'
 import { optionDuration } from '../../lib/options.js'
 import type { StateStore } from '../../lib/state-store/types.js'
 import type { Throttle } from '../../lib/throttle/throttle.js'
@@ -129,6 +130,11 @@ export function appOfKit (kit: ProviderKit): object {
   const core = kitCores.get(kit)
   if (core === undefined) throw new TypeError('not a provider kit')
   return core
+}
+
+/** The audit of the app a kit belongs to, for the built-in providers' own events (second factor, passkeys, sends). */
+export function auditOfKit (kit: ProviderKit): Audit {
+  return (appOfKit(kit) as CoreInternals).options.audit
 }
 
 function providerThrottle (throttle: Throttle): ProviderThrottle {

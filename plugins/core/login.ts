@@ -10,6 +10,8 @@ import { User, type UserData } from '../../lib/user.js'
 import type { CoreInternals } from './internals.js'
 import type { LoginResult } from './types.js'
 import { providerOfRoute } from './sessions.js'
+import { audOf } from './claims.js'
+import { userIdOf } from './session-audit.js'
 
 /**
  * Throws HttpError 403 when `audiences` is set and `aud` is not in it, or is absent where `required` (checked
@@ -55,7 +57,14 @@ export async function completeLogin (core: CoreInternals, request: FastifyReques
   if (picture !== undefined) user.picture = picture
   else delete user.picture
   const { claims } = await core.tokens.set(reply, { user, aud: result.aud, sess: result.sessionOnly === true })
-  await core.sessions?.login(request, claims, providerOfRoute(request, core.options, core.providers))
+  const provider = providerOfRoute(request, core.options, core.providers)
+  await core.sessions?.login(request, claims, provider)
+  const audit = core.options.audit
+  if (audit.on) {
+    audit.emit(request, 'login.succeeded', {
+      reason: 'session_issued', provider: provider ?? undefined, userId: userIdOf(claims), aud: audOf(claims), sessionOnly: claims.sess === true
+    })
+  }
   const to = core.safeRedirect(result.from)
   if (to !== undefined) return reply.redirect(to, 302)
   // The claims updater may have shaped the user (role, attrs): answer with what the session carries.

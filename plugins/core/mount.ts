@@ -22,6 +22,7 @@ import type { AuthProvider } from './types.js'
 import { coreOf, type CoreInternals } from './internals.js'
 import { loginPrelude, type PreludeRules } from './login.js'
 import { applyAuthScope } from './scope.js'
+import { auditCrossSite, auditLoginFailure, checkCrossSite } from './login-audit.js'
 
 /** Login forms, Apple's form_post and passkey assertions are small; anything larger is not a login. */
 const LOGIN_BODY_LIMIT = 64 * 1024
@@ -104,8 +105,9 @@ function checkProvider (provider: AuthProvider): void {
 }
 
 function providerRoutes (scope: FastifyInstance, core: CoreInternals, provider: AuthProvider, opts: MountOptions): void {
-  applyAuthScope(scope, core.logger)
+  applyAuthScope(scope, core.logger, core.options.audit)
   const guard = core.options.crossSite
+  const name = provider.name
   const login = (method: HTTPMethods[], step: string, handler: LoginHandler, rulesOf: (request: FastifyRequest) => PreludeRules): void => {
     scope.route({
       method,
@@ -114,13 +116,20 @@ function providerRoutes (scope: FastifyInstance, core: CoreInternals, provider: 
       schema: { querystring: LOGIN_QUERY_SCHEMA },
       // Checked in the prelude, after the cross-site guard and the count: a malformed request is refused as before.
       attachValidation: true,
-      handler: async (request, reply) => await loginStep(provider.name, step, reply, async () => {
-        if (guard !== false && guard.isCrossSite(request)) {
-          const answered = await opts.crossSiteLogin?.(request, reply)
-          if (answered !== undefined) return answered
-          guard.check(request)
+      handler: async (request, reply) => await loginStep(name, step, reply, async () => {
+        const rules = rulesOf(request)
+        try {
+          if (guard !== false && guard.isCrossSite(request)) {
+            const answered = await opts.crossSiteLogin?.(request, reply)
+            if (answered !== undefined) return answered
+            auditCrossSite(core, request, 'login', name)
+            guard.check(request)
+          }
+          return await handler(request, reply, await loginPrelude(core, request, rules))
+        } catch (err) {
+          auditLoginFailure(core, request, err, name, rules.counted)
+          throw err
         }
-        return await handler(request, reply, await loginPrelude(core, request, rulesOf(request)))
       })
     })
   }
@@ -134,15 +143,21 @@ function providerRoutes (scope: FastifyInstance, core: CoreInternals, provider: 
     method: ['GET', 'POST'],
     url: '/callback',
     bodyLimit: LOGIN_BODY_LIMIT,
-    handler: async (request, reply) => await loginStep(provider.name, 'callback', reply,
-      async () => await (provider.callback !== undefined ? provider.callback(request, reply) : noCallback(provider.name)))
+    handler: async (request, reply) => await loginStep(name, 'callback', reply, async () => {
+      try {
+        return await (provider.callback !== undefined ? provider.callback(request, reply) : noCallback(name))
+      } catch (err) {
+        auditLoginFailure(core, request, err, name, true)
+        throw err
+      }
+    })
   })
   scope.route({
     method: ['GET', 'POST'],
     url: '/logout',
     bodyLimit: LOGIN_BODY_LIMIT,
     handler: async (request, reply) => {
-      if (guard !== false) guard.check(request)
+      checkCrossSite(core, request, 'logout', name)
       return await (provider.logout !== undefined ? provider.logout(request, reply) : core.logout(request, reply))
     }
   })

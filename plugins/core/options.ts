@@ -10,6 +10,8 @@ import type {
 } from './types.js'
 import { sessionKeysOption } from './keys.js'
 import { noopLogger, type Logger } from '../../lib/logger.js'
+import { Audit } from '../../lib/audit/audit.js'
+import type { AuditListener } from '../../lib/audit/events.js'
 import type { Duration } from '../../lib/duration.js'
 import { OptionsError } from '../../lib/errors.js'
 import {
@@ -174,13 +176,21 @@ export interface CoreOptions {
    * `GATEHOUSE_CROSS_SITE`). `{ trustedOrigins, allowSameSite }` widens it; `false` turns the check off.
    */
   crossSite?: CrossSiteOptions | false
+  /**
+   * Receives every audit event of this instance (login succeeded or failed, lockout, refusal, revocation, …; the
+   * catalogue is docs/reference/events.md), beside the `gatehouse:audit` diagnostics channel. An error it throws
+   * (or a promise it rejects) is logged and never fails the request. Events carry no token, password, secret,
+   * one-time value or full e-mail address. Default none.
+   */
+  onEvent?: AuditListener
 }
 
 /** The keys the core reads; the root plugin hands it exactly these. */
 export const CORE_OPTION_KEYS = keyList<CoreOptions>({
   secret: true, url: true, issuer: true, authPrefix: true, audiences: true, allowedRedirectHosts: true, validator: true,
   claimsUpdater: true, userUpdater: true, logger: true, stateStore: true, session: true, cookies: true, xsrf: true,
-  tokenSources: true, basicAuth: true, revocation: true, rateLimit: true, crossSite: true
+  tokenSources: true, basicAuth: true, revocation: true, rateLimit: true, crossSite: true,
+  onEvent: true
 })
 export const SESSION_KEYS = keyList<SessionOptions>({
   tokenDuration: true, maxAge: true, idleTimeout: true, cacheSize: true, signingKeys: true, refreshCache: true
@@ -202,6 +212,7 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
   const allowedRedirectHosts = optionList('allowedRedirectHosts', o.allowedRedirectHosts).map((h) => h.toLowerCase())
   const session = sessionGroup(o.session)
   const rateLimit = resolveRateLimit(o.rateLimit)
+  const clientKey = (rateLimit === false ? undefined : (o.rateLimit as RateLimitOptions | undefined)?.clientKey) ?? defaultClientKey as ClientKey
   return {
     secret: adaptFunction<SecretFunc>('secret', o.secret, 'get', true)!,
     url: url.href.replace(/\/$/, ''),
@@ -221,8 +232,9 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
     basicAuth: basicAuthGroup(o.basicAuth),
     revocation: revocationGroup(o.revocation, session.tokenDurationMs),
     rateLimit,
-    clientKey: (rateLimit === false ? undefined : (o.rateLimit as RateLimitOptions | undefined)?.clientKey) ?? defaultClientKey as ClientKey,
-    crossSite: crossSiteGuard(o.crossSite, url.origin, allowedRedirectHosts)
+    clientKey,
+    crossSite: crossSiteGuard(o.crossSite, url.origin, allowedRedirectHosts),
+    audit: new Audit(optionFunction<AuditListener>('onEvent', o.onEvent), logger, clientKey)
   }
 }
 

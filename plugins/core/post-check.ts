@@ -11,7 +11,9 @@ import { FROM_COOKIE, type TokenSource } from './token-reader.js'
 import type { AudienceRule } from './audience.js'
 import type { ResolvedOptions, Session } from './types.js'
 
-const rejectedByValidator = (): HttpError => unauthorized('rejected by validator', ErrorCodes.UNAUTHORIZED)
+/** The refusal's details, also how the audit tells the validator's refusal from others of its code. */
+export const VALIDATOR_REFUSAL = 'rejected by validator'
+const rejectedByValidator = (): HttpError => unauthorized(VALIDATOR_REFUSAL, ErrorCodes.UNAUTHORIZED)
 
 export class PostCheck {
   private readonly checkXsrf: (request: FastifyRequest, jti: string) => void

@@ -4,19 +4,24 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import { LEEWAY_S, unauthorized } from './claims.js'
+import { audOf, LEEWAY_S, unauthorized } from './claims.js'
 import { revokedError, subjectOf, type Revocations } from './revocation.js'
 import type { TokenReader } from './token-reader.js'
 import type { Verify } from './verify.js'
 import { mustRefresh, type SessionLifetime } from './lifetime.js'
 import type { Claims } from './types.js'
+import type { Audit } from '../../lib/audit/audit.js'
+import { userIdOf } from './session-audit.js'
 
-export interface PresentedSession { reader: TokenReader; verify: Verify; revocations: Revocations | null; lifetime: SessionLifetime }
+export interface PresentedSession { reader: TokenReader; verify: Verify; revocations: Revocations | null; lifetime: SessionLifetime; audit: Audit }
 
-/** Revokes the session a request presents (logout); with `everywhere`, every session of its user too. */
-export async function revokePresented (p: PresentedSession, request: FastifyRequest, everywhere: boolean): Promise<void> {
+/**
+ * Revokes the session a request presents (logout); with `everywhere`, every session of its user too. Resolves the
+ * verified claims of that session (for the audit), or undefined when none was presented or revocation is off.
+ */
+export async function revokePresented (p: PresentedSession, request: FastifyRequest, everywhere: boolean): Promise<Claims | undefined> {
   const revocations = p.revocations
-  if (revocations === null) return
+  if (revocations === null) return undefined
   const found = p.reader.read(request)
   const source = p.reader.source
   let claims: Claims
@@ -26,7 +31,7 @@ export async function revokePresented (p: PresentedSession, request: FastifyRequ
   } catch (err) {
     // Logging out without a valid session only clears the cookies; ending "every session" needs one.
     if (everywhere || !(err instanceof HttpError)) throw err
-    return
+    return undefined
   }
   const nowS = Date.now() / 1000
   const endsAt = Math.max(claims.exp, claims.auth_time! + p.lifetime.maxAgeSeconds) + LEEWAY_S
@@ -38,6 +43,11 @@ export async function revokePresented (p: PresentedSession, request: FastifyRequ
     const id = claims.user?.id
     if (typeof id !== 'string') throw new HttpError(401, 'unauthorized', 'token carries no user')
     await revocations.revokeUser(id)
+    if (p.audit.on) p.audit.emit(request, 'session.revoked', { reason: 'logout', by: 'logout', scope: 'user', userId: id, aud: audOf(claims) })
   }
-  if (endsAt > nowS) await revocations.revokeSession(claims.jti, (endsAt - nowS) * 1000)
+  if (endsAt > nowS) {
+    await revocations.revokeSession(claims.jti, (endsAt - nowS) * 1000)
+    if (p.audit.on) p.audit.emit(request, 'session.revoked', { reason: 'logout', by: 'logout', scope: 'session', userId: userIdOf(claims), aud: audOf(claims) })
+  }
+  return claims
 }

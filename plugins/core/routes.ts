@@ -5,6 +5,7 @@ import type { SessionList } from './sessions.js'
 import type { UserResolver } from './session.js'
 import type { CoreInternals } from './internals.js'
 import { applyAuthScope } from './scope.js'
+import { checkCrossSite } from './login-audit.js'
 
 /**
  * The core's own routes under `authPrefix`: `/list`, `/user`, `/status`, `/logout`, `/sessions` (unless the session
@@ -13,7 +14,7 @@ import { applyAuthScope } from './scope.js'
  */
 export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: UserResolver) {
   return async function routes (scope: FastifyInstance): Promise<void> {
-    applyAuthScope(scope, core.logger)
+    applyAuthScope(scope, core.logger, core.options.audit)
     scope.setNotFoundHandler((_req, reply) => sendError(reply, 404, 'not found'))
 
     scope.get('/list', async () => auth.providers())
@@ -31,12 +32,11 @@ export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: U
     })
 
     // GET (as in the original library) and POST; a cross-site request of either cannot end a session.
-    const guard = core.options.crossSite
     scope.route({
       method: ['GET', 'POST'],
       url: '/logout',
       handler: async (request, reply) => {
-        if (guard !== false) guard.check(request)
+        checkCrossSite(core, request, 'logout')
         return await core.logout(request, reply)
       }
     })
@@ -54,9 +54,8 @@ export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: U
  * ends every one but the current. The DELETEs are refused cross-site, like logout.
  */
 function sessionRoutes (scope: FastifyInstance, core: CoreInternals, sessions: SessionList): void {
-  const guard = core.options.crossSite
   const signedIn = async (request: FastifyRequest, reply: FastifyReply, ending: boolean): Promise<{ userId: string; jti: string }> => {
-    if (ending && guard !== false) guard.check(request)
+    if (ending) checkCrossSite(core, request, 'logout')
     const session = await core.tokens.read(request, reply)
     if (session === null) throw new HttpError(401, 'unauthorized', 'not logged in')
     const userId = session.claims.user?.id
@@ -74,6 +73,7 @@ function sessionRoutes (scope: FastifyInstance, core: CoreInternals, sessions: S
     const id = request.params.id
     const ended = await sessions.revoke(userId, (ids) => ids.filter((x) => x === id))
     if (ended.length === 0) throw new HttpError(404, 'not found', 'no such session')
+    auditEnded(core, request, userId, ended.length)
     // Ending the session that asked signs this browser out too.
     if (id === jti) core.tokens.reset(reply)
     return await reply.code(204).send()
@@ -82,6 +82,14 @@ function sessionRoutes (scope: FastifyInstance, core: CoreInternals, sessions: S
   scope.delete('/sessions', async (request, reply) => {
     const { userId, jti } = await signedIn(request, reply, true)
     const ended = await sessions.revoke(userId, (ids) => ids.filter((x) => x !== jti))
+    auditEnded(core, request, userId, ended.length)
     return { revoked: ended.length }
   })
+}
+
+/** One `session.revoked` per session the user ended from the session list (`by: revokeSession`). */
+function auditEnded (core: CoreInternals, request: FastifyRequest, userId: string, count: number): void {
+  const audit = core.options.audit
+  if (!audit.on) return
+  for (let i = 0; i < count; i++) audit.emit(request, 'session.revoked', { reason: 'session_list', by: 'revokeSession', scope: 'session', userId })
 }

@@ -5,9 +5,11 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
 import { HttpError, sendError, sendHttpError } from '../../lib/errors.js'
 import { describeError, type Logger } from '../../lib/logger.js'
+import type { Audit } from '../../lib/audit/audit.js'
+import { StateStoreError } from '../../lib/state-store/types.js'
 
-/** Applies the auth routes' answer rules to an encapsulated scope. */
-export function applyAuthScope (scope: FastifyInstance, logger: Logger): void {
+/** Applies the auth routes' answer rules to an encapsulated scope; a state store failure is audited (`audit`). */
+export function applyAuthScope (scope: FastifyInstance, logger: Logger, audit?: Audit): void {
   scope.addHook('onSend', async (_req, reply, payload) => {
     reply.header('cache-control', 'no-store')
     return payload
@@ -17,6 +19,7 @@ export function applyAuthScope (scope: FastifyInstance, logger: Logger): void {
   scope.setErrorHandler((err: FastifyError, request, reply) => {
     const route = `${request.method} ${request.routeOptions.url ?? ''}`
     if (err instanceof HttpError) {
+      if (err instanceof StateStoreError) audit?.storeDown(request, err)
       if (err.statusCode >= 500) logger.logf('[ERROR] %s answered %d %s: %s', route, err.statusCode, err.code, describeAnswer(err))
       return sendHttpError(reply, err)
     }

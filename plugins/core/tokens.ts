@@ -24,6 +24,8 @@ import { mustRefresh, type SessionLifetime } from './lifetime.js'
 import { Issuer } from './issue.js'
 import { SessionCookies } from './cookies.js'
 import { PostCheck } from './post-check.js'
+import { refused, userIdOf } from './session-audit.js'
+import type { Audit } from '../../lib/audit/audit.js'
 import { VerifiedSessions } from './verified-sessions.js'
 import { SEEN_INTERVAL_MS, type SessionList } from './sessions.js'
 import type { Claims, ClaimsInput, ResolvedOptions, Session, TokenPurpose, TokenService } from './types.js'
@@ -39,8 +41,11 @@ export interface CoreTokenService extends TokenService {
    * synchronously: the hot path of the hooks. Throws (or rejects) HttpError as `get` does.
    */
   session (request: FastifyRequest, reply: FastifyReply): Session | null | Promise<Session | null>
-  /** Revokes the session a request presents (logout); with `everywhere`, every session of its user too. */
-  revokePresented (request: FastifyRequest, everywhere: boolean): Promise<void>
+  /**
+   * Revokes the session a request presents (logout); with `everywhere`, every session of its user too. Resolves
+   * its verified claims, or undefined (none presented, or revocation off).
+   */
+  revokePresented (request: FastifyRequest, everywhere: boolean): Promise<Claims | undefined>
   readonly cache: SessionCache
   /** The public session keys as a JWKS, or null for HMAC sessions. */
   readonly jwks: Jwks | null
@@ -54,7 +59,7 @@ export function createTokenService (o: ResolvedOptions, revocations: Revocations
   const reader = new TokenReader(o)
   const verified = new VerifiedSessions(o.session.cacheSize, o.session.tokenDurationMs, keys, o.session.signingKeys, revocations, list !== null)
   const sessions = new SessionReader(o, { reader, verify, issuer, cookies, verified, revocations, list, check: new PostCheck(o, audiences) })
-  const presented = { reader, verify, revocations, lifetime: sessions.lifetime }
+  const presented = { reader, verify, revocations, lifetime: sessions.lifetime, audit: o.audit }
 
   async function issue (input: ClaimsInput): Promise<{ token: string; claims: Session['claims'] }> {
     const claims = await issuer.claims(input)
@@ -88,7 +93,7 @@ export function createTokenService (o: ResolvedOptions, revocations: Revocations
       if (claims.exp <= nowSeconds()) throw unauthorized('token expired', ErrorCodes.TOKEN_EXPIRED)
       return claims
     },
-    revokePresented: async (request, everywhere) => { await revokePresented(presented, request, everywhere) }
+    revokePresented: async (request, everywhere) => await revokePresented(presented, request, everywhere)
   }
 }
 
@@ -107,7 +112,9 @@ interface SessionParts {
 /** The session of a request: from the cache when it can be, else verified (and refreshed for cookie sessions). */
 class SessionReader {
   readonly lifetime: SessionLifetime
+  private readonly audit: Audit
   constructor (o: ResolvedOptions, private readonly p: SessionParts) {
+    this.audit = o.audit
     this.lifetime = { maxAgeSeconds: Math.max(1, Math.round(o.session.maxAgeMs / 1000)), idleTimeoutMs: o.session.idleTimeoutMs }
   }
 
@@ -121,30 +128,64 @@ class SessionReader {
     const entry = p.verified.cache.get(token)
     if (entry !== undefined && p.verified.servable(entry, now)) {
       entry.hit = true
-      p.check.admit(request, source, entry.claims.jti, entry.aud)
-      // One comparison per request; once a minute per entry the session list is told (seenAt is Infinity when off).
-      if (now - entry.seenAt >= SEEN_INTERVAL_MS) p.list!.sighted(entry, request, now)
-      return p.check.validated(entry)
+      // A try block costs nothing until something throws; the audit is only asked on a refusal.
+      try {
+        p.check.admit(request, source, entry.claims.jti, entry.aud)
+        // One comparison per request; once a minute per entry the session list is told (seenAt is Infinity when off).
+        if (now - entry.seenAt >= SEEN_INTERVAL_MS) p.list!.sighted(entry, request, now)
+        const checked = p.check.validated(entry)
+        // A promise only with an asynchronous validator, whose refusal is audited when it comes.
+        return checked === entry || !this.audit.on ? checked : this.audited(checked as Promise<Session>, request, source, entry.claims)
+      } catch (err) {
+        throw refused(this.audit, err, request, source, entry.claims)
+      }
     }
     return this.slow(token, source, entry, now, request, reply)
   }
 
+  private async audited (checked: Promise<Session>, request: FastifyRequest, source: TokenSource, claims: Claims): Promise<Session> {
+    try {
+      return await checked
+    } catch (err) {
+      throw refused(this.audit, err, request, source, claims)
+    }
+  }
+
   private async slow (token: string, source: TokenSource, cached: CachedSession | undefined, now: number, request: FastifyRequest, reply: FastifyReply): Promise<Session> {
-    const entry = cached === undefined ? undefined : await this.p.verified.recheck(cached, now)
-    if (entry === undefined) return await this.p.check.validated(await this.fresh(token, source, request, reply))
-    entry.hit = true
-    this.p.check.admit(request, source, entry.claims.jti, entry.aud)
-    if (now - entry.seenAt >= SEEN_INTERVAL_MS) this.p.list!.sighted(entry, request, now)
-    return await this.p.check.validated(entry)
+    const seen: { claims?: Claims } = {}
+    try {
+      const entry = cached === undefined ? undefined : await this.recheck(cached, now, request)
+      if (entry === undefined) return await this.p.check.validated(await this.fresh(token, source, request, reply, seen))
+      seen.claims = entry.claims
+      entry.hit = true
+      this.p.check.admit(request, source, entry.claims.jti, entry.aud)
+      if (now - entry.seenAt >= SEEN_INTERVAL_MS) this.p.list!.sighted(entry, request, now)
+      return await this.p.check.validated(entry)
+    } catch (err) {
+      throw refused(this.audit, err, request, source, seen.claims ?? cached?.claims)
+    }
+  }
+
+  /** The cache's recheck; a live entry dropped by it lost its key (the secret reader no longer returns it). */
+  private async recheck (cached: CachedSession, now: number, request: FastifyRequest): Promise<CachedSession | undefined> {
+    const entry = await this.p.verified.recheck(cached, now)
+    if (entry === undefined && cached.expiresAt > now && this.audit.on) {
+      this.audit.emit(request, 'session.revoked', { reason: 'key_removed', by: 'key_removed', scope: 'session', userId: cached.subject.userId, aud: cached.aud })
+    }
+    return entry
   }
 
   /** A token not in the cache: verify, admit, revocation, then either cache it or refresh it (cookie sessions only). */
-  private async fresh (token: string, source: TokenSource, request: FastifyRequest, reply: FastifyReply): Promise<Session> {
+  private async fresh (token: string, source: TokenSource, request: FastifyRequest, reply: FastifyReply, seen: { claims?: Claims }): Promise<Session> {
     const p = this.p
-    const { claims, key } = await p.verify(token, 'session')
+    const { claims, key, current } = await p.verify(token, 'session')
+    seen.claims = claims
     p.check.admit(request, source, claims.jti, audOf(claims))
     if (p.revocations !== null && await p.revocations.isRevoked(subjectOf(claims))) throw revokedError()
     const now = Date.now()
+    if (key !== current && this.audit.on) {
+      this.audit.emit(request, 'key.rotated', { reason: 'older_key', kid: key.kid, currentKid: current.kid, userId: userIdOf(claims), aud: audOf(claims) })
+    }
     if (!mustRefresh(claims, source, now, this.lifetime)) {
       const entry = p.verified.remember(token, claims, key, now, false)
       // New to this instance: the list hears of it at its next request here (a token seen once costs it nothing).
@@ -154,6 +195,7 @@ class SessionReader {
     const refreshed = await p.issuer.refresh(token, claims)
     p.cookies.set(reply, refreshed.token, refreshed.claims)
     const entry = p.verified.remember(refreshed.token, refreshed.claims, refreshed.key, now, true)
+    if (this.audit.on) this.audit.emit(request, 'session.refreshed', { reason: 'expired_token', userId: userIdOf(entry.claims), aud: entry.aud })
     // A refresh is a sighting that also adds the session when the list lacks it (one the app created itself).
     p.list?.sighted(entry, request, now)
     return entry

@@ -7,6 +7,7 @@ import type { BasicAuthChecker, MaybePromise, User, UserData } from '../../lib/u
 
 export type { BasicAuthChecker, BasicAuthResult, MaybePromise } from '../../lib/user.js'
 import type { Logger } from '../../lib/logger.js'
+import type { Audit } from '../../lib/audit/audit.js'
 import type { JwsKey } from './jws.js'
 import type { ResolvedRateLimit } from '../../lib/throttle/options.js'
 import type { ClientKey } from '../../lib/throttle/client.js'
@@ -228,6 +229,8 @@ export interface ResolvedOptions {
   clientKey: ClientKey
   /** The cross-site check of login, confirm and logout routes; false when off. */
   crossSite: CrossSiteGuard | false
+  /** Publishes the audit events (`onEvent` and the `gatehouse:audit` channel); `audit.on` before building one. */
+  audit: Audit
 }
 
 /**

@@ -9,7 +9,11 @@ import { audOf, checkClaims, nowSeconds, unauthorized } from './claims.js'
 import type { AudienceRule } from './audience.js'
 import type { Claims, TokenPurpose } from './types.js'
 
-export type Verify = (token: string, purpose: TokenPurpose) => Promise<{ claims: Claims; key: JwsKey }>
+/** What a verification found: the claims, the key that verified them, and the key that signs now (`current`). */
+export type Verify = (token: string, purpose: TokenPurpose) => Promise<{ claims: Claims; key: JwsKey; current: JwsKey }>
+
+/** The refusal of a token whose `kid` is in no ring (its key was removed, or never existed). */
+export const UNKNOWN_KEY = 'unknown key id'
 
 export function createVerifier (keys: KeyRings, issuer: string, audiences: AudienceRule): Verify {
   return async function verify (token, purpose) {
@@ -24,9 +28,9 @@ export function createVerifier (keys: KeyRings, issuer: string, audiences: Audie
     const r = keys.ring(audience, purpose)
     const ring = r instanceof KeyRing ? r : await r
     const key = ring.pick(d.header.kid)
-    if (key === undefined) throw unauthorized('unknown key id')
+    if (key === undefined) throw unauthorized(UNKNOWN_KEY)
     if (d.header.alg !== key.alg) throw unauthorized('algorithm not allowed')
     if (!key.verify(d.input, d.signature)) throw unauthorized('invalid token')
-    return { claims: checkClaims(d.payload, purpose, issuer, nowSeconds()), key }
+    return { claims: checkClaims(d.payload, purpose, issuer, nowSeconds()), key, current: ring.signer }
   }
 }

@@ -17,7 +17,7 @@ import { importDriver } from '../../lib/optional-driver.js'
 import { requireSecondFactorOf } from '../../lib/second-factor.js'
 import { applyAuthScope } from '../../plugins/core/scope.js'
 import { providerStateStore } from '../../plugins/core/mount.js'
-import { appOfKit, providerKit } from '../../plugins/core/kit.js'
+import { appOfKit, auditOfKit, providerKit } from '../../plugins/core/kit.js'
 import { openPasskeyStore } from '../../stores/passkey/index.js'
 import { ceremonies } from './ceremony.js'
 import type { PasskeyContext, WebAuthn } from './context.js'
@@ -58,7 +58,7 @@ async function passkey (fastify: FastifyInstance, opts: PasskeyProviderOptions):
     continuesLogin: () => true
   })
   fastify.register(async (scope) => {
-    applyAuthScope(scope, kit.logger)
+    applyAuthScope(scope, kit.logger, auditOfKit(kit))
     scope.addHook('onRoute', (route) => { route.bodyLimit = BODY_LIMIT })
     registrationRoutes(scope, ctx)
   }, { prefix: `${kit.authPrefix}/${o.name}` })

@@ -3,7 +3,8 @@
  * (`GET …/credentials`), delete one (`DELETE …/credentials/:id`). Every route needs a session (with the XSRF
  * header for cookie sessions), so nobody can add a passkey to an account they are not signed in to.
  */
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { auditOfKit } from '../../plugins/core/kit.js'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import type { UserData } from '../../lib/user.js'
 import type { PasskeyCredential } from '../../stores/passkey/index.js'
@@ -70,6 +71,7 @@ export function registrationRoutes (scope: FastifyInstance, ctx: PasskeyContext)
     if (added === 'exists') throw new HttpError(409, 'passkey already registered', 'this authenticator\'s passkey is registered already', ErrorCodes.CONFLICT)
     if (added === 'full') throw tooMany(o.maxPerUser)
     log('INFO', 'passkey added for user %s', user.id)
+    auditPasskey(ctx, request, 'passkey.added', user.id)
     return await reply.code(201).send(passkeyInfo(credential))
   })
 
@@ -85,8 +87,15 @@ export function registrationRoutes (scope: FastifyInstance, ctx: PasskeyContext)
     // Another user's passkey answers exactly as an unknown one.
     if (!(await passkeys.remove(user.id, id))) throw new HttpError(404, 'not found', 'no such passkey')
     log('INFO', 'passkey removed for user %s', user.id)
+    auditPasskey(ctx, request, 'passkey.removed', user.id)
     return await reply.send({ status: 'deleted', id })
   })
+}
+
+/** `passkey.added` / `passkey.removed` for the signed-in user (no credential data: the user id says whose). */
+function auditPasskey (ctx: PasskeyContext, request: FastifyRequest, type: 'passkey.added' | 'passkey.removed', userId: string): void {
+  const audit = auditOfKit(ctx.kit)
+  if (audit.on) audit.emit(request, type, { reason: type === 'passkey.added' ? 'registered' : 'removed_by_user', provider: ctx.o.name, userId })
 }
 
 /** What is kept of the user with the passkey: who they are, not what a session added (roles come from the claims updater). */

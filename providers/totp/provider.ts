@@ -16,7 +16,7 @@ import { importDriver } from '../../lib/optional-driver.js'
 import { requireSecondFactorOf } from '../../lib/second-factor.js'
 import { applyAuthScope } from '../../plugins/core/scope.js'
 import { providerStateStore } from '../../plugins/core/mount.js'
-import { appOfKit, providerKit } from '../../plugins/core/kit.js'
+import { appOfKit, auditOfKit, providerKit } from '../../plugins/core/kit.js'
 import { openTotpStore } from '../../stores/totp/index.js'
 import type { OtpAuth } from './codes.js'
 import type { QrCode, TotpContext } from './context.js'
@@ -51,7 +51,7 @@ async function totp (fastify: FastifyInstance, opts: TotpProviderOptions): Promi
   // Counted as a login request (rateLimit.login) like a password post; the audience was kept by the password step.
   kit.mount({ name: o.name, login: totpLogin(ctx, pending) }, { continuesLogin: () => true })
   fastify.register(async (scope) => {
-    applyAuthScope(scope, kit.logger)
+    applyAuthScope(scope, kit.logger, auditOfKit(kit))
     scope.addHook('onRoute', (route) => { route.bodyLimit = BODY_LIMIT })
     managementRoutes(scope, ctx)
   }, { prefix: `${kit.authPrefix}/${o.name}` })

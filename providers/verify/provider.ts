@@ -15,7 +15,8 @@ import type { StateStore } from '../../lib/state-store/types.js'
 import { queryText, requestFields, type LoginRequest } from '../../lib/login-request.js'
 import { continuePage } from '../../lib/cross-site.js'
 import { providerStateStore, type MountOptions } from '../../plugins/core/mount.js'
-import { providerKit, type ProviderKit } from '../../plugins/core/kit.js'
+import { auditOfKit, providerKit, type ProviderKit } from '../../plugins/core/kit.js'
+import { maskAddress } from '../../lib/audit/audit.js'
 import type { AuthProvider, Claims } from '../../plugins/core/types.js'
 import { Deadline } from '../../lib/http/deadline.js'
 import { inSpan, SpanKinds } from '../../lib/telemetry/spans.js'
@@ -91,6 +92,8 @@ export function createVerifyProvider (kit: ProviderKit, name: string, template: 
       throw sendFailure(kit, name, send.peer ?? 'sender', err)
     }
     kit.logger.logf('[INFO] verified provider %s: confirmation sent for user %s', name, user)
+    const audit = auditOfKit(kit)
+    if (audit.on) audit.emit(request, 'confirmation.sent', { reason: 'sent', provider: name, aud, to: maskAddress(address) })
     return reply.send({ status: 'sent', user, address })
   }
 

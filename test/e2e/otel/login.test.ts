@@ -5,11 +5,15 @@
  * semantic conventions and none carries the password, the token or the secret.
  */
 import t from 'tap'
+import { subscribe } from 'node:diagnostics_channel'
 import Fastify, { type FastifyInstance } from 'fastify'
 import FastifyOtelInstrumentation from '@fastify/otel'
 import type {} from '../../../augment.js'
 import { authPlugin } from '../../../plugins/auth.js'
+import { MemoryStateStore } from '../../../lib/state-store/memory.js'
+import { StateStoreError } from '../../../lib/state-store/types.js'
 import { resetTelemetry } from '../../../lib/telemetry/index.js'
+import { AUDIT_CHANNEL, type AuditEvent } from '../../../lib/audit/events.js'
 import { emittedTexts, parentOf, spansNamed, startSdk } from '../../helpers/otel-sdk.js'
 
 const SECRET = 'otel-login-test-secret-0123456789abcdef'
@@ -17,9 +21,12 @@ const PASSWORD = 'alice-password-7f3a9c'
 const WRONG = 'wrong-guess-5d1e'
 
 const sdk = startSdk()
+/** Every audit event of the file, in order (a subscriber of the channel, as a SIEM shipper would be). */
+const events: AuditEvent[] = []
+subscribe(AUDIT_CHANNEL, (e) => { events.push(e as AuditEvent) })
 t.teardown(async () => { resetTelemetry(); await sdk.shutdown() })
 
-async function build (): Promise<FastifyInstance> {
+async function build (extra: Record<string, unknown> = {}): Promise<FastifyInstance> {
   const app = Fastify()
   const otel = new FastifyOtelInstrumentation()
   otel.setTracerProvider(sdk.tracerProvider)
@@ -27,7 +34,8 @@ async function build (): Promise<FastifyInstance> {
   await app.register(authPlugin, {
     secret: () => SECRET,
     url: 'http://127.0.0.1',
-    providers: [{ kind: 'direct', name: 'local', checker: (u: string, p: string) => u === 'alice' && p === PASSWORD }]
+    providers: [{ kind: 'direct', name: 'local', checker: (u: string, p: string) => u === 'alice' && p === PASSWORD }],
+    ...extra
   })
   app.get('/private', { preHandler: app.auth.authenticate }, async (req) => ({ name: req.user!.name }))
   await app.ready()
@@ -51,17 +59,34 @@ function cookiesOf (res: Awaited<ReturnType<typeof login>>): { header: string, t
   return { header: res.cookies.map((c) => `${c.name}=${c.value}`).join('; '), token: jar.JWT!, xsrf: jar['XSRF-TOKEN']! }
 }
 
+/** The sum of the counter `name`'s data points whose labels include `labels`. */
+async function counter (name: string, labels: Record<string, string>): Promise<number> {
+  const points = (await sdk.collect()).get(name) ?? []
+  return points.filter((p) => Object.entries(labels).every(([k, v]) => p.attributes[k] === v)).reduce((n, p) => n + (p.value as number), 0)
+}
+
+/** The types of the events published since `from`, with their reasons. */
+function eventsSince (from: number): string[] {
+  return events.slice(from).map((e) => `${e.type}:${e.reason}`)
+}
+
 /** Asserts that no span attribute or metric label holds any of `secrets`. */
 async function noSecrets (t: Tap.Test, secrets: string[]): Promise<void> {
   const texts = emittedTexts(sdk.spans.getFinishedSpans(), (await sdk.collect()).values())
   for (const secret of secrets) t.notOk(texts.some((v) => v.includes(secret)), `no attribute or label holds ${secret.slice(0, 6)}…`)
 }
 
-t.test('a password login: its span under Fastify\'s request span, state-store spans under it, the duration metric', async (t) => {
+t.test('a password login: its span under Fastify\'s request span, state-store spans under it, its audit event and metrics', async (t) => {
   sdk.spans.reset()
   const app = await build()
+  const from = events.length
+  const succeeded = await counter('gatehouse.logins', { 'gatehouse.provider': 'local', 'gatehouse.outcome': 'success' })
   const res = await login(app, PASSWORD)
   t.equal(res.statusCode, 200, res.body)
+  t.same(eventsSince(from), ['login.succeeded:session_issued'], 'one audit event')
+  const user = JSON.parse(res.body) as { id: string }
+  t.match(events[from], { type: 'login.succeeded', provider: 'local', outcome: 'success', userId: user.id, requestId: String, ip: String, sessionOnly: false })
+  t.equal(await counter('gatehouse.logins', { 'gatehouse.provider': 'local', 'gatehouse.outcome': 'success', 'gatehouse.reason': 'session_issued' }) - succeeded, 1, 'gatehouse.logins counted it')
   const [span, ...others] = spansNamed(sdk.spans, 'gatehouse.login.start')
   t.equal(others.length, 0, 'one login span')
   t.same(span!.attributes, { 'gatehouse.provider': 'local', 'gatehouse.login.step': 'start' })
@@ -88,12 +113,28 @@ t.test('a password login: its span under Fastify\'s request span, state-store sp
   await noSecrets(t, [PASSWORD, SECRET, token, xsrf])
 })
 
-t.test('a lockout: refused logins are failed spans with the error code, the 429 too', async (t) => {
+t.test('a lockout: refused logins are failed spans with the error code, the 429 too; the audit events and counters', async (t) => {
   sdk.spans.reset()
   const app = await build()
+  const from = events.length
+  const before = {
+    failed: await counter('gatehouse.logins', { 'gatehouse.outcome': 'failure', 'gatehouse.reason': 'bad_credentials' }),
+    locked: await counter('gatehouse.logins', { 'gatehouse.outcome': 'failure', 'gatehouse.reason': 'locked' }),
+    lockouts: await counter('gatehouse.lockouts', { 'gatehouse.lockout.scope': 'account' }),
+    limited: await counter('gatehouse.rate_limited', { 'gatehouse.reason': 'locked' })
+  }
   const statuses: number[] = []
   for (let i = 0; i < 6; i++) statuses.push((await login(app, WRONG)).statusCode)
   t.same(statuses, [403, 403, 403, 403, 403, 429], 'five refusals, then the lockout')
+  t.same(eventsSince(from), [
+    'login.failed:bad_credentials', 'login.failed:bad_credentials', 'login.failed:bad_credentials', 'login.failed:bad_credentials',
+    'lockout.started:failures_on_account', 'login.failed:bad_credentials', 'rate_limited:locked', 'login.failed:locked'
+  ], 'the audit events in order: the fifth failure starts the lockout, the sixth attempt is rate limited')
+  t.match(events.find((e, i) => i >= from && e.type === 'lockout.started'), { scope: 'account', durationMs: 60_000 })
+  t.equal(await counter('gatehouse.logins', { 'gatehouse.outcome': 'failure', 'gatehouse.reason': 'bad_credentials' }) - before.failed, 5, 'five bad credentials counted')
+  t.equal(await counter('gatehouse.logins', { 'gatehouse.outcome': 'failure', 'gatehouse.reason': 'locked' }) - before.locked, 1, 'one locked login counted')
+  t.equal(await counter('gatehouse.lockouts', { 'gatehouse.lockout.scope': 'account' }) - before.lockouts, 1, 'one lockout counted')
+  t.equal(await counter('gatehouse.rate_limited', { 'gatehouse.reason': 'locked' }) - before.limited, 1, 'one 429 counted')
   const spans = spansNamed(sdk.spans, 'gatehouse.login.start')
   t.equal(spans.length, 6)
   t.ok(spans.every((s) => s.status.code === 2), 'every refused login is an error span')
@@ -108,6 +149,8 @@ t.test('a lockout: refused logins are failed spans with the error code, the 429 
 t.test('a revocation: the state-store calls of revokeUser are traced, the revoked session refused', async (t) => {
   sdk.spans.reset()
   const app = await build()
+  const from = events.length
+  const refused = await counter('gatehouse.refusals', { 'gatehouse.event': 'session.refused', 'gatehouse.reason': 'revoked' })
   const res = await login(app, PASSWORD)
   const { header, token, xsrf } = cookiesOf(res)
   const user = JSON.parse(res.body) as { id: string }
@@ -117,7 +160,39 @@ t.test('a revocation: the state-store calls of revokeUser are traced, the revoke
   const calls = sdk.spans.getFinishedSpans().filter((s) => s.name.startsWith('gatehouse.state_store.'))
   t.ok(calls.length > 0, 'revokeUser wrote to the state store')
   t.ok(calls.every((s) => s.status.code !== 2), 'and every call succeeded')
-  const refused = await app.inject({ url: '/private', headers: { cookie: header, 'x-xsrf-token': xsrf } })
-  t.equal(refused.statusCode, 401, 'the revoked session is refused')
+  const after = await app.inject({ url: '/private', headers: { cookie: header, 'x-xsrf-token': xsrf } })
+  t.equal(after.statusCode, 401, 'the revoked session is refused')
+  t.same(eventsSince(from), ['login.succeeded:session_issued', 'session.revoked:revokeUser', 'session.refused:revoked'], 'the audit events in order')
+  t.match(events.at(-2), { by: 'revokeUser', scope: 'user', userId: user.id })
+  t.match(events.at(-1), { source: 'cookie', userId: user.id })
+  t.equal(await counter('gatehouse.refusals', { 'gatehouse.event': 'session.refused', 'gatehouse.reason': 'revoked' }) - refused, 1, 'the refusal counted')
   await noSecrets(t, [PASSWORD, SECRET, token, xsrf, user.id.slice(6)])
+})
+
+t.test('a state store that is down: a 503, its failed span, the unavailable counter', async (t) => {
+  const store = new MemoryStateStore()
+  let down = false
+  const increment = store.increment.bind(store)
+  store.increment = async (...args) => {
+    if (down) throw new StateStoreError('connection refused')
+    return await increment(...args)
+  }
+  t.teardown(() => store.close())
+  const app = await build({ stateStore: store })
+  const from = events.length
+  const before = await counter('gatehouse.state_store.unavailable', {})
+  down = true
+  sdk.spans.reset()
+  const res = await login(app, PASSWORD)
+  t.equal(res.statusCode, 503, res.body)
+  t.equal(res.json().code, 'GATEHOUSE_STATE_STORE')
+  t.same(eventsSince(from).filter((e) => e.startsWith('state_store.')), ['state_store.unavailable:unavailable'], 'the audit event')
+  t.equal(await counter('gatehouse.state_store.unavailable', {}) - before, 1, 'one 503 counted')
+  const [failed] = spansNamed(sdk.spans, 'gatehouse.state_store.increment')
+  t.equal(failed?.attributes['error.type'], 'GATEHOUSE_STATE_STORE', 'the failed call is an error span')
+  t.equal(failed?.status.code, 2)
+  const [span] = spansNamed(sdk.spans, 'gatehouse.login.start')
+  t.equal(span?.attributes['error.type'], 'GATEHOUSE_STATE_STORE', 'and so is the login')
+  const durations = (await sdk.collect()).get('gatehouse.state_store.duration') ?? []
+  t.ok(durations.some((p) => p.attributes['error.type'] === 'GATEHOUSE_STATE_STORE'), 'the failed call timed with its error.type')
 })

@@ -6,6 +6,7 @@
  * client secret; discovery is traced at start.
  */
 import t from 'tap'
+import { subscribe } from 'node:diagnostics_channel'
 import { randomBytes } from 'node:crypto'
 import Fastify from 'fastify'
 import FastifyOtelInstrumentation from '@fastify/otel'
@@ -16,9 +17,12 @@ import { otelRequestHook, resetTelemetry } from '../../../lib/telemetry/index.js
 import { Browser } from '../../oauth2/browser.js'
 import { png } from '../../avatar/pictures.js'
 import { startOidcServer } from '../../helpers/oidc-server.js'
+import { AUDIT_CHANNEL, type AuditEvent } from '../../../lib/audit/events.js'
 import { emittedTexts, parentOf, spansNamed, startSdk } from '../../helpers/otel-sdk.js'
 
 const sdk = startSdk()
+const events: AuditEvent[] = []
+subscribe(AUDIT_CHANNEL, (e) => { events.push(e as AuditEvent) })
 t.teardown(async () => { resetTelemetry(); await sdk.shutdown() })
 
 const APP_URL = 'http://app.test'
@@ -74,6 +78,10 @@ t.test('an OIDC login: one trace per request, the provider calls under the callb
   const state = authorize.searchParams.get('state')!
   t.ok(code !== '' && state !== '', 'the code and the state of the login')
   await new Promise((resolve) => setImmediate(resolve))
+  t.same(events.map((e) => `${e.type}:${e.reason}`), ['login.succeeded:session_issued'], 'one audit event: the login')
+  t.match(events[0], { provider: 'oidc', outcome: 'success', userId: JSON.parse(nav.body).id })
+  const logins = (await sdk.collect()).get('gatehouse.logins')
+  t.same(logins?.map((p) => [p.attributes, p.value]), [[{ 'gatehouse.provider': 'oidc', 'gatehouse.outcome': 'success', 'gatehouse.reason': 'session_issued' }, 1]], 'gatehouse.logins')
 
   const all = sdk.spans.getFinishedSpans()
   const byId = new Map(all.map((s) => [s.spanContext().spanId, s]))
@@ -107,7 +115,8 @@ t.test('an OIDC login: one trace per request, the provider calls under the callb
   t.equal(requestSpan?.attributes['url.path'], '/auth/oidc/callback', "@fastify/otel's request span: the path alone (otelRequestHook)")
   t.equal(requestSpan?.attributes['url.query'], 'code=REDACTED&state=REDACTED&iss=REDACTED', '… and the query names only')
   const texts = emittedTexts(all, (await sdk.collect()).values())
+  texts.push(...events.flatMap((e) => Object.values(e).map(String)))
   for (const secret of [code, state, CLIENT.csecret, 'picture-signature-77aa']) {
-    t.notOk(texts.some((v) => v.includes(secret)), `no attribute or label holds ${secret.slice(0, 6)}…`)
+    t.notOk(texts.some((v) => v.includes(secret)), `no attribute, label or event field holds ${secret.slice(0, 6)}…`)
   }
 })

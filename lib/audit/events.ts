@@ -1,0 +1,138 @@
+/**
+ * The audit events (`gatehouse:audit`): one typed record per security decision the package makes, for a host to
+ * ship to its SIEM. The catalogue with every field and reason code is docs/reference/events.md.
+ *
+ * What an event never carries: a token, a password, a secret, a one-time value (OAuth2 code or state, confirmation
+ * link, TOTP or recovery code), the session id (it doubles as the XSRF value) or a full e-mail address (masked by
+ * `maskAddress`). The whole test suite checks every event it causes for these (test/helpers/secret-check.ts).
+ */
+
+/** The name of the `node:diagnostics_channel` channel the events are published on. */
+export const AUDIT_CHANNEL = 'gatehouse:audit'
+
+/** Whether the decision let the request through (`success`), refused it (`failure`) or is waiting on the user (`pending`). */
+export type AuditOutcome = 'success' | 'failure' | 'pending'
+
+/** The fields every event carries. */
+export interface AuditBase {
+  /** `request.id` of the request the decision was made in; undefined outside a request (`revokeUser` from a job). */
+  readonly requestId: string | undefined
+  /** When the decision was made (ms since the epoch). */
+  readonly at: number
+  /** The provider the request was for (its mounted name), when the decision belongs to one. */
+  readonly provider: string | undefined
+  readonly outcome: AuditOutcome
+  /** A stable, snake_case code saying why (the catalogue lists them per event). */
+  readonly reason: string
+  /** The user id the session carries (providers hash it: `github_3f1c…`), when known. */
+  readonly userId: string | undefined
+  /** The client as throttling sees it (`rateLimit.clientKey`: the address, IPv6 by /64). */
+  readonly ip: string | undefined
+  /** The session's audience (`site`), when known. */
+  readonly aud: string | undefined
+}
+
+/** A login ended with a session. */
+export interface LoginSucceededEvent extends AuditBase {
+  readonly type: 'login.succeeded'
+  /** True when the cookies are session-only (`session=1`). */
+  readonly sessionOnly: boolean
+}
+/** A login request or callback was refused (the reason says why: `bad_credentials`, `locked`, `throttled`, …). */
+export interface LoginFailedEvent extends AuditBase {
+  readonly type: 'login.failed'
+  /** The HTTP status the client got. */
+  readonly status: number
+}
+/** The first factor passed; the login waits for a second one (passkey or authenticator app). */
+export interface LoginSecondFactorRequiredEvent extends AuditBase { readonly type: 'login.second_factor_required' }
+/** A user signed out through a `/logout` route. */
+export interface LogoutEvent extends AuditBase {
+  readonly type: 'logout'
+  /** True when every session of the user was ended (`?all=1`). */
+  readonly everywhere: boolean
+}
+/** An expired cookie session got a new token (same session). */
+export interface SessionRefreshedEvent extends AuditBase { readonly type: 'session.refreshed' }
+/** Who ended a session (or all of a user's): the `reason` repeats it. */
+export type RevokedBy = 'logout' | 'revokeSession' | 'revokeUser' | 'key_removed'
+/** A session, or every session of a user, was ended server-side. */
+export interface SessionRevokedEvent extends AuditBase {
+  readonly type: 'session.revoked'
+  readonly by: RevokedBy
+  /** One session, or every session of the user. */
+  readonly scope: 'session' | 'user'
+}
+/** A presented session was refused (`expired`, `session_expired`, `revoked`, `xsrf`, `audience`, `validator`, `invalid`). */
+export interface SessionRefusedEvent extends AuditBase {
+  readonly type: 'session.refused'
+  /** Where the refused token came from. */
+  readonly source: 'query' | 'header' | 'cookie'
+}
+/** Failed credential checks locked an account name or a client address. */
+export interface LockoutStartedEvent extends AuditBase {
+  readonly type: 'lockout.started'
+  /** What is locked: the account name (any client) or the client address (any account). */
+  readonly scope: 'account' | 'ip'
+  /** How long the lock lasts (ms). */
+  readonly durationMs: number
+}
+/** A request was refused 429 by a rate limit (the `reason` names the limit). */
+export interface RateLimitedEvent extends AuditBase {
+  readonly type: 'rate_limited'
+  /** When a new attempt may succeed (ms from now). */
+  readonly retryAfterMs: number
+}
+/** A cross-site request to a login, confirm or logout route was refused. */
+export interface CrossSiteRefusedEvent extends AuditBase {
+  readonly type: 'cross_site.refused'
+  /** The route kind refused. */
+  readonly route: 'login' | 'logout'
+  /** The request's `Origin` header, when sent. */
+  readonly origin: string | undefined
+  /** The request's `Sec-Fetch-Site` header, when sent. */
+  readonly fetchSite: string | undefined
+}
+/** A confirmation message (verified login) was handed to the sender. */
+export interface ConfirmationSentEvent extends AuditBase {
+  readonly type: 'confirmation.sent'
+  /** The destination, masked (`a…@example.com`). */
+  readonly to: string
+}
+/** A passkey was registered for the signed-in user. */
+export interface PasskeyAddedEvent extends AuditBase { readonly type: 'passkey.added' }
+/** A passkey of the signed-in user was removed. */
+export interface PasskeyRemovedEvent extends AuditBase { readonly type: 'passkey.removed' }
+/** The state store could not answer: the request got 503 `GATEHOUSE_STATE_STORE`. */
+export interface StateStoreUnavailableEvent extends AuditBase { readonly type: 'state_store.unavailable' }
+/** A session token signed by a key that no longer signs (an older key of the ring) was accepted. */
+export interface KeyRotatedEvent extends AuditBase {
+  readonly type: 'key.rotated'
+  /** The `kid` of the older key. */
+  readonly kid: string
+  /** The `kid` of the key that signs now. */
+  readonly currentKid: string
+}
+
+/** Every audit event, discriminated by `type`. */
+export type AuditEvent =
+  | LoginSucceededEvent | LoginFailedEvent | LoginSecondFactorRequiredEvent | LogoutEvent
+  | SessionRefreshedEvent | SessionRevokedEvent | SessionRefusedEvent
+  | LockoutStartedEvent | RateLimitedEvent | CrossSiteRefusedEvent | ConfirmationSentEvent
+  | PasskeyAddedEvent | PasskeyRemovedEvent | StateStoreUnavailableEvent | KeyRotatedEvent
+
+/** The name of an event type. */
+export type AuditEventType = AuditEvent['type']
+
+/** The event of one type. */
+export type AuditEventOf<T extends AuditEventType> = Extract<AuditEvent, { type: T }>
+
+/** Receives every audit event of one root plugin (the `onEvent` option). Errors it throws are logged, never answered. */
+export type AuditListener = (event: AuditEvent) => void | Promise<void>
+
+/** Every event type, in catalogue order. */
+export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
+  'login.succeeded', 'login.failed', 'login.second_factor_required', 'logout', 'session.refreshed', 'session.revoked',
+  'session.refused', 'lockout.started', 'rate_limited', 'cross_site.refused', 'confirmation.sent', 'passkey.added',
+  'passkey.removed', 'state_store.unavailable', 'key.rotated'
+]

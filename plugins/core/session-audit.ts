@@ -1,0 +1,60 @@
+/**
+ * The audit of a presented session the session reader refused: which check said no, as the stable reason of a
+ * `session.refused` event (or `state_store.unavailable` when the store could not answer). Called only on the way
+ * out of a refusal, never on a served request.
+ */
+import type { FastifyRequest } from 'fastify'
+import { ErrorCodes, HttpError } from '../../lib/errors.js'
+import type { Audit } from '../../lib/audit/audit.js'
+import type { SessionRefusedEvent } from '../../lib/audit/events.js'
+import { StateStoreError } from '../../lib/state-store/types.js'
+import { audOf } from './claims.js'
+import { VALIDATOR_REFUSAL } from './post-check.js'
+import { FROM_COOKIE, FROM_HEADER, type TokenSource } from './token-reader.js'
+import { UNKNOWN_KEY } from './verify.js'
+import type { Claims } from './types.js'
+
+const REASONS: Record<string, string> = {
+  [ErrorCodes.XSRF]: 'xsrf',
+  [ErrorCodes.FORBIDDEN]: 'audience',
+  [ErrorCodes.TOKEN_EXPIRED]: 'expired',
+  [ErrorCodes.SESSION_EXPIRED]: 'session_expired',
+  [ErrorCodes.SESSION_REVOKED]: 'revoked'
+}
+
+/** The reason of a refusal: the check's, or `validator`, `unknown_key`, else `invalid` (signature, claims, form). */
+export function refusalReason (err: HttpError): string {
+  if (err.details === VALIDATOR_REFUSAL) return 'validator'
+  if (err.details === UNKNOWN_KEY) return 'unknown_key'
+  return REASONS[err.code] ?? 'invalid'
+}
+
+/** Where a token came from, as events name it. */
+export function sourceName (source: TokenSource): SessionRefusedEvent['source'] {
+  return source === FROM_COOKIE ? 'cookie' : source === FROM_HEADER ? 'header' : 'query'
+}
+
+/** The user id verified claims carry, when they carry one. */
+export function userIdOf (claims: Claims | undefined): string | undefined {
+  const id = claims?.user?.id
+  return typeof id === 'string' ? id : undefined
+}
+
+/**
+ * Emits what a refusal tells (when anybody listens) and gives the error back to be thrown. `claims` are the
+ * verified claims when the refusal came after verification (else the token's user and audience are not told).
+ */
+export function refused (audit: Audit, err: unknown, request: FastifyRequest, source: TokenSource, claims?: Claims): unknown {
+  if (!(err instanceof HttpError) || !audit.on) return err
+  if (err instanceof StateStoreError) {
+    audit.storeDown(request, err)
+    return err
+  }
+  audit.emit(request, 'session.refused', {
+    reason: refusalReason(err),
+    source: sourceName(source),
+    userId: userIdOf(claims),
+    aud: claims === undefined ? undefined : audOf(claims)
+  })
+  return err
+}
