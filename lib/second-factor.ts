@@ -44,7 +44,10 @@ export interface SecondFactorStep { method: string; details: string }
  */
 export type SecondFactor = (request: FastifyRequest, reply: FastifyReply, login: FirstFactorLogin) => Promise<SecondFactorStep | undefined>
 
-/** Resolves undefined when the user holds no second factor (the login completes), or the 401 it answered with. */
+/**
+ * Answers 401 when the user holds one of the second factors, else leaves the reply alone (the login completes).
+ * Tell which by `reply.sent`: the promise resolves undefined either way, a sent Fastify reply being a thenable.
+ */
 export type SecondFactors = (request: FastifyRequest, reply: FastifyReply, login: FirstFactorLogin) => Promise<FastifyReply | undefined>
 
 interface Registry { takers: Set<string>; factors: Map<string, Array<{ method: string; factor: SecondFactor }>> }

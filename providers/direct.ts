@@ -48,11 +48,14 @@ export function createDirectProvider (kit: ProviderKit, name: string, checker: C
       })
       const result = { user: { name: user, id: userId(name, user) }, ...login }
       // A second factor required of this provider (e.g. passkeys) may take the login over: then no session yet.
-      const pending = await secondFactorOf(appOfKit(kit), name)?.(request, reply, result)
-      if (pending === undefined) return await kit.completeLogin(request, reply, result)
+      await secondFactorOf(appOfKit(kit), name)?.(request, reply, result)
+      // Whether a factor answered is told by the reply, not by what the step resolved: awaiting a sent Fastify
+      // reply (a thenable) resolves undefined, which used to complete the login behind the 401 (a session issued
+      // and listed, though its cookies could no longer be sent).
+      if (!reply.sent) return await kit.completeLogin(request, reply, result)
       const audit = auditOfKit(kit)
       if (audit.on) audit.emit(request, 'login.second_factor_required', { reason: 'second_factor', provider: name, userId: result.user.id, aud: login.aud })
-      return pending
+      return reply
     }
   }
 }

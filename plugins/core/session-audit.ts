@@ -25,8 +25,13 @@ const REASONS: Record<string, string> = {
 /** The reason of a refusal: the check's, or `validator`, `unknown_key`, else `invalid` (signature, claims, form). */
 export function refusalReason (err: HttpError): string {
   if (err.details === VALIDATOR_REFUSAL) return 'validator'
-  if (err.details === UNKNOWN_KEY) return 'unknown_key'
+  if (keyRemoved(err)) return 'unknown_key'
   return REASONS[err.code] ?? 'invalid'
+}
+
+/** True for the refusal of a token whose key is in no ring. */
+export function keyRemoved (err: unknown): boolean {
+  return err instanceof HttpError && err.details === UNKNOWN_KEY
 }
 
 /** Where a token came from, as events name it. */

@@ -24,7 +24,7 @@ import { mustRefresh, type SessionLifetime } from './lifetime.js'
 import { Issuer } from './issue.js'
 import { SessionCookies } from './cookies.js'
 import { PostCheck } from './post-check.js'
-import { refused, userIdOf } from './session-audit.js'
+import { keyRemoved, refused, userIdOf } from './session-audit.js'
 import type { Audit } from '../../lib/audit/audit.js'
 import { VerifiedSessions } from './verified-sessions.js'
 import { SEEN_INTERVAL_MS, type SessionList } from './sessions.js'
@@ -154,7 +154,7 @@ class SessionReader {
   private async slow (token: string, source: TokenSource, cached: CachedSession | undefined, now: number, request: FastifyRequest, reply: FastifyReply): Promise<Session> {
     const seen: { claims?: Claims } = {}
     try {
-      const entry = cached === undefined ? undefined : await this.recheck(cached, now, request)
+      const entry = cached === undefined ? undefined : await this.p.verified.recheck(cached, now)
       if (entry === undefined) return await this.p.check.validated(await this.fresh(token, source, request, reply, seen))
       seen.claims = entry.claims
       entry.hit = true
@@ -162,17 +162,12 @@ class SessionReader {
       if (now - entry.seenAt >= SEEN_INTERVAL_MS) this.p.list!.sighted(entry, request, now)
       return await this.p.check.validated(entry)
     } catch (err) {
+      // A session this instance had verified, whose key is in no ring any more: the key's removal ended it.
+      if (cached !== undefined && cached.expiresAt > now && keyRemoved(err) && this.audit.on) {
+        this.audit.emit(request, 'session.revoked', { reason: 'key_removed', by: 'key_removed', scope: 'session', userId: cached.subject.userId, aud: cached.aud })
+      }
       throw refused(this.audit, err, request, source, seen.claims ?? cached?.claims)
     }
-  }
-
-  /** The cache's recheck; a live entry dropped by it lost its key (the secret reader no longer returns it). */
-  private async recheck (cached: CachedSession, now: number, request: FastifyRequest): Promise<CachedSession | undefined> {
-    const entry = await this.p.verified.recheck(cached, now)
-    if (entry === undefined && cached.expiresAt > now && this.audit.on) {
-      this.audit.emit(request, 'session.revoked', { reason: 'key_removed', by: 'key_removed', scope: 'session', userId: cached.subject.userId, aud: cached.aud })
-    }
-    return entry
   }
 
   /** A token not in the cache: verify, admit, revocation, then either cache it or refresh it (cookie sessions only). */
