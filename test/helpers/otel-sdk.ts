@@ -2,11 +2,39 @@
  * A real OpenTelemetry SDK for the telemetry tests, registered globally before any app is built (as a host does):
  * a tracer provider with the in-memory span exporter, a meter provider read on demand, and the AsyncLocalStorage
  * context manager that carries the active span across awaits.
+ *
+ * It also hooks the suite-wide secret check (secret-check.ts) into what the SDK sees: every span that ends and
+ * every metric data point collected (at each `collect()` and at shutdown) goes through `assertNoSecret`. Only a
+ * process with an SDK emits spans or metrics (without one the package starts none), so these are all the spans
+ * and labels of the suite, and no other test process loads the SDK for it.
  */
 import { context, metrics, trace, type Attributes } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics'
+
+import { assertNoSecret } from './secret-check.js'
+
+/**
+ * Semantic-convention keys that the check's key rule (`/token|passw|secret|code/`) would take for a secret's
+ * name: their values are still checked.
+ */
+const CONVENTION_KEYS = new Set(['http.response.status_code'])
+
+/** The secret check on one span's attributes or one data point's labels. */
+export function checkAttributes (where: string, attributes: Attributes): void {
+  const named = Object.fromEntries(Object.entries(attributes).filter(([k]) => !CONVENTION_KEYS.has(k)))
+  assertNoSecret(where, named)
+  assertNoSecret(where, Object.values(attributes))
+}
+
+/** Checks every span as it ends. */
+const checkingProcessor: SpanProcessor = {
+  onStart () {},
+  onEnd (span) { checkAttributes(`span ${span.name}`, span.attributes) },
+  async forceFlush () {},
+  async shutdown () {}
+}
 
 export interface Sdk {
   spans: InMemorySpanExporter
@@ -18,7 +46,7 @@ export interface Sdk {
 
 export function startSdk (): Sdk {
   const spans = new InMemorySpanExporter()
-  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] })
+  const tracerProvider = new BasicTracerProvider({ spanProcessors: [checkingProcessor, new SimpleSpanProcessor(spans)] })
   const reader = new PeriodicExportingMetricReader({ exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE), exportIntervalMillis: 3_600_000 })
   const meterProvider = new MeterProvider({ readers: [reader] })
   const contextManager = new AsyncLocalStorageContextManager().enable()
@@ -32,11 +60,15 @@ export function startSdk (): Sdk {
       const { resourceMetrics } = await reader.collect()
       const out = new Map<string, Array<{ attributes: Attributes, value: unknown }>>()
       for (const scope of resourceMetrics.scopeMetrics) {
-        for (const m of scope.metrics) out.set(m.descriptor.name, m.dataPoints.map((p) => ({ attributes: p.attributes, value: p.value })))
+        for (const m of scope.metrics) {
+          for (const p of m.dataPoints) checkAttributes(`metric ${m.descriptor.name}`, p.attributes)
+          out.set(m.descriptor.name, m.dataPoints.map((p) => ({ attributes: p.attributes, value: p.value })))
+        }
       }
       return out
     },
     async shutdown () {
+      await this.collect()
       await tracerProvider.shutdown()
       await meterProvider.shutdown()
       contextManager.disable()

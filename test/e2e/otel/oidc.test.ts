@@ -48,7 +48,7 @@ const otel = new FastifyOtelInstrumentation({ requestHook: otelRequestHook })
 otel.setTracerProvider(sdk.tracerProvider)
 await app.register(otel.plugin())
 await app.register(authPlugin, {
-  secret: () => 'otel-oidc-test-secret-0123456789abcdef',
+  secret: () => 'oauth2-test-secret-0123456789abcdef',
   url: APP_URL,
   avatar: { fetch: { allowPrivate: ['127.0.0.1'] } }
 })
