@@ -3,7 +3,7 @@
  * checks they stay the same).
  */
 import Fastify from 'fastify'
-import FastifyOtelInstrumentation from '@fastify/otel'
+import { FastifyOtelInstrumentation } from '@fastify/otel'
 import { context, metrics, trace } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
 import { BasicTracerProvider, BatchSpanProcessor, ConsoleSpanExporter } from '@opentelemetry/sdk-trace-base'

@@ -4,10 +4,10 @@
  * child of Fastify's request span, state-store calls are children of the login, the attributes follow the
  * semantic conventions and none carries the password, the token or the secret.
  */
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { subscribe } from 'node:diagnostics_channel'
 import Fastify, { type FastifyInstance } from 'fastify'
-import FastifyOtelInstrumentation from '@fastify/otel'
+import { FastifyOtelInstrumentation } from '@fastify/otel'
 import type {} from '../../../augment.js'
 import { authPlugin } from '../../../plugins/auth.js'
 import { MemoryStateStore } from '../../../lib/state-store/memory.js'
@@ -72,7 +72,7 @@ function eventsSince (from: number): string[] {
 }
 
 /** Asserts that no span attribute or metric label holds any of `secrets`. */
-async function noSecrets (t: Tap.Test, secrets: string[]): Promise<void> {
+async function noSecrets (t: Test, secrets: string[]): Promise<void> {
   const texts = emittedTexts(sdk.spans.getFinishedSpans(), (await sdk.collect()).values())
   for (const secret of secrets) t.notOk(texts.some((v) => v.includes(secret)), `no attribute or label holds ${secret.slice(0, 6)}…`)
 }

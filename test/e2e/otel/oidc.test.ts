@@ -9,7 +9,7 @@ import t from 'tap'
 import { subscribe } from 'node:diagnostics_channel'
 import { randomBytes } from 'node:crypto'
 import Fastify from 'fastify'
-import FastifyOtelInstrumentation from '@fastify/otel'
+import { FastifyOtelInstrumentation } from '@fastify/otel'
 import type {} from '../../../augment.js'
 import { authPlugin } from '../../../plugins/auth.js'
 import { oidcProvider } from '../../../providers/index.js'
@@ -18,6 +18,7 @@ import { Browser } from '../../oauth2/browser.js'
 import { png } from '../../avatar/pictures.js'
 import { startOidcServer } from '../../helpers/oidc-server.js'
 import { AUDIT_CHANNEL, type AuditEvent } from '../../../lib/audit/events.js'
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { emittedTexts, parentOf, spansNamed, startSdk } from '../../helpers/otel-sdk.js'
 
 const sdk = startSdk()
@@ -98,7 +99,7 @@ t.test('an OIDC login: one trace per request, the provider calls under the callb
     t.equal(more.length, 0, `${name} once`)
     t.equal(span!.kind, 2, `${name} is a CLIENT span`)
     t.equal(span!.spanContext().traceId, callback!.spanContext().traceId, `${name} in the callback's trace`)
-    let up = span
+    let up: ReadableSpan | undefined = span
     while (up !== undefined && up !== callback) up = byId.get(parentOf(up) ?? '')
     t.equal(up, callback, `${name} descends from the callback span`)
     t.equal(span!.attributes['http.request.method'], method)

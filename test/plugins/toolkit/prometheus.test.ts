@@ -2,7 +2,7 @@
  * The metrics plugin in the Prometheus text exposition format: the exact lines of a snapshot, negotiation by
  * `Accept` (JSON stays the default), the `format` option, a bad format refused at registration.
  */
-import t from 'tap'
+import t, { type Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { metricsPlugin, VarRegistry } from '../../../plugins/toolkit/metrics.js'
 import { PROMETHEUS_CONTENT_TYPE, prometheusText, wantsPrometheus } from '../../../plugins/toolkit/prometheus.js'
@@ -53,7 +53,7 @@ async function app (opts: Record<string, unknown>): Promise<FastifyInstance> {
 }
 
 /** Every line is a TYPE comment or `<name> <number>`, and the published variables are there exactly. */
-function checkText (t: Tap.Test, body: string): void {
+function checkText (t: Test, body: string): void {
   const lines = body.split('\n')
   t.equal(lines.pop(), '', 'ends in a newline')
   t.ok(lines.every((l) => /^# TYPE [a-zA-Z_:][a-zA-Z0-9_:]* gauge$/.test(l) || /^[a-zA-Z_:][a-zA-Z0-9_:]* -?[0-9.e+-]+$/.test(l)), 'every line valid')
