@@ -157,6 +157,13 @@ t.test('a revocation: the state-store calls of revokeUser are traced, the revoke
   const user = JSON.parse(res.body) as { id: string }
   t.equal((await app.inject({ url: '/private', headers: { cookie: header, 'x-xsrf-token': xsrf } })).statusCode, 200)
   sdk.spans.reset()
+  const eventsBefore = events.length
+  for (let i = 0; i < 3; i++) t.equal((await app.inject({ url: '/private', headers: { cookie: header, 'x-xsrf-token': xsrf } })).statusCode, 200)
+  await new Promise((resolve) => setImmediate(resolve))
+  t.same(sdk.spans.getFinishedSpans().filter((s) => s.instrumentationScope.name === 'fastify-gatehouse').map((s) => s.name), [],
+    'a cached session starts no span of the package (and calls no state store)')
+  t.equal(events.length, eventsBefore, 'and publishes no event')
+  sdk.spans.reset()
   await app.auth.revokeUser(user.id)
   const calls = sdk.spans.getFinishedSpans().filter((s) => s.name.startsWith('gatehouse.state_store.'))
   t.ok(calls.length > 0, 'revokeUser wrote to the state store')
@@ -196,4 +203,28 @@ t.test('a state store that is down: a 503, its failed span, the unavailable coun
   t.equal(span?.attributes['error.type'], 'GATEHOUSE_STATE_STORE', 'and so is the login')
   const durations = (await sdk.collect()).get('gatehouse.state_store.duration') ?? []
   t.ok(durations.some((p) => p.attributes['error.type'] === 'GATEHOUSE_STATE_STORE'), 'the failed call timed with its error.type')
+})
+
+t.test('a verified (e-mail) login: the send is a span under /login, free of the address and the link; the link\'s login too', async (t) => {
+  const outbox: string[] = []
+  const app = await build({
+    providers: [{ kind: 'verify', name: 'mail', template: 'link {{.Token}}', sender: (_a: string, text: string) => { outbox.push(text) } }]
+  })
+  sdk.spans.reset()
+  const from = events.length
+  const sent = await app.inject('/auth/mail/login?user=carol&address=carol.private@example.com')
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(sent.statusCode, 200, sent.body)
+  const [send] = spansNamed(sdk.spans, 'gatehouse.verify.send')
+  const [start] = spansNamed(sdk.spans, 'gatehouse.login.start')
+  t.same(send?.attributes, { 'gatehouse.provider': 'mail' }, 'the provider only')
+  t.equal(send?.kind, 2, 'CLIENT')
+  t.equal(parentOf(send!), start!.spanContext().spanId, 'a child of the /login span')
+  const token = outbox.at(-1)!.replace('link ', '')
+  const done = await app.inject(`/auth/mail/login?token=${token}`)
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(done.statusCode, 200, done.body)
+  t.same(eventsSince(from), ['confirmation.sent:sent', 'login.succeeded:session_issued'])
+  const texts = emittedTexts(sdk.spans.getFinishedSpans(), (await sdk.collect()).values())
+  for (const secret of [token, 'carol.private', '@example.com']) t.notOk(texts.some((v) => v.includes(secret)), `no attribute or label holds ${secret.slice(0, 8)}…`)
 })
