@@ -32,7 +32,13 @@ export function enableTelemetry (): TelemetryState | undefined {
   const known = telemetry.state
   if (known?.tracer !== undefined && known.meter !== undefined) return known
   if (!hasDriver('@opentelemetry/api')) return undefined
-  const api = requireDriver<typeof OtelApi>('@opentelemetry/api', { option: 'telemetry', feature: 'OpenTelemetry traces and metrics' })
+  let api: typeof OtelApi
+  try {
+    api = requireDriver<typeof OtelApi>('@opentelemetry/api', { option: 'telemetry', feature: 'OpenTelemetry traces and metrics' })
+  } catch {
+    // Installed but not loadable: no option asked for telemetry, so the plugin registers without it.
+    return undefined
+  }
   const state = { api, tracer: registeredTracer(api), meter: registeredMeter(api) }
   if (state.tracer === undefined && state.meter === undefined) return undefined
   telemetry.state = state

@@ -59,5 +59,5 @@ export function traceUrl (url: URL, path?: string): string {
 /** The semantic-convention attributes of an outbound HTTP call. */
 export function httpClientAttributes (url: URL, method: string, path?: string): Attributes {
   const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80
-  return { 'http.request.method': method, 'url.full': traceUrl(url, path), 'server.address': url.hostname, 'server.port': port }
+  return { 'http.request.method': method, 'url.full': traceUrl(url, path), 'server.address': url.hostname.replace(/^\[(.*)\]$/, '$1'), 'server.port': port }
 }

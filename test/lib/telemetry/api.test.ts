@@ -49,3 +49,14 @@ t.test('a meter provider registered later: the next registration turns metrics o
   startMetrics()
   t.equal(instruments.current, first, 'not created twice')
 })
+
+t.test('an API that is installed but does not load: telemetry stays off, the registration goes on', async (t) => {
+  const mocked = await t.mockImport<typeof import('../../../lib/telemetry/api.js')>('../../../lib/telemetry/api.js', {
+    '../../../lib/optional-driver.js': {
+      hasDriver: () => true,
+      requireDriver: () => { throw new Error('a broken install') }
+    }
+  })
+  t.equal(mocked.enableTelemetry(), undefined)
+  t.equal(mocked.telemetry.state, undefined)
+})

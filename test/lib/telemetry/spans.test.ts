@@ -8,7 +8,8 @@ import t from 'tap'
 import { createServer } from 'node:http'
 import { Deadline, outboundRequest } from '../../../lib/http/request.js'
 import { driverResolution } from '../../../lib/optional-driver.js'
-import { enableTelemetry, errorType, resetTelemetry, telemetry, traceUrl } from '../../../lib/telemetry/index.js'
+import { enableTelemetry, errorType, loginStep, resetTelemetry, telemetry, traceUrl } from '../../../lib/telemetry/index.js'
+import { httpClientAttributes } from '../../../lib/telemetry/spans.js'
 import { TelegramBotApi } from '../../../providers/telegram/bot-api.js'
 import { spansNamed, startSdk } from '../../helpers/otel-sdk.js'
 
@@ -38,6 +39,20 @@ t.test('traceUrl: no user info, no query value, no fragment; a given path replac
   t.equal(traceUrl(new URL('https://user:pw@idp.example:8443/token?code=abc&state=xyz#frag')), 'https://idp.example:8443/token?code=REDACTED&state=REDACTED')
   t.equal(traceUrl(new URL('http://127.0.0.1/bot123:SECRET/getMe'), '/botREDACTED/getMe'), 'http://127.0.0.1/botREDACTED/getMe')
   t.equal(traceUrl(new URL('http://h/p')), 'http://h/p')
+})
+
+t.test('httpClientAttributes: the default port of the scheme', async (t) => {
+  t.same(httpClientAttributes(new URL('https://idp.example/token'), 'POST'), { 'http.request.method': 'POST', 'url.full': 'https://idp.example/token', 'server.address': 'idp.example', 'server.port': 443 })
+  t.equal(httpClientAttributes(new URL('http://[::1]/x'), 'GET')['server.port'], 80)
+  t.equal(httpClientAttributes(new URL('http://[::1]/x'), 'GET')['server.address'], '::1', 'an IPv6 address without its brackets')
+})
+
+t.test('a login step answered with a 4xx without throwing is a failed span', async (t) => {
+  sdk.spans.reset()
+  t.equal(await loginStep('local', 'start', { statusCode: 404 }, async () => 'answered'), 'answered')
+  const [span] = spansNamed(sdk.spans, 'gatehouse.login.start')
+  t.equal(span?.attributes['error.type'], '404')
+  t.equal(span?.status.code, 2)
 })
 
 t.test('errorType: outbound reason, package code, class name, _OTHER', async (t) => {
