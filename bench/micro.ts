@@ -4,7 +4,8 @@
  * - a cookie session served from the verified-session cache, with revocation on (the default) and off;
  * - a token seen for the first time (verified, revocation looked up in the in-memory state store, cached);
  * - an expired cookie session that is refreshed on every call;
- * and fast-jwt's HS256 verify with and without its cache on the same token, for reference.
+ * and fast-jwt's HS256 verify with and without its cache on the same token, for reference; then the cached and
+ * the refreshed session again with an OpenTelemetry SDK and a `gatehouse:audit` subscriber (micro-otel.ts).
  * Targets: cached session <= 1.5 µs median; first-seen <= fast-jwt's uncached verify + 2 µs; revocation on
  * within 0.5 µs of off.
  */
@@ -15,6 +16,7 @@ import { bench, do_not_optimize, run } from 'mitata'
 import { authPlugin } from '../plugins/auth.js'
 import { IDLE_REPLY } from './lib.js'
 import type { CoreOptions } from '../plugins/core/options.js'
+import { benchWithSdk } from './micro-otel.js'
 
 const SECRET = 'bench-micro-secret-0123456789abcdef-0123456789'
 const USER = { name: 'bench', id: 'local_0123456789abcdef0123456789abcdef01234567', picture: 'http://127.0.0.1/avatar/0123456789abcdef0123456789abcdef01234567.image' }
@@ -111,3 +113,6 @@ console.log(`revocation on - off     ${(cached - cachedOff).toFixed(2)} µs   ta
 console.log(`first-seen token        ${first.toFixed(2)} µs   target <= fast-jwt uncached + 2 = ${(uncached + 2).toFixed(2)} µs ${verdict(first <= uncached + 2)}`)
 console.log(`refresh every call      ${p50(NAMES.refresh).toFixed(2)} µs`)
 for (const a of [withRevocation, withoutRevocation, firstSeen, refreshing]) await a.close()
+
+// The same cases again with an OpenTelemetry SDK and an audit subscriber (built after this half ran without).
+await benchWithSdk({ app, request: cookieRequest, reply, user: USER, baseline: { cached, refresh: p50(NAMES.refresh) } })

@@ -10,6 +10,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError, OptionsError } from '../lib/errors.js'
 import { openStateStore } from '../lib/state-store/resolve.js'
+import { enableTelemetry, startMetrics, tracedStateStore } from '../lib/telemetry/index.js'
 import type { StateStore } from '../lib/state-store/types.js'
 import { createThrottle } from '../lib/throttle/throttle.js'
 import { resolveOptions, type CoreOptions } from './core/options.js'
@@ -106,7 +107,11 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
 
 /** The state store, throttle, revocation and token service of one core instance, closed with it. */
 async function openServices (fastify: FastifyInstance, o: ResolvedOptions, storeOption: CoreOptions['stateStore']) {
-  const { store: stateStore, owned } = await openStateStore(storeOption, 'stateStore', (err) => o.logger.logf('[WARN] state store: %s', err.message))
+  // OpenTelemetry, when the host installed the API and registered an SDK before this registration.
+  enableTelemetry()
+  startMetrics()
+  const { store: opened, owned } = await openStateStore(storeOption, 'stateStore', (err) => o.logger.logf('[WARN] state store: %s', err.message))
+  const stateStore = tracedStateStore(opened)
   const throttle = await createThrottle(fastify, stateStore, o.rateLimit, o.clientKey, o.audit)
   const revocations = o.revocation === null
     ? null

@@ -10,6 +10,7 @@ import https from 'node:https'
 import type { LookupFunction } from 'node:net'
 import { ACCEPT_ENCODING, describe, readBody, type BodyRead } from './body.js'
 import { OutboundError, type Deadline } from './deadline.js'
+import { failSpan, httpClientAttributes, inSpan, SpanKinds } from '../telemetry/spans.js'
 
 export { Deadline, OutboundError, withDeadline, type OutboundFailure } from './deadline.js'
 
@@ -30,6 +31,10 @@ export interface OutboundRequest {
   lookup?: LookupFunction
   /** Whether the body of an answer with this status is wanted; when not, it is discarded unread. Default: always. */
   readBodyOf?: (status: number) => boolean
+  /** The name of the call's span when tracing is on (`gatehouse.oauth2.token`). Default `gatehouse.http`. */
+  span?: string
+  /** The path the span's `url.full` shows instead of the real one, when the path holds a secret (a Bot API token). */
+  tracePath?: string
 }
 
 export interface OutboundAnswer {
@@ -44,6 +49,16 @@ export interface OutboundAnswer {
  * passes (the socket is destroyed at that moment), `unreachable`, `too-large`, `malformed` or `aborted`.
  */
 export async function outboundRequest (url: URL, o: OutboundRequest): Promise<OutboundAnswer> {
+  const method = o.method ?? 'GET'
+  return await inSpan(o.span ?? 'gatehouse.http', httpClientAttributes(url, method, o.tracePath), async (span) => {
+    const answer = await send(url, o)
+    span?.setAttribute('http.response.status_code', answer.status)
+    if (span !== undefined && answer.status >= 400) failSpan(span, String(answer.status))
+    return answer
+  }, SpanKinds.CLIENT)
+}
+
+async function send (url: URL, o: OutboundRequest): Promise<OutboundAnswer> {
   o.deadline.throwIfAborted()
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundError('malformed', `scheme ${url.protocol} is not http(s)`)
   const signal = o.deadline.signal

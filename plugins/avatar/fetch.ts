@@ -55,7 +55,8 @@ export async function fetchPicture (link: string, limits: FetchLimits, signal?: 
         connectTimeoutMs: limits.connectTimeoutMs,
         lookup: pinnedLookup(addresses),
         headers: { accept: ACCEPT, 'user-agent': 'fastify-gatehouse-avatar' },
-        readBodyOf: (status) => status === 200
+        readBodyOf: (status) => status === 200,
+        span: 'gatehouse.avatar.fetch'
       })
       if (REDIRECTS.has(res.status)) {
         if (hop >= limits.maxRedirects) throw new PictureFetchError(`more than ${limits.maxRedirects} redirects`)

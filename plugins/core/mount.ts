@@ -16,6 +16,7 @@ import { HttpError, OptionsError } from '../../lib/errors.js'
 import { NAME_RE } from '../../lib/options.js'
 import { MAX_AUD, MAX_FROM, type LoginRequest } from '../../lib/login-request.js'
 import { openStateStore } from '../../lib/state-store/resolve.js'
+import { loginStep, tracedStateStore } from '../../lib/telemetry/index.js'
 import type { StateStore } from '../../lib/state-store/types.js'
 import type { AuthProvider } from './types.js'
 import { coreOf, type CoreInternals } from './internals.js'
@@ -107,15 +108,15 @@ function providerRoutes (scope: FastifyInstance, core: CoreInternals, provider: 
   applyAuthScope(scope, core.logger, core.options.audit)
   const guard = core.options.crossSite
   const name = provider.name
-  const login = (method: HTTPMethods[], url: string, handler: LoginHandler, rulesOf: (request: FastifyRequest) => PreludeRules): void => {
+  const login = (method: HTTPMethods[], step: string, handler: LoginHandler, rulesOf: (request: FastifyRequest) => PreludeRules): void => {
     scope.route({
       method,
-      url,
+      url: step === 'start' ? '/login' : `/login/${step}`,
       bodyLimit: LOGIN_BODY_LIMIT,
       schema: routeDoc(`Signs in with ${name}${url === '/login' ? '' : ` (step ${url.slice('/login/'.length)})`}`, { querystring: LOGIN_QUERY_SCHEMA }),
       // Checked in the prelude, after the cross-site guard and the count: a malformed request is refused as before.
       attachValidation: true,
-      handler: async (request, reply) => {
+      handler: async (request, reply) => await loginStep(name, step, reply, async () => {
         const rules = rulesOf(request)
         try {
           if (guard !== false && guard.isCrossSite(request)) {
@@ -129,28 +130,28 @@ function providerRoutes (scope: FastifyInstance, core: CoreInternals, provider: 
           auditLoginFailure(core, request, err, name, rules.counted)
           throw err
         }
-      }
+      })
     })
   }
-  login(['GET', 'POST'], '/login', (request, reply, fields) => provider.login(request, reply, fields),
+  login(['GET', 'POST'], 'start', (request, reply, fields) => provider.login(request, reply, fields),
     (request) => ({ counted: opts.countsAsLogin?.(request) ?? true, continues: opts.continuesLogin?.(request) ?? false }))
   for (const [step, given] of Object.entries(opts.loginSteps ?? {})) {
     const { handler, continuesLogin } = typeof given === 'function' ? { handler: given, continuesLogin: undefined } : given
-    login(['POST'], `/login/${step}`, handler, (request) => ({ counted: true, continues: continuesLogin?.(request) ?? false }))
+    login(['POST'], step, handler, (request) => ({ counted: true, continues: continuesLogin?.(request) ?? false }))
   }
   scope.route({
     method: ['GET', 'POST'],
     url: '/callback',
     bodyLimit: LOGIN_BODY_LIMIT,
     schema: routeDoc(`Where ${name} sends the browser back after its sign-in`),
-    handler: async (request, reply) => {
+    handler: async (request, reply) => await loginStep(name, 'callback', reply, async () => {
       try {
         return await (provider.callback !== undefined ? provider.callback(request, reply) : noCallback(name))
       } catch (err) {
         auditLoginFailure(core, request, err, name, true)
         throw err
       }
-    }
+    })
   })
   scope.route({
     method: ['GET', 'POST'],
@@ -183,5 +184,5 @@ export async function providerStateStore (instance: FastifyInstance, option: unk
   if (option === undefined) return core.stateStore
   const { store, owned } = await openStateStore(option, optionName, (err) => core.logger.logf('[WARN] state store: %s', err.message))
   if (owned) instance.addHook('onClose', async () => { await store.close() })
-  return store
+  return tracedStateStore(store)
 }

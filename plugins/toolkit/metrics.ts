@@ -1,7 +1,8 @@
 /**
  * metrics: expvar-style variables as JSON at GET `/metrics`: `cmdline` (process argv), `memstats` (memory
  * and heap figures), `eventloop` (event-loop delay, ms) and every variable published with
- * `publish(name, fn)`. The same snapshot is the profiler's `/vars`.
+ * `publish(name, fn)`; or the same numbers in the Prometheus text format (`Accept: text/plain`, or the
+ * `format` option; see prometheus.ts). The same snapshot is the profiler's `/vars`.
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 import { getHeapStatistics } from 'node:v8'
@@ -9,6 +10,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { OptionsError } from '../../lib/errors.js'
 import { onlyFromHookNamed } from './only-from.js'
+import { PROMETHEUS_CONTENT_TYPE, prometheusText, wantsPrometheus } from './prometheus.js'
 
 /** A published variable: its current value, computed when the variables are served. */
 export type VarFunc = () => unknown
@@ -94,7 +96,18 @@ export async function expvarSnapshot (registry: VarRegistry = defaultVars): Prom
   }
 }
 
+/**
+ * How `/metrics` answers: `json` (the expvar JSON), `prometheus` (the text exposition format 0.0.4: one gauge
+ * per number), or `negotiate`: Prometheus text when `Accept` names `text/plain` or OpenMetrics and not JSON,
+ * else JSON.
+ */
+export type MetricsFormat = 'json' | 'prometheus' | 'negotiate'
+
+const FORMATS: readonly MetricsFormat[] = ['json', 'prometheus', 'negotiate']
+
 export interface MetricsOptions {
+  /** The answer's format (see `MetricsFormat`). Default `negotiate`. */
+  format?: MetricsFormat
   /** Path of the endpoint. Default `/metrics`. */
   path?: string
   /** Allow-list of client addresses (see onlyFrom); default: anyone. */
@@ -114,8 +127,10 @@ const metricsPluginImpl: FastifyPluginAsync<MetricsOptions> = async (fastify, op
   if (typeof path !== 'string' || !path.startsWith('/')) throw new OptionsError('metrics.path', 'must be a path starting with "/"')
   const registry = opts.registry ?? defaultVars
   if (!(registry instanceof VarRegistry)) throw new OptionsError('metrics.registry', 'must be a VarRegistry')
+  const format = opts.format ?? 'negotiate'
+  if (!FORMATS.includes(format)) throw new OptionsError('metrics.format', `must be one of ${FORMATS.join(', ')}`)
   if (opts.allow !== undefined) guardWithAllowList(fastify, 'metrics', opts.allow, opts.trustedProxies)
-  serveVars(fastify, path, registry)
+  serveVars(fastify, path, registry, format)
 }
 
 /**
@@ -126,13 +141,21 @@ export function guardWithAllowList (fastify: FastifyInstance, label: string, all
   fastify.addHook('onRequest', onlyFromHookNamed(label, { allow, ...(trustedProxies === undefined ? {} : { trustedProxies }) }))
 }
 
-/** GET `path` answers the variables; the event-loop monitor runs while this context is open. */
-export function serveVars (fastify: FastifyInstance, path: string, registry: VarRegistry): void {
+/**
+ * GET `path` answers the variables (JSON, unless `format` says otherwise); the event-loop monitor runs while
+ * this context is open.
+ */
+export function serveVars (fastify: FastifyInstance, path: string, registry: VarRegistry, format: MetricsFormat = 'json'): void {
   const release = acquireLoopMonitor()
   fastify.addHook('onClose', async () => { release() })
-  fastify.get(path, async (_request, reply) => {
-    reply.header('cache-control', 'no-store').type('application/json; charset=utf-8')
-    return await expvarSnapshot(registry)
+  fastify.get(path, async (request, reply) => {
+    reply.header('cache-control', 'no-store')
+    if (format === 'negotiate') reply.header('vary', 'accept')
+    const vars = await expvarSnapshot(registry)
+    if (format === 'prometheus' || (format === 'negotiate' && wantsPrometheus(request.headers.accept))) {
+      return await reply.type(PROMETHEUS_CONTENT_TYPE).send(prometheusText(vars))
+    }
+    return await reply.type('application/json; charset=utf-8').send(vars)
   })
 }
 

@@ -24,6 +24,14 @@ export function upstreamTimeout (error: string, details?: string, cause?: unknow
   return new HttpError(504, error, details, ErrorCodes.UPSTREAM_TIMEOUT, cause === undefined ? undefined : { cause })
 }
 
+/** The span each endpoint's call is traced as (see docs/guide/observability.md). */
+const SPAN_OF: Record<string, string> = {
+  'token endpoint': 'gatehouse.oauth2.token',
+  'userinfo endpoint': 'gatehouse.oauth2.userinfo',
+  'provider keys': 'gatehouse.oauth2.jwks',
+  'discovery endpoint': 'gatehouse.oauth2.discovery'
+}
+
 export interface UpstreamAnswer {
   status: number
   contentType: string
@@ -45,7 +53,8 @@ export interface ProviderRequest {
 export async function callProvider (url: string, req: ProviderRequest, what: string, timeoutMs: number): Promise<UpstreamAnswer> {
   const deadline = new Deadline(timeoutMs)
   try {
-    const ans = await outboundRequest(new URL(url), { ...req, deadline, maxBytes: MAX_BODY_BYTES })
+    const span = SPAN_OF[what] ?? 'gatehouse.oauth2.call'
+    const ans = await outboundRequest(new URL(url), { ...req, deadline, maxBytes: MAX_BODY_BYTES, span })
     return { status: ans.status, contentType: String(ans.headers['content-type'] ?? ''), body: ans.body }
   } catch (err) {
     throw providerFailure(err, what, timeoutMs)

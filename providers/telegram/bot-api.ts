@@ -117,7 +117,9 @@ export class TelegramBotApi {
   ): Promise<{ status: number; body: Buffer }> {
     const deadline = new Deadline(this.cfg.requestTimeoutMs + (opts.extraMs ?? 0), opts.signal)
     try {
-      const ans = await outboundRequest(new URL(url), { ...req, deadline, maxBytes })
+      // The path holds the bot token: the span shows the method only.
+      const tracePath = what === 'download' ? '/file/botREDACTED/REDACTED' : `/botREDACTED/${what}`
+      const ans = await outboundRequest(new URL(url), { ...req, deadline, maxBytes, span: 'gatehouse.telegram.bot_api', tracePath })
       return { status: ans.status, body: ans.body }
     } catch (err) {
       const reason = err instanceof OutboundError ? err.reason : 'unreachable'

@@ -21,6 +21,7 @@ import { maskAddress } from '../../lib/audit/audit.js'
 import type { AuthProvider, Claims } from '../../plugins/core/types.js'
 import { refuseReservedName } from '../oauth2/builtins.js'
 import { Deadline } from '../../lib/http/deadline.js'
+import { inSpan, SpanKinds } from '../../lib/telemetry/spans.js'
 import { SendError, isMailAddress, toSender, type Sender, type SenderFunc } from './sender.js'
 import { checkTemplate, defaultEscape, renderTemplate, type TemplateEscape } from './template.js'
 
@@ -98,7 +99,8 @@ export function createVerifyProvider (kit: ProviderKit, name: string, template: 
     const token = await kit.confirmation.sign(payload, ttlMs, aud)
     const message = renderTemplate(template, { Address: address, User: user, Token: token, Site: aud ?? '' }, escape)
     try {
-      await sendWithin(send, address, message, sendTimeoutMs)
+      // The span names the provider, never the address or the message (it carries the confirmation link).
+      await inSpan('gatehouse.verify.send', { 'gatehouse.provider': name }, async () => { await sendWithin(send, address, message, sendTimeoutMs) }, SpanKinds.CLIENT)
     } catch (err) {
       throw sendFailure(requestLogger(kit.logger, request), name, send.peer ?? 'sender', err)
     }
