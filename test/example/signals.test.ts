@@ -1,5 +1,5 @@
 /**
- * The demo as `npm start` runs it: a separate process (here from the sources through tap's TypeScript loader)
+ * The demo as `npm start` runs it: a separate process (here from the sources through the suite's TypeScript loader, test/helpers/ts-loader.mjs)
  * that prints where to open it, serves, and on Ctrl-C (SIGINT) stops everything it started and exits 0.
  */
 import t from 'tap'
@@ -8,8 +8,8 @@ import { once } from 'node:events'
 import { isListening } from '../helpers/demo.js'
 
 t.test('Ctrl-C stops the demo, its dev and local OAuth2 servers, and exits 0', async (t) => {
-  const child = spawn(process.execPath, ['--import=@tapjs/typescript/import', 'example/server.ts'], {
-    env: { ...process.env, PORT: '0', DEV_AUTH_PORT: '0', CUSTOM_AUTH_PORT: '0', AVATAR_STORE: 'memory://', TS_NODE_TRANSPILE_ONLY: '1' },
+  const child = spawn(process.execPath, ['--import=./test/helpers/ts-loader.mjs', 'example/server.ts'], {
+    env: { ...process.env, PORT: '0', DEV_AUTH_PORT: '0', CUSTOM_AUTH_PORT: '0', AVATAR_STORE: 'memory://' },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })

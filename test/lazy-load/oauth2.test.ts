@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
 // The child runs with this process's TypeScript loader only (no coverage or mock hooks).
-const loader = process.execArgv.filter((a) => a.includes('@tapjs/typescript'))
+const loader = process.execArgv.filter((a) => a.includes('ts-loader'))
 
 t.test('jose and the dev server are loaded when used, not before; sharp not even for the dev server\'s pictures', async (t) => {
   const child = spawnSync(process.execPath, [...loader, fileURLToPath(new URL('./oauth2-child.ts', import.meta.url))], { encoding: 'utf8', timeout: 90_000 })

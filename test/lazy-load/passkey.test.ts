@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
 // The child runs with this process's TypeScript loader only (no coverage or mock hooks).
-const loader = process.execArgv.filter((a) => a.includes('@tapjs/typescript'))
+const loader = process.execArgv.filter((a) => a.includes('ts-loader'))
 
 t.test('@simplewebauthn/server and lmdb are loaded when used, not before', async (t) => {
   const child = spawnSync(process.execPath, [...loader, fileURLToPath(new URL('./passkey-child.ts', import.meta.url))], { encoding: 'utf8', timeout: 90_000 })

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { freePort } from '../helpers/redis-server.js'
 
 // The child runs with this process's TypeScript loader only (no coverage or mock hooks).
-const loader = process.execArgv.filter((a) => a.includes('@tapjs/typescript'))
+const loader = process.execArgv.filter((a) => a.includes('ts-loader'))
 
 t.test('ioredis is loaded when a Redis store is opened, not before', async (t) => {
   const port = await freePort()

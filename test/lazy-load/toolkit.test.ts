@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
 // The child runs with this process's TypeScript loader only (no coverage or mock hooks).
-const loader = process.execArgv.filter((a) => a.includes('@tapjs/typescript'))
+const loader = process.execArgv.filter((a) => a.includes('ts-loader'))
 
 t.test('the toolkit loads bcryptjs, argon2, @fastify/static, @fastify/compress and zlib on use, not on import', async (t) => {
   const child = spawnSync(process.execPath, [...loader, fileURLToPath(new URL('./toolkit-child.ts', import.meta.url))], { encoding: 'utf8', timeout: 90_000 })

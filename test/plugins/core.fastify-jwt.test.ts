@@ -58,7 +58,7 @@ for (const order of ['auth-first', 'jwt-first'] as const) {
 }
 
 t.test('auth-first, @fastify/jwt decoratorName (default "user"): startup fails naming the decorator, nothing is served', async (t) => {
-  const loader = process.execArgv.filter((a) => a.includes('@tapjs/typescript'))
+  const loader = process.execArgv.filter((a) => a.includes('ts-loader'))
   const child = spawnSync(process.execPath, [...loader, fileURLToPath(new URL('./core.fastify-jwt.child.ts', import.meta.url))], { encoding: 'utf8', timeout: 60_000 })
   t.equal(child.status, 3, child.stderr)
   t.match(child.stdout, /^startup failed: FST_ERR_DEC_ALREADY_PRESENT: The decorator 'user' has already been added/)

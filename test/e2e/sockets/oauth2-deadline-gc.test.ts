@@ -13,7 +13,7 @@ import { once } from 'node:events'
 const gc = (globalThis as { gc?: () => void }).gc
 
 if (gc === undefined) {
-  const loader = process.execArgv.filter((a) => a.includes('@tapjs/typescript'))
+  const loader = process.execArgv.filter((a) => a.includes('ts-loader'))
   t.spawn(process.execPath, ['--expose-gc', ...loader, fileURLToPath(import.meta.url)], {}, 'the same tests under node --expose-gc')
 } else {
   await gcTests(gc)

@@ -106,7 +106,7 @@ t.test('request.user of a cached session is frozen; updateUser changes one reque
 })
 
 t.test('one million distinct garbage tokens leave the cache empty and memory bounded', async (t) => {
-  const loader = process.execArgv.filter((a) => a.includes('@tapjs/typescript'))
+  const loader = process.execArgv.filter((a) => a.includes('ts-loader'))
   const env = { ...process.env }
   delete env.NODE_V8_COVERAGE
   const child = spawnSync(process.execPath, ['--expose-gc', ...loader, fileURLToPath(new URL('./session-cache.garbage-child.ts', import.meta.url))], { encoding: 'utf8', env, timeout: 100_000 })

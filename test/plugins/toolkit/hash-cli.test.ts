@@ -102,7 +102,7 @@ t.test('runs as a program, directly and through a bin symlink', async (t) => {
   t.same(pkg.bin, { 'fastify-gatehouse': './dist/plugins/toolkit/hash-cli.js' }, 'the bin is the build of this file')
   t.match(readFileSync(cli, 'utf8'), /^#!\/usr\/bin\/env node\n/, 'shebang kept for the bin')
   // The child runs with this process's TypeScript loader only (no coverage or mock hooks).
-  const loader = process.execArgv.filter((a) => a.includes('@tapjs/typescript'))
+  const loader = process.execArgv.filter((a) => a.includes('ts-loader'))
   const link = join(t.testdir({}), 'fastify-gatehouse')
   symlinkSync(cli, link)
   for (const entry of [cli, link]) {
