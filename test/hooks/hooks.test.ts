@@ -1,11 +1,12 @@
 import t from 'tap'
 import { authPlugin } from '../../plugins/auth.js'
 import { User } from '../../lib/user.js'
-import { client, listen, type Client } from '../helpers/client.js'
+import { type Client } from '../helpers/client.js'
+import { injectApp } from '../helpers/app.js'
 
 const roles: Record<string, string> = { alice: 'editor', bob: 'viewer' }
 
-const { app, base } = await listen(async (app) => {
+const { app, client } = await injectApp(async (app) => {
   await app.register(authPlugin, {
     secret: () => 'hooks-secret-123456-0123456789abcdef',
     url: 'http://127.0.0.1',
@@ -30,7 +31,7 @@ const { app, base } = await listen(async (app) => {
 t.teardown(() => app.close())
 
 async function login (name: string): Promise<Client> {
-  const c = client(base)
+  const c = client()
   await c.fetch('/auth/local/login', { method: 'POST', form: { user: name, passwd: 'x' } })
   return c
 }
@@ -41,11 +42,11 @@ t.test('admin allows admins, 403 for others, 401 without a user', async (t) => {
   const r = await get(await login('alice'), '/admin')
   t.equal(r.status, 403)
   t.same(await r.json(), { error: 'forbidden', details: 'admin only', code: 'GATEHOUSE_FORBIDDEN' })
-  t.equal((await get(client(base), '/admin')).status, 401)
+  t.equal((await get(client(), '/admin')).status, 401)
 })
 
 t.test('the login answer carries the user as the claims updater shaped it', async (t) => {
-  const r = await client(base).fetch('/auth/local/login', { method: 'POST', form: { user: 'alice', passwd: 'x' } })
+  const r = await client().fetch('/auth/local/login', { method: 'POST', form: { user: 'alice', passwd: 'x' } })
   t.equal((await r.json()).role, 'editor')
 })
 
@@ -54,35 +55,35 @@ t.test('rbac allows listed roles, 403 for others', async (t) => {
   t.same(await r.json(), { name: 'alice', role: 'editor' })
   t.equal((await get(await login('bob'), '/editor')).status, 403)
   t.equal((await get(await login('nobody'), '/editor')).status, 403, 'no role at all')
-  t.equal((await get(client(base), '/editor')).status, 401)
+  t.equal((await get(client(), '/editor')).status, 401)
   t.throws(() => app.auth.rbac([]), TypeError, 'empty role list is a programming error')
 })
 
 t.test('trace attaches the user when present and never rejects', async (t) => {
   t.same(await (await get(await login('alice'), '/trace')).json(), { user: 'alice' })
-  t.same(await (await get(client(base), '/trace')).json(), { user: null })
-  const r = await client(base).fetch('/trace', { headers: { 'x-jwt': 'garbage' } })
+  t.same(await (await get(client(), '/trace')).json(), { user: null })
+  const r = await client().fetch('/trace', { headers: { 'x-jwt': 'garbage' } })
   t.equal(r.status, 200)
   t.same(await r.json(), { user: null })
 })
 
 t.test('the two getters: getUser never throws, mustGetUser throws 401', async (t) => {
   t.same(await (await get(await login('alice'), '/must')).json(), { name: 'alice' })
-  const r = await get(client(base), '/must')
+  const r = await get(client(), '/must')
   t.equal(r.status, 401)
 })
 
 t.test('updateUser replaces the user on every request', async (t) => {
   const c = await login('alice')
   t.same(await (await get(c, '/updated')).json(), { seen: 'yes' })
-  t.same(await (await get(client(base), '/updated')).json(), { seen: null }, 'no user: passes through')
+  t.same(await (await get(client(), '/updated')).json(), { seen: null }, 'no user: passes through')
   t.same(await (await get(c, '/updated2')).json(), { vip: true })
 })
 
 t.test('xsrf hook: header must equal cookie on session-less routes', async (t) => {
-  t.equal((await client(base).fetch('/form', { method: 'POST' })).status, 403)
-  t.equal((await client(base).fetch('/form', { method: 'POST', headers: { cookie: 'XSRF-TOKEN=abc', 'x-xsrf-token': 'abd' } })).status, 403)
-  t.equal((await client(base).fetch('/form', { method: 'POST', headers: { cookie: 'XSRF-TOKEN=abc', 'x-xsrf-token': 'abc' } })).status, 200)
+  t.equal((await client().fetch('/form', { method: 'POST' })).status, 403)
+  t.equal((await client().fetch('/form', { method: 'POST', headers: { cookie: 'XSRF-TOKEN=abc', 'x-xsrf-token': 'abd' } })).status, 403)
+  t.equal((await client().fetch('/form', { method: 'POST', headers: { cookie: 'XSRF-TOKEN=abc', 'x-xsrf-token': 'abc' } })).status, 200)
 })
 
 t.test('User attribute helpers', async (t) => {
@@ -100,25 +101,25 @@ t.test('User attribute helpers', async (t) => {
 })
 
 t.test('basic auth with basicAuth.adminPasswd: user admin', async (t) => {
-  const { app: a, base: b } = await listen(async (a) => {
+  const { app: a, client: clientB } = await injectApp(async (a) => {
     await a.register(authPlugin, { secret: () => 'x-secret-x-secret-0123456789abcdef', url: 'http://127.0.0.1', basicAuth: { adminPasswd: 'open sesame' } })
     a.get('/admin', { preHandler: a.auth.admin }, async (req) => req.user)
   })
   t.teardown(() => a.close())
   const basic = (s: string): Record<string, string> => ({ authorization: 'Basic ' + Buffer.from(s).toString('base64') })
-  let r = await client(b).fetch('/admin', { headers: basic('admin:open sesame') })
+  let r = await clientB().fetch('/admin', { headers: basic('admin:open sesame') })
   t.equal(r.status, 200)
   t.same(await r.json(), { name: 'admin', id: 'admin', attrs: { admin: true } })
   for (const bad of [basic('admin:wrong'), basic('root:open sesame'), basic('nocolon'), { authorization: 'Basic !!!' }]) {
-    r = await client(b).fetch('/admin', { headers: bad })
+    r = await clientB().fetch('/admin', { headers: bad })
     t.equal(r.status, 401, `rejected: ${bad.authorization}`)
     t.equal((await r.json()).error, 'unauthorized')
   }
-  t.equal((await client(b).fetch('/admin')).status, 401, 'no header, no session')
+  t.equal((await clientB().fetch('/admin')).status, 401, 'no header, no session')
 })
 
 t.test('basic auth with a checker: its user lands in request.user; adminPasswd ignored', async (t) => {
-  const { app: a, base: b } = await listen(async (a) => {
+  const { app: a, client: clientB } = await injectApp(async (a) => {
     await a.register(authPlugin, {
       secret: () => 'x-secret-x-secret-0123456789abcdef',
       url: 'http://127.0.0.1',
@@ -131,10 +132,10 @@ t.test('basic auth with a checker: its user lands in request.user; adminPasswd i
   })
   t.teardown(() => a.close())
   const basic = (s: string): Record<string, string> => ({ authorization: 'Basic ' + Buffer.from(s).toString('base64') })
-  let r = await client(b).fetch('/robots', { headers: basic('svc:pw') })
+  let r = await clientB().fetch('/robots', { headers: basic('svc:pw') })
   t.same(await r.json(), { name: 'svc', id: 'basic_svc', role: 'robot' })
-  r = await client(b).fetch('/robots', { headers: basic('admin:ignored') })
+  r = await clientB().fetch('/robots', { headers: basic('admin:ignored') })
   t.equal(r.status, 401, 'adminPasswd ignored when a checker is set')
-  r = await client(b).fetch('/robots', { headers: basic('svc:nope') })
+  r = await clientB().fetch('/robots', { headers: basic('svc:nope') })
   t.equal(r.status, 401)
 })

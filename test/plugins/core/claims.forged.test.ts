@@ -7,10 +7,10 @@
 import t from 'tap'
 import { createHmac, randomUUID } from 'node:crypto'
 import { authPlugin } from '../../../plugins/auth.js'
-import { client, listen } from '../../helpers/client.js'
+import { injectApp } from '../../helpers/app.js'
 
 const SECRET = 'forged-claims-test-secret-0123456789abcdef'
-const { app, base } = await listen(async (app) => {
+const { app, client } = await injectApp(async (app) => {
   await app.register(authPlugin, { secret: () => SECRET, url: 'http://127.0.0.1', issuer: 'gatehouse-test' })
 })
 t.teardown(() => app.close())
@@ -28,7 +28,7 @@ function session (over: Record<string, unknown> = {}): Record<string, unknown> {
 }
 
 async function userWith (token: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const r = await client(base).fetch('/auth/user', { headers: { 'x-jwt': token } })
+  const r = await client().fetch('/auth/user', { headers: { 'x-jwt': token } })
   return { status: r.status, body: await r.json() as Record<string, unknown> }
 }
 

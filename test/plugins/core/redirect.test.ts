@@ -1,9 +1,9 @@
 import t from 'tap'
 import { authPlugin } from '../../../plugins/auth.js'
-import { client, listen } from '../../helpers/client.js'
+import { injectApp } from '../../helpers/app.js'
 import { coreOf } from '../../../plugins/core/internals.js'
 
-const { app, base } = await listen(async (app) => {
+const { app, client } = await injectApp(async (app) => {
   await app.register(authPlugin, {
     secret: () => 'redirect-secret-1-0123456789abcdef',
     url: 'http://app.example.test:8080',
@@ -20,7 +20,7 @@ t.test('from redirects only to the url origin or allowed hosts', async (t) => {
     ['https://partner.example.test/back', 'https://partner.example.test/back']
   ]
   for (const [from, to] of allowed) {
-    const c = client(base)
+    const c = client()
     const r = await c.fetch(`/auth/local/login?user=u&passwd=p&from=${encodeURIComponent(from)}`)
     t.equal(r.status, 302, `${from} followed`)
     t.equal(r.headers.get('location'), to)
@@ -30,7 +30,7 @@ t.test('from redirects only to the url origin or allowed hosts', async (t) => {
     'http://app.example.test:9999/', 'https://app.example.test:8080/', 'http://user@app.example.test:8080@evil.example/',
     'http://partner.example.test.evil.example/', 'data:text/html,x']
   for (const from of refused) {
-    const c = client(base)
+    const c = client()
     const r = await c.fetch(`/auth/local/login?user=u&passwd=p&from=${encodeURIComponent(from)}`)
     t.equal(r.status, 200, `${from} not followed`)
     t.equal(r.headers.get('location'), null)
@@ -40,7 +40,7 @@ t.test('from redirects only to the url origin or allowed hosts', async (t) => {
 
 t.test('a from with control characters is a bad request: no redirect and no session', async (t) => {
   for (const from of ['/\t/evil.example', '/\n/evil.example', '/ok\u0000']) {
-    const c = client(base)
+    const c = client()
     const r = await c.fetch(`/auth/local/login?user=u&passwd=p&from=${encodeURIComponent(from)}`)
     t.equal(r.status, 400, `${JSON.stringify(from)} refused`)
     t.equal(r.headers.get('location'), null)
