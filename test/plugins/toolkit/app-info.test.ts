@@ -1,13 +1,13 @@
 import t from 'tap'
 import Fastify from 'fastify'
-import { listen } from '../../helpers/client.js'
+import { injectApp } from '../../helpers/app.js'
 import { appInfoPlugin, appInfoHook } from '../../../plugins/toolkit/app-info.js'
 
 t.test('appInfo headers, M-Host from MHOST', async (t) => {
   const saved = process.env.MHOST
   process.env.MHOST = 'host-7'
   t.teardown(() => { if (saved === undefined) delete process.env.MHOST; else process.env.MHOST = saved })
-  const { app, base } = await listen(async (app) => {
+  const { app, base, fetch } = await injectApp(async (app) => {
     await app.register(async (scope) => {
       await scope.register(appInfoPlugin, { name: 'demo', version: '1.2.3', org: 'Acme' })
       scope.get('/a', async () => 'a')
@@ -44,7 +44,7 @@ t.test('appInfo without MHOST sends no M-Host; bad options are refused at regist
   const saved = process.env.MHOST
   delete process.env.MHOST
   t.teardown(() => { if (saved !== undefined) process.env.MHOST = saved })
-  const { app, base } = await listen(async (app) => {
+  const { app, base, fetch } = await injectApp(async (app) => {
     await app.register(appInfoPlugin, { name: 'n', version: 'v' })
     app.get('/', async () => 'ok')
   })

@@ -1,6 +1,6 @@
 import t from 'tap'
 import Fastify from 'fastify'
-import { listen } from '../../helpers/client.js'
+import { injectApp } from '../../helpers/app.js'
 import {
   basicAuth, basicAuthPlugin, parseBasicCredentials, withArgon2Hash, withBcryptHash, withPrompt, withUserPasswd
 } from '../../../plugins/toolkit/basic-auth.js'
@@ -16,7 +16,7 @@ t.test('basic auth variants over HTTP', async (t) => {
   const bcrypt = await bcryptHash('bcrypt-secret', 4)
   const argon = await argon2Hash('argon-secret')
   const checked: string[] = []
-  const { app, base } = await listen(async (app) => {
+  const { app, base, fetch } = await injectApp(async (app) => {
     const show = async (req: { basicAuthorized?: boolean, user?: unknown }): Promise<unknown> => ({ authorized: req.basicAuthorized ?? null, user: req.user ?? null })
     app.get('/fixed', { onRequest: withUserPasswd('admin', 'admin-secret') }, show)
     app.get('/uni', { onRequest: withUserPasswd(UNI_USER, UNI_PASS) }, show)
@@ -155,7 +155,7 @@ t.test('fixed credentials: the exact header is accepted as bytes, every other sp
 })
 
 t.test('plugin form is scoped and validates its options', async (t) => {
-  const { app, base } = await listen(async (app) => {
+  const { app, base, fetch } = await injectApp(async (app) => {
     await app.register(async (scope) => {
       await scope.register(basicAuthPlugin, { user: 'admin', passwd: 'pw', realm: 'admin area' })
       scope.get('/inside', async (req) => ({ authorized: req.basicAuthorized }))

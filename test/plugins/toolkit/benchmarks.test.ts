@@ -1,12 +1,12 @@
 import t from 'tap'
 import Fastify from 'fastify'
-import { listen } from '../../helpers/client.js'
+import { injectApp } from '../../helpers/app.js'
 import { Benchmarks, benchmarksPlugin } from '../../../plugins/toolkit/benchmarks.js'
 
 t.test('benchmarks over HTTP: report keys, microseconds, sliding windows', async (t) => {
   let now = Date.UTC(2026, 0, 1, 12, 0, 0)
   const bench = new Benchmarks(() => now)
-  const { app, base } = await listen(async (app) => {
+  const { app, base, fetch } = await injectApp(async (app) => {
     await app.register(benchmarksPlugin, { benchmarks: bench, path: '/bench' })
     app.get('/fast', async () => 'fast')
     app.get('/slow', async () => { await new Promise((resolve) => setTimeout(resolve, 25)); return 'slow' })

@@ -1,11 +1,11 @@
 import t from 'tap'
 import Fastify from 'fastify'
-import { listen } from '../../helpers/client.js'
+import { injectApp } from '../../helpers/app.js'
 import { deprecationPlugin, deprecationHook } from '../../../plugins/toolkit/deprecation.js'
 
 t.test('deprecation headers per draft-02 (and RFC 9745 on request)', async (t) => {
   const date = new Date('2024-06-30T23:59:59Z')
-  const { app, base } = await listen(async (app) => {
+  const { app, base, fetch } = await injectApp(async (app) => {
     await app.register(async (v1) => {
       await v1.register(deprecationPlugin)
       v1.get('/v1/now', async () => 'old')

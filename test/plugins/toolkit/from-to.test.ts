@@ -1,5 +1,5 @@
 import t from 'tap'
-import { listen } from '../../helpers/client.js'
+import { injectApp } from '../../helpers/app.js'
 import { parseFromTo, parseTimestamp } from '../../../plugins/toolkit/from-to.js'
 import { recovererPlugin } from '../../../plugins/toolkit/recoverer.js'
 
@@ -39,7 +39,7 @@ t.test('garbage is null', async (t) => {
 })
 
 t.test('parseFromTo over HTTP', async (t) => {
-  const { app, base } = await listen(async (app) => {
+  const { app, base, fetch } = await injectApp(async (app) => {
     await app.register(recovererPlugin)
     app.get('/range', async (req) => {
       const { from, to } = parseFromTo(req)

@@ -1,10 +1,10 @@
 import t from 'tap'
 import Fastify from 'fastify'
-import { listen } from '../../helpers/client.js'
+import { injectApp } from '../../helpers/app.js'
 import { headersPlugin, headersHook, parseHeaderPairs } from '../../../plugins/toolkit/headers.js'
 
 t.test('headers plugin and hook', async (t) => {
-  const { app, base } = await listen(async (app) => {
+  const { app, base, fetch } = await injectApp(async (app) => {
     await app.register(async (scope) => {
       await scope.register(headersPlugin, { headers: ['X-Frame-Options:DENY', ' Link : <https://a.example:8443/x>; rel=preload', 'X-Empty:'] })
       scope.get('/a', async () => 'a')

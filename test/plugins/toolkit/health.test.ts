@@ -1,10 +1,10 @@
 import t from 'tap'
 import Fastify from 'fastify'
-import { listen } from '../../helpers/client.js'
+import { injectApp } from '../../helpers/app.js'
 import { healthPlugin } from '../../../plugins/toolkit/health.js'
 
 t.test('health: all pass → 200 JSON array', async (t) => {
-  const { app, base } = await listen(async (app) => {
+  const { app, base, fetch } = await injectApp(async (app) => {
     await app.register(healthPlugin, {
       checks: [
         () => ({ name: 'db' }),
@@ -23,7 +23,7 @@ t.test('health: all pass → 200 JSON array', async (t) => {
 t.test('health: failing, throwing and hanging checks → 503 within the time limit', async (t) => {
   let hangs = 0
   let aborted = 0
-  const { app, base } = await listen(async (app) => {
+  const { app, base, fetch } = await injectApp(async (app) => {
     await app.register(healthPlugin, {
       path: '/hc',
       timeout: 150,
@@ -60,7 +60,7 @@ t.test('health: failing, throwing and hanging checks → 503 within the time lim
 })
 
 t.test('health honours the register prefix and refuses bad options', async (t) => {
-  const { app, base } = await listen(async (app) => {
+  const { app, base, fetch } = await injectApp(async (app) => {
     await app.register(healthPlugin, { prefix: '/ops', checks: [] })
   })
   t.teardown(() => app.close())

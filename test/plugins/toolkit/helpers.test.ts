@@ -1,5 +1,5 @@
 import t from 'tap'
-import { listen } from '../../helpers/client.js'
+import { injectApp } from '../../helpers/app.js'
 import {
   decodeJSON, encodeJSON, errorLogger, renderJSON, renderJSONFromBytes, renderJSONWithHTML, sendErrorJSON, wrap, type JSONObject
 } from '../../../plugins/toolkit/helpers.js'
@@ -19,7 +19,7 @@ t.test('helpers over HTTP', async (t) => {
   const logStream = new Writable({ write (chunk, _enc, cb) { pinoLines.push(chunk.toString()); cb() } })
   const errLog = errorLogger(funcLogger((line) => loggerLines.push(line)))
   const step = (name: string) => async (): Promise<void> => { order.push(name) }
-  const { app, base } = await listen(async (app) => {
+  const { app, base, fetch } = await injectApp(async (app) => {
     await app.register(recovererPlugin)
     app.get('/wrapped', wrap(async () => { order.push('handler'); return 'done' }, step('a'), step('b'),
       (_req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => { order.push('c'); done() }))

@@ -1,6 +1,6 @@
 import t from 'tap'
 import Fastify from 'fastify'
-import { listen } from '../../helpers/client.js'
+import { injectApp } from '../../helpers/app.js'
 import { metricsPlugin, publish, defaultVars, VarRegistry } from '../../../plugins/toolkit/metrics.js'
 
 t.test('metrics: expvar-style JSON with published variables', async (t) => {
@@ -12,7 +12,7 @@ t.test('metrics: expvar-style JSON with published variables', async (t) => {
   publish('gatehouse_test_global', () => 'global')
   t.teardown(() => { defaultVars.unpublish('gatehouse_test_global') })
 
-  const { app, base } = await listen(async (app) => {
+  const { app, base, fetch } = await injectApp(async (app) => {
     await app.register(metricsPlugin, { registry })
     await app.register(metricsPlugin, { path: '/global-metrics' })
     await app.register(metricsPlugin, { path: '/private', allow: ['10.0.0.0/8'], trustedProxies: [] })
@@ -42,7 +42,7 @@ t.test('metrics: expvar-style JSON with published variables', async (t) => {
 })
 
 t.test('event-loop delay is measured', async (t) => {
-  const { app, base } = await listen(async (app) => { await app.register(metricsPlugin, { registry: new VarRegistry() }) })
+  const { app, base, fetch } = await injectApp(async (app) => { await app.register(metricsPlugin, { registry: new VarRegistry() }) })
   t.teardown(() => app.close())
   // The histogram samples every 20 ms; wait for it by polling, not by a fixed sleep.
   let loop: Record<string, number> | null = null

@@ -1,10 +1,10 @@
 import t from 'tap'
-import { listen } from '../../helpers/client.js'
+import { injectApp } from '../../helpers/app.js'
 import { noCachePlugin, noCacheHook, NO_CACHE_HEADERS } from '../../../plugins/toolkit/no-cache.js'
 import { HttpError } from '../../../lib/errors.js'
 
 t.test('noCache plugin', async (t) => {
-  const { app, base } = await listen(async (app) => {
+  const { app, base, fetch } = await injectApp(async (app) => {
     await app.register(async (scope) => {
       await scope.register(noCachePlugin)
       scope.get('/v', async (req, reply) => {

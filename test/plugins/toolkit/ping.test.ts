@@ -1,9 +1,9 @@
 import t from 'tap'
-import { listen } from '../../helpers/client.js'
+import { injectApp } from '../../helpers/app.js'
 import { pingPlugin, pingHook } from '../../../plugins/toolkit/ping.js'
 
 t.test('ping plugin answers /ping and any path ending in /ping', async (t) => {
-  const { app, base } = await listen(async (app) => {
+  const { app, base, fetch } = await injectApp(async (app) => {
     await app.register(pingPlugin)
     app.get('/api/data', async () => ({ ok: true }))
     app.post('/ping', async () => 'posted')
@@ -31,7 +31,7 @@ t.test('ping plugin answers /ping and any path ending in /ping', async (t) => {
 })
 
 t.test('pingHook on a route', async (t) => {
-  const { app, base } = await listen(async (app) => {
+  const { app, base, fetch } = await injectApp(async (app) => {
     app.get('/svc/*', { onRequest: pingHook }, async () => 'svc')
   })
   t.teardown(() => app.close())

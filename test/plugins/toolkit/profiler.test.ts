@@ -1,6 +1,6 @@
 import t from 'tap'
 import Fastify from 'fastify'
-import { listen } from '../../helpers/client.js'
+import { injectApp } from '../../helpers/app.js'
 import { profilerPlugin } from '../../../plugins/toolkit/profiler.js'
 import { VarRegistry } from '../../../plugins/toolkit/metrics.js'
 
@@ -9,7 +9,7 @@ t.test('profiler: index, vars, CPU profile, heap snapshot, bad seconds', async (
   registry.publish('answer', () => 42)
   let profileStarted = (): void => {}
   const started = new Promise<void>((resolve) => { profileStarted = resolve })
-  const { app, base } = await listen(async (app) => {
+  const { app, base, fetch } = await injectApp(async (app) => {
     // Tells the test when the profile handler has been entered (it marks the profiler busy synchronously).
     app.addHook('preHandler', async (req) => { if (req.url === '/debug/pprof/profile?seconds=1') setImmediate(profileStarted) })
     await app.register(profilerPlugin, { prefix: '/debug', registry, maxSeconds: 5 })

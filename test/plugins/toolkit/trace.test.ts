@@ -1,11 +1,11 @@
 import t from 'tap'
-import { listen } from '../../helpers/client.js'
+import { injectApp } from '../../helpers/app.js'
 import { tracePlugin, traceHook, requestId } from '../../../plugins/toolkit/trace.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
 t.test('trace plugin: id read or generated, on response and request', async (t) => {
-  const { app, base } = await listen(async (app) => {
+  const { app, base, fetch } = await injectApp(async (app) => {
     await app.register(async (scope) => {
       await scope.register(tracePlugin)
       scope.get('/id', async (req) => ({ id: requestId(req) }))
@@ -44,7 +44,7 @@ t.test('trace plugin: id read or generated, on response and request', async (t) 
 })
 
 t.test('registered at the root, 404s carry an id too', async (t) => {
-  const { app, base } = await listen(async (app) => { await app.register(tracePlugin) })
+  const { app, base, fetch } = await injectApp(async (app) => { await app.register(tracePlugin) })
   t.teardown(() => app.close())
   const r = await fetch(`${base}/nowhere`)
   t.equal(r.status, 404)
