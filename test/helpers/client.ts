@@ -46,7 +46,8 @@ export interface Client {
   fetch (path: string, init?: RequestInit & { json?: unknown; form?: Record<string, string> }): Promise<Response>
 }
 
-export function client (base: string, jar = new CookieJar()): Client {
+/** A client of `base`; `send` is the global `fetch`, or one over `app.inject` (test/helpers/app.ts). */
+export function client (base: string, jar = new CookieJar(), send: (input: URL, init: RequestInit) => Promise<Response> = fetch): Client {
   return {
     base,
     jar,
@@ -57,7 +58,7 @@ export function client (base: string, jar = new CookieJar()): Client {
       let body = init.body
       if (init.json !== undefined) { headers.set('content-type', 'application/json'); body = JSON.stringify(init.json) }
       if (init.form !== undefined) { headers.set('content-type', 'application/x-www-form-urlencoded'); body = new URLSearchParams(init.form).toString() }
-      const res = await fetch(new URL(path, base), { ...init, headers, body: body ?? null, redirect: 'manual' })
+      const res = await send(new URL(path, base), { ...init, headers, body: body ?? null, redirect: 'manual' })
       jar.take(res)
       return res
     }

@@ -14,8 +14,8 @@ import { argon2Hash, fileServerPlugin, withArgon2Hash } from '../../toolkit.js'
 import { GridFsStore, newStore, openPasskeyStore } from '../../stores/index.js'
 import { runHashCli } from '../../plugins/toolkit/hash-cli.js'
 import { identiconPng } from '../../plugins/avatar.js'
-import { getAvatar, login, startApp } from '../avatar/app.js'
-import { startPictureServer } from '../avatar/pictures.js'
+import { getAvatar, login, startApp } from '../helpers/avatar-app.js'
+import { startPictureServer } from '../helpers/pictures.js'
 
 const hidden = new Set<string>()
 const resolve = driverResolution.resolve

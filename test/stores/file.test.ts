@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, writeFileSync, mkdirSync, existsSync, rename
 import { join, relative } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { FileStore, openAvatarStore } from '../../stores/index.js'
-import { storeSuite } from './store-suite.js'
+import { storeSuite } from '../helpers/store-suite.js'
 
 const base = t.testdir({})
 let n = 0

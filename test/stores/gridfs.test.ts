@@ -2,7 +2,7 @@ import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { MongoClient } from 'mongodb'
 import { GridFsStore, openAvatarStore } from '../../stores/index.js'
-import { storeSuite } from './store-suite.js'
+import { storeSuite } from '../helpers/store-suite.js'
 
 const url = process.env.MONGODB_URL
 

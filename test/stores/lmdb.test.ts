@@ -2,7 +2,7 @@ import t from 'tap'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { LmdbStore, openAvatarStore } from '../../stores/index.js'
-import { storeSuite } from './store-suite.js'
+import { storeSuite } from '../helpers/store-suite.js'
 
 const base = t.testdir({})
 let n = 0

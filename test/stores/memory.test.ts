@@ -1,6 +1,6 @@
 import t from 'tap'
 import { MemoryStore, openAvatarStore } from '../../stores/index.js'
-import { storeSuite } from './store-suite.js'
+import { storeSuite } from '../helpers/store-suite.js'
 
 storeSuite(t, { fresh: () => () => new MemoryStore(), persistent: false })
 

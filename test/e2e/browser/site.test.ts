@@ -1,0 +1,162 @@
+/**
+ * The documentation site as a reader gets it: `typedoc` (the `npm run docs` configuration) builds the README, the
+ * guides, the provider, toolkit and reference pages and the API reference into a temporary folder, a static
+ * server on port 0 serves it, and headless Chromium opens it. Every built page answers 200 and every internal
+ * link of every page resolves (file and anchor); every markdown page opens in Chromium without a script error
+ * and with the navigation; the search finds "GitHub" and "rate limit"; and a newcomer gets from the home page to
+ * the GitHub provider's step-by-step by clicking links. Screenshots of the home page and the GitHub page go to
+ * .tap/screenshots/site/; `npm run screenshots` also writes them to docs/screenshots/.
+ */
+import t from 'tap'
+import { spawn } from 'node:child_process'
+import { createServer, type Server } from 'node:http'
+import { once } from 'node:events'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, extname, join, normalize, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { AddressInfo } from 'node:net'
+import { chromiumMissing, launch, type TestBrowser } from './browser.js'
+
+const root = fileURLToPath(new URL('../../..', import.meta.url))
+const missing = chromiumMissing()
+const toDocs = process.env.GATEHOUSE_SCREENSHOTS === 'docs'
+
+/** Runs typedoc with the project's configuration into `out`; resolves to its output when it fails. */
+async function buildSite (out: string): Promise<{ code: number | null; output: string }> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_OPTIONS' && !k.startsWith('TAP')))
+  const child = spawn(process.execPath, [join(root, 'node_modules/typedoc/bin/typedoc'), '--out', out], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout.on('data', (d: Buffer) => { output += d.toString() })
+  child.stderr.on('data', (d: Buffer) => { output += d.toString() })
+  const [code] = await once(child, 'close') as [number | null]
+  return { code, output }
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.md': 'text/plain; charset=utf-8'
+}
+
+/** A static file server over `dir` on a loopback port of the OS's choosing. */
+async function serve (dir: string): Promise<{ server: Server; base: string }> {
+  const server = createServer((req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname))
+    let file = join(dir, path)
+    if (!file.startsWith(dir)) { res.writeHead(403).end(); return }
+    if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html')
+    if (!existsSync(file)) { res.writeHead(404).end('not found'); return }
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(readFileSync(file))
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
+}
+
+/** Every file under `dir`, relative to it, with `/` separators. */
+function files (dir: string, under = ''): string[] {
+  return readdirSync(join(dir, under), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(dir, join(under, e.name)) : [join(under, e.name).split(sep).join('/')])
+}
+
+/** The ids a page defines, for its anchors. */
+const ids = (html: string): Set<string> => new Set([...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]!))
+
+if (missing !== undefined) {
+  t.comment(`browser tests skipped: ${missing}`)
+  t.test('the documentation site in Chromium', { skip: missing }, async () => {})
+} else {
+  t.test('the documentation site, built and served, in Chromium', async (t) => {
+    const out = mkdtempSync(join(tmpdir(), 'gatehouse-site-'))
+    const built = await buildSite(out)
+    const { server, base } = await serve(out)
+    const browser: TestBrowser = await launch(import.meta.url)
+    t.teardown(async () => { await browser.close(); server.close(); rmSync(out, { recursive: true, force: true }) })
+    t.test('typedoc builds the site (warnings are errors)', async (t) => {
+      t.equal(built.code, 0, 'exit code 0', { output: built.output.slice(-3000) })
+    })
+    const { page } = browser
+    await page.setViewportSize({ width: 1200, height: 900 })
+    const pages = files(out).filter((f) => f.endsWith('.html'))
+    const documents = pages.filter((f) => f.startsWith('documents/'))
+
+    /** A screenshot of the window (not the whole page): always under .tap, in docs/screenshots when asked. */
+    async function siteShot (name: string): Promise<void> {
+      const file = join(browser.dir, `${name}.png`)
+      await page.screenshot({ path: file })
+      if (toDocs) {
+        mkdirSync(join(root, 'docs', 'screenshots'), { recursive: true })
+        copyFileSync(file, join(root, 'docs', 'screenshots', `${name}.png`))
+      }
+    }
+
+    t.test('every page answers and every internal link of every page resolves, anchors included', async (t) => {
+      t.ok(documents.length >= 30, `${documents.length} markdown pages, ${pages.length} pages in all`)
+      const broken: string[] = []
+      const idsOf = new Map<string, Set<string>>()
+      for (const p of pages) {
+        const res = await fetch(`${base}/${p}`)
+        if (res.status !== 200) { broken.push(`${p}: ${res.status}`); continue }
+        idsOf.set(p, ids(await res.text()))
+      }
+      for (const p of pages) {
+        const html = readFileSync(join(out, p), 'utf8')
+        for (const [, href] of html.matchAll(/\shref="([^"]+)"/g)) {
+          if (/^[a-z]+:/i.test(href!) || href!.startsWith('//')) continue
+          const [path, anchor] = href!.replace(/&amp;/g, '&').split('#') as [string, string | undefined]
+          const target = path === '' ? p : normalize(join(dirname(p), decodeURIComponent(path))).split(sep).join('/')
+          if (!existsSync(join(out, target))) { broken.push(`${p}: ${href} (no ${target})`); continue }
+          if (anchor !== undefined && anchor !== '' && target.endsWith('.html') && !idsOf.get(target)?.has(decodeURIComponent(anchor))) {
+            broken.push(`${p}: ${href} (no #${anchor})`)
+          }
+        }
+      }
+      t.same(broken, [], 'no broken page or link')
+    })
+
+    t.test('every markdown page opens in Chromium with its title and no script error; the navigation lists them', async (t) => {
+      const errors: string[] = []
+      page.on('pageerror', (err) => errors.push(err.message))
+      // The search index and the navigation data are the same for every page: checked once, below and in the search test.
+      await page.route(/assets\/(search|navigation)\.js$/, (route) => route.fulfill({ contentType: 'text/javascript', body: '' }))
+      for (const p of ['index.html', ...documents]) {
+        await page.goto(`${base}/${p}`, { waitUntil: 'domcontentloaded' })
+        const title = await page.textContent('.tsd-typography h1, .tsd-page-title h1')
+        if (title === null || title.trim() === '') errors.push(`${p}: no title`)
+      }
+      t.same(errors, [], `${documents.length + 1} pages`)
+      await page.unrouteAll()
+      await page.goto(`${base}/index.html`)
+      await page.waitForSelector('.tsd-navigation a[href*="documents/"]', { state: 'attached' })
+      const listed = await page.locator('.tsd-navigation a[href*="documents/"]').count()
+      t.equal(listed, documents.length, 'the navigation links every markdown page')
+    })
+
+    /** The titles of the search results for `query`, typed into the search box as a reader would. */
+    async function search (query: string): Promise<string[]> {
+      await page.goto(`${base}/index.html`)
+      await page.click('#tsd-search-trigger')
+      await page.fill('#tsd-search-input', query)
+      await page.waitForSelector('#tsd-search-results li a')
+      return await page.locator('#tsd-search-results li a').allTextContents()
+    }
+
+    t.test('the search finds the GitHub provider page and the throttling guide', async (t) => {
+      const github = await search('GitHub')
+      t.ok(github.some((r) => /GitHub, Google/.test(r)), 'GitHub: the built-in OAuth2 providers page', { found: github })
+      const rate = await search('rate limit')
+      t.ok(rate.some((r) => /Throttling/.test(r)), 'rate limit: the throttling guide', { found: rate })
+    })
+
+    t.test('from the home page to a GitHub sign-in by following links', async (t) => {
+      await page.goto(`${base}/index.html`)
+      t.match(await page.textContent('.tsd-typography h1'), /fastify-gatehouse/)
+      await page.waitForSelector('.tsd-navigation a[href*="documents/"]', { state: 'attached' })
+      await siteShot('site-home')
+      await page.click('.tsd-typography a:has-text("Built-in OAuth2 providers")')
+      await page.waitForURL(/GitHub/)
+      t.match(await page.textContent('.tsd-typography'), /Step by step: sign in with GitHub[\s\S]*github\.com\/settings\/developers[\s\S]*\/auth\/github\/callback[\s\S]*oauth2Provider/)
+      t.ok(await page.isVisible('#step-by-step-sign-in-with-github'), 'the anchor the README links to')
+      await siteShot('site-provider-github')
+    })
+  })
+}

@@ -1,0 +1,172 @@
+/**
+ * State that attackers cannot fill: the in-memory store bounds entries per client and evicts from the client
+ * holding the most; the Redis store counts what each client creates. Counters (`increment`) for throttling.
+ */
+import t from 'tap'
+import FakeTimers from '@sinonjs/fake-timers'
+import { MemoryStateStore, RedisStateStore, StateStoreError } from '../../../lib/state-store/index.js'
+import { RateLimitedError } from '../../../lib/errors.js'
+import { RedisServer, redisMissingReason } from '../../helpers/redis-server.js'
+
+async function refusal (p: Promise<unknown>): Promise<unknown> {
+  return await p.then(() => undefined, (e: unknown) => e)
+}
+
+t.test('memory: one client holds at most maxPerClient entries; others are not affected', async (t) => {
+  const clock = FakeTimers.install({ toFake: ['Date'] })
+  t.teardown(() => clock.uninstall())
+  const s = new MemoryStateStore({ maxPerClient: 3 })
+  await s.set('a1', 'v', 10_000, { client: 'A' })
+  clock.tick(1000)
+  t.equal(await s.setIfAbsent('a2', 'v', 60_000, { client: 'A' }), true)
+  await s.set('a3', 'v', 60_000, { client: 'A' })
+  const err = await refusal(s.setIfAbsent('a4', 'v', 60_000, { client: 'A' }))
+  t.ok(err instanceof RateLimitedError, 'the fourth is refused')
+  t.match(err, { statusCode: 429, code: 'GATEHOUSE_RATE_LIMITED', retryAfterSec: 9 }, 'until its oldest entry expires')
+  t.equal(await s.get('a4'), undefined, 'nothing stored')
+  t.equal(s.entriesOf('A'), 3)
+  await s.set('a3', 'replaced', 60_000, { client: 'A' })
+  t.equal(await s.get('a3'), 'replaced', 'rewriting one of its own entries is not a new one')
+  t.equal(await s.setIfAbsent('b1', 'v', 60_000, { client: 'B' }), true, 'another client writes')
+  t.equal(await s.setIfAbsent('x1', 'v', 60_000), true, 'the server\'s own entries are not counted')
+  clock.tick(9000)
+  t.equal(await s.setIfAbsent('a4', 'v', 60_000, { client: 'A' }), true, 'once an entry expired, the client writes again')
+})
+
+t.test('memory: a refused write changes nothing, another client\'s entry included', async (t) => {
+  const s = new MemoryStateStore({ maxPerClient: 1 })
+  await s.increment('fail:admin', 60_000, { client: 'B' })
+  await s.set('a1', 'v', 60_000, { client: 'A' })
+  t.ok(await refusal(s.set('fail:admin', '0', 60_000, { client: 'A' })) instanceof RateLimitedError)
+  t.equal(await s.get('fail:admin'), '1', 'B\'s counter is intact')
+  t.equal((await s.increment('fail:admin', 60_000, { client: 'A' })).count, 2, 'counting on an existing counter creates nothing')
+  t.equal(s.entriesOf('B'), 1)
+})
+
+t.test('memory: a full store evicts from the client holding the most, never from a smaller one', async (t) => {
+  const s = new MemoryStateStore({ maxEntries: 10, maxPerClient: 4 })
+  await s.set('user-pending', 'v', 60_000, { client: 'user' })
+  await s.set('server', 'v', 60_000)
+  for (const c of ['A', 'B']) for (let i = 0; i < 4; i++) await s.set(`${c}${i}`, 'v', 60_000, { client: c })
+  t.equal(s.size, 10, 'full')
+  // The attacker keeps writing from a third address: its writes evict the attackers' own oldest entries.
+  for (let i = 0; i < 4; i++) await s.set(`C${i}`, 'v', 60_000, { client: 'C' })
+  t.equal(s.size, 10)
+  t.equal(await s.get('user-pending'), 'v', 'the user\'s entry survives the flood')
+  t.equal(await s.get('server'), 'v')
+  t.equal(await s.get('A0'), undefined, 'the oldest entries of the largest holders went')
+  t.equal(s.entriesOf('A') + s.entriesOf('B') + s.entriesOf('C'), 8)
+  t.equal(await s.setIfAbsent('user-2', 'v', 60_000, { client: 'user2' }), true, 'a new user still gets in')
+  t.equal(await s.get('user-pending'), 'v')
+})
+
+t.test('memory: full of the server\'s own entries, a write fails with 503', async (t) => {
+  const s = new MemoryStateStore({ maxEntries: 2 })
+  await s.set('a', 'v', 60_000)
+  await s.set('b', 'v', 60_000)
+  const err = await refusal(s.set('c', 'v', 60_000, { client: 'A' }))
+  t.ok(err instanceof StateStoreError)
+  t.match(err, { statusCode: 503, code: 'GATEHOUSE_STATE_STORE' })
+})
+
+t.test('memory: increment, fixed or sliding, expiring on the clock', async (t) => {
+  const clock = FakeTimers.install({ toFake: ['Date'] })
+  t.teardown(() => clock.uninstall())
+  const s = new MemoryStateStore()
+  t.same(await s.increment('n', 1000, { client: 'A' }), { count: 1, ttlMs: 1000 })
+  clock.tick(400)
+  t.same(await s.increment('n', 1000), { count: 2, ttlMs: 600 }, 'fixed: the lifetime runs from the first')
+  clock.tick(600)
+  t.same(await s.increment('n', 1000), { count: 1, ttlMs: 1000 }, 'expired: counting starts again')
+  clock.tick(900)
+  t.same(await s.increment('n', 1000, { sliding: true }), { count: 2, ttlMs: 1000 }, 'sliding: the lifetime restarts')
+  clock.tick(900)
+  t.equal(await s.get('n'), '2')
+  t.rejects(s.increment('', 1000), TypeError)
+})
+
+t.test('memory: options are checked', async (t) => {
+  for (const maxPerClient of [0, -1, 1.5, 'x']) {
+    t.throws(() => new MemoryStateStore({ maxPerClient: maxPerClient as number }), { code: 'GATEHOUSE_OPTION', option: 'MemoryStateStore.maxPerClient' })
+  }
+})
+
+const missing = redisMissingReason()
+t.test('redis', { skip: missing ?? false }, async (t) => {
+  const redis = new RedisServer()
+  await redis.start()
+  t.teardown(() => redis.stop())
+  const stores: RedisStateStore[] = []
+  t.teardown(async () => { for (const s of stores) await s.close() })
+  const make = (opts: { maxPerClient?: number; commandTimeoutMs?: number } = {}): RedisStateStore => {
+    const s = new RedisStateStore(redis.url, { keyPrefix: `cap${stores.length}:`, commandTimeoutMs: 2000, ...opts })
+    stores.push(s)
+    return s
+  }
+
+  t.test('entries a client creates are counted; past its share it is refused, others are not', async (t) => {
+    const s = make({ maxPerClient: 3 })
+    await s.set('a1', 'v', 60_000, { client: '203.0.113.7' })
+    t.equal(await s.setIfAbsent('a2', 'v', 30_000, { client: '203.0.113.7' }), true)
+    await s.increment('a3', 30_000, { client: '203.0.113.7' })
+    const err = await refusal(s.setIfAbsent('a4', 'v', 30_000, { client: '203.0.113.7' }))
+    t.ok(err instanceof RateLimitedError)
+    t.match(err, { statusCode: 429, code: 'GATEHOUSE_RATE_LIMITED' })
+    t.ok((err as RateLimitedError).retryAfterSec > 50 && (err as RateLimitedError).retryAfterSec <= 60, 'until its longest-lived entry expires')
+    t.equal(await s.get('a4'), undefined)
+    t.ok(await refusal(s.increment('a5', 30_000, { client: '203.0.113.7' })) instanceof RateLimitedError, 'a new counter too')
+    t.same((await s.increment('a3', 30_000, { client: '203.0.113.7' })).count, 2, 'an existing counter still counts')
+    t.equal(await s.setIfAbsent('b1', 'v', 30_000, { client: '198.51.100.1' }), true, 'another client writes')
+    t.equal(await s.setIfAbsent('x', 'v', 30_000), true, 'the server\'s own entries are not counted')
+    const pttl = await s.client.pttl('cap0:{client:203.0.113.7}')
+    t.ok(pttl > 59_000 && pttl <= 60_000, `the client counter lives as long as the longest entry (${pttl})`)
+  })
+
+  t.test('increment: fixed or sliding lifetime on the server', async (t) => {
+    const s = make()
+    t.same((await s.increment('n', 60_000)).count, 1)
+    await s.client.pexpire('cap1:{n}', 30_000)
+    const fixed = await s.increment('n', 60_000)
+    t.equal(fixed.count, 2)
+    t.ok(fixed.ttlMs <= 30_000 && fixed.ttlMs > 29_000, 'fixed: not extended')
+    const sliding = await s.increment('n', 60_000, { sliding: true })
+    t.ok(sliding.ttlMs > 59_000, 'sliding: extended')
+  })
+
+  t.test('a hung Redis consumes nothing: a failed setIfAbsent or take is undone when Redis runs it late', async (t) => {
+    const s = make({ commandTimeoutMs: 300 })
+    await s.set('pending', 'login-record', 60_000)
+    redis.pause()
+    let resumed = false
+    t.teardown(() => { if (!resumed) redis.resume() })
+    const used = await refusal(s.setIfAbsent('used:T', '1', 60_000, { client: '203.0.113.7' }))
+    t.match(used, { statusCode: 503, code: 'GATEHOUSE_STATE_STORE' }, 'marking a token used: 503')
+    const taken = await refusal(s.take('pending'))
+    t.match(taken, { statusCode: 503, code: 'GATEHOUSE_STATE_STORE' }, 'taking a pending login: 503')
+    t.equal(s.owedUndo, 2)
+    redis.resume()
+    resumed = true
+    // The same connection: Redis runs the queued write, then its undo, then these.
+    t.equal(await s.setIfAbsent('used:T', '1', 60_000), true, 'the token is not marked used')
+    t.equal(await s.take('pending'), 'login-record', 'the pending login is still there')
+    t.equal(await s.get('pending'), undefined)
+    t.equal(s.owedUndo, 0, 'every undo was answered')
+    t.same(await s.client.keys('cap2:*undo:*'), [], 'no undo record is left behind')
+  })
+
+  t.test('a write sent twice (a reconnect resends it) reports stored both times; undo then removes it', async (t) => {
+    const s = make()
+    const { WRITE_SCRIPT, UNDO_SCRIPT } = await import('../../../lib/state-store/redis-scripts.js')
+    const args = ['cap3:{k}', 'cap3:{k}:undo:x', 'v', 60_000, '1', '1', '0'] as const
+    t.same(await s.client.eval(WRITE_SCRIPT, 2, ...args), [1, 0])
+    t.same(await s.client.eval(WRITE_SCRIPT, 2, ...args), [1, 0], 'the resend is this same write')
+    t.same(await s.client.eval(WRITE_SCRIPT, 2, 'cap3:{k}', 'cap3:{k}:undo:y', 'w', 60_000, '1', '1', '0'), [0, 1], 'another write finds it taken')
+    t.equal(await s.client.eval(UNDO_SCRIPT, 2, 'cap3:{k}', 'cap3:{k}:undo:x', 'set'), 1)
+    t.equal(await s.get('k'), undefined)
+    t.equal(await s.client.eval(UNDO_SCRIPT, 2, 'cap3:{k}', 'cap3:{k}:undo:x', 'set'), 0, 'undo is idempotent')
+  })
+
+  t.test('options are checked', async (t) => {
+    t.throws(() => new RedisStateStore(redis.url, { maxPerClient: 0 }), { code: 'GATEHOUSE_OPTION', option: 'RedisStateStore.maxPerClient' })
+  })
+})
