@@ -6,7 +6,7 @@ import t from 'tap'
 import Fastify from 'fastify'
 import { authPlugin } from '../../plugins/auth.js'
 import { funcLogger } from '../../lib/logger.js'
-import { RedisServer, redisMissingReason } from '../state-store/redis-server.js'
+import { RedisServer, redisMissingReason } from '../helpers/redis-server.js'
 
 const secret = (): string => 'avatar-plugin-secret-0123456789-0123456789'
 const WARNING = /^\[WARN\] avatar: the state store is shared between instances but avatars are kept in memory.*set avatar\.store to a shared store/

@@ -11,8 +11,8 @@ import { exportJWK, generateKeyPair } from 'jose'
 import { userId } from '../../../lib/user.js'
 import type { AuditEvent } from '../../../lib/audit/events.js'
 import { oidcProvider } from '../../../providers/index.js'
-import { APP_URL, startApp } from '../../oauth2/app.js'
-import type { Browser, Navigation } from '../../oauth2/browser.js'
+import { APP_URL, startApp } from '../../helpers/oauth2-app.js'
+import type { Browser, Navigation } from '../../helpers/oauth2-browser.js'
 
 interface OidcServer { callback(): (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void }
 const { default: Provider } = await import('oidc-provider' as string) as { default: new (issuer: string, config: Record<string, unknown>) => OidcServer }

@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import type { AuditEvent } from '../../../lib/audit/events.js'
-import { passwordLogin, passkeyLogin, startApp, withPasskey, xsrf } from '../../passkey/app.js'
+import { passwordLogin, passkeyLogin, startApp, withPasskey, xsrf } from '../../helpers/passkey-app.js'
 import { typesOf } from './app.js'
 
 t.test('passkey.added, login.second_factor_required, login.succeeded by passkey, passkey.removed', async (t) => {

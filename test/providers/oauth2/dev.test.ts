@@ -12,9 +12,9 @@ import { avatarIdOf } from '../../../plugins/avatar.js'
 import { userId } from '../../../lib/user.js'
 import { devProvider } from '../../../providers/index.js'
 import type { RunningOAuth2Server } from '../../../servers/index.js'
-import { Browser } from '../../oauth2/browser.js'
+import { Browser } from '../../helpers/oauth2-browser.js'
 import { client } from '../../helpers/client.js'
-import { startApp } from '../../avatar/app.js'
+import { startApp } from '../../helpers/avatar-app.js'
 
 const APP_URL = 'http://app.test'
 
