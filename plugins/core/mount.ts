@@ -113,7 +113,7 @@ function providerRoutes (scope: FastifyInstance, core: CoreInternals, provider: 
       method,
       url: step === 'start' ? '/login' : `/login/${step}`,
       bodyLimit: LOGIN_BODY_LIMIT,
-      schema: routeDoc(`Signs in with ${name}${url === '/login' ? '' : ` (step ${url.slice('/login/'.length)})`}`, { querystring: LOGIN_QUERY_SCHEMA }),
+      schema: routeDoc(`Signs in with ${name}${step === 'start' ? '' : ` (step ${step})`}`, { querystring: LOGIN_QUERY_SCHEMA }),
       // Checked in the prelude, after the cross-site guard and the count: a malformed request is refused as before.
       attachValidation: true,
       handler: async (request, reply) => await loginStep(name, step, reply, async () => {
