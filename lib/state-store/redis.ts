@@ -214,7 +214,7 @@ export class RedisStateStore implements StateStore {
 
   /**
    * Subscribes on a connection of its own (a Redis connection in subscriber mode takes no other command), made
-   * with the options of the store's client and closed with the subscription; on a Cluster, to one of its nodes
+   * with the options of the store's client and closed with the subscription; on a Cluster, to one of its masters
    * (a PUBLISH on any node reaches every node's subscribers). It reconnects by itself; after each reconnect it
    * subscribes again and only then reports `onLive(true)`.
    */
