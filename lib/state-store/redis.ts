@@ -44,6 +44,15 @@ const MAX_PENDING_UNDO = 10_000
 const MAX_REPORTED = 100
 
 /**
+ * The key that marks a consuming operation as undone: `<entry>:undone:<id>` beside its undo record
+ * `<entry>:undo:<id>`, in the entry's slot (the id has no colon, so the last `:undo:` is the store's own).
+ */
+function tombstoneOf (undoKey: string): string {
+  const at = undoKey.lastIndexOf(':undo:')
+  return `${undoKey.slice(0, at)}:undone:${undoKey.slice(at + ':undo:'.length)}`
+}
+
+/**
  * Redis-backed store for several instances behind one URL. Every operation is a single atomic server-side
  * command or script, so a one-time token is consumed exactly once across instances. Every entry has a TTL, and
  * the entries a client creates are counted (see `maxPerClient`), so an unauthenticated client cannot grow Redis.
@@ -53,8 +62,11 @@ const MAX_REPORTED = 100
  * nothing, `setIfAbsent` and `take` leave an undo record under a key of their own (`undo:<random id>`), and
  * when one fails the store sends the undo script right behind it on the same connection: Redis runs a
  * connection's commands in order, so the late write, if it runs at all, is undone before anything sent later
- * can see it. Undo is retried (it is idempotent) until it runs; the undo record is deleted once the answer has
- * come back. See the README's "State store" section for the reasoning and its limits.
+ * can see it. The undo also leaves a tombstone beside the undo record, and the operation does nothing when it
+ * finds one: on a Cluster, ioredis holds a command back during a failover (CLUSTERDOWN, TRYAGAIN, MOVED) and
+ * sends it again after a delay, possibly after its timeout and after the undo, and then on another connection.
+ * Undo is retried (it is idempotent) until it runs; the undo record is deleted once the answer has come back.
+ * See the README's "State store" section for the reasoning and its limits.
  *
  * Given an address (`redis://host:port/db`, `rediss://…`, `redis-cluster://host:port,host:port`,
  * `redis-sentinel://host:port,host:port/<master name>`) or a Cluster's node list, the store creates and owns its
@@ -122,7 +134,7 @@ export class RedisStateStore implements StateStore {
   async setIfAbsent (key: string, value: string, ttlMs: number, opts?: WriteOptions): Promise<boolean> {
     checkEntry(key, ttlMs)
     return await this.consuming(key, ttlMs, (undoKey) => this.write(key, value, ttlMs, opts?.client, true, undoKey),
-      (undoKey) => this.cmd.eval(UNDO_SCRIPT, 2, this.entryKey(key), undoKey, 'set'))
+      (undoKey) => this.undo(key, undoKey, 'set', ttlMs))
   }
 
   async set (key: string, value: string, ttlMs: number, opts?: WriteOptions): Promise<void> {
@@ -155,8 +167,8 @@ export class RedisStateStore implements StateStore {
   }
 
   async take (key: string): Promise<string | undefined> {
-    const r = await this.consuming(key, UNDO_RETRY_MS, (undoKey) => this.cmd.eval(TAKE_SCRIPT, 2, this.entryKey(key), undoKey),
-      (undoKey) => this.cmd.eval(UNDO_SCRIPT, 2, this.entryKey(key), undoKey, 'take'))
+    const r = await this.consuming(key, UNDO_RETRY_MS, (undoKey) => this.cmd.eval(TAKE_SCRIPT, 3, this.entryKey(key), undoKey, tombstoneOf(undoKey)),
+      (undoKey) => this.undo(key, undoKey, 'take', UNDO_RETRY_MS))
     return typeof r === 'string' ? r : undefined
   }
 
@@ -251,8 +263,8 @@ export class RedisStateStore implements StateStore {
    * counter expires). Writing over an existing entry counts nothing, as on one node.
    */
   private async write (key: string, value: string, ttlMs: number, client: string | undefined, nx: boolean, undoKey: string | undefined): Promise<boolean> {
-    const send = async (existingOnly: boolean): Promise<[number, number]> => await this.cmd.eval(WRITE_SCRIPT, 2, this.entryKey(key),
-      undoKey ?? this.entryKey(key), value, Math.ceil(ttlMs), nx ? '1' : '0', undoKey === undefined ? '0' : '1', existingOnly ? '1' : '0') as [number, number]
+    const send = async (existingOnly: boolean): Promise<[number, number]> => await this.cmd.eval(WRITE_SCRIPT, 3, this.entryKey(key),
+      undoKey ?? this.entryKey(key), undoKey === undefined ? this.entryKey(key) : tombstoneOf(undoKey), value, Math.ceil(ttlMs), nx ? '1' : '0', undoKey === undefined ? '0' : '1', existingOnly ? '1' : '0') as [number, number]
     let r = await send(client !== undefined)
     if (r[0] === 2 && client !== undefined) {
       await this.reserve(client, ttlMs)
@@ -260,6 +272,14 @@ export class RedisStateStore implements StateStore {
       if (r[1] === 1) this.release(client)
     }
     return r[0] === 1
+  }
+
+  /**
+   * Undoes a consuming operation answered with an error, and leaves its tombstone for as long as the operation's
+   * undo is owed (`keepMs`, at most UNDO_RETRY_MS), so that the operation, arriving late, does nothing.
+   */
+  private async undo (key: string, undoKey: string, kind: 'set' | 'take', keepMs: number): Promise<unknown> {
+    return await this.cmd.eval(UNDO_SCRIPT, 3, this.entryKey(key), undoKey, tombstoneOf(undoKey), kind, Math.ceil(Math.min(keepMs, UNDO_RETRY_MS)))
   }
 
   /** Takes a place of the client's share, or throws the 429 for a client holding its share. */
