@@ -34,7 +34,14 @@ export interface RedisStateStoreOptions {
 }
 
 /** A consuming operation whose answer never came: its undo is retried until it runs or its record is gone. */
-interface PendingUndo { run: () => Promise<unknown>; until: number; sending: boolean }
+interface PendingUndo {
+  /** The entry's key (its undo is settled before the next consuming operation on it). */
+  key: string
+  run: () => Promise<unknown>
+  until: number
+  /** The undo in flight: resolves true once Redis has answered it, false when it failed (it is sent again later). */
+  sending?: Promise<boolean>
+}
 
 // Undo records of takes live as long as the entry would have; undo is retried for at most this long.
 const UNDO_RETRY_MS = 15 * 60_000
@@ -241,6 +248,7 @@ export class RedisStateStore implements StateStore {
   private async consuming<T> (key: string, ttlMs: number, op: (undoKey: string) => Promise<T>, undo: (undoKey: string) => Promise<unknown>): Promise<T> {
     // In the entry's slot (its hash tag), so that the scripts touching both run on one Cluster node.
     const undoKey = `${this.entryKey(key)}:undo:${randomBytes(12).toString('base64url')}`
+    await this.settleUndo(key)
     try {
       const r = await this.run(() => op(undoKey))
       this.cmd.del(undoKey).catch(() => {})
@@ -248,9 +256,9 @@ export class RedisStateStore implements StateStore {
     } catch (err) {
       if (!(err instanceof RateLimitedError)) {
         if (this.pendingUndo.length >= MAX_PENDING_UNDO) this.pendingUndo.shift()
-        const entry: PendingUndo = { run: () => undo(undoKey), until: Date.now() + Math.min(ttlMs, UNDO_RETRY_MS), sending: false }
+        const entry: PendingUndo = { key, run: () => undo(undoKey), until: Date.now() + Math.min(ttlMs, UNDO_RETRY_MS) }
         this.pendingUndo.push(entry)
-        this.sendUndo(entry)
+        void this.sendUndo(entry)
       }
       throw err
     }
@@ -307,19 +315,37 @@ export class RedisStateStore implements StateStore {
   }
 
   /** Sends one owed undo (once at a time); it is forgotten when Redis has answered it. */
-  private sendUndo (entry: PendingUndo): void {
-    if (entry.sending) return
-    entry.sending = true
-    entry.run().then(() => {
+  private sendUndo (entry: PendingUndo): Promise<boolean> {
+    entry.sending ??= entry.run().then(() => {
       this.pendingUndo = this.pendingUndo.filter((e) => e !== entry)
-    }, () => { entry.sending = false })
+      return true
+    }, () => {
+      entry.sending = undefined
+      return false
+    })
+    return entry.sending
   }
 
   /** Sends every undo still owed (on reconnect, and after any answered command). */
   private retryUndo (): void {
     const now = Date.now()
     this.pendingUndo = this.pendingUndo.filter((e) => e.until > now)
-    for (const entry of this.pendingUndo) this.sendUndo(entry)
+    for (const entry of this.pendingUndo) void this.sendUndo(entry)
+  }
+
+  /**
+   * On a Cluster, before a consuming operation on `key`: the undo still owed for earlier ones on it has run, or
+   * the operation answers 503 unsent. ioredis re-sends a command held back by a failover after a delay, so a late
+   * take could run after its undo failed and before this operation, which would then find nothing (taken, and
+   * put back only when the undo is retried). On one connection (one server, Sentinels) Redis runs a late
+   * operation, then its undo, then anything sent later: nothing to wait for.
+   */
+  private async settleUndo (key: string): Promise<void> {
+    if (!isCluster(this.client)) return
+    const owed = this.pendingUndo.filter((e) => e.key === key)
+    if (owed.length === 0) return
+    const answered = await Promise.all(owed.map(async (e) => await this.sendUndo(e)))
+    if (answered.includes(false)) throw this.failure(new Error('an earlier operation on this entry is not undone yet'))
   }
 
   /**

@@ -183,6 +183,41 @@ t.test('redis', { skip: missing ?? false }, async (t) => {
     t.ok(kept > 0 && kept <= 60_000, 'the tombstone expires with the undo it stands for')
   })
 
+  t.test('a take after a failed one waits for its undo: a late take resent after its undo failed takes nothing from it', async (t) => {
+    // What a Cluster failover does, made deterministic: ioredis answers the take "timed out" but sends it again
+    // later, and the undo sent behind it fails too. Only the Cluster client's ordering is played here (on one
+    // connection Redis keeps the order, and the store does not wait); Redis is real.
+    const { Redis } = await import('ioredis')
+    const real = new Redis(redis.url)
+    t.teardown(() => real.disconnect())
+    let held: (() => Promise<unknown>) | undefined
+    let failing = 0
+    const client = new Proxy(real, {
+      get (target, prop) {
+        if (prop === 'isCluster') return true
+        if (prop === 'eval') {
+          return async (...args: Parameters<typeof real.eval>) => {
+            if (failing === 0) return await target.eval(...args)
+            if (failing-- === 2) held = async () => await target.eval(...args)
+            throw new Error('Command timed out')
+          }
+        }
+        const v = Reflect.get(target, prop) as unknown
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v
+      }
+    })
+    const s = new RedisStateStore(client as unknown as typeof real, { keyPrefix: 'late2:' })
+    await s.set('one-time', 'secret', 60_000)
+    failing = 2
+    t.match(await refusal(s.take('one-time')), { statusCode: 503 }, 'the take "timed out"')
+    t.equal(s.owedUndo, 1, 'and so did its undo')
+    await held!()
+    t.equal(await real.get('late2:{one-time}'), null, 'the take ran late, after all')
+    t.equal(await s.take('one-time'), 'secret', 'the next take finds the value: the owed undo ran first')
+    t.equal(await s.take('one-time'), undefined, 'taken once')
+    t.equal(s.owedUndo, 0)
+  })
+
   t.test('options are checked', async (t) => {
     t.throws(() => new RedisStateStore(redis.url, { maxPerClient: 0 }), { code: 'GATEHOUSE_OPTION', option: 'RedisStateStore.maxPerClient' })
   })
