@@ -11,12 +11,12 @@
  * The state store is the default in-memory one, wrapped to time what each call costs (the synchronous work of
  * the call, which is all of it for the memory store): `stats()` reports the µs spent in it and the calls.
  */
-import { createServer } from 'node:net'
 import Fastify from 'fastify'
 import { authPlugin, type AuthOptions } from '../plugins/auth.js'
 import { devProvider } from '../providers/index.js'
 import { MemoryStateStore, type StateStore } from '../lib/state-store/index.js'
 import type { Peer } from './peer-apps.js'
+import { freePort } from './free-port.js'
 
 export const LOGIN_NAMES = ['login-bare', 'password', 'password-throttled', 'dev', 'dev-throttled'] as const
 export type LoginName = typeof LOGIN_NAMES[number]
@@ -24,7 +24,7 @@ export type LoginName = typeof LOGIN_NAMES[number]
 const SECRET = 'bench-login-secret-0123456789abcdef-0123456789abcdef'
 export const LOGIN_BODY = JSON.stringify({ user: 'bench', passwd: 'bench-password' })
 /** Raised far above any load, so that throttling counts every login and refuses none. */
-const THROTTLED = { login: { max: 1_000_000_000, window: '1m' } }
+export const THROTTLED = { login: { max: 1_000_000_000, window: '1m' } }
 
 /** What a timed store has spent: µs in its calls, and how many calls. */
 export interface StoreStats { storeUs: number; storeCalls: number }
@@ -48,18 +48,6 @@ function timedStore (inner: StateStore, stats: StoreStats): StateStore {
   }
   store.close = () => inner.close()
   return store as unknown as StateStore
-}
-
-/** A free loopback port: the app's public `url` must name the port the callback comes back to. */
-function freePort (): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => { resolve(port) })
-    })
-  })
 }
 
 async function loginBare (): Promise<Peer> {

@@ -44,7 +44,7 @@ async function passwordLoad (server: ServerProcess, seconds: number): Promise<{ 
 }
 
 /** One dev OAuth2 login as a browser makes it, following the redirects and carrying the app's cookies. */
-async function devLogin (base: string, headers: Record<string, string>): Promise<void> {
+export async function devLogin (base: string, headers: Record<string, string>): Promise<void> {
   const start = await fetch(`${base}/auth/dev/login?session=1`, { redirect: 'manual', headers })
   const jar = start.headers.getSetCookie().map((line) => line.split(';', 1)[0]!).join('; ')
   await start.arrayBuffer()

@@ -12,8 +12,9 @@
 import { PEERS, cookieObject, type Peer } from './peer-apps.js'
 import { LOGIN_APPS } from './login-apps.js'
 import { TOOLKIT_APPS } from './toolkit-apps.js'
+import { scaleApp } from './scale-app.js'
 
-const APPS: Record<string, () => Promise<Peer>> = { ...PEERS, ...LOGIN_APPS, ...TOOLKIT_APPS }
+const APPS: Record<string, () => Promise<Peer>> = { ...PEERS, ...LOGIN_APPS, ...TOOLKIT_APPS, scale: scaleApp }
 
 type Command = { cmd: 'cpu' } | { cmd: 'check'; headers: Record<string, string>; ms: number } | { cmd: 'stop' }
 

@@ -22,8 +22,9 @@ export function ask<T> (child: ChildProcess, message?: object): Promise<T> {
   })
 }
 
-export async function startServer<N extends string> (name: N): Promise<ServerProcess<N>> {
-  const child = fork(SERVER, [name], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+/** Starts app `name` in a process of its own; `env` is added to this process's environment for it. */
+export async function startServer<N extends string> (name: N, env: Record<string, string> = {}): Promise<ServerProcess<N>> {
+  const child = fork(SERVER, [name], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...env } })
   return { name, child, hello: await ask<Hello>(child) }
 }
 

@@ -7,13 +7,15 @@
  */
 
 /**
- * SET, NX or not, with an undo record for consuming writes. KEYS: entry, undo record (or the entry again), both in
- * one slot. ARGV: value, ttl ms, nx 1|0, undo 1|0, existing only 1|0 (a new entry needs a place of its client's
- * share first: then nothing is written). Returns {1, 0} stored new, {1, 1} replaced, {0, 1} exists (NX), {2, 0}
- * new and not written (existing only). A write whose undo record exists already is this very write sent again
- * after a reconnect: it reports stored new.
+ * SET, NX or not, with an undo record for consuming writes. KEYS: entry, undo record, its tombstone (or the entry
+ * again for both), all in one slot. ARGV: value, ttl ms, nx 1|0, undo 1|0, existing only 1|0 (a new entry needs
+ * a place of its client's share first: then nothing is written). Returns {1, 0} stored new, {1, 1} replaced,
+ * {0, 1} exists (NX), {2, 0} new and not written (existing only), {0, 0} undone already. A write whose undo
+ * record exists already is this very write sent again after a reconnect: it reports stored new. A write whose
+ * tombstone exists was undone before it arrived (see UNDO_SCRIPT): it writes nothing.
  */
 export const WRITE_SCRIPT = `
+if ARGV[4] == '1' and redis.call('EXISTS', KEYS[3]) == 1 then return {0, 0} end
 if ARGV[4] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return {1, 0} end
 local existed = redis.call('EXISTS', KEYS[1])
 if existed == 1 and ARGV[3] == '1' then return {0, 1} end
@@ -47,10 +49,12 @@ return n
 
 /**
  * GET and DEL in one step, leaving an undo record `<pttl>:<value>` that lives as long as the entry would have.
- * KEYS: entry, undo record. Returns the value or nil; a take whose undo record exists is this very take sent
- * again after a reconnect, and returns what it took. (A script rather than GETDEL: Redis before 6.2 works too.)
+ * KEYS: entry, undo record, its tombstone. Returns the value or nil; a take whose undo record exists is this very
+ * take sent again after a reconnect, and returns what it took; a take whose tombstone exists was undone before it
+ * arrived, and takes nothing. (A script rather than GETDEL: Redis before 6.2 works too.)
  */
 export const TAKE_SCRIPT = `
+if redis.call('EXISTS', KEYS[3]) == 1 then return false end
 local u = redis.call('GET', KEYS[2])
 if u then return string.sub(u, string.find(u, ':', 1, true) + 1) end
 local v = redis.call('GET', KEYS[1])
@@ -62,11 +66,15 @@ return v
 `
 
 /**
- * Undoes a consuming operation that was answered with an error. KEYS: entry, undo record. ARGV: 'set' (delete
- * the entry if it still holds what the write stored) or 'take' (put the value back unless the key was set
- * since). Without an undo record (the operation never ran, or was undone already) it does nothing.
+ * Undoes a consuming operation that was answered with an error. KEYS: entry, undo record, its tombstone. ARGV:
+ * 'set' (delete the entry if it still holds what the write stored) or 'take' (put the value back unless the key
+ * was set since), the tombstone's lifetime in ms. Without an undo record (the operation never ran, was undone
+ * already, or has not arrived yet) it changes no entry. Either way it leaves the tombstone, so that the operation
+ * does nothing if it arrives later: on a Cluster, ioredis re-sends a command held back by a failover
+ * (CLUSTERDOWN, TRYAGAIN, MOVED) after a delay, which can be after its command timeout and after this undo.
  */
 export const UNDO_SCRIPT = `
+redis.call('SET', KEYS[3], '1', 'PX', tonumber(ARGV[2]))
 local u = redis.call('GET', KEYS[2])
 if not u then return 0 end
 redis.call('DEL', KEYS[2])

@@ -2,8 +2,8 @@
  * The subscriber connection of the Redis state store. A connection in subscriber mode takes no other command, so
  * each subscription has one of its own, closed with it. One server (or a Sentinel-watched master): a duplicate of
  * the store's client, which reconnects by itself (behind Sentinels, to the master they name now). A Cluster: a
- * plain connection to one of its nodes, since classic pub/sub is cluster-wide (a PUBLISH on any node reaches
- * every node's subscribers); when that node is lost, another node of the cluster's current list is taken.
+ * plain connection to one of its masters, since classic pub/sub is cluster-wide (a PUBLISH on any node reaches
+ * every node's subscribers); when that node is lost, another master of the cluster's current list is taken.
  */
 import type { Redis } from 'ioredis'
 import type { Subscription } from './types.js'
@@ -26,7 +26,11 @@ export function subscribeOn (client: RedisConnection, name: string, onMessage: (
   const open = (): void => {
     if (closed) return
     const cluster = isCluster(client)
-    const nodes = cluster ? client.nodes('all') : []
+    // A master, not any node: a publisher counts the subscribers of the nodes its own client lists (see
+    // RedisStateStore.publish), and clients list different replicas (CLUSTER SLOTS leaves out a replica whose
+    // replication offset is still 0, until its master's first write or ping reaches it); every client lists every
+    // master. (Subscribed on a replica, an instance heard revocations but was not counted.)
+    const nodes = cluster ? client.nodes('master') : []
     if (cluster && nodes.length === 0) { timer = setTimeout(open, MOVE_AFTER_MS); return }
     const base = cluster ? nodes[Math.floor(Math.random() * nodes.length)]! : client as Redis
     // On a Cluster the connection does not retry a lost node: the subscription moves to a node alive now.

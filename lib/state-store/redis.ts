@@ -34,7 +34,14 @@ export interface RedisStateStoreOptions {
 }
 
 /** A consuming operation whose answer never came: its undo is retried until it runs or its record is gone. */
-interface PendingUndo { run: () => Promise<unknown>; until: number; sending: boolean }
+interface PendingUndo {
+  /** The entry's key (its undo is settled before the next consuming operation on it). */
+  key: string
+  run: () => Promise<unknown>
+  until: number
+  /** The undo in flight: resolves true once Redis has answered it, false when it failed (it is sent again later). */
+  sending?: Promise<boolean>
+}
 
 // Undo records of takes live as long as the entry would have; undo is retried for at most this long.
 const UNDO_RETRY_MS = 15 * 60_000
@@ -42,6 +49,15 @@ const UNDO_RETRY_MS = 15 * 60_000
 const MAX_PENDING_UNDO = 10_000
 // Distinct error texts remembered as logged; past it the memory starts over (a text may then be logged again).
 const MAX_REPORTED = 100
+
+/**
+ * The key that marks a consuming operation as undone: `<entry>:undone:<id>` beside its undo record
+ * `<entry>:undo:<id>`, in the entry's slot (the id has no colon, so the last `:undo:` is the store's own).
+ */
+function tombstoneOf (undoKey: string): string {
+  const at = undoKey.lastIndexOf(':undo:')
+  return `${undoKey.slice(0, at)}:undone:${undoKey.slice(at + ':undo:'.length)}`
+}
 
 /**
  * Redis-backed store for several instances behind one URL. Every operation is a single atomic server-side
@@ -53,8 +69,11 @@ const MAX_REPORTED = 100
  * nothing, `setIfAbsent` and `take` leave an undo record under a key of their own (`undo:<random id>`), and
  * when one fails the store sends the undo script right behind it on the same connection: Redis runs a
  * connection's commands in order, so the late write, if it runs at all, is undone before anything sent later
- * can see it. Undo is retried (it is idempotent) until it runs; the undo record is deleted once the answer has
- * come back. See the README's "State store" section for the reasoning and its limits.
+ * can see it. The undo also leaves a tombstone beside the undo record, and the operation does nothing when it
+ * finds one: on a Cluster, ioredis holds a command back during a failover (CLUSTERDOWN, TRYAGAIN, MOVED) and
+ * sends it again after a delay, possibly after its timeout and after the undo, and then on another connection.
+ * Undo is retried (it is idempotent) until it runs; the undo record is deleted once the answer has come back.
+ * See the README's "State store" section for the reasoning and its limits.
  *
  * Given an address (`redis://host:port/db`, `rediss://…`, `redis-cluster://host:port,host:port`,
  * `redis-sentinel://host:port,host:port/<master name>`) or a Cluster's node list, the store creates and owns its
@@ -122,7 +141,7 @@ export class RedisStateStore implements StateStore {
   async setIfAbsent (key: string, value: string, ttlMs: number, opts?: WriteOptions): Promise<boolean> {
     checkEntry(key, ttlMs)
     return await this.consuming(key, ttlMs, (undoKey) => this.write(key, value, ttlMs, opts?.client, true, undoKey),
-      (undoKey) => this.cmd.eval(UNDO_SCRIPT, 2, this.entryKey(key), undoKey, 'set'))
+      (undoKey) => this.undo(key, undoKey, 'set', ttlMs))
   }
 
   async set (key: string, value: string, ttlMs: number, opts?: WriteOptions): Promise<void> {
@@ -155,8 +174,8 @@ export class RedisStateStore implements StateStore {
   }
 
   async take (key: string): Promise<string | undefined> {
-    const r = await this.consuming(key, UNDO_RETRY_MS, (undoKey) => this.cmd.eval(TAKE_SCRIPT, 2, this.entryKey(key), undoKey),
-      (undoKey) => this.cmd.eval(UNDO_SCRIPT, 2, this.entryKey(key), undoKey, 'take'))
+    const r = await this.consuming(key, UNDO_RETRY_MS, (undoKey) => this.cmd.eval(TAKE_SCRIPT, 3, this.entryKey(key), undoKey, tombstoneOf(undoKey)),
+      (undoKey) => this.undo(key, undoKey, 'take', UNDO_RETRY_MS))
     return typeof r === 'string' ? r : undefined
   }
 
@@ -214,7 +233,7 @@ export class RedisStateStore implements StateStore {
 
   /**
    * Subscribes on a connection of its own (a Redis connection in subscriber mode takes no other command), made
-   * with the options of the store's client and closed with the subscription; on a Cluster, to one of its nodes
+   * with the options of the store's client and closed with the subscription; on a Cluster, to one of its masters
    * (a PUBLISH on any node reaches every node's subscribers). It reconnects by itself; after each reconnect it
    * subscribes again and only then reports `onLive(true)`.
    */
@@ -229,6 +248,7 @@ export class RedisStateStore implements StateStore {
   private async consuming<T> (key: string, ttlMs: number, op: (undoKey: string) => Promise<T>, undo: (undoKey: string) => Promise<unknown>): Promise<T> {
     // In the entry's slot (its hash tag), so that the scripts touching both run on one Cluster node.
     const undoKey = `${this.entryKey(key)}:undo:${randomBytes(12).toString('base64url')}`
+    await this.settleUndo(key)
     try {
       const r = await this.run(() => op(undoKey))
       this.cmd.del(undoKey).catch(() => {})
@@ -236,9 +256,9 @@ export class RedisStateStore implements StateStore {
     } catch (err) {
       if (!(err instanceof RateLimitedError)) {
         if (this.pendingUndo.length >= MAX_PENDING_UNDO) this.pendingUndo.shift()
-        const entry: PendingUndo = { run: () => undo(undoKey), until: Date.now() + Math.min(ttlMs, UNDO_RETRY_MS), sending: false }
+        const entry: PendingUndo = { key, run: () => undo(undoKey), until: Date.now() + Math.min(ttlMs, UNDO_RETRY_MS) }
         this.pendingUndo.push(entry)
-        this.sendUndo(entry)
+        void this.sendUndo(entry)
       }
       throw err
     }
@@ -251,8 +271,8 @@ export class RedisStateStore implements StateStore {
    * counter expires). Writing over an existing entry counts nothing, as on one node.
    */
   private async write (key: string, value: string, ttlMs: number, client: string | undefined, nx: boolean, undoKey: string | undefined): Promise<boolean> {
-    const send = async (existingOnly: boolean): Promise<[number, number]> => await this.cmd.eval(WRITE_SCRIPT, 2, this.entryKey(key),
-      undoKey ?? this.entryKey(key), value, Math.ceil(ttlMs), nx ? '1' : '0', undoKey === undefined ? '0' : '1', existingOnly ? '1' : '0') as [number, number]
+    const send = async (existingOnly: boolean): Promise<[number, number]> => await this.cmd.eval(WRITE_SCRIPT, 3, this.entryKey(key),
+      undoKey ?? this.entryKey(key), undoKey === undefined ? this.entryKey(key) : tombstoneOf(undoKey), value, Math.ceil(ttlMs), nx ? '1' : '0', undoKey === undefined ? '0' : '1', existingOnly ? '1' : '0') as [number, number]
     let r = await send(client !== undefined)
     if (r[0] === 2 && client !== undefined) {
       await this.reserve(client, ttlMs)
@@ -260,6 +280,14 @@ export class RedisStateStore implements StateStore {
       if (r[1] === 1) this.release(client)
     }
     return r[0] === 1
+  }
+
+  /**
+   * Undoes a consuming operation answered with an error, and leaves its tombstone for as long as the operation's
+   * undo is owed (`keepMs`, at most UNDO_RETRY_MS), so that the operation, arriving late, does nothing.
+   */
+  private async undo (key: string, undoKey: string, kind: 'set' | 'take', keepMs: number): Promise<unknown> {
+    return await this.cmd.eval(UNDO_SCRIPT, 3, this.entryKey(key), undoKey, tombstoneOf(undoKey), kind, Math.ceil(Math.min(keepMs, UNDO_RETRY_MS)))
   }
 
   /** Takes a place of the client's share, or throws the 429 for a client holding its share. */
@@ -287,19 +315,37 @@ export class RedisStateStore implements StateStore {
   }
 
   /** Sends one owed undo (once at a time); it is forgotten when Redis has answered it. */
-  private sendUndo (entry: PendingUndo): void {
-    if (entry.sending) return
-    entry.sending = true
-    entry.run().then(() => {
+  private sendUndo (entry: PendingUndo): Promise<boolean> {
+    entry.sending ??= entry.run().then(() => {
       this.pendingUndo = this.pendingUndo.filter((e) => e !== entry)
-    }, () => { entry.sending = false })
+      return true
+    }, () => {
+      entry.sending = undefined
+      return false
+    })
+    return entry.sending
   }
 
   /** Sends every undo still owed (on reconnect, and after any answered command). */
   private retryUndo (): void {
     const now = Date.now()
     this.pendingUndo = this.pendingUndo.filter((e) => e.until > now)
-    for (const entry of this.pendingUndo) this.sendUndo(entry)
+    for (const entry of this.pendingUndo) void this.sendUndo(entry)
+  }
+
+  /**
+   * On a Cluster, before a consuming operation on `key`: the undo still owed for earlier ones on it has run, or
+   * the operation answers 503 unsent. ioredis re-sends a command held back by a failover after a delay, so a late
+   * take could run after its undo failed and before this operation, which would then find nothing (taken, and
+   * put back only when the undo is retried). On one connection (one server, Sentinels) Redis runs a late
+   * operation, then its undo, then anything sent later: nothing to wait for.
+   */
+  private async settleUndo (key: string): Promise<void> {
+    if (!isCluster(this.client)) return
+    const owed = this.pendingUndo.filter((e) => e.key === key)
+    if (owed.length === 0) return
+    const answered = await Promise.all(owed.map(async (e) => await this.sendUndo(e)))
+    if (answered.includes(false)) throw this.failure(new Error('an earlier operation on this entry is not undone yet'))
   }
 
   /**

@@ -3,8 +3,10 @@
  * called again to simulate an outage on the same port.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { createServer } from 'node:net'
 import { once } from 'node:events'
+import { freePort } from '../../bench/free-port.js'
+
+export { freePort }
 
 /** Why Redis tests cannot run here, or undefined when redis-server is installed. */
 export function redisMissingReason (): string | undefined {
@@ -13,17 +15,6 @@ export function redisMissingReason (): string | undefined {
     return 'redis-server is not installed (apt-get install -y redis-server; CI installs it)'
   }
   return undefined
-}
-
-/** A port the OS just handed out and that nothing listens on now. */
-export async function freePort (): Promise<number> {
-  const srv = createServer()
-  srv.listen(0, '127.0.0.1')
-  await once(srv, 'listening')
-  const port = (srv.address() as { port: number }).port
-  srv.close()
-  await once(srv, 'close')
-  return port
 }
 
 export class RedisServer {

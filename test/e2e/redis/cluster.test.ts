@@ -94,8 +94,9 @@ if (cluster !== undefined) {
     t.equal((await fetch(`${two.base}/private`, { headers })).status, 200, 'cached on the other instance')
     // PUBLISH counts the subscribers of the node it was sent to; the store sums every node's, so a revocation
     // waits for both instances whichever nodes they listen on. (An acknowledgement-shaped probe: ignored by both.)
+    // (Each instance subscribes in the background once started: on a loaded machine that took over 2 s.)
     let reached = 0
-    for (let i = 0; i < 100 && reached < 2; i++) {
+    for (const until = Date.now() + 10_000; reached < 2 && Date.now() < until;) {
       reached = await a.publish('revocations', JSON.stringify({ a: 'probe' }))
       if (reached < 2) await new Promise((resolve) => setTimeout(resolve, 20))
     }
@@ -153,15 +154,7 @@ if (cluster !== undefined) {
     t.ok([...taken.values()].every((n) => n === 1), 'and none twice')
   })
 
-  // Known defect, not fixed yet (issue 24 stays open): in about half the runs on a loaded 2-core machine the
-  // promoted replica answers without the one-time value and the revocation epoch that its master held and had
-  // replicated (equal replication offsets checked before the kill), so the value is not taken and sessions issued
-  // after the failover are refused once. Run with GATEHOUSE_CLUSTER_FAILOVER=1 to reproduce it.
-  const failover = process.env.GATEHOUSE_CLUSTER_FAILOVER === '1'
-    ? {}
-    : { skip: 'the master-kill failover case loses data in about half the runs (known defect, issue 24); GATEHOUSE_CLUSTER_FAILOVER=1 runs it' }
-  if (failover.skip !== undefined) t.comment(`skipped: ${failover.skip}`)
-  t.test('a master killed: 503 while its slot has no master, then recovery by itself; nothing taken twice, revocations kept', failover, async (t) => {
+  t.test('a master killed: 503 while its slot has no master, then recovery by itself; nothing taken twice, revocations kept', async (t) => {
     const app = await sessionApp({ stateStore: cluster.address })
     const other = await sessionApp({ stateStore: cluster.address })
     t.teardown(async () => { await app.close(); await other.close() })
@@ -170,7 +163,8 @@ if (cluster !== undefined) {
     await a.set('one-time', 'secret', 60_000)
     const port = await cluster.masterOf('gatehouse:{one-time}')
     // Replication is asynchronous: a write the master took and its replica did not is lost with it (see the
-    // guide's "Running at scale"). The revocation (and the entry) are on the replicas before the kill.
+    // guide's "Running at scale"). The revocation, the epoch and the entry are on the replicas before the kill
+    // (equal offsets and key counts).
     await cluster.allReplicated()
     await cluster.node(port).kill()
     const killedAt = Date.now()

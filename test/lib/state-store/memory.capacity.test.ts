@@ -157,13 +157,65 @@ t.test('redis', { skip: missing ?? false }, async (t) => {
   t.test('a write sent twice (a reconnect resends it) reports stored both times; undo then removes it', async (t) => {
     const s = make()
     const { WRITE_SCRIPT, UNDO_SCRIPT } = await import('../../../lib/state-store/redis-scripts.js')
-    const args = ['cap3:{k}', 'cap3:{k}:undo:x', 'v', 60_000, '1', '1', '0'] as const
-    t.same(await s.client.eval(WRITE_SCRIPT, 2, ...args), [1, 0])
-    t.same(await s.client.eval(WRITE_SCRIPT, 2, ...args), [1, 0], 'the resend is this same write')
-    t.same(await s.client.eval(WRITE_SCRIPT, 2, 'cap3:{k}', 'cap3:{k}:undo:y', 'w', 60_000, '1', '1', '0'), [0, 1], 'another write finds it taken')
-    t.equal(await s.client.eval(UNDO_SCRIPT, 2, 'cap3:{k}', 'cap3:{k}:undo:x', 'set'), 1)
+    const args = ['cap3:{k}', 'cap3:{k}:undo:x', 'cap3:{k}:undone:x', 'v', 60_000, '1', '1', '0'] as const
+    t.same(await s.client.eval(WRITE_SCRIPT, 3, ...args), [1, 0])
+    t.same(await s.client.eval(WRITE_SCRIPT, 3, ...args), [1, 0], 'the resend is this same write')
+    t.same(await s.client.eval(WRITE_SCRIPT, 3, 'cap3:{k}', 'cap3:{k}:undo:y', 'cap3:{k}:undone:y', 'w', 60_000, '1', '1', '0'), [0, 1], 'another write finds it taken')
+    t.equal(await s.client.eval(UNDO_SCRIPT, 3, 'cap3:{k}', 'cap3:{k}:undo:x', 'cap3:{k}:undone:x', 'set', 60_000), 1)
     t.equal(await s.get('k'), undefined)
-    t.equal(await s.client.eval(UNDO_SCRIPT, 2, 'cap3:{k}', 'cap3:{k}:undo:x', 'set'), 0, 'undo is idempotent')
+    t.equal(await s.client.eval(UNDO_SCRIPT, 3, 'cap3:{k}', 'cap3:{k}:undo:x', 'cap3:{k}:undone:x', 'set', 60_000), 0, 'undo is idempotent')
+  })
+
+  t.test('a take or a write that arrives after its undo does nothing (a Cluster failover: ioredis resends it late)', async (t) => {
+    const s = make()
+    const { TAKE_SCRIPT, WRITE_SCRIPT, UNDO_SCRIPT } = await import('../../lib/state-store/redis-scripts.js')
+    const p = s.keyPrefix
+    await s.set('late', 'secret', 60_000)
+    const take = [`${p}{late}`, `${p}{late}:undo:t`, `${p}{late}:undone:t`] as const
+    t.equal(await s.client.eval(UNDO_SCRIPT, 3, ...take, 'take', 60_000), 0, 'the undo, first: nothing to undo yet')
+    t.equal(await s.client.eval(TAKE_SCRIPT, 3, ...take), null, 'the take, late: takes nothing')
+    t.equal(await s.take('late'), 'secret', 'the value is still there, for the next take')
+    const write = [`${p}{fresh}`, `${p}{fresh}:undo:w`, `${p}{fresh}:undone:w`] as const
+    t.equal(await s.client.eval(UNDO_SCRIPT, 3, ...write, 'set', 60_000), 0)
+    t.same(await s.client.eval(WRITE_SCRIPT, 3, ...write, 'v', 60_000, '1', '1', '0'), [0, 0], 'the write, late: writes nothing')
+    t.equal(await s.get('fresh'), undefined)
+    const kept = await s.client.pttl(`${p}{fresh}:undone:w`)
+    t.ok(kept > 0 && kept <= 60_000, 'the tombstone expires with the undo it stands for')
+  })
+
+  t.test('a take after a failed one waits for its undo: a late take resent after its undo failed takes nothing from it', async (t) => {
+    // What a Cluster failover does, made deterministic: ioredis answers the take "timed out" but sends it again
+    // later, and the undo sent behind it fails too. Only the Cluster client's ordering is played here (on one
+    // connection Redis keeps the order, and the store does not wait); Redis is real.
+    const { Redis } = await import('ioredis')
+    const real = new Redis(redis.url)
+    t.teardown(() => real.disconnect())
+    let held: (() => Promise<unknown>) | undefined
+    let failing = 0
+    const client = new Proxy(real, {
+      get (target, prop) {
+        if (prop === 'isCluster') return true
+        if (prop === 'eval') {
+          return async (...args: Parameters<typeof real.eval>) => {
+            if (failing === 0) return await target.eval(...args)
+            if (failing-- === 2) held = async () => await target.eval(...args)
+            throw new Error('Command timed out')
+          }
+        }
+        const v = Reflect.get(target, prop) as unknown
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v
+      }
+    })
+    const s = new RedisStateStore(client as unknown as typeof real, { keyPrefix: 'late2:' })
+    await s.set('one-time', 'secret', 60_000)
+    failing = 2
+    t.match(await refusal(s.take('one-time')), { statusCode: 503 }, 'the take "timed out"')
+    t.equal(s.owedUndo, 1, 'and so did its undo')
+    await held!()
+    t.equal(await real.get('late2:{one-time}'), null, 'the take ran late, after all')
+    t.equal(await s.take('one-time'), 'secret', 'the next take finds the value: the owed undo ran first')
+    t.equal(await s.take('one-time'), undefined, 'taken once')
+    t.equal(s.owedUndo, 0)
   })
 
   t.test('options are checked', async (t) => {

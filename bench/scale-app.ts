@@ -1,0 +1,63 @@
+/**
+ * The instance of the scale benchmark (`npm run bench -- scale`), run in a process of its own by
+ * bench/peer-server.ts, several at once on one shared store: the root plugin on the Redis address in
+ * `GATEHOUSE_BENCH_STORE`, a direct provider `local` (any user, password `bench-password`), the dev OAuth2
+ * provider (its server in the same process, `autoLoginUser`), throttling on as by default (its login limit raised
+ * so that the load is never refused) and `/private` behind `authenticate`. Every call to the state store is timed
+ * until its answer comes back (`stats()`: calls and µs), so the table can show the store's latency as the app
+ * sees it.
+ */
+import Fastify from 'fastify'
+import { authPlugin } from '../plugins/auth.js'
+import { devProvider } from '../providers/index.js'
+import { RedisStateStore } from '../lib/state-store/redis.js'
+import type { StateStore } from '../lib/state-store/index.js'
+import type { Peer } from './peer-apps.js'
+import { THROTTLED, type StoreStats } from './login-apps.js'
+import { freePort } from './free-port.js'
+
+const SECRET = 'bench-scale-secret-0123456789abcdef-0123456789abcdef'
+export const SCALE_PASSWORD = 'bench-password'
+
+const TIMED = ['setIfAbsent', 'set', 'increment', 'get', 'take', 'delete', 'publish'] as const
+
+/**
+ * Times the store's calls in place (the store stays the instance the plugin and its companions recognise:
+ * the session list and throttling use its Redis connection directly, and those commands are not counted here).
+ */
+function timeCallsOf (store: StateStore, stats: StoreStats): void {
+  const methods = store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
+  for (const name of TIMED) {
+    const inner = methods[name]!.bind(store)
+    methods[name] = async (...args) => {
+      const start = process.hrtime.bigint()
+      try { return await inner(...args) } finally {
+        stats.storeUs += Number(process.hrtime.bigint() - start) / 1_000
+        stats.storeCalls++
+      }
+    }
+  }
+}
+
+export async function scaleApp (): Promise<Peer> {
+  const address = process.env.GATEHOUSE_BENCH_STORE
+  if (address === undefined) throw new Error('scale app: GATEHOUSE_BENCH_STORE (a Redis address) is not set')
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const stats: StoreStats = { storeUs: 0, storeCalls: 0 }
+  const store = new RedisStateStore(address, { maxPerClient: 1_000_000 })
+  timeCallsOf(store, stats)
+  const app = Fastify()
+  app.addHook('onClose', async () => { await store.close() })
+  await app.register(authPlugin, {
+    secret: () => SECRET,
+    url,
+    avatar: false,
+    stateStore: store,
+    rateLimit: THROTTLED,
+    providers: [{ kind: 'direct', name: 'local', checker: (_user: string, passwd: string) => passwd === SCALE_PASSWORD }]
+  })
+  await app.register(devProvider, { port: 0, withLoginPage: false, autoLoginUser: 'bench' })
+  app.get('/private', { preHandler: app.auth.authenticate }, async (req) => ({ name: req.user!.name }))
+  return { app, port, cookies: [], headers: { origin: url, 'sec-fetch-site': 'same-origin' }, check: async () => undefined, stats: () => ({ ...stats }) }
+}
