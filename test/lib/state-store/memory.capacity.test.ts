@@ -168,7 +168,7 @@ t.test('redis', { skip: missing ?? false }, async (t) => {
 
   t.test('a take or a write that arrives after its undo does nothing (a Cluster failover: ioredis resends it late)', async (t) => {
     const s = make()
-    const { TAKE_SCRIPT, WRITE_SCRIPT, UNDO_SCRIPT } = await import('../../lib/state-store/redis-scripts.js')
+    const { TAKE_SCRIPT, WRITE_SCRIPT, UNDO_SCRIPT } = await import('../../../lib/state-store/redis-scripts.js')
     const p = s.keyPrefix
     await s.set('late', 'secret', 60_000)
     const take = [`${p}{late}`, `${p}{late}:undo:t`, `${p}{late}:undone:t`] as const
