@@ -9,7 +9,7 @@ import { HttpError, isAppErrorHandler, sendHttpError } from '../../lib/errors.js
 import { describeError, requestLogger, type Logger } from '../../lib/logger.js'
 import type { Audit } from '../../lib/audit/audit.js'
 import { StateStoreError } from '../../lib/state-store/types.js'
-import { SECRET_KEY_WORDS, sanitizeUrl } from '../toolkit/logger.js'
+import { SECRET_KEY_WORDS, sanitizeUrl } from '../../lib/secret-keys.js'
 import { coreOf } from './internals.js'
 
 const FORM = 'application/x-www-form-urlencoded'

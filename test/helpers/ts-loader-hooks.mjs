@@ -27,7 +27,9 @@ const ownFile = (url) => url.startsWith('file:') && !url.includes('/node_modules
 
 export async function resolve (specifier, context, next) {
   const parent = context.parentURL
-  if (parent !== undefined && ownFile(parent) && /^\.\.?\//.test(specifier) && specifier.endsWith('.js')) {
+  // A parent with a query is a module t.mockImport loaded: its imports are left to @tapjs/mock's resolver (next
+  // in the chain), which swaps in the mocked modules.
+  if (parent !== undefined && ownFile(parent) && !parent.includes('?') && /^\.\.?\//.test(specifier) && specifier.endsWith('.js')) {
     const ts = new URL(specifier.slice(0, -3) + '.ts', parent)
     if (existsSync(ts)) return { url: ts.href, format: 'module', shortCircuit: true }
   }

@@ -141,7 +141,8 @@ t.test('an unreachable endpoint: 502 naming the endpoint, not its address; the n
   t.equal(nav.res.status, 502)
   t.same(JSON.parse(nav.body), { error: 'token endpoint unreachable', details: 'the provider could not be reached', code: 'GATEHOUSE_UPSTREAM' })
   t.notMatch(nav.body, /127\.0\.0\.1|ECONNREFUSED/)
-  t.same(lines.slice(mark), ['[ERROR] GET /auth/github/callback answered 502 GATEHOUSE_UPSTREAM: token endpoint unreachable (the provider could not be reached): 127.0.0.1:1: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:1'])
+  // This app's url (app.test) is served on loopback here: the url warning of a development machine is not this test's.
+  t.same(lines.slice(mark).filter((l) => !l.startsWith('[WARN] auth options: url is')), ['[ERROR] GET /auth/github/callback answered 502 GATEHOUSE_UPSTREAM: token endpoint unreachable (the provider could not be reached): 127.0.0.1:1: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:1'])
 })
 
 t.test('a discovery document that trickles or floods fails registration in bounded time, naming the option', async (t) => {
