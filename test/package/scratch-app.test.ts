@@ -295,3 +295,18 @@ t.test('the hash CLI with argon2 prints a hash and a salt', async (t) => {
   t.equal(res.code, 0, res.stderr)
   t.match(res.stdout, /^hash=[A-Za-z0-9+/]{43}=\nsalt=[A-Za-z0-9+/]{22}==\n$/)
 })
+
+t.test('Fastify habits from the tarball: @fastify/auth and @fastify/swagger beside it, a page sees the user, signIn', async (t) => {
+  const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--no-save', '@fastify/auth@5', '@fastify/swagger@9'], scratch)
+  t.equal(installed.code, 0, 'npm install succeeds', { stderr: installed.stderr.slice(-3000) })
+  const out = printed(t, await run(process.execPath, ['habits.mjs'], scratch, { AUTH_SECRET: SECRET }, 60_000))
+  t.equal(out.login, 200, 'signed in (the app API renamed to fastify.gatehouse, @fastify/auth keeps fastify.auth)')
+  t.equal(out.page, '<p>alice</p>', 'a same-origin page navigation sees the user without the XSRF header')
+  t.equal(out.pageCrossSite, '<p>guest</p>', 'a cross-site navigation does not')
+  t.equal(out.pageNoMetadata, '<p>guest</p>', 'nor a request without Fetch Metadata')
+  t.equal(out.apiWithoutHeader, 401, 'an API call without the XSRF header is refused (the guard inside @fastify/auth)')
+  t.same(out.signIn, [200, { name: 'bob' }], 'signIn gives cookies and headers the guard accepts')
+  for (const path of ['/auth/list', '/auth/local/callback', '/auth/local/login', '/auth/local/logout', '/auth/logout', '/auth/status', '/auth/user']) {
+    t.ok((out.swaggerPaths as string[]).includes(path), `@fastify/swagger documents ${path}`)
+  }
+})

@@ -163,6 +163,46 @@ out.mongoRegistered = true
 console.log(JSON.stringify(out))
 `
 
+/**
+ * Fastify habits from the tarball (issue 23): @fastify/auth and @fastify/swagger registered beside the package
+ * (the app's API renamed with decoratorName), a server-rendered page that sees the signed-in user on a same-origin
+ * navigation (xsrf.navigation), guards as onRequest hooks, and the testing helper signIn.
+ */
+const HABITS = `import Fastify from 'fastify'
+import fastifyAuth from '@fastify/auth'
+import swagger from '@fastify/swagger'
+import authPlugin from 'fastify-gatehouse'
+import { signIn } from 'fastify-gatehouse/testing'
+const out = {}
+const app = Fastify()
+await app.register(swagger, { openapi: { info: { title: 'scratch', version: '1.0.0' } } })
+await app.register(fastifyAuth)
+await app.register(authPlugin, {
+  secret: process.env.AUTH_SECRET,
+  url: 'http://localhost',
+  decoratorName: 'gatehouse',
+  xsrf: { navigation: true },
+  providers: [{ kind: 'direct', name: 'local', checker: async (user, passwd) => user === 'alice' && passwd === 'alice-pw' }]
+})
+app.get('/page', { onRequest: app.gatehouse.trace }, async (request, reply) => reply.type('text/html').send('<p>' + (request.user?.name ?? 'guest') + '</p>'))
+app.get('/api/me', { onRequest: app.auth([app.gatehouse.authenticate]) }, async (request) => ({ name: request.user.name }))
+await app.ready()
+const login = await app.inject({ method: 'POST', url: '/auth/local/login', payload: { user: 'alice', passwd: 'alice-pw' } })
+out.login = login.statusCode
+const cookie = login.cookies.map((c) => c.name + '=' + c.value).join('; ')
+const navigation = { cookie, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' }
+out.page = (await app.inject({ url: '/page', headers: navigation })).body
+out.pageCrossSite = (await app.inject({ url: '/page', headers: { ...navigation, 'sec-fetch-site': 'cross-site' } })).body
+out.pageNoMetadata = (await app.inject({ url: '/page', headers: { cookie } })).body
+out.apiWithoutHeader = (await app.inject({ url: '/api/me', headers: { cookie } })).statusCode
+const bob = await signIn(app, { name: 'bob', id: 'local_bob' })
+const me = await app.inject({ url: '/api/me', cookies: bob.cookies, headers: bob.headers })
+out.signIn = [me.statusCode, me.json()]
+out.swaggerPaths = Object.keys(app.swagger().paths).filter((p) => p.startsWith('/auth/')).sort()
+await app.close()
+console.log(JSON.stringify(out))
+`
+
 /** File name → source, written into the scratch app. */
 export const APPS: Record<string, string> = {
   'esm-app.mjs': `import Fastify from 'fastify'
@@ -186,5 +226,6 @@ main().catch((err) => { console.error(err); process.exit(1) })`,
   'avatar.mjs': AVATAR,
   'missing.mjs': MISSING,
   'drivers.mjs': DRIVERS,
+  'habits.mjs': HABITS,
   'public/hello.txt': 'hello from the file server'
 }
