@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import { OptionsError } from '../lib/errors.js'
 import { checkKeys, keyList } from '../lib/options.js'
 import { corePlugin } from './core.js'
+import { registerLazyCookies } from './core/cookie-jar.js'
 import { CORE_OPTION_KEYS, type CoreOptions } from './core/options.js'
 import { avatarPlugin } from './avatar.js'
 import type { AvatarOptions } from './avatar/options.js'
@@ -47,7 +48,8 @@ async function gatehouse (fastify: FastifyInstance, opts: AuthOptions): Promise<
   const parts = split(opts)
   // Reuse the host's registrations when it already has them: registering these twice throws. Loaded here,
   // not at import, so that importing the package stays cheap.
-  if (!fastify.hasDecorator('parseCookie')) await fastify.register((await import('@fastify/cookie')).default)
+  // Without the host's own @fastify/cookie, `request.cookies` is parsed only when something reads it.
+  if (!fastify.hasDecorator('parseCookie')) await registerLazyCookies(fastify)
   if (!fastify.hasContentTypeParser('application/x-www-form-urlencoded')) {
     await fastify.register((await import('@fastify/formbody')).default, { bodyLimit: 64 * 1024 })
   }

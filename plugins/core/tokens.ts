@@ -19,7 +19,8 @@ import { revokedError, subjectOf, type Revocations } from './revocation.js'
 import { revokePresented } from './revoke-presented.js'
 import type { AudienceRule } from './audience.js'
 import { TokenReader, type TokenSource } from './token-reader.js'
-import { createVerifier, type Verify } from './verify.js'
+import { createVerifier, type Verified, type Verify } from './verify.js'
+import type { JwsKey } from './jws.js'
 import { mustRefresh, type SessionLifetime } from './lifetime.js'
 import { Issuer } from './issue.js'
 import { SessionCookies } from './cookies.js'
@@ -126,11 +127,15 @@ class SessionReader {
       if (now - entry.seenAt >= SEEN_INTERVAL_MS) p.list!.sighted(entry, request, now)
       return p.check.validated(entry)
     }
+    if (entry === undefined) {
+      const s = this.fresh(token, source, request, reply)
+      return s instanceof Promise ? s.then((v) => p.check.validated(v)) : p.check.validated(s)
+    }
     return this.slow(token, source, entry, now, request, reply)
   }
 
-  private async slow (token: string, source: TokenSource, cached: CachedSession | undefined, now: number, request: FastifyRequest, reply: FastifyReply): Promise<Session> {
-    const entry = cached === undefined ? undefined : await this.p.verified.recheck(cached, now)
+  private async slow (token: string, source: TokenSource, cached: CachedSession, now: number, request: FastifyRequest, reply: FastifyReply): Promise<Session> {
+    const entry = await this.p.verified.recheck(cached, now)
     if (entry === undefined) return await this.p.check.validated(await this.fresh(token, source, request, reply))
     entry.hit = true
     this.p.check.admit(request, source, entry.claims.jti, entry.aud)
@@ -138,12 +143,32 @@ class SessionReader {
     return await this.p.check.validated(entry)
   }
 
-  /** A token not in the cache: verify, admit, revocation, then either cache it or refresh it (cookie sessions only). */
-  private async fresh (token: string, source: TokenSource, request: FastifyRequest, reply: FastifyReply): Promise<Session> {
+  /**
+   * A token not in the cache: verify, admit, revocation, then either cache it or refresh it (cookie sessions
+   * only). Without a promise when the key ring and the revocation marks answer synchronously.
+   */
+  private fresh (token: string, source: TokenSource, request: FastifyRequest, reply: FastifyReply): Session | Promise<Session> {
+    const v = this.p.verify(token, 'session')
+    return v instanceof Promise
+      ? v.then((x) => this.admitted(token, x, source, request, reply))
+      : this.admitted(token, v, source, request, reply)
+  }
+
+  private admitted (token: string, { claims, key }: Verified, source: TokenSource, request: FastifyRequest, reply: FastifyReply): Session | Promise<Session> {
     const p = this.p
-    const { claims, key } = await p.verify(token, 'session')
     p.check.admit(request, source, claims.jti, audOf(claims))
-    if (p.revocations !== null && await p.revocations.isRevoked(subjectOf(claims))) throw revokedError()
+    const revoked = p.revocations === null ? false : p.revocations.revoked(subjectOf(claims))
+    if (revoked === false) return this.kept(token, claims, key, source, request, reply)
+    if (revoked === true) throw revokedError()
+    return revoked.then((r) => {
+      if (r) throw revokedError()
+      return this.kept(token, claims, key, source, request, reply)
+    })
+  }
+
+  /** A verified, unrevoked token: cached as it is, or refreshed first when it must be. */
+  private kept (token: string, claims: Claims, key: JwsKey, source: TokenSource, request: FastifyRequest, reply: FastifyReply): Session | Promise<Session> {
+    const p = this.p
     const now = Date.now()
     if (!mustRefresh(claims, source, now, this.lifetime)) {
       const entry = p.verified.remember(token, claims, key, now, false)
@@ -151,6 +176,11 @@ class SessionReader {
       if (p.list !== null) entry.seenAt = now - SEEN_INTERVAL_MS
       return entry
     }
+    return this.refreshed(token, claims, request, reply, now)
+  }
+
+  private async refreshed (token: string, claims: Claims, request: FastifyRequest, reply: FastifyReply, now: number): Promise<Session> {
+    const p = this.p
     const refreshed = await p.issuer.refresh(token, claims)
     p.cookies.set(reply, refreshed.token, refreshed.claims)
     const entry = p.verified.remember(refreshed.token, refreshed.claims, refreshed.key, now, true)

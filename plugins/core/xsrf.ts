@@ -6,6 +6,7 @@
 import type { FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import type { ResolvedOptions } from './types.js'
+import { requestCookie } from './cookie-jar.js'
 
 /** Builds the check; it throws HttpError 401 `GATEHOUSE_XSRF`. */
 export function makeXsrfCheck (o: Pick<ResolvedOptions, 'xsrf' | 'cookies'>): (request: FastifyRequest, jti: string) => void {
@@ -14,7 +15,7 @@ export function makeXsrfCheck (o: Pick<ResolvedOptions, 'xsrf' | 'cookies'>): (r
   return (request, jti) => {
     if (disable || ignoreMethods.has(request.method)) return
     const header = request.headers[headerName]
-    const cookie = request.cookies?.[cookieName]
+    const cookie = requestCookie(request, cookieName)
     if (typeof header !== 'string' || header === '' || typeof cookie !== 'string') throw new HttpError(401, 'unauthorized', 'missing XSRF header or cookie', ErrorCodes.XSRF)
     // Both comparisons always run.
     const headerOk = sameText(header, jti)
