@@ -8,13 +8,15 @@ import { benchToolkitB } from './toolkit-b.js'
 import { benchAvatar } from './avatar.js'
 import { benchPeers } from './peers.js'
 import { benchLogin } from './login.js'
+import { benchDemo } from './demo.js'
 
 const suites: Record<string, () => Promise<void>> = {
   core: benchCore,
   toolkit: async () => { await benchToolkitA(); await benchToolkitB() },
   avatar: benchAvatar,
   peers: benchPeers,
-  login: benchLogin
+  login: benchLogin,
+  demo: benchDemo
 }
 
 const wanted = process.argv.slice(2)
