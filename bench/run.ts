@@ -9,6 +9,7 @@ import { benchAvatar } from './avatar.js'
 import { benchPeers } from './peers.js'
 import { benchLogin } from './login.js'
 import { benchScale } from './scale.js'
+import { benchDemo } from './demo.js'
 
 const suites: Record<string, () => Promise<void>> = {
   core: benchCore,
@@ -16,7 +17,8 @@ const suites: Record<string, () => Promise<void>> = {
   avatar: benchAvatar,
   peers: benchPeers,
   login: benchLogin,
-  scale: benchScale
+  scale: benchScale,
+  demo: benchDemo
 }
 
 const wanted = process.argv.slice(2)

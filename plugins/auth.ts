@@ -9,6 +9,7 @@ import { ErrorCodes, GatehouseError, OptionsError } from '../lib/errors.js'
 import { checkKeys, keyList } from '../lib/options.js'
 import { corePlugin } from './core.js'
 import { coreOf } from './core/internals.js'
+import { registerLazyCookies } from './core/cookie-jar.js'
 import { CORE_OPTION_KEYS, type CoreOptions } from './core/options.js'
 import { avatarPlugin } from './avatar.js'
 import type { AvatarOptions } from './avatar/options.js'
@@ -54,9 +55,10 @@ function split (opts: AuthOptions): { core: CoreOptions; avatar: AvatarOptions |
 async function gatehouse (fastify: FastifyInstance, opts: AuthOptions): Promise<void> {
   const parts = split(opts)
   // Reuse the host's @fastify/cookie when it has one: registering it twice throws. Loaded here, not at import,
-  // so that importing the package stays cheap. Forms are parsed in the auth routes' own scopes (core/scope.ts).
+  // so that importing the package stays cheap. Without the host's own, `request.cookies` is parsed only when
+  // something reads it. Forms are parsed in the auth routes' own scopes (core/scope.ts).
   if (!fastify.hasDecorator('parseCookie')) {
-    await fastify.register((await import('@fastify/cookie')).default)
+    await registerLazyCookies(fastify)
     explainLateCookie(fastify)
   }
   await fastify.register(corePlugin, parts.core)

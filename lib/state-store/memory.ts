@@ -68,6 +68,11 @@ export class MemoryStateStore implements StateStore {
   }
 
   async get (key: string): Promise<string | undefined> {
+    return this.getNow(key)
+  }
+
+  /** `get` without a promise, for a reader in the same process (a first-seen token's revocation check). */
+  getNow (key: string): string | undefined {
     return this.live(key, Date.now())?.value
   }
 

@@ -82,10 +82,14 @@ export class Revocations {
   private readonly epochs: boolean
   /** The store's revocation epoch as last read (ms): sessions that started earlier are refused. */
   private epoch = 0
+  /** The store, when it is the plain in-memory store, whose marks can be read without a promise. */
+  private readonly local: MemoryStateStore | undefined
 
   constructor (private readonly cfg: RevocationConfig) {
     this.acks = new Acknowledgements(cfg.ackDeadlineMs ?? ACK_DEADLINE_MS)
     this.epochs = !(cfg.store instanceof MemoryStateStore)
+    // The exact class only: a subclass may answer `get` otherwise.
+    this.local = cfg.store.constructor === MemoryStateStore ? cfg.store as MemoryStateStore : undefined
   }
 
   /**
@@ -123,6 +127,22 @@ export class Revocations {
 
   /** True when the session is revoked: the store's marks and epoch, then what this instance heard meanwhile. */
   async isRevoked (s: RevocationSubject): Promise<boolean> {
+    return await this.revoked(s)
+  }
+
+  /**
+   * As `isRevoked`, answered without a promise when the store is the plain in-memory store (its marks are read
+   * synchronously, and it keeps no epoch).
+   */
+  revoked (s: RevocationSubject): boolean | Promise<boolean> {
+    const local = this.local
+    if (local === undefined) return this.revokedInStore(s)
+    if (local.getNow(SESSION_KEY + s.jti) !== undefined) return true
+    const user = s.userId === undefined ? undefined : local.getNow(USER_KEY + s.userId)
+    return (user !== undefined && s.authTime < Number(user)) || this.heard(s)
+  }
+
+  private async revokedInStore (s: RevocationSubject): Promise<boolean> {
     const { store } = this.cfg
     const [session, user, epoch] = await Promise.all([
       store.get(SESSION_KEY + s.jti),

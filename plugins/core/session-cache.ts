@@ -41,6 +41,19 @@ export interface CachedSession {
 /** Entries the clock hand passes over (second chances) before it evicts regardless of their flag. */
 const SECOND_CHANCES = 8
 
+/**
+ * Characters at the end of a token that key its entry: the signature (all of an HS256 one, the tail of an
+ * asymmetric one). A request's token is a fresh string every time, and a Map hashes its whole key before it can
+ * look it up: for a session token of about 450 characters that cost ~1.7 µs per request, against ~0.3 µs for
+ * the tail plus the comparison of the whole token that every hit makes (an entry is returned only for its exact
+ * token; two tokens sharing a tail only take each other's place).
+ */
+const KEY_CHARS = 43
+
+function keyOf (token: string): string {
+  return token.length <= KEY_CHARS ? token : token.slice(token.length - KEY_CHARS)
+}
+
 export class SessionCache {
   private readonly entries = new Map<string, CachedSession>()
   // Eviction order lives in a fixed array swept by a clock hand, not in the Map's insertion order: V8 keeps a
@@ -53,13 +66,16 @@ export class SessionCache {
 
   get size (): number { return this.entries.size }
 
+  /** The entry of exactly this token, or undefined. */
   get (token: string): CachedSession | undefined {
-    return this.entries.get(token)
+    const e = this.entries.get(keyOf(token))
+    return e !== undefined && e.token === token ? e : undefined
   }
 
   set (entry: CachedSession): void {
     if (this.max <= 0) return
-    const old = this.entries.get(entry.token)
+    // The same token again, or another one with the same tail: the new entry takes the old one's slot.
+    const old = this.entries.get(keyOf(entry.token))
     if (old !== undefined) {
       this.place(entry, old.slot)
       return
@@ -69,9 +85,9 @@ export class SessionCache {
   }
 
   delete (token: string): void {
-    const e = this.entries.get(token)
+    const e = this.get(token)
     if (e === undefined) return
-    this.entries.delete(token)
+    this.entries.delete(keyOf(token))
     this.slots[e.slot] = undefined
     this.free.push(e.slot)
   }
@@ -86,7 +102,7 @@ export class SessionCache {
   private place (entry: CachedSession, slot: number): void {
     this.slots[slot] = entry
     entry.slot = slot
-    this.entries.set(entry.token, entry)
+    this.entries.set(keyOf(entry.token), entry)
   }
 
   /** Frees the slot under the clock hand, giving up to SECOND_CHANCES recently hit, unexpired entries a pass. */
@@ -102,7 +118,7 @@ export class SessionCache {
         e.hit = false
         continue
       }
-      this.entries.delete(e.token)
+      this.entries.delete(keyOf(e.token))
       this.slots[slot] = undefined
       return slot
     }

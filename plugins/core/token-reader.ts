@@ -4,6 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify'
 import type { ResolvedOptions } from './types.js'
+import { requestCookie } from './cookie-jar.js'
 
 /** Where a token came from (numbers, so that keeping one costs nothing). */
 export type TokenSource = typeof FROM_QUERY | typeof FROM_HEADER | typeof FROM_COOKIE
@@ -44,7 +45,7 @@ export class TokenReader {
         return token
       }
     }
-    const token = request.cookies?.[this.cookie]
+    const token = requestCookie(request, this.cookie)
     if (typeof token !== 'string' || token === '') return undefined
     this.source = FROM_COOKIE
     return token

@@ -19,7 +19,7 @@ import { revokedError, subjectOf, type Revocations } from './revocation.js'
 import { revokePresented } from './revoke-presented.js'
 import type { AudienceRule } from './audience.js'
 import { TokenReader, type TokenSource } from './token-reader.js'
-import { createVerifier, type Verify } from './verify.js'
+import { createVerifier, type Verified, type Verify } from './verify.js'
 import { mustRefresh, type SessionLifetime } from './lifetime.js'
 import { Issuer } from './issue.js'
 import { SessionCookies } from './cookies.js'
@@ -135,26 +135,41 @@ class SessionReader {
         if (now - entry.seenAt >= SEEN_INTERVAL_MS) p.list!.sighted(entry, request, now)
         const checked = p.check.validated(entry)
         // A promise only with an asynchronous validator, whose refusal is audited when it comes.
-        return checked === entry || !this.audit.on ? checked : this.audited(checked as Promise<Session>, request, source, entry.claims)
+        return checked === entry || !this.audit.on ? checked : this.audited(checked as Promise<Session>, request, source, entry)
       } catch (err) {
         throw refused(this.audit, err, request, source, entry.claims)
       }
     }
+    if (entry === undefined) return this.firstSeen(token, source, request, reply)
     return this.slow(token, source, entry, now, request, reply)
   }
 
-  private async audited (checked: Promise<Session>, request: FastifyRequest, source: TokenSource, claims: Claims): Promise<Session> {
+  /** A token this instance has not seen: without a promise when the key ring and the revocation marks allow. */
+  private firstSeen (token: string, source: TokenSource, request: FastifyRequest, reply: FastifyReply): Session | Promise<Session> {
+    const seen: { claims?: Claims } = {}
     try {
-      return await checked
+      const s = this.fresh(token, source, request, reply, seen)
+      if (s instanceof Promise) return this.audited(s.then((v) => this.p.check.validated(v)), request, source, seen)
+      const checked = this.p.check.validated(s)
+      return checked === s || !this.audit.on ? checked : this.audited(checked as Promise<Session>, request, source, s)
     } catch (err) {
-      throw refused(this.audit, err, request, source, claims)
+      throw refused(this.audit, err, request, source, seen.claims)
     }
   }
 
-  private async slow (token: string, source: TokenSource, cached: CachedSession | undefined, now: number, request: FastifyRequest, reply: FastifyReply): Promise<Session> {
+  /** Awaits a session check; a refusal is audited with the claims known by then (`seen.claims`). */
+  private async audited (checked: Promise<Session>, request: FastifyRequest, source: TokenSource, seen: { claims?: Claims }): Promise<Session> {
+    try {
+      return await checked
+    } catch (err) {
+      throw refused(this.audit, err, request, source, seen.claims)
+    }
+  }
+
+  private async slow (token: string, source: TokenSource, cached: CachedSession, now: number, request: FastifyRequest, reply: FastifyReply): Promise<Session> {
     const seen: { claims?: Claims } = {}
     try {
-      const entry = cached === undefined ? undefined : await this.p.verified.recheck(cached, now)
+      const entry = await this.p.verified.recheck(cached, now)
       if (entry === undefined) return await this.p.check.validated(await this.fresh(token, source, request, reply, seen))
       seen.claims = entry.claims
       entry.hit = true
@@ -163,20 +178,42 @@ class SessionReader {
       return await this.p.check.validated(entry)
     } catch (err) {
       // A session this instance had verified, whose key is in no ring any more: the key's removal ended it.
-      if (cached !== undefined && cached.expiresAt > now && keyRemoved(err) && this.audit.on) {
+      if (cached.expiresAt > now && keyRemoved(err) && this.audit.on) {
         this.audit.emit(request, 'session.revoked', { reason: 'key_removed', by: 'key_removed', scope: 'session', userId: cached.subject.userId, aud: cached.aud })
       }
-      throw refused(this.audit, err, request, source, seen.claims ?? cached?.claims)
+      throw refused(this.audit, err, request, source, seen.claims ?? cached.claims)
     }
   }
 
-  /** A token not in the cache: verify, admit, revocation, then either cache it or refresh it (cookie sessions only). */
-  private async fresh (token: string, source: TokenSource, request: FastifyRequest, reply: FastifyReply, seen: { claims?: Claims }): Promise<Session> {
+  /**
+   * A token not in the cache: verify, admit, revocation, then either cache it or refresh it (cookie sessions
+   * only). Without a promise when the key ring and the revocation marks answer synchronously. `seen` gets the
+   * claims once verified, for the audit of a later refusal.
+   */
+  private fresh (token: string, source: TokenSource, request: FastifyRequest, reply: FastifyReply, seen: { claims?: Claims }): Session | Promise<Session> {
+    const v = this.p.verify(token, 'session')
+    return v instanceof Promise
+      ? v.then((x) => this.admitted(token, x, source, request, reply, seen))
+      : this.admitted(token, v, source, request, reply, seen)
+  }
+
+  private admitted (token: string, verified: Verified, source: TokenSource, request: FastifyRequest, reply: FastifyReply, seen: { claims?: Claims }): Session | Promise<Session> {
     const p = this.p
-    const { claims, key, current } = await p.verify(token, 'session')
+    const { claims } = verified
     seen.claims = claims
     p.check.admit(request, source, claims.jti, audOf(claims))
-    if (p.revocations !== null && await p.revocations.isRevoked(subjectOf(claims))) throw revokedError()
+    const revoked = p.revocations === null ? false : p.revocations.revoked(subjectOf(claims))
+    if (revoked === false) return this.kept(token, verified, source, request, reply)
+    if (revoked === true) throw revokedError()
+    return revoked.then((r) => {
+      if (r) throw revokedError()
+      return this.kept(token, verified, source, request, reply)
+    })
+  }
+
+  /** A verified, unrevoked token: cached as it is, or refreshed first when it must be. */
+  private kept (token: string, { claims, key, current }: Verified, source: TokenSource, request: FastifyRequest, reply: FastifyReply): Session | Promise<Session> {
+    const p = this.p
     const now = Date.now()
     if (key !== current && this.audit.on) {
       this.audit.emit(request, 'key.rotated', { reason: 'older_key', kid: key.kid, currentKid: current.kid, userId: userIdOf(claims), aud: audOf(claims) })
@@ -187,6 +224,11 @@ class SessionReader {
       if (p.list !== null) entry.seenAt = now - SEEN_INTERVAL_MS
       return entry
     }
+    return this.refreshed(token, claims, request, reply, now)
+  }
+
+  private async refreshed (token: string, claims: Claims, request: FastifyRequest, reply: FastifyReply, now: number): Promise<Session> {
+    const p = this.p
     const refreshed = await p.issuer.refresh(token, claims)
     p.cookies.set(reply, refreshed.token, refreshed.claims)
     const entry = p.verified.remember(refreshed.token, refreshed.claims, refreshed.key, now, true)

@@ -3,20 +3,26 @@
  * then the claims (plugins/core/claims.ts). Expiry is left to the caller, so that refresh can tell "expired but
  * refreshable" from "bad".
  */
-import { decodeJws, type JwsKey } from './jws.js'
+import { decodeJws, type DecodedJws, type JwsKey } from './jws.js'
 import { KeyRing, type KeyRings } from './keys.js'
 import { audOf, checkClaims, nowSeconds, unauthorized } from './claims.js'
 import type { AudienceRule } from './audience.js'
 import type { Claims, TokenPurpose } from './types.js'
 
-/** What a verification found: the claims, the key that verified them, and the key that signs now (`current`). */
-export type Verify = (token: string, purpose: TokenPurpose) => Promise<{ claims: Claims; key: JwsKey; current: JwsKey }>
+/** A verified token: its claims, the key that verified them, and the key that signs now (`current`). */
+export interface Verified { claims: Claims; key: JwsKey; current: JwsKey }
+
+/**
+ * Synchronous when the audience's key ring is (a secret reader that answers synchronously): a first-seen token
+ * then costs no promise. Throws (or rejects) HttpError 401.
+ */
+export type Verify = (token: string, purpose: TokenPurpose) => Verified | Promise<Verified>
 
 /** The refusal of a token whose `kid` is in no ring (its key was removed, or never existed). */
 export const UNKNOWN_KEY = 'unknown key id'
 
 export function createVerifier (keys: KeyRings, issuer: string, audiences: AudienceRule): Verify {
-  return async function verify (token, purpose) {
+  return function verify (token, purpose) {
     const d = decodeJws(token)
     if (d === null) throw unauthorized('malformed token')
     const aud = d.payload.aud
@@ -26,11 +32,15 @@ export function createVerifier (keys: KeyRings, issuer: string, audiences: Audie
     // Refused before any key is looked up: an audience outside the list never reaches the secret reader.
     if (purpose === 'session') audiences.checkSession(audience)
     const r = keys.ring(audience, purpose)
-    const ring = r instanceof KeyRing ? r : await r
-    const key = ring.pick(d.header.kid)
-    if (key === undefined) throw unauthorized(UNKNOWN_KEY)
-    if (d.header.alg !== key.alg) throw unauthorized('algorithm not allowed')
-    if (!key.verify(d.input, d.signature)) throw unauthorized('invalid token')
-    return { claims: checkClaims(d.payload, purpose, issuer, nowSeconds()), key, current: ring.signer }
+    return r instanceof KeyRing ? withRing(r, d, purpose, issuer) : r.then((ring) => withRing(ring, d, purpose, issuer))
   }
+}
+
+/** The signature with the key the token's `kid` names in `ring`, then the claims. */
+function withRing (ring: KeyRing, d: DecodedJws, purpose: TokenPurpose, issuer: string): Verified {
+  const key = ring.pick(d.header.kid)
+  if (key === undefined) throw unauthorized(UNKNOWN_KEY)
+  if (d.header.alg !== key.alg) throw unauthorized('algorithm not allowed')
+  if (!key.verify(d.input, d.signature)) throw unauthorized('invalid token')
+  return { claims: checkClaims(d.payload, purpose, issuer, nowSeconds()), key, current: ring.signer }
 }

@@ -6,6 +6,7 @@
 import type { FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import type { ResolvedOptions } from './types.js'
+import { requestCookie } from './cookie-jar.js'
 
 /** Builds the check; it throws HttpError 401 `GATEHOUSE_XSRF`. */
 export function makeXsrfCheck (o: Pick<ResolvedOptions, 'xsrf' | 'cookies'>): (request: FastifyRequest, jti: string) => void {
@@ -13,7 +14,7 @@ export function makeXsrfCheck (o: Pick<ResolvedOptions, 'xsrf' | 'cookies'>): (r
   const cookieName = o.cookies.xsrfName
   return (request, jti) => {
     if (disable || ignoreMethods.has(request.method)) return
-    const cookie = request.cookies?.[cookieName]
+    const cookie = requestCookie(request, cookieName)
     let header = request.headers[headerName]
     if (typeof header !== 'string' || header === '') {
       // A page navigation sends the cookies but cannot send a header: the cookie then stands for both, and only

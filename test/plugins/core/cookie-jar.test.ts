@@ -1,0 +1,166 @@
+/**
+ * The lazily parsed cookies (plugins/core/cookie-jar.ts): `request.cookies` parsed on first read is what
+ * @fastify/cookie's hook gives, the session and XSRF cookies read straight from the header give the same session
+ * as the parsed cookies for odd headers, setCookie and a host's own @fastify/cookie keep working, and a revoked
+ * or expired token is not served by the cached path.
+ */
+import t from 'tap'
+import Fastify, { type FastifyInstance } from 'fastify'
+import cookie from '@fastify/cookie'
+import FakeTimers from '@sinonjs/fake-timers'
+import { parseCookie } from 'cookie'
+import { authPlugin } from '../../../plugins/auth.js'
+import { readCookie } from '../../../plugins/core/cookie-jar.js'
+
+const SECRET = 'cookie-jar-tests-secret-0123456789abcdef-01'
+const USER = { name: 'alice', id: 'local_0123456789abcdef0123456789abcdef01234567' }
+
+/** An app with the root plugin; `hostCookie` registers @fastify/cookie first, as a host may. */
+async function app (hostCookie: boolean): Promise<FastifyInstance> {
+  const a = Fastify()
+  if (hostCookie) await a.register(cookie)
+  await a.register(authPlugin, { secret: () => SECRET, url: 'http://127.0.0.1', avatar: false })
+  a.get('/cookies', async (req) => ({ cookies: { ...req.cookies } }))
+  a.get('/private', { preHandler: a.auth.authenticate }, async (req) => ({ name: req.user!.name }))
+  a.get('/set', async (req, reply) => {
+    reply.setCookie('fresh', 'v1', { path: '/' })
+    return { seen: req.cookies.seen ?? null }
+  })
+  await a.ready()
+  return a
+}
+
+const HEADERS = [
+  'a=1; b=2',
+  'a=1;b=2;a=3',
+  '  a = 1 ;\tb=\t2\t; c',
+  'a="quoted value"; b="x"',
+  'a=%41%42; b=%E0%A4%A; c=%',
+  'noequals; a=1; =empty; b==2',
+  'c; d; a=1',
+  'a',
+  '',
+  'x=1; a=;b= ; a=2',
+  'ab=1; a=2; b=3',
+  '__proto__=1; constructor=2; a=3'
+]
+
+t.test('readCookie gives what the parser gives, name by name', async (t) => {
+  for (const header of HEADERS) {
+    const parsed = parseCookie(header)
+    for (const name of ['a', 'b', 'c', 'd', 'ab', 'x', '__proto__', 'constructor', 'missing']) {
+      t.equal(readCookie(header, name), parsed[name], `${JSON.stringify(header)} ${name}`)
+    }
+  }
+  t.equal(readCookie(undefined, 'a'), undefined)
+})
+
+t.test('readCookie agrees with the parser on random headers', async (t) => {
+  const alphabet = ['a', 'b', '=', ';', ' ', '\t', '"', '%', '4', '1', 'x']
+  let seed = 7
+  const next = (n: number): number => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n }
+  let mismatches = 0
+  for (let i = 0; i < 5000; i++) {
+    let header = ''
+    for (let j = next(24); j > 0; j--) header += alphabet[next(alphabet.length)]
+    const parsed = parseCookie(header)
+    for (const name of ['a', 'b', 'ab', 'x']) if (readCookie(header, name) !== parsed[name]) mismatches++
+  }
+  t.equal(mismatches, 0)
+})
+
+t.test('request.cookies read lazily are the cookies @fastify/cookie parses', async (t) => {
+  const lazy = await app(false)
+  const host = await app(true)
+  t.teardown(async () => { await lazy.close(); await host.close() })
+  for (const header of [...HEADERS, undefined]) {
+    const headers = header === undefined ? {} : { cookie: header }
+    const a = await lazy.inject({ url: '/cookies', headers })
+    const b = await host.inject({ url: '/cookies', headers })
+    t.equal(a.statusCode, 200)
+    t.same(a.json(), b.json(), `same cookies for ${JSON.stringify(header)}`)
+  }
+})
+
+t.test('setCookie still sets cookies, and sees the request cookies', async (t) => {
+  for (const hostCookie of [false, true]) {
+    const a = await app(hostCookie)
+    t.teardown(() => a.close())
+    const r = await a.inject({ url: '/set', headers: { cookie: 'seen=yes' } })
+    t.same(r.json(), { seen: 'yes' })
+    t.match(r.headers['set-cookie'], /^fresh=v1; Path=\/; SameSite=Lax$/)
+  }
+})
+
+/** A session created by the app's own service, with the cookie header a browser would send. */
+async function session (a: FastifyInstance): Promise<{ token: string; jti: string }> {
+  const { token, claims } = await a.auth.tokens.create({ user: USER })
+  return { token, jti: claims.jti }
+}
+
+t.test('odd cookie headers give the same session as parsed cookies', async (t) => {
+  const lazy = await app(false)
+  const host = await app(true)
+  t.teardown(async () => { await lazy.close(); await host.close() })
+  const { token, jti } = await session(lazy)
+  const other = await session(lazy)
+  const cases: Array<[string, string]> = [
+    ['plain', `JWT=${token}; XSRF-TOKEN=${jti}`],
+    ['odd spacing', ` JWT =\t${token} ;XSRF-TOKEN= ${jti}\t`],
+    ['duplicates: the first wins', `JWT=${token}; XSRF-TOKEN=${jti}; JWT=${other.token}; XSRF-TOKEN=${other.jti}`],
+    ['duplicates the other way', `JWT=${other.token}; XSRF-TOKEN=${jti}; JWT=${token}`],
+    ['URL-encoded', `JWT=${token.replace(/\./g, '%2E')}; XSRF-TOKEN=${encodeURIComponent(jti).replace(/-/g, '%2D')}`],
+    ['quoted', `JWT="${token}"; XSRF-TOKEN=${jti}`],
+    ['no session cookie', `XSRF-TOKEN=${jti}; JWTX=${token}`],
+    ['a bare word before', `junk; JWT=${token}; XSRF-TOKEN=${jti}`]
+  ]
+  for (const [label, cookieHeader] of cases) {
+    // Twice each: the first request verifies the token, the second is answered from the verified-session cache.
+    for (const round of ['first', 'cached']) {
+      const headers = { cookie: cookieHeader, 'x-xsrf-token': jti }
+      const a = await lazy.inject({ url: '/private', headers })
+      const b = await host.inject({ url: '/private', headers })
+      t.equal(a.statusCode, b.statusCode, `${label} (${round}): same status`)
+      t.same(a.json(), b.json(), `${label} (${round}): same answer`)
+    }
+  }
+  const ok = await lazy.inject({ url: '/private', headers: { cookie: cases[0]![1], 'x-xsrf-token': jti } })
+  t.same(ok.json(), { name: 'alice' }, 'the plain header signs alice in')
+  const dup = await lazy.inject({ url: '/private', headers: { cookie: cases[3]![1], 'x-xsrf-token': jti } })
+  t.equal(dup.statusCode, 401, 'the first JWT is the one read: its XSRF pair does not match')
+})
+
+t.test('a hook that changes request.cookies is what authenticate reads', async (t) => {
+  const a = Fastify()
+  await a.register(authPlugin, { secret: () => SECRET, url: 'http://127.0.0.1', avatar: false })
+  a.addHook('onRequest', async (req) => { req.cookies.JWT = 'replaced' })
+  a.get('/private', { preHandler: a.auth.authenticate }, async () => ({ ok: true }))
+  await a.ready()
+  t.teardown(() => a.close())
+  const { token, jti } = await session(a)
+  const r = await a.inject({ url: '/private', headers: { cookie: `JWT=${token}; XSRF-TOKEN=${jti}`, 'x-xsrf-token': jti } })
+  t.equal(r.statusCode, 401, 'the replaced cookie is not a session')
+})
+
+t.test('a revoked or expired token is not served from the cached path', async (t) => {
+  const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() })
+  t.teardown(() => clock.uninstall())
+  const a = await app(false)
+  t.teardown(() => a.close())
+  const first = await session(a)
+  const second = await session(a)
+  const get = (s: { token: string; jti: string }) => a.inject({ url: '/private', headers: { cookie: `JWT=${s.token}; XSRF-TOKEN=${s.jti}`, 'x-xsrf-token': s.jti } })
+  t.equal((await get(first)).statusCode, 200)
+  t.equal((await get(first)).statusCode, 200, 'served from the cache')
+  await a.auth.revokeSession(first.jti)
+  const revoked = await get(first)
+  t.equal(revoked.statusCode, 401, 'revoked: refused')
+  t.equal((await get(second)).statusCode, 200)
+  clock.tick(16 * 60_000)
+  const refreshed = await get(second)
+  t.equal(refreshed.statusCode, 200, 'past the token\'s exp, within the session\'s age: answered')
+  t.match(refreshed.headers['set-cookie'], /JWT=/, 'by a refreshed token, not from the cache')
+  clock.tick(32 * 86_400_000)
+  const expired = await get(second)
+  t.equal(expired.statusCode, 401, 'past the session\'s age: refused')
+})
