@@ -1,6 +1,6 @@
 /**
  * Sessions the server can end. A revoked session (`revoked:<jti>`) or a user's "not before" mark
- * (`user-nbf:<user id>`: every session that started earlier is over) lives in the state store, shared by every
+ * (`user-nbf:<user id>`: every session that started earlier, or in the same millisecond, is over) lives in the state store, shared by every
  * instance, for as long as a token of it could still be accepted.
  *
  * Tokens seen for the first time are looked up in the store. Sessions served from the verified-session cache are
@@ -139,7 +139,7 @@ export class Revocations {
     if (local === undefined) return this.revokedInStore(s)
     if (local.getNow(SESSION_KEY + s.jti) !== undefined) return true
     const user = s.userId === undefined ? undefined : local.getNow(USER_KEY + s.userId)
-    return (user !== undefined && s.authTime < Number(user)) || this.heard(s)
+    return (user !== undefined && s.authTime <= Number(user)) || this.heard(s)
   }
 
   private async revokedInStore (s: RevocationSubject): Promise<boolean> {
@@ -150,7 +150,7 @@ export class Revocations {
       this.epochs ? store.get(EPOCH_KEY) : undefined
     ])
     if (session !== undefined) return true
-    if (user !== undefined && s.authTime < Number(user)) return true
+    if (user !== undefined && s.authTime <= Number(user)) return true
     if (this.epochs) this.newEpoch(await this.readEpoch(epoch))
     // A message may have arrived while the store answered.
     return this.heard(s)
@@ -170,7 +170,7 @@ export class Revocations {
     ])
     if (this.epochs) this.newEpoch(await this.readEpoch(epoch))
     const nbf = user === undefined ? 0 : Number(user)
-    return sessions.map((s, i) => marks[i] !== undefined || s.authTime < nbf || this.heard({ jti: s.jti, userId, authTime: s.authTime }))
+    return sessions.map((s, i) => marks[i] !== undefined || s.authTime <= nbf || this.heard({ jti: s.jti, userId, authTime: s.authTime }))
   }
 
   /** Ends one session for `ttlMs` (the longest it could still be accepted). */
@@ -254,7 +254,7 @@ export class Revocations {
     if (this.sessions.size > 0 && this.sessions.has(s.jti)) return true
     if (this.users.size > 0 && s.userId !== undefined) {
       const u = this.users.get(s.userId)
-      if (u !== undefined && s.authTime < u.nbf) return true
+      if (u !== undefined && s.authTime <= u.nbf) return true
     }
     return false
   }

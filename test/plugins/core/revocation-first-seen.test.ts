@@ -69,3 +69,27 @@ for (const [label, makeStore, opts] of variants) {
     t.equal(bad.statusCode, 401, 'a bad signature is refused')
   })
 }
+
+t.test('revokeUser ends a session that started in the same millisecond: from the cache and at first sight', async (t) => {
+  // Both times are milliseconds; a login and a revokeUser can share one (a fast machine did, in CI).
+  const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() })
+  t.teardown(() => clock.uninstall())
+  const store = new MemoryStateStore()
+  const issuer = await app(store, { providers: [{ kind: 'direct', name: 'local', checker: () => true }] })
+  t.teardown(() => issuer.close())
+  const login = await issuer.inject({ method: 'POST', url: '/auth/local/login', payload: { user: 'same', passwd: 'x' } })
+  t.equal(login.statusCode, 200)
+  const cookies = Object.fromEntries(login.cookies.map((c) => [c.name, c.value]))
+  const xsrf = { 'x-xsrf-token': cookies['XSRF-TOKEN']! }
+  t.equal((await issuer.inject({ url: '/private', cookies, headers: xsrf })).statusCode, 200, 'served, and now cached')
+  const token = await issuer.auth.tokens.create({ user: { name: 'same', id: login.json().id } })
+  await issuer.auth.revokeUser(login.json().id)
+  const cached = await issuer.inject({ url: '/private', cookies, headers: xsrf })
+  t.equal(cached.statusCode, 401, 'the cached session is refused')
+  t.equal(cached.json().code, 'GATEHOUSE_SESSION_REVOKED')
+  const fresh = await app(store)
+  t.teardown(() => fresh.close())
+  const first = await fresh.inject({ url: '/private', headers: { 'x-jwt': token.token } })
+  t.equal(first.statusCode, 401, 'refused at first sight on another instance (the store\'s mark)')
+  t.equal(first.json().code, 'GATEHOUSE_SESSION_REVOKED')
+})
