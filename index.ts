@@ -39,7 +39,7 @@ export type {
   SessionRevokedEvent, StateStoreUnavailableEvent
 } from './lib/audit/events.js'
 export type { Audit, AuditFields } from './lib/audit/audit.js'
-export type { StateStore, WriteOptions, IncrementOptions, Counter, Subscription } from './lib/state-store/types.js'
+export type { StateStore, WriteOptions, IncrementOptions, Counter, Subscription, PublishOptions } from './lib/state-store/types.js'
 export type { StateStoreOption } from './lib/state-store/resolve.js'
 export { readLoginRequest, requestFields } from './lib/login-request.js'
 export { otelRequestHook, type AttributeSetter } from './lib/telemetry/request-hook.js'

@@ -2,12 +2,14 @@
  * The subscriber connection of the Redis state store. A connection in subscriber mode takes no other command, so
  * each subscription has one of its own, closed with it. One server (or a Sentinel-watched master): a duplicate of
  * the store's client, which reconnects by itself (behind Sentinels, to the master they name now). A Cluster: a
- * plain connection to one of its masters, since classic pub/sub is cluster-wide (a PUBLISH on any node reaches
- * every node's subscribers); when that node is lost, another master of the cluster's current list is taken.
+ * plain connection to the master serving the channel's slot (redis-slot.ts), where the store publishes too;
+ * classic pub/sub is cluster-wide, so a subscriber elsewhere (that master unknown or lost, the subscription moved
+ * to another master of the cluster's current list) still hears every message, only later.
  */
 import type { Redis } from 'ioredis'
 import type { Subscription } from './types.js'
 import { isCluster, type RedisConnection } from './redis-client.js'
+import { keySlot, slotMaster } from './redis-slot.js'
 
 // How long a lost cluster node is waited for before the subscription moves to another node.
 const MOVE_AFTER_MS = 250
@@ -32,7 +34,7 @@ export function subscribeOn (client: RedisConnection, name: string, onMessage: (
     // master. (Subscribed on a replica, an instance heard revocations but was not counted.)
     const nodes = cluster ? client.nodes('master') : []
     if (cluster && nodes.length === 0) { timer = setTimeout(open, MOVE_AFTER_MS); return }
-    const base = cluster ? nodes[Math.floor(Math.random() * nodes.length)]! : client as Redis
+    const base = cluster ? slotMaster(client, keySlot(name)) ?? nodes[Math.floor(Math.random() * nodes.length)]! : client as Redis
     // On a Cluster the connection does not retry a lost node: the subscription moves to a node alive now.
     const conn = base.duplicate({ autoResubscribe: false, lazyConnect: true, ...(cluster ? { retryStrategy: () => null } : {}) })
     sub = conn

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { OptionsError, RateLimitedError } from '../errors.js'
-import { checkEntry, StateStoreError, type Counter, type IncrementOptions, type StateStore, type Subscription, type WriteOptions } from './types.js'
+import { checkEntry, StateStoreError, type Counter, type IncrementOptions, type PublishOptions, type StateStore, type Subscription, type WriteOptions } from './types.js'
 import { INCREMENT_SCRIPT, RELEASE_SCRIPT, RESERVE_SCRIPT, TAKE_SCRIPT, UNDO_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js'
 import { createRedisClient, isCluster, type RedisConnection } from './redis-client.js'
+import { keySlot, slotMaster } from './redis-slot.js'
 import type { RedisNode } from './redis-address.js'
 import { subscribeOn } from './redis-subscriber.js'
 
@@ -185,21 +186,32 @@ export class RedisStateStore implements StateStore {
   }
 
   /**
-   * Resolves with the number of subscribers Redis delivered to. On a Cluster, PUBLISH reaches the subscribers of
-   * every node but counts only those of the node it was sent to, so the count is the sum of `PUBSUB NUMSUB` over
-   * all nodes, asked beside the PUBLISH (a node that does not answer has no live subscriber to count).
+   * Resolves with the number of subscribers Redis delivered to. On a Cluster the message is published on the
+   * master serving the channel's slot, where every instance subscribes (see redis-slot.ts for why); PUBLISH
+   * counts only that node's subscribers, so with `count` (the default) the others' `PUBSUB NUMSUB` are asked
+   * beside it and added: a subscription that had to move elsewhere is counted too (a node that does not answer
+   * has no live subscriber to count). `count: false` (an acknowledgement, whose count nobody reads) asks nothing
+   * more. The master unknown or unreachable, the Cluster client routes the PUBLISH itself.
    */
-  async publish (channel: string, message: string): Promise<number> {
+  async publish (channel: string, message: string, options: PublishOptions = {}): Promise<number> {
     const name = this.prefix + channel
     const client = this.client
     if (!isCluster(client)) return await this.run(() => this.cmd.publish(name, message))
-    const counts = client.nodes('all').map(async (node) => {
+    const owner = slotMaster(client, keySlot(name))
+    const others = options.count === false ? [] : client.nodes('all').filter((node) => node !== owner)
+    const counts = others.map(async (node) => {
       const [, n] = await node.pubsub('NUMSUB', name) as [string, number]
       return Number(n)
     })
-    await this.run(() => this.cmd.publish(name, message))
+    const here = await this.run(async () => {
+      if (owner !== undefined) {
+        try { return await owner.publish(name, message) } catch { /* the slot moved or the node is gone: routed below */ }
+      }
+      await this.cmd.publish(name, message)
+      return 0
+    })
     const answered = await Promise.allSettled(counts)
-    return answered.reduce((sum, a) => sum + (a.status === 'fulfilled' ? a.value : 0), 0)
+    return answered.reduce((sum, a) => sum + (a.status === 'fulfilled' ? a.value : 0), here)
   }
 
   /**

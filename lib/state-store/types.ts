@@ -48,8 +48,9 @@ export interface StateStore {
    * without it (and `subscribe`) cannot tell other instances about revoked sessions at once; see `subscribe`.
    * Resolves with the number of subscriptions the message was delivered to, when the store can tell (Redis's
    * PUBLISH answer, the memory store's count): a revocation then waits until that many have acknowledged it.
+   * `options.count: false` says nobody reads the count (an acknowledgement): a store may skip counting.
    */
-  publish?(channel: string, message: string): Promise<number | void>
+  publish?(channel: string, message: string, options?: PublishOptions): Promise<number | void>
   /**
    * Optional: calls `onMessage` with every message published on `channel` from now on, until the subscription is
    * closed. `onLive(false)` says messages may be missed from now on (the connection is down), `onLive(true)` that
@@ -57,6 +58,12 @@ export interface StateStore {
    * same process.
    */
   subscribe?(channel: string, onMessage: (message: string) => void, onLive?: (live: boolean) => void): Promise<Subscription>
+}
+
+/** Options of `StateStore.publish`. */
+export interface PublishOptions {
+  /** False when the caller does not read the number of subscribers reached, so a store may skip counting. Default true. */
+  count?: boolean
 }
 
 /** A subscription of `StateStore.subscribe`. */

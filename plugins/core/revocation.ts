@@ -215,7 +215,7 @@ export class Revocations {
       return
     }
     this.apply(m)
-    if (typeof m.i === 'string') this.cfg.store.publish?.(REVOCATION_CHANNEL, JSON.stringify({ a: m.i })).catch(() => {})
+    if (typeof m.i === 'string') this.cfg.store.publish?.(REVOCATION_CHANNEL, JSON.stringify({ a: m.i }), { count: false }).catch(() => {})
   }
 
   /** Takes a later epoch: cached sessions of before it were accepted under revocations the store no longer has. */

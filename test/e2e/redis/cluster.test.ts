@@ -5,8 +5,9 @@
  * recovery by itself once its replica is promoted; nothing taken twice, revocations kept).
  */
 import t from 'tap'
-import { Cluster } from 'ioredis'
+import { Cluster, Redis } from 'ioredis'
 import { RedisStateStore } from '../../../lib/state-store/redis.js'
+import { keySlot } from '../../../lib/state-store/redis-slot.js'
 import { StateStoreError } from '../../../lib/state-store/types.js'
 import { openStateStore } from '../../../lib/state-store/resolve.js'
 import { RedisPasskeyStore } from '../../../stores/passkey/redis.js'
@@ -103,6 +104,40 @@ if (cluster !== undefined) {
     t.equal(reached, 2, 'both instances counted')
     t.equal((await one.get(c, '/auth/logout')).status, 200)
     t.equal((await fetch(`${two.base}/private`, { headers })).status, 401, 'refused on the other instance at once')
+  })
+
+  t.test('the revocation channel lives on the master of its slot: every subscription and publish there, no hop over the cluster bus', async (t) => {
+    const admins = cluster.nodes.map((n) => new Redis(n.port, '127.0.0.1', { maxRetriesPerRequest: 1 }))
+    t.teardown(() => { for (const r of admins) r.disconnect() })
+    // The slot computation agrees with the cluster's own, hash tags included.
+    for (const name of ['gatehouse:revocations', 'foo', '{user1000}.following', 'a{}b', 'x{y}z', 'ünï', '']) {
+      t.equal(keySlot(name), await admins[0]!.cluster('KEYSLOT', name), `slot of "${name}"`)
+    }
+    const name = 'gatehouse:bus-probe'
+    const slots = await admins[0]!.cluster('SLOTS') as Array<[number, number, [string, number]]>
+    const ownerPort = slots.find(([from, to]) => keySlot(name) >= from && keySlot(name) <= to)![2][1]
+    const heard: string[][] = [[], [], []]
+    const live: Array<Promise<void>> = []
+    const subs = await Promise.all([a, b, open()].map(async (store, i) => {
+      let ready!: () => void
+      live.push(new Promise((resolve) => { ready = resolve }))
+      return await store.subscribe('bus-probe', (m) => { heard[i]!.push(m) }, (on) => { if (on) ready() })
+    }))
+    t.teardown(async () => { for (const s of subs) await s.close() })
+    await Promise.all(live)
+    const numsub = async (r: Redis): Promise<number> => Number(((await r.pubsub('NUMSUB', name)) as [string, number])[1])
+    t.same(await Promise.all(admins.map(numsub)), cluster.nodes.map((n) => n.port === ownerPort ? 3 : 0), 'all three subscriptions on the slot\'s master')
+    const calls = async (command: string): Promise<number[]> => await Promise.all(admins.map(async (r) =>
+      Number(new RegExp(`cmdstat_${command.replace('|', '\\|')}:calls=(\\d+)`).exec(await r.info('commandstats'))?.[1] ?? 0)))
+    const published = await calls('publish')
+    t.equal(await a.publish('bus-probe', 'counted'), 3, 'every subscriber counted')
+    const after = await calls('publish')
+    t.same(after.map((n, i) => n - published[i]!), cluster.nodes.map((n) => n.port === ownerPort ? 1 : 0), 'published on the slot\'s master')
+    const asked = await calls('pubsub|numsub')
+    await b.publish('bus-probe', 'uncounted', { count: false })
+    t.same(await calls('pubsub|numsub'), asked, 'an uncounted publish asks no node for its subscribers')
+    for (let i = 0; i < 200 && heard.some((h) => h.length < 2); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    t.same(heard, [['counted', 'uncounted'], ['counted', 'uncounted'], ['counted', 'uncounted']], 'every subscription heard both')
   })
 
   t.test('passkeys on a cluster', async (t) => {
