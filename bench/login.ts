@@ -43,8 +43,11 @@ async function passwordLoad (server: ServerProcess, seconds: number): Promise<{ 
   return { rate: result.requests.average, total: result.requests.total }
 }
 
-/** One dev OAuth2 login as a browser makes it, following the redirects and carrying the app's cookies. */
-export async function devLogin (base: string, headers: Record<string, string>): Promise<void> {
+/**
+ * One dev OAuth2 login as a browser makes it, following the redirects and carrying the app's cookies; resolves
+ * with the callback's Set-Cookie lines (the session).
+ */
+export async function devLogin (base: string, headers: Record<string, string>): Promise<string[]> {
   const start = await fetch(`${base}/auth/dev/login?session=1`, { redirect: 'manual', headers })
   const jar = start.headers.getSetCookie().map((line) => line.split(';', 1)[0]!).join('; ')
   await start.arrayBuffer()
@@ -55,6 +58,7 @@ export async function devLogin (base: string, headers: Record<string, string>): 
   if (callback.status >= 400 || !callback.headers.getSetCookie().some((c) => c.startsWith('JWT='))) {
     throw new Error(`dev login: the callback answered ${callback.status} without a session`)
   }
+  return callback.headers.getSetCookie()
 }
 
 async function devLoad (server: ServerProcess, seconds: number): Promise<{ rate: number; total: number }> {

@@ -2,10 +2,12 @@
  * The instance of the scale benchmark (`npm run bench -- scale`), run in a process of its own by
  * bench/peer-server.ts, several at once on one shared store: the root plugin on the Redis address in
  * `GATEHOUSE_BENCH_STORE`, a direct provider `local` (any user, password `bench-password`), the dev OAuth2
- * provider (its server in the same process, `autoLoginUser`), throttling on as by default (its login limit raised
- * so that the load is never refused) and `/private` behind `authenticate`. Every call to the state store is timed
- * until its answer comes back (`stats()`: calls and µs), so the table can show the store's latency as the app
- * sees it.
+ * provider (its server in the same process, `autoLoginUser`), an e-mail provider `email` whose sender keeps the
+ * last message per address in this process (`GET /bench/outbox?address=` hands its token out once, standing in
+ * for the user's mailbox), throttling on as by default (its login limit raised so that the load is never
+ * refused) and `/private` behind `authenticate`. `GATEHOUSE_BENCH_TOKEN_MS` sets `session.tokenDuration` (default
+ * 15 minutes), so that a run can make its sessions refresh. Every call to the state store is timed until its
+ * answer comes back (`stats()`: calls and µs), so the table can show the store's latency as the app sees it.
  */
 import Fastify from 'fastify'
 import { authPlugin } from '../plugins/auth.js'
@@ -47,6 +49,8 @@ export async function scaleApp (): Promise<Peer> {
   const stats: StoreStats = { storeUs: 0, storeCalls: 0 }
   const store = new RedisStateStore(address, { maxPerClient: 1_000_000 })
   timeCallsOf(store, stats)
+  const tokenMs = process.env.GATEHOUSE_BENCH_TOKEN_MS
+  const outbox = new Map<string, string>()
   const app = Fastify()
   app.addHook('onClose', async () => { await store.close() })
   await app.register(authPlugin, {
@@ -54,10 +58,20 @@ export async function scaleApp (): Promise<Peer> {
     url,
     avatar: false,
     stateStore: store,
-    rateLimit: THROTTLED,
-    providers: [{ kind: 'direct', name: 'local', checker: (_user: string, passwd: string) => passwd === SCALE_PASSWORD }]
+    // Every simulated user comes from 127.0.0.1: the per-IP limit of confirmation messages is raised like the login one.
+    rateLimit: { ...THROTTLED, sends: { perIp: 1_000_000_000 } },
+    session: tokenMs === undefined ? {} : { tokenDuration: Number(tokenMs) },
+    providers: [
+      { kind: 'direct', name: 'local', checker: (_user: string, passwd: string) => passwd === SCALE_PASSWORD },
+      { kind: 'verify', name: 'email', template: '{{.Token}}', sender: (address: string, text: string) => { outbox.set(address, text) } }
+    ]
   })
   await app.register(devProvider, { port: 0, withLoginPage: false, autoLoginUser: 'bench' })
+  app.get<{ Querystring: { address: string } }>('/bench/outbox', async (req, reply) => {
+    const token = outbox.get(req.query.address)
+    outbox.delete(req.query.address)
+    return token === undefined ? await reply.code(404).send({ error: 'no message' }) : { token }
+  })
   app.get('/private', { preHandler: app.auth.authenticate }, async (req) => ({ name: req.user!.name }))
   return { app, port, cookies: [], headers: { origin: url, 'sec-fetch-site': 'same-origin' }, check: async () => undefined, stats: () => ({ ...stats }) }
 }

@@ -1,32 +1,41 @@
 /**
  * `npm run bench -- scale`: several instances (bench/scale-app.ts, each in a process of its own) on one shared
  * Redis store, against one instance: one Redis server (1 and 3 instances), a Cluster of 3 masters + 3 replicas
- * and 1 master + 1 replica + 3 Sentinels (3 instances each), all on loopback. Per case, in fresh processes:
+ * and 1 master + 1 replica + 3 Sentinels (3 instances each), all on loopback. Per case, in fresh processes, one
+ * operation at a time first (for its rate and its cost in Redis):
  * - password logins: autocannon on every instance at once (48 connections in all, split evenly), each login
  *   throttled, checked against the shared store and listed in the user's session list;
  * - dev OAuth2 logins: the whole round trip (start, authorization, callback: the state is a one-time value taken
  *   from the store), 8 loops in all spread over the instances;
+ * - e-mail logins: the confirmation message asked for on one instance, its link opened on the next (the token is
+ *   a one-time value checked in the store), 8 loops;
  * - authenticated requests: autocannon on `/private` with a session cookie, every instance at once;
- * - revocation visibility: a session cached on the last instance, logged out on the first; the time from the
+ * - revocation visibility: a session seen on the last instance, logged out on the first; the time from the
  *   logout's request until the last instance refuses the session (100 samples);
  * - memory and keys per session in Redis: 300 logins of distinct users;
- * - Redis commands per login and per request (`INFO commandstats` of the masters, scripts' inner calls included)
- *   and the store's latency as the app sees it (mean µs per state-store call, from the start of the call to its
- *   answer, under the login load).
- * Cases alternate round by round (BENCH_ROUNDS, default 3), medians are printed. BENCH_SECONDS (default 5) is
- * the length of each load. Needs redis-server and redis-cli (Debian's redis-server and redis-tools).
+ * - refreshes and logouts, on instances whose tokens live 1 s: 2,000 sessions signed in, left to expire, then
+ *   each presented once on another instance (a refresh: a new token in Set-Cookie), then each logged out;
+ * then all of it at once (bench/scale-mix.ts): users signing in, browsing, refreshing and logging out on every
+ * instance while revocation visibility is sampled under that load.
+ * Redis commands per unit come from `INFO commandstats` of the masters (scripts' inner calls included); the
+ * store's latency as the app sees it is the mean µs per state-store call, from its start to its answer, under
+ * the login load. Cases alternate round by round (BENCH_ROUNDS, default 3), medians are printed. BENCH_SECONDS
+ * (default 5) is the length of each timed load. Needs redis-server and redis-cli (Debian's redis-server and
+ * redis-tools).
  */
 import { load, median, type BenchRequest } from './lib.js'
-import { devLogin } from './login.js'
+import { Browser, base, emailLogin, oauth2Login, passwordLogin } from './scale-client.js'
+import { mixLoad, revocationSample, SHORT_TOKEN_MS, type MixTally } from './scale-mix.js'
 import { SCALE_PASSWORD } from './scale-app.js'
 import { perUnit, STORES, totals, type RedisTotals, type StoreKind, type StoreSetup } from './scale-redis.js'
 import { cpuOf, startServer, stopServer, type ServerProcess } from './server-process.js'
 import type { StoreStats } from './login-apps.js'
 
 const CONNECTIONS = 48
-const DEV_LOOPS = 8
+const LOGIN_LOOPS = 8
 const REVOCATION_SAMPLES = 100
 const MEMORY_SESSIONS = 300
+const REFRESH_SESSIONS = 2000
 
 interface ScaleCase { store: StoreKind; instances: number }
 const CASES: ScaleCase[] = [
@@ -38,29 +47,24 @@ const CASES: ScaleCase[] = [
 
 /** A load's outcome over all instances: rate, worst p99 of the instances, Redis per unit, store µs per call. */
 interface Phase { rate: number; p99: number; redis: RedisTotals; storeUsPerCall: number }
-interface Run { logins: Phase; dev: Phase; auth: Phase; revocationMs: number[]; memory: RedisTotals }
-
-const base = (s: ServerProcess): string => `http://127.0.0.1:${s.hello.port}`
-
-/** A password login; resolves with the Cookie header and XSRF header value its session needs. */
-async function login (s: ServerProcess, user: string): Promise<Record<string, string>> {
-  const r = await fetch(`${base(s)}/auth/local/login`, {
-    method: 'POST', headers: { ...s.hello.headers, 'content-type': 'application/json' }, body: JSON.stringify({ user, passwd: SCALE_PASSWORD })
-  })
-  await r.arrayBuffer()
-  if (r.status !== 200) throw new Error(`login of ${user} answered ${r.status}`)
-  const jar = r.headers.getSetCookie().map((line) => line.split(';', 1)[0]!)
-  const xsrf = jar.find((c) => c.startsWith('XSRF-TOKEN='))?.slice('XSRF-TOKEN='.length) ?? ''
-  return { cookie: jar.join('; '), 'x-xsrf-token': xsrf }
+interface Mix { tally: MixTally; seconds: number; redisPerSecond: number }
+interface Run {
+  logins: Phase; dev: Phase; email: Phase; auth: Phase; refresh: Phase; logout: Phase
+  revocationMs: number[]; memory: RedisTotals; mix: Mix
 }
+/** Units done by a load and the worst p99 (ms) of its requests or operations. */
+interface Done { units: number; p99: number }
 
 async function storeStats (servers: ServerProcess[]): Promise<StoreStats> {
   const all = await Promise.all(servers.map(async (s) => (await cpuOf<StoreStats>(s)).stats))
   return { storeUs: all.reduce((n, x) => n + x.storeUs, 0), storeCalls: all.reduce((n, x) => n + x.storeCalls, 0) }
 }
 
-/** Runs `work` (resolving with units done and the worst p99) with Redis and the apps' store counters around it. */
-async function phase (setup: StoreSetup, servers: ServerProcess[], seconds: number, work: () => Promise<{ units: number; p99: number }>): Promise<Phase> {
+/**
+ * Runs `work` with Redis and the apps' store counters read around it. The rate is over `seconds` at least (a
+ * timed load's operations started before its end finish after it); 0 for a load of a fixed number of units.
+ */
+async function phase (setup: StoreSetup, servers: ServerProcess[], seconds: number, work: () => Promise<Done>): Promise<Phase> {
   const [redis0, store0] = [await totals(setup), await storeStats(servers)]
   const began = Date.now()
   const { units, p99 } = await work()
@@ -75,7 +79,7 @@ async function phase (setup: StoreSetup, servers: ServerProcess[], seconds: numb
 }
 
 /** Autocannon on every instance at once; each answer must be 200. */
-async function loadAll (servers: ServerProcess[], seconds: number, req: (s: ServerProcess) => Promise<BenchRequest>): Promise<{ units: number; p99: number }> {
+async function loadAll (servers: ServerProcess[], seconds: number, req: (s: ServerProcess) => Promise<BenchRequest>): Promise<Done> {
   const reqs = await Promise.all(servers.map(req))
   const results = await Promise.all(servers.map(async (s, i) => await load(`${base(s)}${reqs[i]!.path}`, reqs[i]!, Math.ceil(CONNECTIONS / servers.length), seconds, true)))
   const bad = results.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0)
@@ -95,66 +99,99 @@ const loginRequest = async (s: ServerProcess): Promise<BenchRequest> =>
   ({ path: '/auth/local/login', method: 'POST', headers: { ...s.hello.headers, 'content-type': 'application/json' }, body: JSON.stringify({ user: 'bench-[<id>]', passwd: SCALE_PASSWORD }) })
 
 const privateRequest = async (s: ServerProcess): Promise<BenchRequest> =>
-  ({ path: '/private', headers: await login(s, 'bench') })
+  ({ path: '/private', headers: (await passwordLogin(s, 'bench')).headers() })
 
-/** Dev OAuth2 logins in DEV_LOOPS loops spread over the instances, for `seconds`. */
-async function devLoad (servers: ServerProcess[], seconds: number): Promise<{ units: number; p99: number }> {
+/** `op` in LOGIN_LOOPS loops spread over the instances until `seconds` have passed; ms per operation. */
+async function loops (servers: ServerProcess[], seconds: number, op: (at: number, i: number) => Promise<unknown>): Promise<Done> {
   const until = Date.now() + seconds * 1000
   const times: number[] = []
-  await Promise.all(Array.from({ length: DEV_LOOPS }, async (_, i) => {
-    const s = servers[i % servers.length]!
-    while (Date.now() < until) {
+  await Promise.all(Array.from({ length: LOGIN_LOOPS }, async (_, loop) => {
+    for (let i = 0; Date.now() < until; i++) {
       const start = Date.now()
-      await devLogin(base(s), s.hello.headers)
+      await op(loop % servers.length, i * LOGIN_LOOPS + loop)
       times.push(Date.now() - start)
     }
   }))
   return { units: times.length, p99: percentile(times, 0.99) }
 }
 
-/** Logout on the first instance, a session cached on the last: ms until the last refuses it. */
-async function revocationSample (servers: ServerProcess[], tag: string): Promise<number> {
-  const [first, last] = [servers[0]!, servers[servers.length - 1]!]
-  const headers = await login(first, `revoked-${tag}`)
-  const seen = await fetch(`${base(last)}/private`, { headers })
-  await seen.arrayBuffer()
-  if (seen.status !== 200) throw new Error(`a fresh session answered ${seen.status}`)
-  const start = process.hrtime.bigint()
-  const out = await fetch(`${base(first)}/auth/logout`, { headers })
-  await out.arrayBuffer()
-  if (out.status !== 200) throw new Error(`logout answered ${out.status}`)
-  for (let tries = 0; ; tries++) {
-    const r = await fetch(`${base(last)}/private`, { headers })
-    await r.arrayBuffer()
-    if (r.status === 401) return Number(process.hrtime.bigint() - start) / 1e6
-    if (tries > 10_000) throw new Error('the revocation never reached the other instance')
-  }
+/** `op` on each of `items`, LOGIN_LOOPS at a time; ms per operation. */
+async function each<T> (items: T[], op: (item: T, i: number) => Promise<void>): Promise<Done> {
+  const times: number[] = []
+  let next = 0
+  await Promise.all(Array.from({ length: LOGIN_LOOPS * 2 }, async () => {
+    for (let i = next++; i < items.length; i = next++) {
+      const start = Date.now()
+      await op(items[i]!, i)
+      times.push(Date.now() - start)
+    }
+  }))
+  return { units: items.length, p99: percentile(times, 0.99) }
 }
 
 /** Redis memory and keys per session: MEMORY_SESSIONS logins of distinct users, 10 at a time. */
 async function memoryPerSession (setup: StoreSetup, servers: ServerProcess[], tag: string): Promise<RedisTotals> {
   const before = await totals(setup)
-  for (let i = 0; i < MEMORY_SESSIONS; i += 10) {
-    await Promise.all(Array.from({ length: 10 }, async (_, j) => await login(servers[(i + j) % servers.length]!, `user-${tag}-${i + j}`)))
-  }
+  const users = Array.from({ length: MEMORY_SESSIONS }, (_, i) => `user-${tag}-${i}`)
+  await each(users, async (user, i) => { await passwordLogin(servers[i % servers.length]!, user) })
   return perUnit(await totals(setup), before, MEMORY_SESSIONS)
 }
 
-async function measure (setup: StoreSetup, c: ScaleCase, seconds: number, round: number): Promise<Run> {
-  const servers = await Promise.all(Array.from({ length: c.instances }, async () => await startServer('scale', { GATEHOUSE_BENCH_STORE: setup.address })))
+const startAll = async (c: ScaleCase, env: Record<string, string>): Promise<ServerProcess[]> =>
+  await Promise.all(Array.from({ length: c.instances }, async () => await startServer('scale', env)))
+
+/** Every operation alone, on instances with the default token lifetime. */
+async function oneAtATime (setup: StoreSetup, c: ScaleCase, seconds: number, tag: string): Promise<Omit<Run, 'refresh' | 'logout' | 'mix'>> {
+  const servers = await startAll(c, { GATEHOUSE_BENCH_STORE: setup.address })
   try {
+    const next = (at: number): ServerProcess => servers[(at + 1) % servers.length]!
     // Warm-up (every instance compiled and connected), not counted.
     await loadAll(servers, 1, loginRequest)
     await loadAll(servers, 1, privateRequest)
+    await loops(servers, 1, async (at, i) => await emailLogin(servers[at]!, next(at), `warm-${tag}-${i}`))
     const logins = await phase(setup, servers, seconds, async () => await loadAll(servers, seconds, loginRequest))
-    const dev = await phase(setup, servers, seconds, async () => await devLoad(servers, seconds))
+    const dev = await phase(setup, servers, seconds, async () => await loops(servers, seconds, async (at) => await oauth2Login(servers[at]!)))
+    const email = await phase(setup, servers, seconds, async () =>
+      await loops(servers, seconds, async (at, i) => await emailLogin(servers[at]!, next(at), `mail-${tag}-${i}`)))
     const auth = await phase(setup, servers, seconds, async () => await loadAll(servers, seconds, privateRequest))
     const revocationMs: number[] = []
-    for (let i = 0; i < REVOCATION_SAMPLES; i++) revocationMs.push(await revocationSample(servers, `${c.store}-${c.instances}-${round}-${i}`))
-    return { logins, dev, auth, revocationMs, memory: await memoryPerSession(setup, servers, `${c.store}-${c.instances}-${round}`) }
+    for (let i = 0; i < REVOCATION_SAMPLES; i++) revocationMs.push(await revocationSample(servers, `revoked-${tag}-${i}`))
+    return { logins, dev, email, auth, revocationMs, memory: await memoryPerSession(setup, servers, tag) }
   } finally {
     await Promise.all(servers.map(stopServer))
   }
+}
+
+/** Refreshes and logouts of REFRESH_SESSIONS expired sessions, then the mix, on instances with short tokens. */
+async function withShortTokens (setup: StoreSetup, c: ScaleCase, seconds: number, tag: string): Promise<Pick<Run, 'refresh' | 'logout' | 'mix'>> {
+  const servers = await startAll(c, { GATEHOUSE_BENCH_STORE: setup.address, GATEHOUSE_BENCH_TOKEN_MS: String(SHORT_TOKEN_MS) })
+  try {
+    const n = servers.length
+    const pool: Browser[] = []
+    await each(Array.from({ length: REFRESH_SESSIONS }, (_, i) => i), async (i) => { pool[i] = await passwordLogin(servers[i % n]!, `refresh-${tag}-${i}`) })
+    // Every token expired (its exp is in whole seconds), every session still alive.
+    await new Promise((resolve) => setTimeout(resolve, SHORT_TOKEN_MS + 1100))
+    const refresh = await phase(setup, servers, 0, async () => await each(pool, async (browser, i) => {
+      const a = await browser.get(servers[(i + 1) % n]!, '/private')
+      if (a.status !== 200 || !a.refreshed) throw new Error(`an expired session answered ${a.status}${a.refreshed ? '' : ' without a new token'}`)
+    }))
+    const logout = await phase(setup, servers, 0, async () => await each(pool, async (browser, i) => {
+      const a = await browser.get(servers[(i + 2) % n]!, '/auth/logout')
+      if (a.status !== 200 || browser.signedIn) throw new Error(`logout answered ${a.status}`)
+    }))
+    const before = await totals(setup)
+    const began = Date.now()
+    const tally = await mixLoad(servers, seconds, tag)
+    const elapsed = (Date.now() - began) / 1000
+    return { refresh, logout, mix: { tally, seconds: elapsed, redisPerSecond: ((await totals(setup)).commands - before.commands) / elapsed } }
+  } finally {
+    await Promise.all(servers.map(stopServer))
+  }
+}
+
+async function measure (setup: StoreSetup, c: ScaleCase, seconds: number, round: number): Promise<Run> {
+  const tag = `${c.store}-${c.instances}-${round}`
+  return { ...await oneAtATime(setup, c, seconds, tag), ...await withShortTokens(setup, c, seconds, tag) }
 }
 
 /** The nearest-rank percentile (p99 of 100 samples is the 99th, not the largest). */
@@ -166,21 +203,34 @@ function percentile (xs: number[], p: number): number {
 function print (rounds: number, labels: string[], runs: Run[][]): void {
   const m = (rs: Run[], f: (r: Run) => number): number => median(rs.map(f))
   const row = (cells: Array<string | number>, widths: number[]): string => cells.map((c, i) => String(c).padStart(widths[i]!)).join(' ')
+  const rate = (rs: Run[], f: (r: Run) => Phase): string => `${Math.round(m(rs, (r) => f(r).rate))} / ${m(rs, (r) => f(r).p99).toFixed(0)}`
+  const visibility = (samples: (r: Run) => number[]) => (rs: Run[]): string =>
+    [0.5, 0.99, 1].map((p) => m(rs, (r) => p === 1 ? Math.max(...samples(r)) : percentile(samples(r), p)).toFixed(1)).join('/')
   console.log(`\n## scale: instances on one shared store (median of ${rounds} alternating rounds, a process per instance)`)
-  const w1 = [24, 10, 8, 10, 8, 10, 8, 12]
-  console.log(row(['setup', 'logins/s', 'p99 ms', 'dev/s', 'p99 ms', 'auth req/s', 'p99 ms', 'store µs/call'], w1))
+  console.log('\nOne operation at a time: per second / p99 ms (a login or refresh is every request it takes, in sequence)')
+  const w1 = [24, 13, 13, 13, 14, 13, 13, 10]
+  console.log(row(['setup', 'password', 'dev OAuth2', 'e-mail link', 'auth requests', 'refreshes', 'logouts', 'store µs'], w1))
   for (const [i, rs] of runs.entries()) {
-    console.log(row([labels[i]!, Math.round(m(rs, (r) => r.logins.rate)), m(rs, (r) => r.logins.p99), Math.round(m(rs, (r) => r.dev.rate)),
-      m(rs, (r) => r.dev.p99), Math.round(m(rs, (r) => r.auth.rate)), m(rs, (r) => r.auth.p99), Math.round(m(rs, (r) => r.logins.storeUsPerCall))], w1))
+    console.log(row([labels[i]!, rate(rs, (r) => r.logins), rate(rs, (r) => r.dev), rate(rs, (r) => r.email), rate(rs, (r) => r.auth),
+      rate(rs, (r) => r.refresh), rate(rs, (r) => r.logout), Math.round(m(rs, (r) => r.logins.storeUsPerCall))], w1))
   }
-  console.log('\nRedis per unit of work (masters; commands include the calls inside scripts, evals in brackets), revocation visibility, memory')
-  const w2 = [24, 14, 14, 12, 22, 14, 12]
-  console.log(row(['setup', 'cmds/login', 'cmds/dev', 'cmds/auth', 'revocation p50/p99/max', 'bytes/session', 'keys/session'], w2))
+  console.log('\nRedis commands per unit of work (masters; the calls inside scripts included, evals in brackets), memory per session')
+  const w2 = [24, 11, 11, 11, 9, 10, 10, 9, 7]
+  console.log(row(['setup', 'password', 'dev', 'e-mail', 'auth', 'refresh', 'logout', 'bytes', 'keys'], w2))
   for (const [i, rs] of runs.entries()) {
     const cmds = (f: (r: Run) => Phase): string => `${m(rs, (r) => f(r).redis.commands).toFixed(1)} (${m(rs, (r) => f(r).redis.evals).toFixed(1)})`
-    const rev = (p: number): string => m(rs, (r) => p === 1 ? Math.max(...r.revocationMs) : percentile(r.revocationMs, p)).toFixed(1)
-    console.log(row([labels[i]!, cmds((r) => r.logins), cmds((r) => r.dev), m(rs, (r) => r.auth.redis.commands).toFixed(3),
-      `${rev(0.5)}/${rev(0.99)}/${rev(1)} ms`, Math.round(m(rs, (r) => r.memory.memory)), m(rs, (r) => r.memory.keys).toFixed(2)], w2))
+    console.log(row([labels[i]!, cmds((r) => r.logins), cmds((r) => r.dev), cmds((r) => r.email), m(rs, (r) => r.auth.redis.commands).toFixed(3),
+      cmds((r) => r.refresh), cmds((r) => r.logout), Math.round(m(rs, (r) => r.memory.memory)), m(rs, (r) => r.memory.keys).toFixed(2)], w2))
+  }
+  console.log('\nAll at once (the mix, tokens of 1 s): per second; revocation visibility p50/p99/max ms idle and under the mix')
+  const w3 = [24, 9, 15, 9, 9, 8, 8, 17, 17, 9]
+  console.log(row(['setup', 'logins', '(pw/dev/mail)', 'requests', 'refreshes', 'logouts', 'p99 ms', 'revoked idle', 'revoked in mix', 'Redis/s'], w3))
+  for (const [i, rs] of runs.entries()) {
+    const per = (f: (t: MixTally) => number): number => m(rs, (r) => f(r.mix.tally) / r.mix.seconds)
+    const kinds = `${per((t) => t.password).toFixed(0)}/${per((t) => t.oauth2).toFixed(0)}/${per((t) => t.email).toFixed(0)}`
+    console.log(row([labels[i]!, per((t) => t.password + t.oauth2 + t.email).toFixed(0), kinds, per((t) => t.requests).toFixed(0),
+      per((t) => t.refreshes).toFixed(0), per((t) => t.logouts).toFixed(0), m(rs, (r) => percentile(r.mix.tally.requestMs, 0.99)).toFixed(1),
+      visibility((r) => r.revocationMs)(rs), visibility((r) => r.mix.tally.revocationMs)(rs), Math.round(m(rs, (r) => r.mix.redisPerSecond))], w3))
   }
 }
 
