@@ -1,6 +1,4 @@
-import { OptionsError } from '../../lib/errors.js'
-import { DriverMissingError } from '../../lib/optional-driver.js'
-import { pathOf, schemeOf } from '../address.js'
+import { openStore, type StoreFamily } from '../open-store.js'
 import { LmdbPasskeyStore } from './lmdb.js'
 import { MemoryPasskeyStore } from './memory.js'
 import { RedisPasskeyStore } from './redis.js'
@@ -17,6 +15,14 @@ export type PasskeyStoreOption = PasskeyStore | string
 /** A store and whether the caller opened it (and so must close it). */
 export interface OpenedPasskeyStore { store: PasskeyStore; owned: boolean }
 
+const PASSKEY_STORES: StoreFamily<PasskeyStore> = {
+  kind: 'passkey store (add, get, list, use, remove, close)',
+  isStore: isPasskeyStore,
+  memory: () => new MemoryPasskeyStore(),
+  lmdb: (path) => new LmdbPasskeyStore(path),
+  redis: (address, options) => new RedisPasskeyStore(address, options)
+}
+
 /**
  * Opens the passkey store an option names, as the avatar store is chosen:
  * - `memory://` (also `undefined`): in memory, one process;
@@ -28,37 +34,5 @@ export interface OpenedPasskeyStore { store: PasskeyStore; owned: boolean }
  * password).
  */
 export function openPasskeyStore (option: unknown, optionName: string, onError?: (err: Error) => void): OpenedPasskeyStore {
-  if (option === undefined) return { store: new MemoryPasskeyStore(), owned: true }
-  if (isPasskeyStore(option)) return { store: option, owned: false }
-  if (typeof option !== 'string') throw new OptionsError(optionName, 'must be a passkey store (add, get, list, use, remove, close) or an address')
-  const scheme = schemeOf(option)
-  switch (scheme) {
-    case 'memory':
-      return { store: new MemoryPasskeyStore(), owned: true }
-    case 'bolt':
-    case 'lmdb': {
-      let path: string
-      try { path = pathOf(option) } catch { throw new OptionsError(optionName, `is a ${scheme}:// address without a file path`) }
-      try {
-        return { store: new LmdbPasskeyStore(path), owned: true }
-      } catch (err) {
-        throw err instanceof DriverMissingError ? err.forOption(optionName) : err
-      }
-    }
-    case 'redis':
-    case 'rediss':
-    case 'redis-cluster':
-    case 'rediss-cluster':
-    case 'redis-sentinel':
-    case 'rediss-sentinel':
-      try {
-        return { store: new RedisPasskeyStore(option, onError === undefined ? {} : { onError }), owned: true }
-      } catch (err) {
-        if (err instanceof DriverMissingError) throw err.forOption(optionName) // ioredis not installed
-        if (!(err instanceof OptionsError)) throw err
-        throw new OptionsError(optionName, `is not a valid Redis address: ${err.message.replace(/^.*?option "RedisStateStore" /, '')}`)
-      }
-    default:
-      throw new OptionsError(optionName, `must be a memory://, bolt:// or redis:// address or a store object, got ${scheme === undefined ? 'a string that is not an address' : `a "${scheme}:" address`}`)
-  }
+  return openStore(PASSKEY_STORES, option, optionName, onError)
 }
