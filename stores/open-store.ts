@@ -7,6 +7,7 @@
  */
 import { OptionsError } from '../lib/errors.js'
 import { DriverMissingError } from '../lib/optional-driver.js'
+import { isRedisAddress } from '../lib/state-store/redis-address.js'
 import { pathOf, schemeOf } from './address.js'
 
 /** A family of stores, as `openStore` needs to know it. */
@@ -22,8 +23,6 @@ export interface StoreFamily<S> {
 /** A store and whether the caller opened it (and so must close it). */
 export interface OpenedStore<S> { store: S; owned: boolean }
 
-const REDIS_SCHEMES = new Set(['redis', 'rediss', 'redis-cluster', 'rediss-cluster', 'redis-sentinel', 'rediss-sentinel'])
-
 /** Opens the store of `family` that `option` names; throws an OptionsError naming `optionName` for anything else. */
 export function openStore<S> (family: StoreFamily<S>, option: unknown, optionName: string, onError?: (err: Error) => void): OpenedStore<S> {
   if (option === undefined) return { store: family.memory(), owned: true }
@@ -36,7 +35,7 @@ export function openStore<S> (family: StoreFamily<S>, option: unknown, optionNam
     try { path = pathOf(option) } catch { throw new OptionsError(optionName, `is a ${scheme}:// address without a file path`) }
     return { store: opened(() => family.lmdb(path), optionName, false), owned: true }
   }
-  if (scheme !== undefined && REDIS_SCHEMES.has(scheme)) {
+  if (isRedisAddress(option)) {
     return { store: opened(() => family.redis(option, onError === undefined ? {} : { onError }), optionName, true), owned: true }
   }
   throw new OptionsError(optionName, `must be a memory://, bolt:// or Redis address or a store object, got ${scheme === undefined ? 'a string that is not an address' : `a "${scheme}:" address`}`)
