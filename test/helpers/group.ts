@@ -4,10 +4,11 @@
  * its top-level subtests, hooks, teardowns and timeouts stay within the file, as when it was a process of its own.
  */
 import t from 'tap'
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { GROUPS } from '../groups/groups.js'
+import { cpuSeconds } from './cpu-time.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const RUNNERS = 'test/groups'
@@ -77,22 +78,5 @@ export async function runGroup (runnerUrl: string): Promise<void> {
     })
     const after = cpuSeconds()
     t.comment(`cpu ${(after.own - before.own).toFixed(1)} s + ${(after.children - before.children).toFixed(1)} s in child processes: ${file}`)
-  }
-}
-
-/**
- * CPU seconds (user + system) used so far by this process and by its child processes that have ended (Linux's
- * /proc, in its clock ticks of 1/100 s; elsewhere this process's alone): what a test file costs, whatever the
- * machine's load.
- */
-function cpuSeconds (): { own: number; children: number } {
-  try {
-    // Fields 14 to 17 of /proc/self/stat, after the command name in parentheses: utime stime cutime cstime.
-    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')
-    const ticks = (n: number): number => Number(fields[n - 3]) / 100
-    return { own: ticks(14) + ticks(15), children: ticks(16) + ticks(17) }
-  } catch {
-    const { user, system } = process.cpuUsage()
-    return { own: (user + system) / 1e6, children: 0 }
   }
 }
