@@ -6,9 +6,11 @@
  */
 import ts from 'typescript'
 
-/** A host for programs of `options` (one host per set of options: a parsed file is bound with them). */
-export function sharedFilesHost (options: ts.CompilerOptions): ts.CompilerHost {
-  const host = ts.createCompilerHost(options)
+/**
+ * A host for programs of `options` (one host per set of options: a parsed file is bound with them), built on `host`
+ * (TypeScript's default host for them unless given, e.g. its incremental one).
+ */
+export function sharedFilesHost (options: ts.CompilerOptions, host = ts.createCompilerHost(options)): ts.CompilerHost {
   const parsed = new Map<string, ts.SourceFile | undefined>()
   const parse = host.getSourceFile.bind(host)
   host.getSourceFile = (fileName, language, ...rest) => {
