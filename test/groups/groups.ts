@@ -6,24 +6,29 @@
  * rest. A group's runner is `test/groups/<name>.test.ts`, one line: `await runGroup(import.meta.url)`.
  *
  * Why groups: a test process costs about a CPU second before its first test (Node, the loaders, tap, coverage),
- * and many files are a few small tests on a shared fixture. The heaviest groups come first, so that the two jobs
- * end together. Run one test file alone with `npx tap --disable-coverage <file>`, as before.
+ * and most files are a few small tests on a fixture of their own. The groups are numbered by their CPU time,
+ * heaviest first (each file's is printed as it ends: `# cpu … s + … s in child processes: <file>`), so that the
+ * two jobs end together. Run one test file alone with `npx tap --disable-coverage <file>`, as before.
  */
 export const GROUPS: Record<string, string[]> = {
+  // npm pack of a fresh clone (a full tsc build), three npm installs and a dozen apps, one after the other.
   '01-package': ['test/package/'],
-  '02-types-docs': ['test/types/', 'test/docs/'],
+  // typedoc builds the site, Chromium opens every page; apart from the other browser tests so that the two jobs
+  // share out the browser work.
+  '02-browser-site': ['test/e2e/browser/site.test.ts'],
   '03-browser': ['test/e2e/browser/'],
-  '04-redis': ['test/e2e/redis/'],
-  '05-peers': ['test/e2e/'],
-  '06-oauth2': ['test/providers/oauth2/'],
-  '07-providers': ['test/providers/'],
-  '08-core': ['test/plugins/core/'],
-  '09-toolkit': ['test/plugins/toolkit/'],
+  '04-types-docs': ['test/types/', 'test/docs/'],
+  '05-core': ['test/plugins/core/'],
+  '06-redis': ['test/e2e/redis/'],
+  '07-rest': ['test/'],
+  '08-providers': ['test/providers/'],
+  '09-lib': ['test/lib/'],
+  '10-peers': ['test/e2e/'],
+  '11-oauth2': ['test/providers/oauth2/'],
+  '12-plugins': ['test/plugins/'],
+  '13-toolkit': ['test/plugins/toolkit/'],
+  '14-servers-stores': ['test/servers/', 'test/stores/', 'test/hooks/'],
   // Its own process: taking a CPU profile through the inspector turns V8's coverage to "best effort" (function
   // counts, no branches) for the rest of the process, which would lose the coverage of every file after it.
-  '09-toolkit-profiler': ['test/plugins/toolkit/profiler.test.ts'],
-  '10-plugins': ['test/plugins/'],
-  '11-lib': ['test/lib/'],
-  '12-servers-stores': ['test/servers/', 'test/stores/', 'test/hooks/'],
-  '13-rest': ['test/']
+  '15-toolkit-profiler': ['test/plugins/toolkit/profiler.test.ts']
 }
