@@ -36,14 +36,10 @@ const NOT_IN_A_CLONE = new Set(['node_modules', 'dist', '.git', '.tap', 'coverag
 
 interface Run { code: number | null; stdout: string; stderr: string }
 
-/**
- * Runs a command with this Node first on PATH and without the test runner's loaders, coverage and npm's script
- * variables (nothing run here executes this project's sources: npm, tsc and the installed tarball's copy, whose
- * coverage would only be collected to be thrown away).
- */
+/** Runs a command with this Node first on PATH and without the test runner's loaders and npm's script variables. */
 async function run (cmd: string, args: string[], cwd: string, env: Record<string, string> = {}, timeoutMs = 300_000, input?: string): Promise<Run> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) =>
-    !k.startsWith('TAP') && !k.startsWith('npm_package_') && !k.startsWith('npm_lifecycle_') && !['NODE_OPTIONS', 'NODE_V8_COVERAGE', 'INIT_CWD', 'AUTH_SECRET'].includes(k)))
+    !k.startsWith('TAP') && !k.startsWith('npm_package_') && !k.startsWith('npm_lifecycle_') && !['NODE_OPTIONS', 'INIT_CWD', 'AUTH_SECRET'].includes(k)))
   const nodeDir = process.execPath.slice(0, process.execPath.lastIndexOf(sep))
   const child = spawn(cmd, args, { cwd, env: { ...base, PATH: `${nodeDir}:${process.env.PATH ?? ''}`, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
   child.stdin?.end(input)
