@@ -80,6 +80,13 @@ export function asymmetricKey (kid: string, alg: AsymmetricAlg, privateKey: stri
   if (alg === 'EdDSA' && !isEd) throw new TypeError('must be an Ed25519 private key for EdDSA')
   if (alg === 'ES256' && !isP256) throw new TypeError('must be a P-256 (prime256v1) private key for ES256')
   const pub = createPublicKey(priv)
+  // A private JWK carries its public half (x, y) beside d, and node:crypto takes the two without checking that they
+  // belong together: such a key would sign tokens no verification accepts and publish another key's public half.
+  // One signature made and checked here refuses it when the key is configured.
+  const probe = Buffer.from('gatehouse key check')
+  if (!cryptoVerify(null, probe, { key: pub, ...dsaOptions(alg) }, cryptoSign(null, probe, { key: priv, ...dsaOptions(alg) }))) {
+    throw new TypeError('is a private key whose public part (JWK x, y) is not its own')
+  }
   const publicJwk = { ...pub.export({ format: 'jwk' }), kid, alg, use: 'sig' }
   return {
     kid,
