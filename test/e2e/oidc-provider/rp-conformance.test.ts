@@ -102,6 +102,23 @@ t.test('rp-id_token-kid-absent-single-jwks: no kid and one published key: signs 
   t.equal(out.session, 200)
 })
 
+t.test('rp-id_token-kid-absent-multiple-jwks: no kid and several published keys: refused', async (t) => {
+  // An RS256 and an ES256 key: a kid-less RS256 token could be verified by one of them alone, and must still
+  // be refused (OIDC Core §10.1).
+  const r = await rig(t, [await signingKey('rsa-1'), await signingKey('ec-1', 'ES256')])
+  const seen: string[] = []
+  r.idp.idToken = (issued) => { seen.push(issued); return issued }
+  t.equal((await login(r)).nav.res.status, 200, 'control: the issued token, which names its key, signs in')
+  t.equal(part(seen[0]!.split('.')[0]!).kid, 'rsa-1')
+  r.idp.idToken = async (issued) => await resign(issued, r.idp.keys[0]!, { header: without('kid') })
+  assertRefused(t, await login(r), 'the id token names no key (kid) and the provider publishes several')
+
+  // Two RS256 keys: either could be meant.
+  const two = await rig(t, [await signingKey('rsa-1'), await signingKey('rsa-2')])
+  two.idp.idToken = async (issued) => await resign(issued, two.idp.keys[0]!, { header: without('kid') })
+  assertRefused(t, await login(two), 'the id token names no key (kid) and the provider publishes several')
+})
+
 t.test('rp-id_token-sig-none: an unsigned ID token (alg none) is refused', async (t) => {
   const r = await rig(t)
   // The issued token's claims under {"alg":"none"} and an empty signature.
