@@ -5,8 +5,10 @@
  * answer (upstream.ts) and is then handed to jose as a local key set.
  *
  * Refetching: the set is fetched on first use and again once it is older than `JWKS_MAX_AGE_MS`; an ID token
- * naming a key the set does not hold (a rotation) fetches it again at most once per `JWKS_REFETCH_COOLDOWN_MS`,
- * so tokens with made-up key ids cannot make us hammer the provider. Concurrent logins share one fetch.
+ * naming a key the set does not hold (a rotation) fetches it again, unless the set was fetched for this very
+ * token, and such fetches are at most one per `JWKS_REFETCH_COOLDOWN_MS`, so tokens with made-up key ids cannot
+ * make us hammer the provider. The cooldown counts from the last of these fetches only: the next login after a
+ * rotation fetches the new key however recently the set was read. Concurrent logins share one fetch.
  *
  * A token without `kid` is taken only while the set holds one signing key (OIDC Core §10.1: with several, the
  * `kid` is required), even when only one of them could verify it.
@@ -28,6 +30,8 @@ interface KeySet { resolve: LocalKeySet; signingKeys: number }
 export class ProviderKeys {
   private keys: KeySet | undefined
   private fetchedAt = 0
+  /** When a token naming an unknown key last made us fetch the set. */
+  private unknownKeyFetchAt = -Infinity
   private fetching: Promise<KeySet> | undefined
   /** Number of documents fetched (for tests and diagnostics). */
   fetches = 0
@@ -41,7 +45,12 @@ export class ProviderKeys {
     try {
       return await resolveIn(keys, header, token)
     } catch (err) {
-      if (!(err instanceof joseErrors.JWKSNoMatchingKey) || Date.now() - this.fetchedAt < JWKS_REFETCH_COOLDOWN_MS) throw err
+      if (!(err instanceof joseErrors.JWKSNoMatchingKey) || stale) throw err
+      // A fetch already under way (another login's) is shared; a new one only past the cooldown.
+      if (this.fetching === undefined) {
+        if (Date.now() - this.unknownKeyFetchAt < JWKS_REFETCH_COOLDOWN_MS) throw err
+        this.unknownKeyFetchAt = Date.now()
+      }
       return await resolveIn(await this.refetch(), header, token)
     }
   }

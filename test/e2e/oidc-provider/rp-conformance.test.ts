@@ -141,3 +141,25 @@ t.test('rp-discovery-issuer-not-matching-config: a discovery document naming ano
   }
   t.equal((await discoverOidc(r.idp.issuer)).oidc?.issuer, r.idp.issuer, 'control: the issuer as the provider names itself')
 })
+
+t.test('rp-key-rotation-op-sign-key: after the provider changes its signing key, the next login verifies with the new one', async (t) => {
+  const r = await rig(t)
+  const seen: string[] = []
+  r.idp.idToken = (issued) => { seen.push(issued); return issued }
+  t.equal((await login(r)).nav.res.status, 200, 'first login, key k1')
+  t.equal(r.jwksFetches(), 1)
+  const old = r.idp.keys[0]!
+
+  r.idp.rotate([await signingKey('k2')])
+  const next = await login(r, 'bob')
+  t.equal(next.nav.res.status, 200, `the next login, right after the rotation: ${next.nav.body}`)
+  t.same(JSON.parse(next.nav.body), { id: userId('oidc', 'bob'), name: 'Name of bob' })
+  t.equal(part(seen[1]!.split('.')[0]!).kid, 'k2', 'signed with the new key')
+  t.equal(r.jwksFetches(), 2, 'the key set was fetched again for the new key')
+  t.equal((await login(r)).nav.res.status, 200, 'and again')
+  t.equal(r.jwksFetches(), 2, 'from the cache')
+
+  // A token of the removed key (signed by it, as a stolen key would): its key is no longer published.
+  r.idp.idToken = async (issued) => await resign(issued, old, { header: (h) => ({ ...h, kid: 'k1' }) })
+  assertRefused(t, await login(r), 'no key of the provider matches the id token')
+})
