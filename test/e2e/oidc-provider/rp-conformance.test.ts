@@ -123,10 +123,10 @@ t.test('rp-id_token-sig-none: an unsigned ID token (alg none) is refused', async
   const r = await rig(t)
   // The issued token's claims under {"alg":"none"} and an empty signature.
   r.idp.idToken = (issued) => `${Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url')}.${issued.split('.')[1]}.`
-  assertRefused(t, await login(r), /.+/)
+  assertRefused(t, await login(r), 'the id token\'s algorithm is not allowed')
   // The same with the provider's kid kept: no key is looked up for it either.
   r.idp.idToken = (issued) => `${Buffer.from(JSON.stringify({ alg: 'none', kid: 'k1' })).toString('base64url')}.${issued.split('.')[1]}.`
-  assertRefused(t, await login(r), /.+/)
+  assertRefused(t, await login(r), 'the id token\'s algorithm is not allowed')
 })
 
 t.test('rp-discovery-issuer-not-matching-config: a discovery document naming another issuer stops the start', async (t) => {
