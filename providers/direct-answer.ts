@@ -32,8 +32,7 @@ export function readCheckerAnswer (answer: unknown, typed: string, provider: str
   if (problem !== undefined) return malformed(problem)
   if (!ok) return { refused: true }
   if (user === undefined) return typedUser(provider, typed, accountName)
-  const checked = typeof user === 'string' ? { name: user } : user as CheckedUser
-  return { user: checkedUserOf(provider, checked, accountName) }
+  return checkedUserOf(provider, typeof user === 'string' ? { name: user } : user as CheckedUser, accountName)
 }
 
 /**
@@ -47,12 +46,14 @@ function typedUser (provider: string, typed: string, accountName: (name: string)
 }
 
 /** The user the checker named: its name as given; its id from its key, else from its name as the lockout counts it. */
-function checkedUserOf (provider: string, u: CheckedUser, accountName: (name: string) => string): UserData {
-  const out: UserData = { name: u.name, id: userId(provider, u.id ?? accountName(u.name)) }
+function checkedUserOf (provider: string, u: CheckedUser, accountName: (name: string) => string): CheckerVerdict {
+  const key = u.id ?? accountName(u.name)
+  if (key === '') return malformed('a user name that is empty as the lockout counts it (give the account its id)')
+  const out: UserData = { name: u.name, id: userId(provider, key) }
   if (u.email !== undefined) out.email = u.email
   if (u.attrs !== undefined) out.attrs = { ...u.attrs }
   if (u.role !== undefined) out.role = u.role
-  return out
+  return { user: out }
 }
 
 /** Why `user` is not a canonical name or a `CheckedUser`, or undefined when it is one. */

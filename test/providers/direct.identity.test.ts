@@ -137,6 +137,7 @@ t.test('checker answers that are not true, false or { ok, user }: 403 as a wrong
     ['an unknown field', { ok: true, username: 'alice' }, /unknown field "username"/],
     ['a user that is a number', { ok: true, user: 42 }, /user: a number, not a name or/],
     ['an empty name', { ok: true, user: ' ' }, /user: an empty name/],
+    ['a name of invisible characters only', { ok: true, user: '\u200b\u2060' }, /a user name that is empty as the lockout counts it/],
     ['a name of 257 characters', { ok: true, user: 'a'.repeat(257) }, /longer than 256 characters/],
     ['a user without a name', { ok: true, user: {} }, /user.name: undefined, not a string/],
     ['an id that is a number', { ok: true, user: { name: 'alice', id: 7 } }, /user.id: a number, not a string/],
