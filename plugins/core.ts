@@ -16,6 +16,8 @@ import { createThrottle } from '../lib/throttle/throttle.js'
 import { resolveOptions, type CoreOptions } from './core/options.js'
 import { checkAtStartup } from './core/startup-check.js'
 import { packageLogger } from '../lib/logger.js'
+import { SECRET_KEY_WORDS } from '../lib/secret-keys.js'
+import { maskRequestLog } from './core/request-log.js'
 import { createTokenService } from './core/tokens.js'
 import { Revocations } from './core/revocation.js'
 import { openSessionIndex } from '../lib/state-store/session-index.js'
@@ -41,6 +43,8 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
   // Without a `logger` option the package writes through Fastify's own log; a host's logger gets redacted lines.
   const o = resolveOptions({ ...opts, logger: packageLogger(opts.logger, fastify.log) as CoreOptions['logger'] })
   checkDecoratorName(fastify, o.decoratorName)
+  // A query session (`?token=`) reaches the app's own routes: Fastify's request log masks it on every route.
+  maskRequestLog(fastify, o.tokenSources.query === null ? SECRET_KEY_WORDS : [...SECRET_KEY_WORDS, o.tokenSources.query])
   const { stateStore, throttle, revocations, sessions, tokens, audiences } = await openServices(fastify, o, opts.stateStore)
   const resolve = createUserResolver(o, tokens, throttle)
   const redirects = makeRedirectPolicy(o.url, o.origin, o.allowedRedirectHosts)

@@ -22,7 +22,9 @@ export interface FailureOptions {
    * The account name as your checker compares it: every name this maps to one value shares one count and one
    * lock. Default `normaliseAccountName`: NFKC, letter case folded, default-ignorable code points removed,
    * trimmed. Give your own when your checker folds more (e.g. removes dots of e-mail addresses), so that no
-   * spelling your checker accepts gets tries of its own. Called with the typed name (without the realm).
+   * spelling your checker accepts gets tries of its own. Called with the typed name (without the realm). A direct
+   * login whose checker answers only `true` signs in as this value (its name and the source of its id), so the
+   * names it maps to one value are one user too.
    */
   accountKey?: (name: string) => string
 }

@@ -86,8 +86,41 @@ export type UserUpdFunc = (user: User) => MaybePromise<User>
 export interface UserUpdater { update(user: User): MaybePromise<User> }
 
 
-/** Credential checker of a direct provider. `passwd` may be any prepared hash. */
-export type CredChecker = (user: string, passwd: string) => MaybePromise<boolean>
+/**
+ * Credential checker of a direct provider. `passwd` may be any prepared hash. Answers `true`/`false`, or
+ * `{ ok, user }` naming the account the credentials belong to (see `CredCheckResult`).
+ */
+export type CredChecker = (user: string, passwd: string) => MaybePromise<boolean | CredCheckResult>
+
+/**
+ * A direct provider's checker's answer naming the account: `{ ok: true, user: 'alice' }` (its canonical name) or
+ * `{ ok: true, user: { name, id?, email?, attrs?, role? } }`. Every spelling of a name your store accepts then
+ * signs in one user with one id, so the second factor, the session list, lockout and `revokeUser` see one account.
+ */
+export interface CredCheckResult {
+  /** True signs the user in; false is a wrong user or password. */
+  ok: boolean
+  /**
+   * Who signed in, when `ok`: the account's name as your store keeps it, or its user. Absent: the typed name as
+   * the lockout counts it (`rateLimit.failures.accountKey`, default `normaliseAccountName`).
+   */
+  user?: string | CheckedUser
+}
+
+/** The account a checker recognised (`CredCheckResult.user`). */
+export interface CheckedUser {
+  /** The account's name as your store keeps it (1-256 characters): the session's `name`. */
+  name: string
+  /**
+   * The account's own key in your store (a database id, 1-256 characters): the session's id is
+   * `<provider>_<sha1 of it>`, so a renamed account keeps its sessions and second factors. Default: derived from
+   * `name` as the lockout counts it.
+   */
+  id?: string
+  email?: string
+  attrs?: Record<string, unknown>
+  role?: string
+}
 
 /** Cache of refreshed claims keyed by the expired token, so concurrent requests refresh once. */
 export interface RefreshCache {

@@ -9,7 +9,7 @@ import cookie from '@fastify/cookie'
 import authPlugin, { directProvider, oauth2Provider, passkeyProvider, totpProvider } from '../../index.js'
 import { startLocalOAuth2Server } from '../../servers/index.js'
 import { providerKit } from '../../providers/index.js'
-import { argon2Hash, argon2Verify, bcryptHash, bcryptVerify, decodeArgon2Secret, pingPlugin, sanitizeUrl } from '../../toolkit.js'
+import { argon2Hash, argon2Verify, bcryptHash, bcryptVerify, decodeArgon2Secret, pingPlugin, sanitizeUrl, SECRET_KEY_WORDS } from '../../toolkit.js'
 
 declare function checkPassword (user: string, passwd: string): Promise<boolean>
 declare const accounts: { find (id: string): Promise<{ role: string; admin: boolean } | undefined> }
@@ -136,8 +136,8 @@ export async function optionGroups (): Promise<void> {
 }
 
 export function logging (): void {
-  // README: Logging
-  const secrets = new Set(['token', 'code', 'state', 'passwd', 'password', 'secret'])
+  // docs/guide/logging.md: a logger that is not pino
+  const secrets = new Set([...SECRET_KEY_WORDS, 'code', 'state'])
   const app = Fastify({ logger: { serializers: { req: (req) => ({ method: req.method, url: sanitizeUrl(req.url, secrets) }) } } })
   void app
 }
