@@ -12,6 +12,7 @@ import { checkKeys, optionFunction, optionName } from '../lib/options.js'
 import { queryText, requestFields, type LoginRequest } from '../lib/login-request.js'
 import { userId } from '../lib/user.js'
 import { secondFactorOf, takeSecondFactor } from '../lib/second-factor.js'
+import { registerReauth, type ReauthCheck } from '../lib/reauth.js'
 import { refuseReservedName } from './oauth2/builtins.js'
 import { appOfKit, auditOfKit, providerKit, type ProviderKit } from '../plugins/core/kit.js'
 import type { AuthProvider, CredChecker } from '../plugins/core/types.js'
@@ -94,6 +95,29 @@ async function direct (fastify: FastifyInstance, opts: DirectProviderOptions): P
   const kit = providerKit(fastify, 'direct')
   kit.mount(createDirectProvider(kit, name, checker, o.allowGet === true))
   takeSecondFactor(appOfKit(kit), name)
+  registerReauth(appOfKit(kit), 'password', passwordAgain(kit, name, checker))
+}
+
+/**
+ * Re-authentication of a signed-in user of this provider by password (a change of factors sends it again): the
+ * checker decides for the session's user name, under the same lockout as a sign-in. Users of other providers
+ * are not this provider's to check (false).
+ */
+function passwordAgain (kit: ProviderKit, name: string, checker: CredChecker): ReauthCheck {
+  return async (request, { user }, value) => {
+    if (user.id !== userId(name, user.name)) return false
+    const passwd = secretField({ password: value }, 'password', MAX_PASSWD)
+    await kit.throttle.guard(request, `direct/${name}:${user.name}`, async () => {
+      let ok: boolean
+      try {
+        ok = await checker(user.name, passwd)
+      } catch (err) {
+        throw new HttpError(503, 'unavailable', 'credential check failed', undefined, { cause: err })
+      }
+      if (ok !== true) throw new HttpError(403, 'forbidden', 'incorrect password', ErrorCodes.CREDENTIALS)
+    })
+    return true
+  }
 }
 
 /** Direct (credential-checker) login as a plugin (`gatehouse-direct`). */

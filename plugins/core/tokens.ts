@@ -46,6 +46,8 @@ export interface CoreTokenService extends TokenService {
    * its verified claims, or undefined (none presented, or revocation off).
    */
   revokePresented (request: FastifyRequest, everywhere: boolean): Promise<Claims | undefined>
+  /** Where the request's token comes from (query, header or cookie), undefined when it carries none. */
+  sourceOf (request: FastifyRequest): TokenSource | undefined
   readonly cache: SessionCache
   /** The public session keys as a JWKS, or null for HMAC sessions. */
   readonly jwks: Jwks | null
@@ -58,8 +60,9 @@ export function createTokenService (o: ResolvedOptions, revocations: Revocations
   const cookies = new SessionCookies(o)
   const reader = new TokenReader(o)
   const verified = new VerifiedSessions(o.session.cacheSize, o.session.tokenDurationMs, keys, o.session.signingKeys, revocations, list !== null)
-  const sessions = new SessionReader(o, { reader, verify, issuer, cookies, verified, revocations, list, check: new PostCheck(o, audiences) })
-  const presented = { reader, verify, revocations, lifetime: sessions.lifetime, audit: o.audit }
+  const check = new PostCheck(o, audiences)
+  const sessions = new SessionReader(o, { reader, verify, issuer, cookies, verified, revocations, list, check })
+  const presented = { reader, verify, revocations, lifetime: sessions.lifetime, audit: o.audit, check }
 
   async function issue (input: ClaimsInput): Promise<{ token: string; claims: Session['claims'] }> {
     const claims = await issuer.claims(input)
@@ -93,7 +96,8 @@ export function createTokenService (o: ResolvedOptions, revocations: Revocations
       if (claims.exp <= nowSeconds()) throw unauthorized('token expired', ErrorCodes.TOKEN_EXPIRED)
       return claims
     },
-    revokePresented: async (request, everywhere) => await revokePresented(presented, request, everywhere)
+    revokePresented: async (request, everywhere) => await revokePresented(presented, request, everywhere),
+    sourceOf: (request) => reader.read(request) === undefined ? undefined : reader.source
   }
 }
 

@@ -44,7 +44,10 @@ export interface TotpProviderOptions {
   digits?: 6 | 8
   /** Seconds per code. Default 30. */
   period?: number
-  /** Steps of clock drift accepted either side of the current one. Default 1. */
+  /**
+   * Time steps before the current one whose codes are still accepted (a code typed as its step ended, an app's clock
+   * a little behind), 0-10. Steps ahead are never accepted. Default 1: a code lives at most two steps (60 s).
+   */
   window?: number
 }
 
@@ -88,6 +91,12 @@ export function resolveTotpOptions (opts: TotpProviderOptions, url: string): Res
     algorithm,
     digits,
     period: optionInt(`${label}.period`, o.period, 30, 10),
-    window: optionInt(`${label}.window`, o.window, 1, 0)
+    window: windowOption(`${label}.window`, o.window)
   }
+}
+
+function windowOption (option: string, value: unknown): number {
+  const window = optionInt(option, value, 1, 0)
+  if (window > 10) throw new OptionsError(option, 'must be at most 10 steps (each one lengthens the life of every code)')
+  return window
 }
