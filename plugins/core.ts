@@ -53,14 +53,17 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
 
   const logout = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const everywhere = logoutEverywhere(request, reply)
-    clearSiteCookies(reply)
+    const signOut = (): void => { tokens.reset(reply); clearSiteCookies(reply) }
     let claims
     try {
       claims = await tokens.revokePresented(request, everywhere)
-    } finally {
-      // The cookies go even when the session could not be revoked (the answer then says why).
-      tokens.reset(reply)
+    } catch (err) {
+      // The cookies go even when the session could not be revoked (the answer then says why), unless the XSRF
+      // rule refused the request: a forged "sign out everywhere" signs nobody out, this browser included.
+      if (!(err instanceof HttpError && err.code === ErrorCodes.XSRF)) signOut()
+      throw err
     }
+    signOut()
     if (o.audit.on) auditLogout(core, request, claims, everywhere)
     return reply.send({ status: 'logged out' })
   }

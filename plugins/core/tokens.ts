@@ -117,6 +117,11 @@ interface SessionParts {
 class SessionReader {
   readonly lifetime: SessionLifetime
   private readonly audit: Audit
+  /**
+   * A session refreshed while answering a request, by that request and the expired token it came with: a second
+   * read in the same request (a hook, then its route) gets that session instead of refreshing it again.
+   */
+  private readonly refreshedFor = new WeakMap<FastifyRequest, { from: string; entry: CachedSession }>()
   constructor (o: ResolvedOptions, private readonly p: SessionParts) {
     this.audit = o.audit
     this.lifetime = { maxAgeSeconds: Math.max(1, Math.round(o.session.maxAgeMs / 1000)), idleTimeoutMs: o.session.idleTimeoutMs }
@@ -144,7 +149,10 @@ class SessionReader {
         throw refused(this.audit, err, request, source, entry.claims)
       }
     }
-    if (entry === undefined) return this.firstSeen(token, source, request, reply)
+    if (entry === undefined) {
+      const again = this.refreshedFor.get(request)
+      return again?.from === token ? again.entry : this.firstSeen(token, source, request, reply)
+    }
     return this.slow(token, source, entry, now, request, reply)
   }
 
@@ -236,6 +244,7 @@ class SessionReader {
     const refreshed = await p.issuer.refresh(token, claims)
     p.cookies.set(reply, refreshed.token, refreshed.claims)
     const entry = p.verified.remember(refreshed.token, refreshed.claims, refreshed.key, now, true)
+    this.refreshedFor.set(request, { from: token, entry })
     if (this.audit.on) this.audit.emit(request, 'session.refreshed', { reason: 'expired_token', userId: userIdOf(entry.claims), aud: entry.aud })
     // A refresh is a sighting that also adds the session when the list lacks it (one the app created itself).
     p.list?.sighted(entry, request, now)
