@@ -43,10 +43,7 @@ export const ErrorCodes = {
   TOTP: 'GATEHOUSE_TOTP',
   /** 401: the route needs a recently confirmed second factor (`fastify.auth.recent`): confirm one, then retry. */
   STEP_UP: 'GATEHOUSE_STEP_UP',
-  /**
-   * 401: the change (a second factor added or removed, new recovery codes, other sessions ended) needs a fresh sign-in:
-   * send the password (or a passkey assertion) with the request, or sign in again.
-   */
+  /** 401: a change of factors (or other sessions ended) needs a fresh sign-in, or the password in the request. */
   REAUTHENTICATE: 'GATEHOUSE_REAUTHENTICATE',
   /** 404: no such route, provider, avatar or pending login. */
   NOT_FOUND: 'GATEHOUSE_NOT_FOUND',
