@@ -9,10 +9,24 @@ import FakeTimers from '@sinonjs/fake-timers'
 import Fastify from 'fastify'
 import { authPlugin } from '../../../index.js'
 import { oathtool } from '../../helpers/totp-app.js'
-import { accountApp, addApp, call, PASSWORDS, signIn } from '../../helpers/account-app.js'
+import { accountApp, addApp, call, passwordLogin, PASSWORDS, signIn } from '../../helpers/account-app.js'
+import { signIn as sessionOf } from '../../../testing.js'
+import { injectFetch } from '../../helpers/app.js'
+import type { FastifyInstance } from 'fastify'
 
 const START = Date.UTC(2026, 10, 25, 12, 0, 15)
 const DAY = 86_400_000
+
+/** A cookie session made by the app itself (no login) for `user`, as a browser would send it. */
+async function signInAs (app: FastifyInstance, user: { name: string; id: string }): Promise<{ fetch: (path: string, init: { method: string; headers: Record<string, string>; json: unknown }) => Promise<Response>; xsrf: Record<string, string> }> {
+  const { cookies, headers } = await sessionOf(app, user)
+  const send = injectFetch(app)
+  const cookie = Object.entries(cookies).map(([k, v]) => `${k}=${v}`).join('; ')
+  return {
+    xsrf: { ...headers },
+    fetch: async (path, init) => await send(path, { method: init.method, headers: { ...init.headers, cookie, 'content-type': 'application/json' }, body: JSON.stringify(init.json) })
+  }
+}
 
 function fakeClock (t: { teardown(fn: () => unknown): void }): FakeTimers.InstalledClock {
   const clock = FakeTimers.install({ now: START, toFake: ['Date'] })
@@ -124,6 +138,23 @@ t.test('an enrolment left waiting expires after 10 minutes: then another session
   clock.tick(10 * 60_000 + 1)
   t.equal((await call(a, 'POST', '/auth/totp/enrol/confirm', { code: oathtool(secret) })).status, 409, 'too late to confirm')
   t.equal((await call(b, 'POST', '/auth/totp/enrol')).status, 201)
+})
+
+t.test('a password re-authenticates only a user of the provider that holds it, and wrong ones count toward its lockout', async (t) => {
+  const clock = fakeClock(t)
+  const app = await accountApp(t, { rateLimit: { failures: { perAccount: 2, perIp: 0 } } })
+  // A session of another provider's "alice" (an OAuth2 account, say): local alice's password is not hers.
+  const other = await signInAs(app.app, { name: 'alice', id: 'github_1234' })
+  const c = app.client()
+  await signIn(c, 'alice')
+  clock.tick(20 * 60_000)
+  const foreign = await other.fetch('/auth/totp/enrol', { method: 'POST', headers: other.xsrf, json: { password: PASSWORDS.alice } })
+  t.equal(foreign.status, 401)
+  t.match(await foreign.json(), { code: 'GATEHOUSE_REAUTHENTICATE', details: /this account has no password here/ })
+  for (let i = 0; i < 2; i++) t.equal((await call(c, 'POST', '/auth/totp/enrol', { password: 'guess' })).status, 403)
+  const locked = await call(c, 'POST', '/auth/totp/enrol', { password: PASSWORDS.alice })
+  t.equal(locked.status, 429, 'the account is locked, as after wrong passwords at the sign-in')
+  t.equal((await passwordLogin(app.client(), 'alice')).status, 429, 'the sign-in too: one lockout')
 })
 
 t.test('reauthentication options are checked at registration', async (t) => {
