@@ -5,6 +5,7 @@
  * come from Debian's `oathtool`, passkey answers from the software authenticator, audit events are collected.
  */
 import type { FastifyInstance } from 'fastify'
+import FakeTimers from '@sinonjs/fake-timers'
 import { authPlugin, passkeyProvider, safeEqual, totpProvider, type AuthOptions, type TotpProviderOptions } from '../../index.js'
 import type { AuditEvent } from '../../lib/audit/events.js'
 import { injectApp } from './app.js'
@@ -15,6 +16,15 @@ import { KEY, oathtool } from './totp-app.js'
 export const URL_BASE = 'http://localhost:8080'
 export const SECRET = 'account-tests-secret-0123456789abcdef'
 export const PASSWORDS: Record<string, string> = { alice: 'alice-secret', bob: 'bob-secret' }
+/** A fixed instant in the middle of a 30-second step, so that steps are exact. */
+export const START = Date.UTC(2026, 10, 25, 12, 0, 15)
+
+/** A fake clock (`Date` only) from `START`, uninstalled at the test's end. */
+export function fakeClock (t: { teardown(fn: () => unknown): void }): ReturnType<typeof FakeTimers.install> {
+  const clock = FakeTimers.install({ now: START, toFake: ['Date'] })
+  t.teardown(() => clock.uninstall())
+  return clock
+}
 
 export interface AccountApp {
   app: FastifyInstance

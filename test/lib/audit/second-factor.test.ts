@@ -6,21 +6,12 @@
  * recovery code), not `bad_credentials`; a passkey confirming a change is a step-up with reason `passkey`.
  */
 import t from 'tap'
-import FakeTimers from '@sinonjs/fake-timers'
 import { oathtool } from '../../helpers/totp-app.js'
-import { accountApp, addApp, addPasskey, authenticator, call, passkeyAssertion, passwordLogin, signIn } from '../../helpers/account-app.js'
+import { accountApp, addApp, addPasskey, authenticator, call, fakeClock, passkeyAssertion, passwordLogin, signIn } from '../../helpers/account-app.js'
 import { typesOf } from './app.js'
-
-const START = Date.UTC(2026, 10, 25, 12, 0, 15)
 
 /** The one event of a list; the list itself (which matches no event) when it holds another number. */
 const only = (events: unknown[]): unknown => events.length === 1 ? events[0] : events
-
-function fakeClock (t: { teardown(fn: () => unknown): void }): FakeTimers.InstalledClock {
-  const clock = FakeTimers.install({ now: START, toFake: ['Date'] })
-  t.teardown(() => clock.uninstall())
-  return clock
-}
 
 t.test('an app added, step-ups confirmed and refused, new codes, the app removed', async (t) => {
   const clock = fakeClock(t)

@@ -5,17 +5,10 @@
  * `maxPerUser`, and spares the one that asked (on every instance: the revocation mark spares it by id).
  */
 import t from 'tap'
-import FakeTimers from '@sinonjs/fake-timers'
 import { MemoryStateStore } from '../../../lib/state-store/memory.js'
 import { Revocations } from '../../../plugins/core/revocation.js'
 import { noopLogger } from '../../../lib/logger.js'
-import { accountApp, call, PASSWORDS, sessionIdOf, signedIn, signIn } from '../../helpers/account-app.js'
-
-function fakeClock (t: { teardown(fn: () => unknown): void }): FakeTimers.InstalledClock {
-  const clock = FakeTimers.install({ now: Date.UTC(2026, 10, 25, 12), toFake: ['Date'] })
-  t.teardown(() => clock.uninstall())
-  return clock
-}
+import { accountApp, call, fakeClock, PASSWORDS, sessionIdOf, signedIn, signIn } from '../../helpers/account-app.js'
 
 t.test('a session signed in 20 minutes ago ends the others only with the password; its own end needs nothing', async (t) => {
   const clock = fakeClock(t)

@@ -5,17 +5,10 @@
  * was asked for, once, with user verification.
  */
 import t from 'tap'
-import FakeTimers from '@sinonjs/fake-timers'
-import { accountApp, addPasskey, authenticator, call, PASSWORDS, passkeyAssertion, signIn } from '../../helpers/account-app.js'
+import { accountApp, addPasskey, authenticator, call, fakeClock, passkeyAssertion, PASSWORDS, signIn } from '../../helpers/account-app.js'
 import type { SoftAuthenticator } from '../../helpers/authenticator.js'
 
 const DAY = 86_400_000
-
-function fakeClock (t: { teardown(fn: () => unknown): void }): FakeTimers.InstalledClock {
-  const clock = FakeTimers.install({ now: Date.UTC(2026, 10, 25, 12), toFake: ['Date'] })
-  t.teardown(() => clock.uninstall())
-  return clock
-}
 
 t.test('a 20-day-old session adds a passkey only with the password; the registration is its own session\'s', async (t) => {
   const clock = fakeClock(t)

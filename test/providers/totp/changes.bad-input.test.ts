@@ -5,17 +5,8 @@
  * waits for its right code, the app and its recovery codes stay, no factor is confirmed.
  */
 import t from 'tap'
-import FakeTimers from '@sinonjs/fake-timers'
 import { oathtool } from '../../helpers/totp-app.js'
-import { accountApp, addApp, call, signIn } from '../../helpers/account-app.js'
-
-const START = Date.UTC(2026, 10, 25, 12, 0, 15)
-
-function fakeClock (t: { teardown(fn: () => unknown): void }): FakeTimers.InstalledClock {
-  const clock = FakeTimers.install({ now: START, toFake: ['Date'] })
-  t.teardown(() => clock.uninstall())
-  return clock
-}
+import { accountApp, addApp, call, fakeClock, signIn } from '../../helpers/account-app.js'
 
 t.test('an enrolment confirmed with a wrong, reused, malformed or 1 MB code: refused, still waiting for its code', async (t) => {
   const clock = fakeClock(t)

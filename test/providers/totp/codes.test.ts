@@ -5,19 +5,11 @@
  * sign-in, 100 in a row per account (NIST SP 800-63B 5.2.2), a burst in parallel included.
  */
 import t from 'tap'
-import FakeTimers from '@sinonjs/fake-timers'
 import { oathtool } from '../../helpers/totp-app.js'
-import { accountApp, addApp, call, passwordLogin, signIn, type AccountApp } from '../../helpers/account-app.js'
+import { accountApp, addApp, call, fakeClock, passwordLogin, signIn, type AccountApp } from '../../helpers/account-app.js'
 import type { Client } from '../../helpers/client.js'
 
-const START = Date.UTC(2026, 10, 25, 12, 0, 15)
 const PENDING = 'gatehouse-totp-totp-pending'
-
-function fakeClock (t: { teardown(fn: () => unknown): void }): FakeTimers.InstalledClock {
-  const clock = FakeTimers.install({ now: START, toFake: ['Date'] })
-  t.teardown(() => clock.uninstall())
-  return clock
-}
 
 async function aliceWithApp (app: AccountApp): Promise<{ c: Client; secret: string; recoveryCodes: string[] }> {
   const c = app.client()

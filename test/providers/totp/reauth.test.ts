@@ -5,16 +5,14 @@
  * options are checked.
  */
 import t from 'tap'
-import FakeTimers from '@sinonjs/fake-timers'
 import Fastify from 'fastify'
 import { authPlugin } from '../../../index.js'
 import { oathtool } from '../../helpers/totp-app.js'
-import { accountApp, addApp, call, passwordLogin, PASSWORDS, signIn } from '../../helpers/account-app.js'
+import { accountApp, addApp, call, fakeClock, passwordLogin, PASSWORDS, signIn } from '../../helpers/account-app.js'
 import { signIn as sessionOf } from '../../../testing.js'
 import { injectFetch } from '../../helpers/app.js'
 import type { FastifyInstance } from 'fastify'
 
-const START = Date.UTC(2026, 10, 25, 12, 0, 15)
 const DAY = 86_400_000
 
 /** A cookie session made by the app itself (no login) for `user`, as a browser would send it. */
@@ -26,12 +24,6 @@ async function signInAs (app: FastifyInstance, user: { name: string; id: string 
     xsrf: { ...headers },
     fetch: async (path, init) => await send(path, { method: init.method, headers: { ...init.headers, cookie, 'content-type': 'application/json' }, body: JSON.stringify(init.json) })
   }
-}
-
-function fakeClock (t: { teardown(fn: () => unknown): void }): FakeTimers.InstalledClock {
-  const clock = FakeTimers.install({ now: START, toFake: ['Date'] })
-  t.teardown(() => clock.uninstall())
-  return clock
 }
 
 t.test('enrolling an app is not a step-up: recent() still asks after the enrolment\'s code', async (t) => {

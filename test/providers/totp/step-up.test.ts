@@ -5,17 +5,8 @@
  * session to confirm a factor in.
  */
 import t from 'tap'
-import FakeTimers from '@sinonjs/fake-timers'
 import { oathtool } from '../../helpers/totp-app.js'
-import { accountApp, addApp, call, PASSWORDS, signIn, signInWithCode } from '../../helpers/account-app.js'
-
-const START = Date.UTC(2026, 10, 25, 12, 0, 15)
-
-function fakeClock (t: { teardown(fn: () => unknown): void }): FakeTimers.InstalledClock {
-  const clock = FakeTimers.install({ now: START, toFake: ['Date'] })
-  t.teardown(() => clock.uninstall())
-  return clock
-}
+import { accountApp, addApp, call, fakeClock, PASSWORDS, signIn, signInWithCode } from '../../helpers/account-app.js'
 
 t.test('a code confirmed on one device opens nothing for the user\'s other session', async (t) => {
   const clock = fakeClock(t)

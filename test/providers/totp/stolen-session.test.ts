@@ -7,17 +7,13 @@
  * list and ends it, which ends the thief.
  */
 import t from 'tap'
-import FakeTimers from '@sinonjs/fake-timers'
 import { oathtool } from '../../helpers/totp-app.js'
-import { accountApp, addApp, call, passwordLogin, sessionIdOf, signedIn, signIn, signInWithCode, xsrf } from '../../helpers/account-app.js'
+import { accountApp, addApp, call, fakeClock, passwordLogin, sessionIdOf, signedIn, signIn, signInWithCode, xsrf } from '../../helpers/account-app.js'
 
-// In the middle of a 30-second step, so that steps are exact.
-const START = Date.UTC(2026, 10, 25, 12, 0, 15)
 const DAY = 86_400_000
 
 t.test('a thief with a copy of a 20-day-old session bends nothing; the owner ends it from the list', async (t) => {
-  const clock = FakeTimers.install({ now: START, toFake: ['Date'] })
-  t.teardown(() => clock.uninstall())
+  const clock = fakeClock(t)
   const app = await accountApp(t)
   const owner = app.client()
   await signIn(owner, 'alice')
