@@ -73,4 +73,7 @@ t.test('a basic-auth user has no session to confirm a factor in', async (t) => {
   const res = await app.client().fetch('/change-password', { method: 'POST', headers: basic, json: {} })
   t.equal(res.status, 401)
   t.match(await res.json(), { code: 'GATEHOUSE_STEP_UP' })
+  const withCookie = await app.client().fetch('/change-password', { method: 'POST', headers: { ...basic, cookie: 'JWT=not-a-token; XSRF-TOKEN=x' }, json: {} })
+  t.equal(withCookie.status, 401, 'beside a session cookie that does not verify')
+  t.same(await withCookie.json(), { error: 'second factor required', details: 'confirm a second factor again, then retry', code: 'GATEHOUSE_STEP_UP' })
 })
