@@ -45,9 +45,11 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
   const { stateStore, throttle, revocations, sessions, tokens, audiences } = await openServices(fastify, o, opts.stateStore)
   const resolve = createUserResolver(o, tokens, throttle)
   const redirects = makeRedirectPolicy(o.url, o.origin, o.allowedRedirectHosts)
-  // The session the hooks' user came with (a basic-auth user has none): served from the cache the hook just filled.
+  // The session the hooks' user came with, served from the cache the hook just filled; none for a basic-auth user
+  // (whose request may even carry a session token that does not verify: that is no session of theirs either).
   const sessionIdOf = async (request: FastifyRequest, reply: FastifyReply): Promise<string | undefined> => {
-    const session = await tokens.session(request, reply)
+    let session
+    try { session = await tokens.session(request, reply) } catch { return undefined }
     return session !== null && session.user !== null && session.user.id === request.user?.id ? session.claims.jti : undefined
   }
 
