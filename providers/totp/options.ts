@@ -20,7 +20,10 @@ export interface TotpProviderOptions {
    * file), `redis://host:port/db` (shared by every instance), or any `TotpStore` object (left open on close).
    */
   store?: TotpStoreOption
-  /** Where used codes, pending logins and step-up confirmations are kept: a StateStore or a `redis://` address. Default: the core's. */
+  /**
+   * Where used codes, pending logins, enrolments in progress and the counts of wrong codes are kept: a StateStore
+   * that counts (`increment`) or a `redis://` address. Default: the core's. (Step-up confirmations live in the core's.)
+   */
   stateStore?: StateStoreOption
   /** The name authenticator apps show above the code. Default: the host name of the core's `url`. */
   issuer?: string
