@@ -100,24 +100,30 @@ async function direct (fastify: FastifyInstance, opts: DirectProviderOptions): P
 
 /**
  * Re-authentication of a signed-in user of this provider by password (a change of factors sends it again): the
- * checker decides for the session's user name, under the same lockout as a sign-in. Users of other providers
- * are not this provider's to check (false).
+ * checker decides for the session's user name, under the same lockout as a sign-in, and the account it signs in
+ * must be the session's. Users of other providers (ids not `<name>_<sha1>`) are not this provider's to check.
  */
 function passwordAgain (kit: ProviderKit, name: string, checker: CredChecker): ReauthCheck {
+  const ours = new RegExp(`^${name.replace(/[-.*+?^${}()|[\]\\]/g, '\\$&')}_[0-9a-f]{40}$`)
   return async (request, { user }, value) => {
-    if (user.id !== userId(name, user.name)) return false
+    if (!ours.test(user.id)) return false
     const passwd = secretField({ password: value }, 'password', MAX_PASSWD)
-    await kit.throttle.guard(request, `direct/${name}:${user.name}`, async () => {
-      let ok: boolean
-      try {
-        ok = await checker(user.name, passwd)
-      } catch (err) {
-        throw new HttpError(503, 'unavailable', 'credential check failed', undefined, { cause: err })
-      }
-      if (ok !== true) throw new HttpError(403, 'forbidden', 'incorrect password', ErrorCodes.CREDENTIALS)
-    })
+    const account = await kit.throttle.guard(request, `direct/${name}:${user.name}`, async () => await accountOf(checker, name, user.name, passwd))
+    if (account.id !== user.id) throw new HttpError(403, 'forbidden', 'incorrect password', ErrorCodes.CREDENTIALS)
     return true
   }
+}
+
+/** The account these credentials sign in: 403 `GATEHOUSE_CREDENTIALS` when wrong, 503 when the checker throws. */
+async function accountOf (checker: CredChecker, name: string, user: string, passwd: string): Promise<{ name: string; id: string }> {
+  let ok: boolean
+  try {
+    ok = await checker(user, passwd)
+  } catch (err) {
+    throw new HttpError(503, 'unavailable', 'credential check failed', undefined, { cause: err })
+  }
+  if (ok !== true) throw new HttpError(403, 'forbidden', 'incorrect password', ErrorCodes.CREDENTIALS)
+  return { name: user, id: userId(name, user) }
 }
 
 /** Direct (credential-checker) login as a plugin (`gatehouse-direct`). */

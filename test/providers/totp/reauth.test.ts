@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import Fastify from 'fastify'
-import { authPlugin } from '../../../index.js'
+import { authPlugin, userId } from '../../../index.js'
 import { oathtool } from '../../helpers/totp-app.js'
 import { accountApp, addApp, call, fakeClock, passwordLogin, PASSWORDS, signIn } from '../../helpers/account-app.js'
 import { signIn as sessionOf } from '../../../testing.js'
@@ -137,12 +137,17 @@ t.test('a password re-authenticates only a user of the provider that holds it, a
   const app = await accountApp(t, { rateLimit: { failures: { perAccount: 2, perIp: 0 } } })
   // A session of another provider's "alice" (an OAuth2 account, say): local alice's password is not hers.
   const other = await signInAs(app.app, { name: 'alice', id: 'github_1234' })
+  // And a session the app made for local bob's account under alice's name: alice's password is not bob's.
+  const renamed = await signInAs(app.app, { name: 'alice', id: userId('local', 'bob') })
   const c = app.client()
   await signIn(c, 'alice')
   clock.tick(20 * 60_000)
   const foreign = await other.fetch('/auth/totp/enrol', { method: 'POST', headers: other.xsrf, json: { password: PASSWORDS.alice } })
   t.equal(foreign.status, 401)
   t.match(await foreign.json(), { code: 'GATEHOUSE_REAUTHENTICATE', details: /this account has no password here/ })
+  const mismatch = await renamed.fetch('/auth/totp/enrol', { method: 'POST', headers: renamed.xsrf, json: { password: PASSWORDS.alice } })
+  t.equal(mismatch.status, 403)
+  t.match(await mismatch.json(), { code: 'GATEHOUSE_CREDENTIALS' })
   for (let i = 0; i < 2; i++) t.equal((await call(c, 'POST', '/auth/totp/enrol', { password: 'guess' })).status, 403)
   const locked = await call(c, 'POST', '/auth/totp/enrol', { password: PASSWORDS.alice })
   t.equal(locked.status, 429, 'the account is locked, as after wrong passwords at the sign-in')
