@@ -14,6 +14,7 @@ import type { UserData } from '../lib/user.js'
 import { requestLogger } from '../lib/logger.js'
 import { readCheckerAnswer } from './direct-answer.js'
 import { secondFactorOf, takeSecondFactor } from '../lib/second-factor.js'
+import { registerReauth, type ReauthCheck } from '../lib/reauth.js'
 import { refuseReservedName } from './oauth2/builtins.js'
 import { appOfKit, auditOfKit, providerKit, type ProviderKit } from '../plugins/core/kit.js'
 import type { AuthProvider, CredChecker } from '../plugins/core/types.js'
@@ -110,6 +111,23 @@ async function direct (fastify: FastifyInstance, opts: DirectProviderOptions): P
   const kit = providerKit(fastify, 'direct')
   kit.mount(createDirectProvider(kit, name, checker, o.allowGet === true))
   takeSecondFactor(appOfKit(kit), name)
+  registerReauth(appOfKit(kit), 'password', passwordAgain(kit, name, checker))
+}
+
+/**
+ * Re-authentication of a signed-in user of this provider by password (a change of factors sends it again): the
+ * checker decides for the session's user name, under the same lockout as a sign-in, and the account it signs in
+ * must be the session's. Users of other providers (ids not `<name>_<sha1>`) are not this provider's to check.
+ */
+function passwordAgain (kit: ProviderKit, name: string, checker: CredChecker): ReauthCheck {
+  const ours = new RegExp(`^${name.replace(/[-.*+?^${}()|[\]\\]/g, '\\$&')}_[0-9a-f]{40}$`)
+  return async (request, { user }, value) => {
+    if (!ours.test(user.id)) return false
+    const passwd = secretField({ password: value }, 'password', MAX_PASSWD)
+    const account = await kit.throttle.guard(request, `direct/${name}:${user.name}`, async () => await check(kit, request, name, checker, user.name, passwd))
+    if (account.id !== user.id) throw new HttpError(403, 'forbidden', 'incorrect password', ErrorCodes.CREDENTIALS)
+    return true
+  }
 }
 
 /** Direct (credential-checker) login as a plugin (`gatehouse-direct`). */

@@ -24,6 +24,24 @@ export async function api (path, init = {}) {
   return { status: res.status, body }
 }
 
+/**
+ * A request that changes the account's factors (an authenticator app, a passkey, recovery codes, other sessions).
+ * When the sign-in is older than a few minutes the server answers GATEHOUSE_REAUTHENTICATE: the page asks for the
+ * password and sends the request again with it. The answer carries `sent`, the body that went (for a retry).
+ */
+export async function withPassword (path, method, body = {}) {
+  const send = (b) => api(path, { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(b) })
+  let sent = body
+  let r = await send(sent)
+  if (r.body?.code === 'GATEHOUSE_REAUTHENTICATE') {
+    const password = window.prompt('Confirm it is you: your password')
+    if (!password) return { ...r, sent }
+    sent = { ...body, password }
+    r = await send(sent)
+  }
+  return { ...r, sent }
+}
+
 export const reason = (r) => r.body?.details || r.body?.error || `status ${r.status}`
 
 export function showMessage (text, kind = 'error') {

@@ -37,6 +37,11 @@ const OUTCOMES: Record<AuditEventType, AuditOutcome> = {
   'confirmation.sent': 'success',
   'passkey.added': 'success',
   'passkey.removed': 'success',
+  'second_factor.added': 'success',
+  'second_factor.removed': 'success',
+  'recovery_codes.created': 'success',
+  'step_up.succeeded': 'success',
+  'step_up.refused': 'failure',
   'state_store.unavailable': 'failure',
   'key.rotated': 'success'
 }

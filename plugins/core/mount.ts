@@ -23,6 +23,7 @@ import { coreOf, type CoreInternals } from './internals.js'
 import { loginPrelude, type PreludeRules } from './login.js'
 import { applyAuthScope, routeDoc } from './scope.js'
 import { auditCrossSite, auditLoginFailure, checkCrossSite } from './login-audit.js'
+import { clearSiteCookies } from './cookies.js'
 
 /** Login forms, Apple's form_post and passkey assertions are small; anything larger is not a login. */
 const LOGIN_BODY_LIMIT = 64 * 1024
@@ -160,7 +161,9 @@ function providerRoutes (scope: FastifyInstance, core: CoreInternals, provider: 
     schema: routeDoc(`Signs out (${name})`),
     handler: async (request, reply) => {
       checkCrossSite(core, request, 'logout', name)
-      return await (provider.logout !== undefined ? provider.logout(request, reply) : core.logout(request, reply))
+      if (provider.logout === undefined) return await core.logout(request, reply)
+      clearSiteCookies(reply)
+      return await provider.logout(request, reply)
     }
   })
 }

@@ -1,6 +1,6 @@
 /**
  * Options of the auth core: a few top-level keys with one meaning each, and groups (`session`, `cookies`, `xsrf`,
- * `tokenSources`, `basicAuth`, `revocation`, `rateLimit`, `crossSite`), each one object. The key lists below are
+ * `tokenSources`, `basicAuth`, `revocation`, `reauthentication`, `rateLimit`, `crossSite`), each one object. The key lists below are
  * written as records of the option types (`keyList`), so the compiler refuses a list that misses a key; validation
  * and the root plugin's split both use them.
  */
@@ -127,6 +127,22 @@ export interface SessionListOptions {
   ip?: 'address' | 'hash' | false
 }
 
+/**
+ * Re-authentication before a change of factors (`reauthentication` group, ASVS 5.0 7.5.1): adding or removing an
+ * authenticator app or a passkey, new recovery codes and (with `otherSessions`) ending other sessions need a cookie
+ * session whose sign-in is recent, or the password (or a passkey assertion) in the request. A header or query token
+ * never changes factors.
+ */
+export interface ReauthenticationOptions {
+  /**
+   * How recent the session's sign-in (its `auth_time`) must be for such a change without the password in the
+   * request: ms or `'5m'`, at most 1 hour. Default 5 minutes.
+   */
+  within?: Duration
+  /** Whether ending other sessions from the session list (`DELETE {authPrefix}/sessions[/:id]`) needs it too. Default true. */
+  otherSessions?: boolean
+}
+
 /** Options of the auth core (`gatehouse-core`); the root plugin's options are these plus `avatar` and `providers`. */
 export interface CoreOptions {
   /**
@@ -181,6 +197,8 @@ export interface CoreOptions {
    * revocation off: logout then only clears cookies.
    */
   revocation?: RevocationOptions | false
+  /** How recent a sign-in a change of factors needs, or the password in the request (see `ReauthenticationOptions`). */
+  reauthentication?: ReauthenticationOptions
   /**
    * Throttling and lockout of login routes (see the README's "Throttling"): login requests per address, failed
    * credential checks per account and per address, confirmation sends per address. On by default; `false`
@@ -205,7 +223,7 @@ export interface CoreOptions {
 export const CORE_OPTION_KEYS = keyList<CoreOptions>({
   secret: true, url: true, issuer: true, authPrefix: true, audiences: true, allowedRedirectHosts: true, validator: true,
   claimsUpdater: true, userUpdater: true, logger: true, decoratorName: true, stateStore: true, session: true, cookies: true, xsrf: true,
-  tokenSources: true, basicAuth: true, revocation: true, rateLimit: true, crossSite: true,
+  tokenSources: true, basicAuth: true, revocation: true, reauthentication: true, rateLimit: true, crossSite: true,
   onEvent: true
 })
 export const SESSION_KEYS = keyList<SessionOptions>({
@@ -217,6 +235,9 @@ export const TOKEN_SOURCE_KEYS = keyList<TokenSourceOptions>({ header: true, que
 export const BASIC_AUTH_KEYS = keyList<BasicAuthOptions>({ adminPasswd: true, checker: true })
 export const REVOCATION_KEYS = keyList<RevocationOptions>({ recheckInterval: true, sessionList: true })
 export const SESSION_LIST_KEYS = keyList<SessionListOptions>({ maxPerUser: true, ip: true })
+export const REAUTHENTICATION_KEYS = keyList<ReauthenticationOptions>({ within: true, otherSessions: true })
+/** The longest `reauthentication.within`: a change of factors is a moment, not a session. */
+const MAX_REAUTH_MS = 3_600_000
 
 /** Validates the core options and applies defaults. Throws OptionsError naming the first bad option by its path. */
 export function resolveOptions (opts: CoreOptions): ResolvedOptions {
@@ -248,6 +269,7 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
     tokenSources: tokenSourcesGroup(o.tokenSources),
     basicAuth: basicAuthGroup(o.basicAuth),
     revocation: revocationGroup(o.revocation, session.tokenDurationMs),
+    reauthentication: reauthenticationGroup(o.reauthentication),
     rateLimit,
     clientKey,
     crossSite: crossSiteGuard(o.crossSite, url.origin, allowedRedirectHosts),
@@ -343,6 +365,13 @@ function tokenSourcesGroup (value: unknown): ResolvedOptions['tokenSources'] {
 function basicAuthGroup (value: unknown): ResolvedOptions['basicAuth'] {
   const b = optionGroup<BasicAuthOptions>('basicAuth', value, BASIC_AUTH_KEYS)
   return { adminPasswd: optionString('basicAuth.adminPasswd', b.adminPasswd), checker: optionFunction('basicAuth.checker', b.checker) }
+}
+
+function reauthenticationGroup (value: unknown): ResolvedOptions['reauthentication'] {
+  const r = optionGroup<ReauthenticationOptions>('reauthentication', value, REAUTHENTICATION_KEYS)
+  const withinMs = optionDuration('reauthentication.within', r.within, 5 * 60_000)
+  if (withinMs <= 0 || withinMs > MAX_REAUTH_MS) throw new OptionsError('reauthentication.within', 'must be above 0 and at most 1 hour')
+  return { withinMs, otherSessions: optionBoolean('reauthentication.otherSessions', r.otherSessions, true) }
 }
 
 function revocationGroup (value: unknown, tokenDurationMs: number): ResolvedOptions['revocation'] {

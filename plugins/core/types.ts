@@ -171,6 +171,11 @@ export interface LoginResult {
   sessionOnly?: boolean | undefined
   /** The provider's picture link or bytes, handed to the avatar proxy. */
   avatar?: { url?: string | undefined; bytes?: Uint8Array | undefined } | undefined
+  /**
+   * The second factor this login confirmed (`totp`, `recovery`, `passkey`): recorded for the new session, so
+   * that `fastify.auth.recent()` sees it at once in that session (and in no other).
+   */
+  secondFactor?: string | undefined
 }
 
 export type { Logger }
@@ -263,6 +268,8 @@ export interface ResolvedOptions {
   basicAuth: { adminPasswd: string | undefined; checker: BasicAuthChecker | undefined }
   /** null when revocation is off; `sessionList` null when the list is off. */
   revocation: { recheckMs: number; sessionList: { maxPerUser: number; ip: 'address' | 'hash' | false } | null } | null
+  /** How recent a sign-in a change of factors needs (ms), and whether ending other sessions is one. */
+  reauthentication: { withinMs: number; otherSessions: boolean }
   /** `rateLimit` after defaults; false when off. */
   rateLimit: ResolvedRateLimit | false
   /** The client a request counts for (`rateLimit.clientKey`, default its address, IPv6 by /64). */

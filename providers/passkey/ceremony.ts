@@ -42,6 +42,8 @@ export interface CeremonyRecord {
   aud?: string | undefined
   from?: string | undefined
   sess?: boolean
+  /** The session that asked for a registration's options: only it may finish the registration. */
+  sessionId?: string
   /** Set when the ceremony confirms a password login (second factor). */
   pending?: PendingLogin
 }

@@ -50,7 +50,7 @@ export interface PasskeyProviderOptions {
   loadUser?: (user: UserData) => MaybePromise<UserData | null | undefined>
   /** Most passkeys one user may hold. Default 10. */
   maxPerUser?: number
-  /** Where challenges and pending logins are kept: a StateStore or a `redis://` address. Default: the core's. */
+  /** Where challenges (sign-in, registration, re-authentication) and pending logins are kept: a StateStore or a `redis://` address. Default: the core's. */
   stateStore?: StateStoreOption
 }
 

@@ -20,7 +20,10 @@ export interface TotpProviderOptions {
    * file), `redis://host:port/db` (shared by every instance), or any `TotpStore` object (left open on close).
    */
   store?: TotpStoreOption
-  /** Where used codes, pending logins and step-up confirmations are kept: a StateStore or a `redis://` address. Default: the core's. */
+  /**
+   * Where used codes, pending logins, enrolments in progress and the counts of wrong codes are kept: a StateStore
+   * that counts (`increment`) or a `redis://` address. Default: the core's. (Step-up confirmations live in the core's.)
+   */
   stateStore?: StateStoreOption
   /** The name authenticator apps show above the code. Default: the host name of the core's `url`. */
   issuer?: string
@@ -44,7 +47,10 @@ export interface TotpProviderOptions {
   digits?: 6 | 8
   /** Seconds per code. Default 30. */
   period?: number
-  /** Steps of clock drift accepted either side of the current one. Default 1. */
+  /**
+   * Time steps before the current one whose codes are still accepted (a code typed as its step ended, an app's clock
+   * a little behind), 0-10. Steps ahead are never accepted. Default 1: a code lives at most two steps (60 s).
+   */
   window?: number
 }
 
@@ -88,6 +94,12 @@ export function resolveTotpOptions (opts: TotpProviderOptions, url: string): Res
     algorithm,
     digits,
     period: optionInt(`${label}.period`, o.period, 30, 10),
-    window: optionInt(`${label}.window`, o.window, 1, 0)
+    window: windowOption(`${label}.window`, o.window)
   }
+}
+
+function windowOption (option: string, value: unknown): number {
+  const window = optionInt(option, value, 1, 0)
+  if (window > 10) throw new OptionsError(option, 'must be at most 10 steps (each one lengthens the life of every code)')
+  return window
 }
