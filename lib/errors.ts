@@ -51,6 +51,8 @@ export const ErrorCodes = {
   TOO_LARGE: 'GATEHOUSE_TOO_LARGE',
   /** 415: the body's `Content-Encoding` cannot be decoded, so a limit or filter on it cannot be enforced. */
   UNSUPPORTED_ENCODING: 'GATEHOUSE_UNSUPPORTED_ENCODING',
+  /** 415: the body's media type is not one the route reads (the auth routes read JSON and forms). */
+  UNSUPPORTED_MEDIA_TYPE: 'GATEHOUSE_UNSUPPORTED_MEDIA_TYPE',
   /** 429: too many attempts; see `Retry-After`. */
   RATE_LIMITED: 'GATEHOUSE_RATE_LIMITED',
   /** 500: a failure of the server itself (logged with its cause). */

@@ -9,7 +9,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError, OptionsError } from '../lib/errors.js'
 import { checkKeys, optionFunction, optionName } from '../lib/options.js'
-import { queryText, requestFields, type LoginRequest } from '../lib/login-request.js'
+import { notOneString, queryText, requestFields, type LoginRequest } from '../lib/login-request.js'
 import { userId } from '../lib/user.js'
 import { secondFactorOf, takeSecondFactor } from '../lib/second-factor.js'
 import { refuseReservedName } from './oauth2/builtins.js'
@@ -79,7 +79,8 @@ function checkBody (body: unknown): void {
 /** A password (or prepared hash): any characters, one value, bounded length. */
 function secretField (src: Record<string, unknown>, key: string, max: number): string {
   const v = src[key]
-  if (typeof v !== 'string' || v === '') throw new HttpError(400, 'bad request', `${key} is required`)
+  if (v === undefined || v === '') throw new HttpError(400, 'bad request', `${key} is required`)
+  if (typeof v !== 'string') throw notOneString(key, v)
   if (v.length > max) throw new HttpError(400, 'bad request', `${key} is too long`)
   return v
 }
