@@ -85,6 +85,14 @@ function editDistance (a: string, b: string): number {
   return prev[b.length]!
 }
 
+/**
+ * The option path of a provider's options: its kind, and its name when that differs (`totp.encryptionKey` for the
+ * provider of the default name, `passkey.work.rpID` for one named `work`), so a path names the provider once.
+ */
+export function providerLabel (kind: string, name: string): string {
+  return name === kind ? kind : `${kind}.${name}`
+}
+
 /** `label.key`, or `key` without a label. */
 export function named (label: string | undefined, key: string): string {
   return label === undefined ? key : `${label}.${key}`

@@ -3,7 +3,7 @@
  */
 import { OptionsError } from '../../lib/errors.js'
 import type { Duration } from '../../lib/duration.js'
-import { checkKeys, optionDuration, optionFunction, optionInt, optionList, optionName, optionString, optionUrl } from '../../lib/options.js'
+import { checkKeys, optionDuration, optionFunction, optionInt, optionList, optionName, optionString, optionUrl, providerLabel } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 import { userId, type MaybePromise, type UserData } from '../../lib/user.js'
 import type { PasskeyStoreOption } from '../../stores/passkey/index.js'
@@ -80,7 +80,7 @@ const HOST_RE = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9]
 export function resolvePasskeyOptions (opts: PasskeyProviderOptions, url: string): ResolvedPasskeyOptions {
   const o = checkKeys(opts ?? {}, KEYS, 'passkey')
   const name = optionName('passkey.name', o.name, 'passkey')
-  const label = `passkey.${name}`
+  const label = providerLabel('passkey', name)
   const base = new URL(url)
   const rpID = optionString(`${label}.rpID`, o.rpID)?.toLowerCase() ?? base.hostname.replace(/^\[|\]$/g, '')
   if (!HOST_RE.test(rpID)) throw new OptionsError(`${label}.rpID`, `must be a domain name, got ${JSON.stringify(rpID)}`)

@@ -1,7 +1,7 @@
 /** Options of the TOTP provider, checked at registration: each mistake is an OptionsError naming the option. */
 import { OptionsError } from '../../lib/errors.js'
 import type { Duration } from '../../lib/duration.js'
-import { checkKeys, optionBoolean, optionDuration, optionInt, optionList, optionName, optionString } from '../../lib/options.js'
+import { checkKeys, optionBoolean, optionDuration, optionInt, optionList, optionName, optionString, providerLabel } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 import type { TotpStoreOption } from '../../stores/totp/index.js'
 import { readKey } from './seal.js'
@@ -70,7 +70,7 @@ const KEYS = ['name', 'encryptionKey', 'store', 'stateStore', 'issuer', 'qrCode'
 export function resolveTotpOptions (opts: TotpProviderOptions, url: string): ResolvedTotpOptions {
   const o = checkKeys(opts ?? {}, KEYS, 'totp')
   const name = optionName('totp.name', o.name, 'totp')
-  const label = `totp.${name}`
+  const label = providerLabel('totp', name)
   const algorithm = (o.algorithm ?? 'SHA1') as ResolvedTotpOptions['algorithm']
   if (!['SHA1', 'SHA256', 'SHA512'].includes(algorithm)) throw new OptionsError(`${label}.algorithm`, 'must be "SHA1", "SHA256" or "SHA512"')
   const digits = o.digits ?? 6
