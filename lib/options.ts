@@ -106,6 +106,19 @@ export function optionDuration (name: string, value: unknown, dflt: number): num
   return ms
 }
 
+/**
+ * A lifetime (of a session, a token, a confirmation link) as `optionDuration` reads it. A bare number below one
+ * second is legal but almost always seconds written where milliseconds are read (`tokenDuration: 60`): `warn` is
+ * told, with the spelling that was probably meant.
+ */
+export function optionLifetime (name: string, value: unknown, dflt: number, warn: (text: string) => void): number {
+  const ms = optionDuration(name, value, dflt)
+  if (typeof value === 'number' && value > 0 && value < 1000) {
+    warn(`${name} is ${value}: a bare number is milliseconds, so this lasts ${value} ms; write '${value}s' (or ${value * 1000}) for ${value} seconds`)
+  }
+  return ms
+}
+
 /** A non-empty string, or undefined when absent. */
 export function optionString (name: string, value: unknown): string | undefined {
   if (value === undefined) return undefined

@@ -16,7 +16,7 @@ import type { Duration } from '../../lib/duration.js'
 import { OptionsError } from '../../lib/errors.js'
 import { MAKE_SECRET, MIN_SECRET_BYTES } from './startup-check.js'
 import {
-  adaptFunction, checkKeys, keyList, optionBoolean, optionDuration, optionFunction, optionGroup, optionInt, optionList,
+  adaptFunction, checkKeys, keyList, optionBoolean, optionDuration, optionFunction, optionGroup, optionInt, optionLifetime, optionList,
   optionPrefix, optionString, optionUrl
 } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
@@ -226,7 +226,7 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
   const logger = o.logger ?? noopLogger
   if (typeof logger?.logf !== 'function') throw new OptionsError('logger', 'must have a logf(format, ...args) method')
   const allowedRedirectHosts = optionList('allowedRedirectHosts', o.allowedRedirectHosts).map((h) => h.toLowerCase())
-  const session = sessionGroup(o.session)
+  const session = sessionGroup(o.session, (text) => { logger.logf('[WARN] auth options: %s', text) })
   const rateLimit = resolveRateLimit(o.rateLimit)
   const clientKey = (rateLimit === false ? undefined : (o.rateLimit as RateLimitOptions | undefined)?.clientKey) ?? defaultClientKey as ClientKey
   return {
@@ -277,10 +277,10 @@ function decoratorNameOption (value: unknown): string {
   return name
 }
 
-function sessionGroup (value: unknown): ResolvedOptions['session'] {
+function sessionGroup (value: unknown, warn: (text: string) => void): ResolvedOptions['session'] {
   const s = optionGroup<SessionOptions>('session', value, SESSION_KEYS)
-  const tokenDurationMs = optionDuration('session.tokenDuration', s.tokenDuration, 15 * 60_000)
-  const idleTimeoutMs = optionDuration('session.idleTimeout', s.idleTimeout, 0)
+  const tokenDurationMs = optionLifetime('session.tokenDuration', s.tokenDuration, 15 * 60_000, warn)
+  const idleTimeoutMs = optionLifetime('session.idleTimeout', s.idleTimeout, 0, warn)
   if (idleTimeoutMs !== 0 && idleTimeoutMs <= tokenDurationMs) {
     throw new OptionsError('session.idleTimeout', 'must be longer than session.tokenDuration (an active session refreshes once per tokenDuration)')
   }
@@ -290,7 +290,7 @@ function sessionGroup (value: unknown): ResolvedOptions['session'] {
   }
   return {
     tokenDurationMs,
-    maxAgeMs: optionDuration('session.maxAge', s.maxAge, 31 * 86_400_000),
+    maxAgeMs: optionLifetime('session.maxAge', s.maxAge, 31 * 86_400_000, warn),
     idleTimeoutMs,
     cacheSize: optionInt('session.cacheSize', s.cacheSize, 10_000),
     signingKeys: sessionKeysOption(s.signingKeys),

@@ -10,7 +10,7 @@ import { ErrorCodes, HttpError, OptionsError } from '../../lib/errors.js'
 import { userId } from '../../lib/user.js'
 import { requestLogger, type Logger } from '../../lib/logger.js'
 import type { Duration } from '../../lib/duration.js'
-import { checkKeys, optionDuration, optionFunction, optionName } from '../../lib/options.js'
+import { checkKeys, optionDuration, optionFunction, optionLifetime, optionName } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 import type { StateStore } from '../../lib/state-store/types.js'
 import { queryText, requestFields, type LoginRequest } from '../../lib/login-request.js'
@@ -75,7 +75,7 @@ export function createVerifyProvider (kit: ProviderKit, name: string, template: 
   const label = `verify.${name}`
   checkTemplate(template, name)
   const send = toSender(sender, `${label}.sender`)
-  const ttlMs = optionDuration(`${label}.tokenTtl`, opts.tokenTtl, 30 * 60_000)
+  const ttlMs = optionLifetime(`${label}.tokenTtl`, opts.tokenTtl, 30 * 60_000, (text) => { kit.logger.logf('[WARN] %s', text) })
   const sendTimeoutMs = optionDuration(`${label}.sendTimeout`, opts.sendTimeout, 30_000)
   // The body's real type decides too: a template without tags mailed as text/html is still HTML.
   const htmlBody = typeof send.contentType === 'string' && send.contentType.toLowerCase().startsWith('text/html')
