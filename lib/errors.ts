@@ -91,7 +91,7 @@ export class OptionsError extends GatehouseError {
 }
 
 /** The one error body shape of the package. */
-export interface ErrorBody { error: string; details?: string; code: string }
+export interface ErrorBody { error: string; details?: string | undefined; code: string }
 
 const BY_STATUS: Record<number, ErrorCode> = {
   400: ErrorCodes.BAD_REQUEST,

@@ -142,6 +142,6 @@ function resolves (name: string): boolean {
   } catch (err) {
     // Only "not found" is missing: a package that is there but cannot be resolved for `require` (an ES-module-only
     // release, ERR_PACKAGE_PATH_NOT_EXPORTED) is loaded anyway, and says why if that fails.
-    return (err as { code?: string })?.code !== 'MODULE_NOT_FOUND'
+    return (err as { code?: string | undefined })?.code !== 'MODULE_NOT_FOUND'
   }
 }

@@ -19,14 +19,14 @@ import type { AuthProvider, CredChecker } from '../plugins/core/types.js'
 /** Options of the direct provider plugin. */
 export interface DirectProviderOptions {
   /** Route name: `{authPrefix}/<name>/login`. Default `local`. */
-  name?: string
+  name?: string | undefined
   /** Decides on a user name and password (or any prepared hash): true signs in. Required. */
   checker: CredChecker
   /**
    * Also sign in with `GET /<name>/login?user=&passwd=` (go-pkgz/auth's form). Default false: a GET login answers
    * 405 (`Allow: POST`), since a password in a URL ends up in access logs, proxies and browser histories.
    */
-  allowGet?: boolean
+  allowGet?: boolean | undefined
 }
 
 const MAX_USER = 256

@@ -9,9 +9,9 @@ export interface MemoryStateStoreOptions {
    * client holding the most entries; only when no client-made entry is left does it fail with 503.
    * Default 100 000.
    */
-  maxEntries?: number
+  maxEntries?: number | undefined
   /** Most live entries one client may hold; a write beyond it answers that client 429. Default 1000. */
-  maxPerClient?: number
+  maxPerClient?: number | undefined
 }
 
 interface Entry { value: string; expiresAt: number; client: string | undefined }

@@ -24,7 +24,7 @@ export interface JwsKey {
   /** True when `signature` (base64url, canonical) is this key's signature of `input`. */
   verify (input: string, signature: string): boolean
   /** The public key as a JWK, for asymmetric keys (what a JWKS publishes). */
-  readonly publicJwk?: JsonWebKey
+  readonly publicJwk?: JsonWebKey | undefined
 }
 
 /** Longest token accepted; anything longer is refused before any decoding. */

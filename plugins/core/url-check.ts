@@ -40,7 +40,7 @@ const INJECT_DEFAULT_HOST = 'localhost:80'
 /** Logs the mismatch warning the first time a login request shows one; free once it has. */
 export function checkArrivalOrigin (core: CoreInternals, request: FastifyRequest): void {
   if (warned.has(core)) return
-  if ((request.raw as { isLightMyRequest?: boolean }).isLightMyRequest === true && request.headers.host === INJECT_DEFAULT_HOST) return
+  if ((request.raw as { isLightMyRequest?: boolean | undefined }).isLightMyRequest === true && request.headers.host === INJECT_DEFAULT_HOST) return
   const arrived = loopbackMismatch(core.options.origin, request.protocol, request.host)
   if (arrived === undefined) return
   warned.add(core)

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { argon2Hash, bcryptHash, checkArgon2Installed, normalizeCredential } from './password-hash.js'
 
 /** stdin as the CLI uses it; `isTTY`/`setRawMode` exist on a terminal. */
-export type CliInput = NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown }
+export type CliInput = NodeJS.ReadableStream & { isTTY?: boolean | undefined; setRawMode?: ((raw: boolean) => unknown) | undefined }
 
 const USAGE = `usage: fastify-gatehouse hash --bcrypt [--cost N] | --argon2 [--env NAME]
   reads the password from stdin (no echo on a terminal, else the first line) and prints its hash;

@@ -27,11 +27,11 @@ export function checkArgon2Installed (option: string): void {
  */
 export interface Argon2Params {
   /** Passes over memory. Default 1. */
-  timeCost?: number
+  timeCost?: number | undefined
   /** Memory in KiB. Default 65536 (64 MiB). */
-  memoryCost?: number
+  memoryCost?: number | undefined
   /** Lanes. Default 4. */
-  parallelism?: number
+  parallelism?: number | undefined
 }
 
 const ARGON2_DEFAULTS = { timeCost: 1, memoryCost: 64 * 1024, parallelism: 4 }

@@ -44,7 +44,7 @@ async function totp (fastify: FastifyInstance, opts: TotpProviderOptions): Promi
   const state = await providerStateStore(fastify, o.stateStore, `${label}.stateStore`)
   const { store, owned } = openTotpStore(o.store, `${label}.store`, (err) => log('WARN', 'totp store: %s', err.message))
   if (owned) fastify.addHook('onClose', async () => { await store.close() })
-  const ctx: TotpContext = { auth: coreOf(fastify).api, kit, o, otp, qrcode: (qrcode as { default?: QrCode } | undefined)?.default ?? qrcode, store, state, sealer: sealer(o.key), log }
+  const ctx: TotpContext = { auth: coreOf(fastify).api, kit, o, otp, qrcode: (qrcode as { default?: QrCode | undefined } | undefined)?.default ?? qrcode, store, state, sealer: sealer(o.key), log }
   // A wrong key stops the start; the store opened for it is closed (onClose hooks do not run for a failed start).
   await checkKey(store, ctx.sealer, `${label}.encryptionKey`).catch(async (err: unknown) => {
     if (owned) await store.close()
