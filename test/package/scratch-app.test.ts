@@ -24,6 +24,7 @@ import { installAll, installCommand, OPTIONAL_DRIVERS, type DriverName } from '.
 import { RedisServer, redisMissingReason } from '../helpers/redis-server.js'
 import { MailSink } from '../helpers/mail-sink.js'
 import { footprint } from './footprint.js'
+import { checkInstallFigures } from './install-figures.js'
 import { APPS, ENV_OPTIONS, TESTING_FILES, TUTORIAL, tutorialAdminApp, tutorialApp, tutorialCommands } from './scratch-apps.js'
 import { startApp, startArgs, userEnv, useTutorial } from './tutorial-run.js'
 import { newestOf, supportedNodes, type NodeBinary } from '../helpers/node-binaries.js'
@@ -131,31 +132,6 @@ t.test('the bare install stays within 30 MiB with no native code and none of the
   t.same(DRIVERS.filter((d) => fp.packages.has(d)), [], 'no optional driver was installed')
   checkInstallFigures(t, fp.packages.size, fp.kib)
 })
-
-/**
- * The README and the installing guide give the bare install's size as measured here (issue 37 item 6): every
- * "N packages (… X MB" they write is within a tolerance of this install (the registry moves on between runs).
- * `GATEHOUSE_UPDATE_DOCS=1` writes the measured figures into both pages instead.
- */
-function checkInstallFigures (t: Pick<typeof import('tap').default, 'ok' | 'comment'>, packages: number, kib: number): void {
-  const mb = Math.round(kib * 1024 / 100_000) / 10
-  t.comment(`measured: ${packages} packages, ${mb} MB (du -sk: ${kib} KiB)`)
-  const FIGURE = /(\d+) packages( with Fastify)?(,? \(?)(\d+(?:\.\d+)?) MB/g
-  for (const page of ['README.md', 'docs/guide/installing.md']) {
-    const file = join(repoRoot, page)
-    let text = readFileSync(file, 'utf8')
-    if (process.env.GATEHOUSE_UPDATE_DOCS === '1') {
-      text = text.replace(FIGURE, (_all, _n: string, fastify: string | undefined, between: string) => `${packages} packages${fastify ?? ''}${between}${mb} MB`)
-      writeFileSync(file, text)
-    }
-    const figures = [...text.matchAll(FIGURE)].map((m) => ({ packages: Number(m[1]), mb: Number(m[4]) }))
-    t.ok(figures.length > 0, `${page} gives the install's size`)
-    for (const f of figures) {
-      t.ok(Math.abs(f.packages - packages) <= 3 && Math.abs(f.mb - mb) <= mb * 0.1,
-        `${page}: "${f.packages} packages, ${f.mb} MB" is within 3 packages and 10% of the measured ${packages} packages, ${mb} MB (GATEHOUSE_UPDATE_DOCS=1 writes them)`)
-    }
-  }
-}
 
 for (const [kind, file] of [['an ES module app (import)', 'esm-app.mjs'], ['a CommonJS app (require)', 'cjs-app.cjs']] as const) {
   t.test(`${kind} signs in and calls a protected route`, async (t) => {
