@@ -53,6 +53,8 @@ export const ErrorCodes = {
   TOO_LARGE: 'GATEHOUSE_TOO_LARGE',
   /** 415: the body's `Content-Encoding` cannot be decoded, so a limit or filter on it cannot be enforced. */
   UNSUPPORTED_ENCODING: 'GATEHOUSE_UNSUPPORTED_ENCODING',
+  /** 415: the body's media type is not one the route reads (the auth routes read JSON and forms). */
+  UNSUPPORTED_MEDIA_TYPE: 'GATEHOUSE_UNSUPPORTED_MEDIA_TYPE',
   /** 429: too many attempts; see `Retry-After`. */
   RATE_LIMITED: 'GATEHOUSE_RATE_LIMITED',
   /** 500: a failure of the server itself (logged with its cause). */
@@ -91,7 +93,7 @@ export class OptionsError extends GatehouseError {
 }
 
 /** The one error body shape of the package. */
-export interface ErrorBody { error: string; details?: string; code: string }
+export interface ErrorBody { error: string; details?: string | undefined; code: string }
 
 const BY_STATUS: Record<number, ErrorCode> = {
   400: ErrorCodes.BAD_REQUEST,
@@ -129,7 +131,7 @@ export class HttpError extends GatehouseError {
    */
   get headers (): Readonly<Record<string, string>> | undefined { return undefined }
 
-  constructor (statusCode: number, error: string, details?: string, code?: string, options?: { cause?: unknown; reason?: string }) {
+  constructor (statusCode: number, error: string, details?: string, code?: string, options?: { cause?: unknown; reason?: string | undefined }) {
     super(error, code ?? codeForStatus(statusCode), options)
     this.name = 'HttpError'
     this.statusCode = statusCode

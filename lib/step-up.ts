@@ -14,7 +14,7 @@ export interface RecentOptions {
   /** How recently the factor must have been confirmed in this session: ms or like `'5m'` (at most 24 hours). */
   within: Duration
   /** The factor required (`totp`, `recovery`, `passkey`); default any second factor. */
-  factor?: string
+  factor?: string | undefined
 }
 
 /** How long a confirmation is remembered at most; `recent({ within })` longer than this sees none. */

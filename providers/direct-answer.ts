@@ -13,7 +13,7 @@ import { userId, type UserData } from '../lib/user.js'
 import type { CheckedUser } from '../plugins/core/types.js'
 
 /** The user a checker's answer signs in; `refused` when it does not (`malformed` says why the answer was not one). */
-export type CheckerVerdict = { user: UserData } | { refused: true; malformed?: string }
+export type CheckerVerdict = { user: UserData } | { refused: true; malformed?: string | undefined }
 
 const MAX_NAME = 256
 const RESULT_KEYS = new Set(['ok', 'user'])

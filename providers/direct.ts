@@ -9,7 +9,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError, OptionsError } from '../lib/errors.js'
 import { checkKeys, optionFunction, optionName } from '../lib/options.js'
-import { queryText, requestFields, type LoginRequest } from '../lib/login-request.js'
+import { notOneString, queryText, requestFields, type LoginRequest } from '../lib/login-request.js'
 import type { UserData } from '../lib/user.js'
 import { requestLogger } from '../lib/logger.js'
 import { readCheckerAnswer } from './direct-answer.js'
@@ -22,7 +22,7 @@ import type { AuthProvider, CredChecker } from '../plugins/core/types.js'
 /** Options of the direct provider plugin. */
 export interface DirectProviderOptions {
   /** Route name: `{authPrefix}/<name>/login`. Default `local`. */
-  name?: string
+  name?: string | undefined
   /**
    * Decides on a user name and password (or any prepared hash): `true` signs in the typed name as the lockout
    * counts it (so every spelling of it is one user), `{ ok: true, user }` the account it names (its canonical name,
@@ -33,7 +33,7 @@ export interface DirectProviderOptions {
    * Also sign in with `GET /<name>/login?user=&passwd=` (go-pkgz/auth's form). Default false: a GET login answers
    * 405 (`Allow: POST`), since a password in a URL ends up in access logs, proxies and browser histories.
    */
-  allowGet?: boolean
+  allowGet?: boolean | undefined
 }
 
 const MAX_USER = 256
@@ -96,7 +96,8 @@ function checkBody (body: unknown): void {
 /** A password (or prepared hash): any characters, one value, bounded length. */
 function secretField (src: Record<string, unknown>, key: string, max: number): string {
   const v = src[key]
-  if (typeof v !== 'string' || v === '') throw new HttpError(400, 'bad request', `${key} is required`)
+  if (v === undefined || v === '') throw new HttpError(400, 'bad request', `${key} is required`)
+  if (typeof v !== 'string') throw notOneString(key, v)
   if (v.length > max) throw new HttpError(400, 'bad request', `${key} is too long`)
   return v
 }

@@ -44,6 +44,19 @@ export async function withPassword (path, method, body = {}) {
 
 export const reason = (r) => r.body?.details || r.body?.error || `status ${r.status}`
 
+/**
+ * The signed-in user as this page last read it, or null. passkey.js, totp.js and sessions.js read it instead of
+ * asking the server again (they run after this module, so it is set by then).
+ */
+export let currentUser = null
+
+/**
+ * The XSRF cookie comes and goes with the session cookie (set at sign-in, cleared at logout; the session cookie
+ * itself is HttpOnly). Without it the page is signed out, and asking `/auth/user` would only earn a 401, which a
+ * browser's console reports as an error on every signed-out visit.
+ */
+const mayBeSignedIn = () => /(?:^|;\s*)(?:__Host-)?XSRF-TOKEN=/.test(document.cookie)
+
 export function showMessage (text, kind = 'error') {
   const el = $('#message')
   el.textContent = text
@@ -52,8 +65,9 @@ export function showMessage (text, kind = 'error') {
 }
 
 async function refresh () {
-  const { status, body } = await api(`${AUTH}/user`)
+  const { status, body } = mayBeSignedIn() ? await api(`${AUTH}/user`) : { status: 401, body: null }
   const signedIn = status === 200
+  currentUser = signedIn ? body : null
   $('#status').textContent = signedIn ? `signed in as ${body.name}` : 'not signed in'
   $('#signed-in').hidden = !signedIn
   $('#sign-in').hidden = signedIn

@@ -2,7 +2,7 @@
 // a passkey", and the second step of a `local` password login for a user who has one. The browser side of WebAuthn
 // is @simplewebauthn/browser, served as its own file (window.SimpleWebAuthnBrowser); the server side is
 // fastify-gatehouse's passkey provider under /auth/passkey.
-import { api, reason, showMessage, withPassword } from './app.js'
+import { api, currentUser, reason, showMessage, withPassword } from './app.js'
 
 const $ = (sel) => document.querySelector(sel)
 const PASSKEY = '/auth/passkey'
@@ -86,6 +86,5 @@ document.addEventListener('gatehouse:second-factor', async (ev) => {
 document.addEventListener('gatehouse:use-passkey', () => signIn('Confirming with a passkey'))
 document.addEventListener('gatehouse:user', (ev) => { show(ev.detail) })
 
-// app.js has shown the signed-in user before this module runs (it waits for app.js): read the state once here.
-const me = await api('/auth/user')
-await show(me.status === 200 ? me.body : null)
+// app.js has read who is signed in before this module runs (it waits for app.js).
+await show(currentUser)

@@ -1,7 +1,7 @@
 // "Where you're signed in" on the demo page: the signed-in user's sessions from GET /auth/sessions, with "Sign out"
 // per row (DELETE /auth/sessions/:id) and "Sign out everywhere else" (DELETE /auth/sessions). Redrawn whenever
 // app.js says who is signed in.
-import { api, reason, showMessage, withPassword } from './app.js'
+import { api, currentUser, reason, showMessage, withPassword } from './app.js'
 
 const $ = (sel) => document.querySelector(sel)
 const SESSIONS = '/auth/sessions'
@@ -70,5 +70,6 @@ document.addEventListener('gatehouse:user', (ev) => {
   else draw()
 })
 
-// app.js has shown the signed-in user before this module runs (it waits for app.js): draw once here.
-await draw()
+// app.js has shown the signed-in user before this module runs (it waits for app.js): draw once here, when
+// someone is signed in (signed out, the list would only answer 401).
+if (currentUser !== null) await draw()

@@ -1,7 +1,7 @@
 // Authenticator apps on the demo page: "Add an authenticator app" for the signed-in user (QR code, confirmed with a
 // code, recovery codes shown once), and the second step of a `local` password login asking for a code, with "use a
 // recovery code instead". The server side is fastify-gatehouse's TOTP provider under /auth/totp.
-import { api, reason, showMessage, withPassword } from './app.js'
+import { api, currentUser, reason, showMessage, withPassword } from './app.js'
 
 const $ = (sel) => document.querySelector(sel)
 const TOTP = '/auth/totp'
@@ -114,5 +114,5 @@ $('#totp-use-passkey').addEventListener('click', () => { $('#totp-step').hidden 
 document.addEventListener('gatehouse:second-factor', (ev) => { if ((ev.detail?.methods ?? []).includes('totp')) askForCode(ev.detail.methods) })
 document.addEventListener('gatehouse:user', (ev) => { show(ev.detail) })
 
-const me = await api('/auth/user')
-await show(me.status === 200 ? me.body : null)
+// app.js has read who is signed in before this module runs (it waits for app.js).
+await show(currentUser)

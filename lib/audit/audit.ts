@@ -16,7 +16,7 @@ export const auditChannel = diagnostics.channel(AUDIT_CHANNEL)
 /** What the emitting place gives: the event's own fields, its reason, and the common fields it knows. */
 export type AuditFields<T extends AuditEventType> = Omit<AuditEventOf<T>, keyof AuditBase | 'type'> & {
   reason: string
-  outcome?: AuditOutcome
+  outcome?: AuditOutcome | undefined
   provider?: string | undefined
   userId?: string | undefined
   aud?: string | undefined

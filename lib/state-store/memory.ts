@@ -9,7 +9,7 @@ export interface MemoryStateStoreOptions {
    * client holding the most entries; only when no client-made entry is left does it fail with 503.
    * Default 100 000.
    */
-  maxEntries?: number
+  maxEntries?: number | undefined
   /**
    * Most memory the live entries may take, in bytes, as estimated by `entryBytes` (their keys and values plus a
    * fixed cost per entry, close to what V8 holds for them). Past it a write makes room as past `maxEntries` (the
@@ -17,9 +17,9 @@ export interface MemoryStateStoreOptions {
    * client-made entries cannot free enough does it fail with 503. Default 64 MiB (100 000 small entries take
    * about 30 MB, so `maxEntries` is reached first unless values are large, e.g. long session lists).
    */
-  maxBytes?: number
+  maxBytes?: number | undefined
   /** Most live entries one client may hold; a write beyond it answers that client 429. Default 1000. */
-  maxPerClient?: number
+  maxPerClient?: number | undefined
 }
 
 interface Entry { value: string; expiresAt: number; client: string | undefined; bytes: number }

@@ -41,7 +41,7 @@ export interface Throttle {
   accountName(name: string): string
 }
 
-type Limiter = (request: FastifyRequest) => Promise<{ isAllowed: boolean; isExceeded?: boolean; ttl?: number }>
+type Limiter = (request: FastifyRequest) => Promise<{ isAllowed: boolean; isExceeded?: boolean | undefined; ttl?: number | undefined }>
 
 /**
  * Builds the throttle on `store`. With limits on, the store must count (`increment`): an OptionsError naming

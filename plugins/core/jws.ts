@@ -27,7 +27,7 @@ export interface JwsKey {
    */
   verify (input: string | Uint8Array, signature: string): boolean
   /** The public key as a JWK, for asymmetric keys (what a JWKS publishes). */
-  readonly publicJwk?: JsonWebKey
+  readonly publicJwk?: JsonWebKey | undefined
 }
 
 /** Longest token accepted; anything longer is refused before any decoding. */
@@ -102,7 +102,7 @@ export function asymmetricKey (kid: string, alg: AsymmetricAlg, privateKey: stri
 }
 
 /** ES256 signatures are r ‖ s (IEEE P1363, as JWS encodes them), not DER. */
-function dsaOptions (alg: AsymmetricAlg): { dsaEncoding?: 'ieee-p1363' } {
+function dsaOptions (alg: AsymmetricAlg): { dsaEncoding?: 'ieee-p1363' | undefined } {
   return alg === 'ES256' ? { dsaEncoding: 'ieee-p1363' } : {}
 }
 

@@ -58,7 +58,7 @@ export interface RevocationConfig {
   /** Called when cached sessions can no longer be trusted (the subscription came back after a gap). */
   dropCache: () => void
   /** Longest wait for other instances' acknowledgements (ms). Default `ACK_DEADLINE_MS`. */
-  ackDeadlineMs?: number
+  ackDeadlineMs?: number | undefined
 }
 
 /** What `cached()` says of a cached session: serve it, refuse it, or look it up in the store first. */
@@ -256,7 +256,7 @@ export class Revocations {
 
   /** Warns once when the store says it may lose entries (a Redis store reads its configuration). */
   private async warnDurability (): Promise<void> {
-    const check = (this.cfg.store as { durabilityWarnings?: () => Promise<string[]> }).durabilityWarnings
+    const check = (this.cfg.store as { durabilityWarnings?: (() => Promise<string[]>) | undefined }).durabilityWarnings
     if (typeof check !== 'function') return
     try {
       for (const warning of await check.call(this.cfg.store)) this.cfg.logger.logf('[WARN] state store: %s', warning)

@@ -158,7 +158,7 @@ class SessionReader {
 
   /** A token this instance has not seen: without a promise when the key ring and the revocation marks allow. */
   private firstSeen (token: string, source: TokenSource, request: FastifyRequest, reply: FastifyReply): Session | Promise<Session> {
-    const seen: { claims?: Claims } = {}
+    const seen: { claims?: Claims | undefined } = {}
     try {
       const s = this.fresh(token, source, request, reply, seen)
       if (s instanceof Promise) return this.audited(s.then((v) => this.p.check.validated(v)), request, source, seen)
@@ -170,7 +170,7 @@ class SessionReader {
   }
 
   /** Awaits a session check; a refusal is audited with the claims known by then (`seen.claims`). */
-  private async audited (checked: Promise<Session>, request: FastifyRequest, source: TokenSource, seen: { claims?: Claims }): Promise<Session> {
+  private async audited (checked: Promise<Session>, request: FastifyRequest, source: TokenSource, seen: { claims?: Claims | undefined }): Promise<Session> {
     try {
       return await checked
     } catch (err) {
@@ -179,7 +179,7 @@ class SessionReader {
   }
 
   private async slow (token: string, source: TokenSource, cached: CachedSession, now: number, request: FastifyRequest, reply: FastifyReply): Promise<Session> {
-    const seen: { claims?: Claims } = {}
+    const seen: { claims?: Claims | undefined } = {}
     try {
       const entry = await this.p.verified.recheck(cached, now)
       if (entry === undefined) return await this.p.check.validated(await this.fresh(token, source, request, reply, seen))
@@ -202,14 +202,14 @@ class SessionReader {
    * only). Without a promise when the key ring and the revocation marks answer synchronously. `seen` gets the
    * claims once verified, for the audit of a later refusal.
    */
-  private fresh (token: string, source: TokenSource, request: FastifyRequest, reply: FastifyReply, seen: { claims?: Claims }): Session | Promise<Session> {
+  private fresh (token: string, source: TokenSource, request: FastifyRequest, reply: FastifyReply, seen: { claims?: Claims | undefined }): Session | Promise<Session> {
     const v = this.p.verify(token, 'session')
     return v instanceof Promise
       ? v.then((x) => this.admitted(token, x, source, request, reply, seen))
       : this.admitted(token, v, source, request, reply, seen)
   }
 
-  private admitted (token: string, verified: Verified, source: TokenSource, request: FastifyRequest, reply: FastifyReply, seen: { claims?: Claims }): Session | Promise<Session> {
+  private admitted (token: string, verified: Verified, source: TokenSource, request: FastifyRequest, reply: FastifyReply, seen: { claims?: Claims | undefined }): Session | Promise<Session> {
     const p = this.p
     const { claims } = verified
     seen.claims = claims

@@ -23,16 +23,16 @@ export interface Claims {
   iat: number
   jti: string
   iss: string
-  user?: UserData
+  user?: UserData | undefined
   /** Token kind: session tokens cannot stand in for handshake or confirmation tokens and vice versa. */
   purpose: TokenPurpose
   /** Session-only cookie flag (`session=1`). */
-  sess?: boolean
+  sess?: boolean | undefined
   /**
    * Original login time (seconds, with millisecond precision); required in session tokens. Refresh stops
    * `session.maxAge` after it, and `revokeUser` ends the sessions whose login came before the call.
    */
-  auth_time?: number
+  auth_time?: number | undefined
   /** Anything a claims updater adds travels in the token. */
   [extra: string]: unknown
 }
@@ -41,9 +41,9 @@ export type TokenPurpose = 'session' | 'handshake' | 'confirm'
 
 /** What a caller supplies to create a session: everything else is filled by the token service. */
 export interface ClaimsInput {
-  user?: UserData
-  aud?: string | string[]
-  sess?: boolean
+  user?: UserData | undefined
+  aud?: string | string[] | undefined
+  sess?: boolean | undefined
   [extra: string]: unknown
 }
 
@@ -104,7 +104,7 @@ export interface CredCheckResult {
    * Who signed in, when `ok`: the account's name as your store keeps it, or its user. Absent: the typed name as
    * the lockout counts it (`rateLimit.failures.accountKey`, default `normaliseAccountName`).
    */
-  user?: string | CheckedUser
+  user?: string | CheckedUser | undefined
 }
 
 /** The account a checker recognised (`CredCheckResult.user`). */
@@ -116,10 +116,10 @@ export interface CheckedUser {
    * `<provider>_<sha1 of it>`, so a renamed account keeps its sessions and second factors. Default: derived from
    * `name` as the lockout counts it.
    */
-  id?: string
-  email?: string
-  attrs?: Record<string, unknown>
-  role?: string
+  id?: string | undefined
+  email?: string | undefined
+  attrs?: Record<string, unknown> | undefined
+  role?: string | undefined
 }
 
 /** Cache of refreshed claims keyed by the expired token, so concurrent requests refresh once. */
@@ -192,7 +192,7 @@ export interface TokenService {
    * Verifies a session token: signature with the key its `kid` names for its audience (algorithm pinned per key),
    * claims, revocation. Throws HttpError 401 on any failure.
    */
-  parse(token: string, opts?: { allowExpired?: boolean }): Promise<Claims>
+  parse(token: string, opts?: { allowExpired?: boolean | undefined }): Promise<Claims>
   /** Creates a session token and sets the JWT and XSRF cookies on the reply. */
   set(reply: FastifyReply, input: ClaimsInput): Promise<{ token: string; claims: Claims }>
   /**

@@ -47,9 +47,9 @@ export function userHandleOf (userId: string): Uint8Array<ArrayBuffer> {
 /** What a user sees of their passkeys: never the public key or another user's data. */
 export interface PasskeyInfo {
   id: string
-  label?: string
+  label?: string | undefined
   created: string
-  lastUsed?: string
+  lastUsed?: string | undefined
   transports: string[]
   deviceType: PasskeyCredential['deviceType']
   backedUp: boolean

@@ -35,7 +35,7 @@ export function loginOptions (ctx: PasskeyContext): LoginHandler {
     const fields = requestFields(request)
     const waiting = await pending.read(request)
     let record: Omit<CeremonyRecord, 'challenge'>
-    let allow: Array<{ id: string; transports?: string[] }> | undefined
+    let allow: Array<{ id: string; transports?: string[] | undefined }> | undefined
     let userVerification: 'required' | 'preferred' = o.userVerification
     if (waiting !== undefined) {
       record = { userId: waiting.user.id, pending: waiting }

@@ -16,6 +16,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { importDriver } from '../../lib/optional-driver.js'
+import { providerLabel } from '../../lib/options.js'
 import { requireSecondFactorOf } from '../../lib/second-factor.js'
 import { registerReauth } from '../../lib/reauth.js'
 import { applyAuthScope } from '../../plugins/core/scope.js'
@@ -37,7 +38,7 @@ const BODY_LIMIT = 64 * 1024
 async function passkey (fastify: FastifyInstance, opts: PasskeyProviderOptions): Promise<void> {
   const kit = providerKit(fastify, 'passkey')
   const o = resolvePasskeyOptions(opts, kit.url)
-  const label = `passkey.${o.name}`
+  const label = providerLabel('passkey', o.name)
   const log: PasskeyContext['log'] = (level, format, ...args) => kit.logger.logf(`[${level}] passkey ${o.name}: ${format}`, ...args)
   // Before any store is opened: without the package there is nothing to close.
   const webauthn = await importDriver<WebAuthn>('@simplewebauthn/server', { option: label, feature: 'passkeys' })

@@ -13,7 +13,8 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { OptionsError } from '../../lib/errors.js'
-import { importDriver } from '../../lib/optional-driver.js'
+import { checkDrivers, importDriver } from '../../lib/optional-driver.js'
+import { providerLabel } from '../../lib/options.js'
 import { requireSecondFactorOf } from '../../lib/second-factor.js'
 import { applyAuthScope } from '../../plugins/core/scope.js'
 import { providerStateStore } from '../../plugins/core/mount.js'
@@ -34,11 +35,13 @@ const BODY_LIMIT = 16 * 1024
 async function totp (fastify: FastifyInstance, opts: TotpProviderOptions): Promise<void> {
   const kit = providerKit(fastify, 'totp')
   const o = resolveTotpOptions(opts, kit.url)
-  const label = `totp.${o.name}`
+  const label = providerLabel('totp', o.name)
   const log: TotpContext['log'] = (level, format, ...args) => kit.logger.logf(`[${level}] totp ${o.name}: ${format}`, ...args)
-  // Before any store is opened: without the packages there is nothing to close.
-  const qrcode = o.qrCode ? await importDriver<QrCode>('qrcode', { option: label, feature: 'the enrolment QR code (or set qrCode: false)' }) : undefined
-  const otp = await importDriver<OtpAuth>('otpauth', { option: label, feature: 'authenticator-app codes' })
+  // Before any store is opened: without the packages there is nothing to close. Every missing one is named at once.
+  const use = { option: label, feature: o.qrCode ? 'authenticator-app codes and their enrolment QR code (qrCode: false needs no qrcode)' : 'authenticator-app codes' }
+  checkDrivers(o.qrCode ? ['otpauth', 'qrcode'] : ['otpauth'], use)
+  const qrcode = o.qrCode ? await importDriver<QrCode>('qrcode', use) : undefined
+  const otp = await importDriver<OtpAuth>('otpauth', use)
   const state = await providerStateStore(fastify, o.stateStore, `${label}.stateStore`)
   // The cap of wrong codes counts there, whether or not the core's rateLimit does.
   if (typeof state.increment !== 'function') throw new OptionsError(`${label}.stateStore`, 'needs increment(key, ttlMs, opts): the cap of wrong codes counts in it')
@@ -46,7 +49,7 @@ async function totp (fastify: FastifyInstance, opts: TotpProviderOptions): Promi
   if (owned) fastify.addHook('onClose', async () => { await store.close() })
   const core = coreOf(fastify)
   const ctx: TotpContext = {
-    auth: core.api, core, kit, audit: auditOfKit(kit), o, otp, qrcode: (qrcode as { default?: QrCode } | undefined)?.default ?? qrcode, store, state: state as CountingStateStore, sealer: sealer(o.key), log
+    auth: core.api, core, kit, audit: auditOfKit(kit), o, otp, qrcode: (qrcode as { default?: QrCode | undefined } | undefined)?.default ?? qrcode, store, state: state as CountingStateStore, sealer: sealer(o.key), log
   }
   // A wrong key stops the start; the store opened for it is closed (onClose hooks do not run for a failed start).
   await checkKey(store, ctx.sealer, `${label}.encryptionKey`).catch(async (err: unknown) => {

@@ -36,7 +36,9 @@ await app.register(telegramProvider, { token })
 await app.register(directProvider, { name: 'local', checker })
 
 // docs/providers/password.md: the example and one per option
-const hashes = new Map([['alice', process.env.ALICE_HASH!]])
+const aliceHash = process.env.ALICE_HASH
+if (!aliceHash) throw new Error('ALICE_HASH is not set: npx fastify-gatehouse hash --bcrypt --env ALICE_HASH >> .env')
+const hashes = new Map([['alice', aliceHash]])
 async function checkPassword (user: string, passwd: string): Promise<boolean> {
   const hash = hashes.get(user)
   return hash !== undefined && await bcryptVerify(passwd, hash)

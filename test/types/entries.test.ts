@@ -7,6 +7,9 @@ import t from 'tap'
 import ts from 'typescript'
 import { fileURLToPath } from 'node:url'
 
+// One TypeScript program over the whole package: about 40 s on a quiet 2-core machine, 90 s or more on a loaded one.
+t.setTimeout(300_000)
+
 const root = fileURLToPath(new URL('../../', import.meta.url))
 
 function diagnostics (fixture: string): string[] {
