@@ -7,11 +7,11 @@ import './augment.js'
 
 export { authPlugin, authPlugin as default, type AuthOptions, type ProviderEntry } from './plugins/auth.js'
 export type {
-  BasicAuthOptions, CookieOptions, CoreOptions, RevocationOptions, SessionListOptions, SessionOptions, TokenSourceOptions, XsrfOptions
+  BasicAuthOptions, CookieOptions, CoreOptions, ReauthenticationOptions, RevocationOptions, SessionListOptions, SessionOptions, TokenSourceOptions, XsrfOptions
 } from './plugins/core/options.js'
 export type {
   AuthHook, AuthProvider, AvatarSaver, BasicAuthChecker, BasicAuthResult, Claims, ClaimsInput, ClaimsUpdater, ClaimsUpdFunc,
-  CredChecker, GatehouseAuth, ListedSession, LoginResult, MaybePromise, RefreshCache, ResolvedOptions, SecretFunc, SecretKeyEntry, SecretReader,
+  CheckedUser, CredChecker, CredCheckResult, GatehouseAuth, ListedSession, LoginResult, MaybePromise, RefreshCache, ResolvedOptions, SecretFunc, SecretKeyEntry, SecretReader,
   SecretValue, Session, SessionKey, TokenPurpose, TokenService, UserUpdater, UserUpdFunc, Validator, ValidatorFunc
 } from './plugins/core/types.js'
 export type { JwsKey } from './plugins/core/jws.js'
@@ -35,8 +35,9 @@ export { AUDIT_CHANNEL, AUDIT_EVENT_TYPES } from './lib/audit/events.js'
 export type {
   AuditBase, AuditEvent, AuditEventOf, AuditEventType, AuditListener, AuditOutcome, ConfirmationSentEvent, CrossSiteRefusedEvent,
   KeyRotatedEvent, LockoutStartedEvent, LoginFailedEvent, LoginSecondFactorRequiredEvent, LoginSucceededEvent, LogoutEvent,
-  PasskeyAddedEvent, PasskeyRemovedEvent, RateLimitedEvent, RevokedBy, SessionRefreshedEvent, SessionRefusedEvent,
-  SessionRevokedEvent, StateStoreUnavailableEvent
+  PasskeyAddedEvent, PasskeyRemovedEvent, RateLimitedEvent, RecoveryCodesCreatedEvent, RevokedBy, SecondFactorAddedEvent,
+  SecondFactorRemovedEvent, SessionRefreshedEvent, SessionRefusedEvent, SessionRevokedEvent, StateStoreUnavailableEvent,
+  StepUpRefusedEvent, StepUpSucceededEvent
 } from './lib/audit/events.js'
 export type { Audit, AuditFields } from './lib/audit/audit.js'
 export type { StateStore, WriteOptions, IncrementOptions, Counter, Subscription, PublishOptions } from './lib/state-store/types.js'

@@ -16,9 +16,9 @@ import type { UserData } from './lib/user.js'
 /** Options of `signIn`. */
 export interface SignInOptions {
   /** The session's audience (`site`/`aud` of a login); one of `audiences` when that option is set. Default none. */
-  aud?: string
+  aud?: string | undefined
   /** Extra claims the session token carries (a claims updater still runs on them). */
-  claims?: Record<string, unknown>
+  claims?: Record<string, unknown> | undefined
 }
 
 /** A signed-in user's credentials, ready for `app.inject({ cookies, headers })`. */

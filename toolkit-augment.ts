@@ -16,7 +16,7 @@ declare module 'fastify' {
     /** Client address found by the toolkit's realIp plugin (`''` until it ran). Read it with `realIp(request)`. */
     realIp: string
     /** True once a basic-auth hook of the toolkit accepted the request's credentials. */
-    basicAuthorized?: boolean
+    basicAuthorized?: boolean | undefined
     /**
      * The user a basic-auth checker of the toolkit returned (`{ ok: true, user }`), or the auth hooks' user when the
      * auth plugins are used too (declared alike in augment.ts).

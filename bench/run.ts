@@ -10,6 +10,7 @@ import { benchPeers } from './peers.js'
 import { benchLogin } from './login.js'
 import { benchScale } from './scale.js'
 import { benchDemo } from './demo.js'
+import { benchSoak } from './soak.js'
 
 const suites: Record<string, () => Promise<void>> = {
   core: benchCore,
@@ -18,7 +19,8 @@ const suites: Record<string, () => Promise<void>> = {
   peers: benchPeers,
   login: benchLogin,
   scale: benchScale,
-  demo: benchDemo
+  demo: benchDemo,
+  soak: benchSoak
 }
 
 const wanted = process.argv.slice(2)

@@ -1,19 +1,21 @@
 /**
  * Step-up: `fastify.auth.recent({ within: '5m', factor })`, a hook (`onRequest` or `preHandler`) for routes that need a second factor
  * confirmed recently (changing the password, removing a passkey). It resolves the user like `authenticate` (401
- * without one), then answers 401 `GATEHOUSE_STEP_UP` unless the user confirmed the factor (any factor when none is
- * named: `totp` for an authenticator code, `recovery` for a recovery code, `passkey` for a passkey sign-in) within
- * `within`; the page confirms one (`POST {authPrefix}/totp/verify`) and retries.
+ * without one), then answers 401 `GATEHOUSE_STEP_UP` unless this session confirmed the factor (any factor when none is
+ * named: `totp` for an authenticator code, `recovery` for a recovery code, `passkey` for a passkey) within
+ * `within`; the page confirms one (`POST {authPrefix}/totp/verify`) and retries. The confirmation belongs to the
+ * session that made it (ASVS 5.0 7.5.3): another device's, or another copy's of an older session, opens nothing.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError, OptionsError, refuse } from '../lib/errors.js'
 import { checkKeys, optionDuration, optionName } from '../lib/options.js'
 import type { StateStore } from '../lib/state-store/types.js'
+import type { Audit } from '../lib/audit/audit.js'
 import { lastFactorAt, STEP_UP_KEEP_MS, type RecentOptions } from '../lib/step-up.js'
 import { guardedHook, requireUser } from './authenticate.js'
-import type { ResolveUser } from './types.js'
+import type { ResolveUser, SessionIdOf } from './types.js'
 
-export function recentHook (resolve: ResolveUser, store: StateStore, opts: RecentOptions) {
+export function recentHook (resolve: ResolveUser, sessionIdOf: SessionIdOf, store: StateStore, audit: Audit, opts: RecentOptions) {
   const o = checkKeys(opts, ['within', 'factor'], 'recent')
   if (o.within === undefined) throw new OptionsError('recent.within', 'is required, e.g. \'5m\'')
   const withinMs = optionDuration('recent.within', o.within, 0)
@@ -23,8 +25,11 @@ export function recentHook (resolve: ResolveUser, store: StateStore, opts: Recen
   return async function gatehouseRecent (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const denied = await signedIn(request, reply)
     if (denied !== undefined) return denied
-    const at = await lastFactorAt(store, request.user!.id, factor)
+    // Basic auth has no session, so nothing to have confirmed a factor in.
+    const sessionId = await sessionIdOf(request, reply)
+    const at = sessionId === undefined ? undefined : await lastFactorAt(store, sessionId, factor)
     if (at !== undefined && Date.now() - at <= withinMs) return undefined
+    if (audit.on) audit.emit(request, 'step_up.refused', { reason: 'not_recent', userId: request.user!.id })
     return refuse(request, reply.header('cache-control', 'no-store'), new HttpError(401, 'second factor required',
       `confirm ${factor === undefined ? 'a second factor' : `the ${factor} factor`} again, then retry`, ErrorCodes.STEP_UP))
   }

@@ -21,3 +21,9 @@ export interface XsrfHookOptions {
   headerName: string
   cookieName: string
 }
+
+/**
+ * The id (`jti`) of the session a request presents whose user is the one the hooks attached, or undefined (basic
+ * auth, no session): what step-up confirmations are kept under.
+ */
+export type SessionIdOf = (request: FastifyRequest, reply: FastifyReply) => Promise<string | undefined>

@@ -22,9 +22,9 @@ export interface CrossSiteOptions {
    * Origins (`https://app.example.com`) whose pages may send these requests, besides the origin of `url` and the
    * hosts of `allowedRedirectHosts`. Default none.
    */
-  trustedOrigins?: string[]
+  trustedOrigins?: string[] | undefined
   /** Accept `Sec-Fetch-Site: same-site` (a page on a sibling subdomain) from any origin. Default false. */
-  allowSameSite?: boolean
+  allowSameSite?: boolean | undefined
 }
 
 const CROSS_SITE_KEYS = keyList<CrossSiteOptions>({ trustedOrigins: true, allowSameSite: true })

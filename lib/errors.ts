@@ -43,6 +43,8 @@ export const ErrorCodes = {
   TOTP: 'GATEHOUSE_TOTP',
   /** 401: the route needs a recently confirmed second factor (`fastify.auth.recent`): confirm one, then retry. */
   STEP_UP: 'GATEHOUSE_STEP_UP',
+  /** 401: a change of factors (or other sessions ended) needs a fresh sign-in, or the password in the request. */
+  REAUTHENTICATE: 'GATEHOUSE_REAUTHENTICATE',
   /** 404: no such route, provider, avatar or pending login. */
   NOT_FOUND: 'GATEHOUSE_NOT_FOUND',
   /** 409: the request conflicts with work in progress (e.g. the profiler is already profiling). */
@@ -51,6 +53,8 @@ export const ErrorCodes = {
   TOO_LARGE: 'GATEHOUSE_TOO_LARGE',
   /** 415: the body's `Content-Encoding` cannot be decoded, so a limit or filter on it cannot be enforced. */
   UNSUPPORTED_ENCODING: 'GATEHOUSE_UNSUPPORTED_ENCODING',
+  /** 415: the body's media type is not one the route reads (the auth routes read JSON and forms). */
+  UNSUPPORTED_MEDIA_TYPE: 'GATEHOUSE_UNSUPPORTED_MEDIA_TYPE',
   /** 429: too many attempts; see `Retry-After`. */
   RATE_LIMITED: 'GATEHOUSE_RATE_LIMITED',
   /** 500: a failure of the server itself (logged with its cause). */
@@ -89,7 +93,7 @@ export class OptionsError extends GatehouseError {
 }
 
 /** The one error body shape of the package. */
-export interface ErrorBody { error: string; details?: string; code: string }
+export interface ErrorBody { error: string; details?: string | undefined; code: string }
 
 const BY_STATUS: Record<number, ErrorCode> = {
   400: ErrorCodes.BAD_REQUEST,
@@ -117,16 +121,22 @@ export class HttpError extends GatehouseError {
   readonly statusCode: number
   readonly details: string | undefined
   /**
+   * The audit reason of this refusal when its code alone does not say it (a wrong authenticator code answers
+   * `GATEHOUSE_CREDENTIALS` with reason `totp`); undefined otherwise.
+   */
+  readonly reason: string | undefined
+  /**
    * Headers the answer carries (`Retry-After` of a RateLimitedError); Fastify's own error handler sets them
    * when an app's handler passes the error on with `reply.send(err)`.
    */
   get headers (): Readonly<Record<string, string>> | undefined { return undefined }
 
-  constructor (statusCode: number, error: string, details?: string, code?: string, options?: { cause?: unknown }) {
+  constructor (statusCode: number, error: string, details?: string, code?: string, options?: { cause?: unknown; reason?: string | undefined }) {
     super(error, code ?? codeForStatus(statusCode), options)
     this.name = 'HttpError'
     this.statusCode = statusCode
     this.details = details
+    this.reason = options?.reason
   }
 
   toJSON (): ErrorBody {

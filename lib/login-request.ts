@@ -21,10 +21,15 @@ export function queryText (query: Record<string, unknown>, key: string, max: num
     if (required) throw new HttpError(400, 'bad request', `${key} is required`)
     return undefined
   }
-  if (typeof v !== 'string') throw new HttpError(400, 'bad request', `${key} must be given once`)
+  if (typeof v !== 'string') throw notOneString(key, v)
   if (v.length > max) throw new HttpError(400, 'bad request', `${key} is too long (at most ${max} characters)`)
   if (CONTROL.test(v) || v.trim() === '') throw new HttpError(400, 'bad request', `${key} contains control characters or only spaces`)
   return v
+}
+
+/** The 400 of a field that is not one string: a repeated query key or form field, or a JSON number, object, … */
+export function notOneString (key: string, value: unknown): HttpError {
+  return new HttpError(400, 'bad request', Array.isArray(value) ? `${key} must be given once` : `${key} must be a string`)
 }
 
 /**

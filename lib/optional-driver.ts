@@ -37,15 +37,28 @@ export interface DriverUse { option: string; feature: string }
  * the caret range's fixed part, written without characters a shell would treat specially.
  */
 export function installCommand (name: DriverName): string {
-  const [major, minor] = OPTIONAL_DRIVERS[name].slice(1).split('.')
-  return `npm i ${name}@${major === '0' ? `0.${minor}` : major}`
+  return installAll([name])
 }
 
-/** A driver that is not installed, or does not load (a native addon built for another platform). */
+/** One `npm i` line for several drivers: `npm i otpauth@9 qrcode@1`. */
+export function installAll (names: readonly DriverName[]): string {
+  return `npm i ${names.map(installSpec).join(' ')}`
+}
+
+/** `ioredis@6`, `sharp@0.35`: the package at the fixed part of its caret range. */
+function installSpec (name: DriverName): string {
+  const [major, minor] = OPTIONAL_DRIVERS[name].slice(1).split('.')
+  return `${name}@${major === '0' ? `0.${minor}` : major}`
+}
+
+/**
+ * Drivers that are not installed, or one that does not load (a native addon built for another platform). Several
+ * are named together (`otpauth and qrcode`) with one `npm i` line, so a feature is set up with one command.
+ */
 export class DriverMissingError extends OptionsError {
   constructor (readonly driver: string, readonly feature: string, option: string, readonly install: string, cause?: unknown) {
     super(option, cause === undefined
-      ? `needs ${driver} for ${feature}, and it is not installed: ${install}`
+      ? `needs ${driver} for ${feature}, and ${driver.includes(' and ') ? 'they are' : 'it is'} not installed: ${install}`
       : `needs ${driver} for ${feature}, and it failed to load (${(cause as Error)?.message ?? String(cause)}); reinstall it: ${install}`,
     cause === undefined ? undefined : { cause })
     this.name = 'OptionsError'
@@ -64,7 +77,17 @@ export function hasDriver (name: DriverName): boolean {
 
 /** Throws a DriverMissingError for `use` unless the driver is installed; for features that load it later. */
 export function checkDriver (name: DriverName, use: DriverUse): void {
-  checkResolves(name, use, installCommand(name))
+  checkDrivers([name], use)
+}
+
+/**
+ * For a feature that needs several drivers: one DriverMissingError naming every one of them that is not installed
+ * (`needs otpauth and qrcode …: npm i otpauth@9 qrcode@1`), rather than one error per run; loads nothing.
+ */
+export function checkDrivers (names: readonly DriverName[], use: DriverUse): void {
+  const missing = names.filter((name) => !resolves(name))
+  if (missing.length === 0) return
+  throw new DriverMissingError(missing.join(' and '), use.feature, use.option, installAll(missing))
 }
 
 /** Loads a CommonJS-loadable driver synchronously (for constructors), or throws a DriverMissingError for `use`. */
@@ -119,6 +142,6 @@ function resolves (name: string): boolean {
   } catch (err) {
     // Only "not found" is missing: a package that is there but cannot be resolved for `require` (an ES-module-only
     // release, ERR_PACKAGE_PATH_NOT_EXPORTED) is loaded anyway, and says why if that fails.
-    return (err as { code?: string })?.code !== 'MODULE_NOT_FOUND'
+    return (err as { code?: string | undefined })?.code !== 'MODULE_NOT_FOUND'
   }
 }

@@ -15,7 +15,7 @@ export const FASTIFY_KEYS: readonly string[] = ['prefix', 'logLevel', 'logSerial
 export function checkKeys (opts: unknown, known: readonly string[], label?: string): Record<string, unknown> {
   if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) throw new OptionsError(label ?? '(options)', 'must be an object')
   for (const key of Object.keys(opts)) {
-    if (!known.includes(key) && !FASTIFY_KEYS.includes(key)) throw new OptionsError(named(label, key), 'is not a known option')
+    if (!known.includes(key) && !FASTIFY_KEYS.includes(key)) throw unknownOption(named(label, key), key, known)
   }
   return opts as Record<string, unknown>
 }
@@ -38,9 +38,59 @@ export function optionGroup<T> (name: string, value: unknown, known: readonly st
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new OptionsError(name, 'must be an object')
   // Fastify's registration keys belong to the top level only.
   for (const key of Object.keys(value)) {
-    if (!known.includes(key)) throw new OptionsError(named(name, key), 'is not a known option')
+    if (!known.includes(key)) throw unknownOption(named(name, key), key, known)
   }
   return value as Partial<T>
+}
+
+/** The OptionsError of an unknown key at `path`, with the known name it was probably meant to be. */
+export function unknownOption (path: string, key: string, known: readonly string[]): OptionsError {
+  return new OptionsError(path, `is not a known option${didYouMean(key, known)}`)
+}
+
+/** `; did you mean "secret"?` when `given` is a likely slip for one of `known`, else ''. */
+export function didYouMean (given: string, known: readonly string[]): string {
+  const near = nearestName(given, known)
+  return near === undefined ? '' : `; did you mean "${near}"?`
+}
+
+/**
+ * The name of `known` that `given` most likely meant: the same name in another case (`URL` → `url`), one that
+ * starts with the other (`check` → `checker`), or the closest within one edit for short names and two for longer
+ * ones (`secrets` → `secret`). Undefined when nothing is that close, so a suggestion is never a guess.
+ */
+export function nearestName (given: string, known: readonly string[]): string | undefined {
+  const g = given.toLowerCase()
+  const exact = known.find((k) => k.toLowerCase() === g)
+  if (exact !== undefined) return exact
+  let best: { name: string; distance: number } | undefined
+  for (const name of known) {
+    const k = name.toLowerCase()
+    const prefix = Math.min(k.length, g.length) >= 4 && (k.startsWith(g) || g.startsWith(k))
+    const distance = prefix ? Math.abs(k.length - g.length) : editDistance(g, k)
+    const allowed = prefix ? Infinity : Math.min(g.length, k.length) <= 4 ? 1 : 2
+    if (distance <= allowed && (best === undefined || distance < best.distance)) best = { name, distance }
+  }
+  return best?.name
+}
+
+/** Levenshtein distance (insertions, deletions, substitutions), for names of a few dozen characters. */
+function editDistance (a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    prev = row
+  }
+  return prev[b.length]!
+}
+
+/**
+ * The option path of a provider's options: its kind, and its name when that differs (`totp.encryptionKey` for the
+ * provider of the default name, `passkey.work.rpID` for one named `work`), so a path names the provider once.
+ */
+export function providerLabel (kind: string, name: string): string {
+  return name === kind ? kind : `${kind}.${name}`
 }
 
 /** `label.key`, or `key` without a label. */
@@ -53,6 +103,19 @@ export function optionDuration (name: string, value: unknown, dflt: number): num
   if (value === undefined) return dflt
   const ms = parseDuration(value as number | string)
   if (ms === undefined) throw new OptionsError(name, `must be a positive duration in ms or like "15m", got ${JSON.stringify(value)}`)
+  return ms
+}
+
+/**
+ * A lifetime (of a session, a token, a confirmation link) as `optionDuration` reads it. A bare number below one
+ * second is legal but almost always seconds written where milliseconds are read (`tokenDuration: 60`): `warn` is
+ * told, with the spelling that was probably meant.
+ */
+export function optionLifetime (name: string, value: unknown, dflt: number, warn: (text: string) => void): number {
+  const ms = optionDuration(name, value, dflt)
+  if (typeof value === 'number' && value > 0 && value < 1000) {
+    warn(`${name} is ${value}: a bare number is milliseconds, so this lasts ${value} ms; write '${value}s' (or ${value * 1000}) for ${value} seconds`)
+  }
   return ms
 }
 

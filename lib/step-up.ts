@@ -1,32 +1,35 @@
 /**
- * When a user last confirmed a second factor (a TOTP code, a recovery code), kept in the state store so every
- * instance sees it: what `fastify.auth.recent()` checks before routes that need a fresh factor (step-up).
- * Kept per user: a confirmation counts for that user's sessions on every device for `within`.
+ * When a session last confirmed a second factor (a TOTP code, a recovery code, a passkey), kept in the state store
+ * so every instance sees it: what `fastify.auth.recent()` checks before routes that need a fresh factor (step-up).
+ *
+ * Kept per session (its `jti`), never per user (ASVS 5.0 7.5.3): a code typed on one device opens nothing for the
+ * user's other sessions, a stolen copy of an old session among them. A login completed with a second factor
+ * records it for the session it creates.
  */
 import type { Duration } from './duration.js'
 import type { StateStore } from './state-store/types.js'
 
 /** Options of `fastify.auth.recent()`. */
 export interface RecentOptions {
-  /** How recently the factor must have been confirmed: ms or like `'5m'` (at most 24 hours). */
+  /** How recently the factor must have been confirmed in this session: ms or like `'5m'` (at most 24 hours). */
   within: Duration
-  /** The factor required (`totp`, `recovery`); default any second factor. */
-  factor?: string
+  /** The factor required (`totp`, `recovery`, `passkey`); default any second factor. */
+  factor?: string | undefined
 }
 
 /** How long a confirmation is remembered at most; `recent({ within })` longer than this sees none. */
 export const STEP_UP_KEEP_MS = 24 * 3600_000
 
-const keyOf = (userId: string, factor: string): string => `stepup:${factor}:${userId}`
+const keyOf = (sessionId: string, factor: string): string => `stepup:${factor}:${sessionId}`
 
-/** Records that `userId` confirmed `factor` now (and so "any" factor). */
-export async function recordFactor (store: StateStore, userId: string, factor: string, now = Date.now()): Promise<void> {
-  for (const f of new Set([factor, 'any'])) await store.set(keyOf(userId, f), String(now), STEP_UP_KEEP_MS)
+/** Records that session `sessionId` (a `jti`) confirmed `factor` now (and so "any" factor). */
+export async function recordFactor (store: StateStore, sessionId: string, factor: string, now = Date.now()): Promise<void> {
+  for (const f of new Set([factor, 'any'])) await store.set(keyOf(sessionId, f), String(now), STEP_UP_KEEP_MS)
 }
 
-/** When `userId` last confirmed `factor` (any factor when undefined), ms since the epoch; undefined when never. */
-export async function lastFactorAt (store: StateStore, userId: string, factor = 'any'): Promise<number | undefined> {
-  const v = await store.get(keyOf(userId, factor))
+/** When session `sessionId` last confirmed `factor` (any factor when undefined), ms since the epoch; undefined when never. */
+export async function lastFactorAt (store: StateStore, sessionId: string, factor = 'any'): Promise<number | undefined> {
+  const v = await store.get(keyOf(sessionId, factor))
   const at = v === undefined ? NaN : Number(v)
   return Number.isFinite(at) ? at : undefined
 }

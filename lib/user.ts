@@ -9,12 +9,12 @@ export interface UserData {
   /** `<provider>_<sha1 hex of the provider's user id>` */
   id: string
   /** Full link to the proxied avatar. */
-  picture?: string
+  picture?: string | undefined
   /** Hash of the user's IP, filled by a claims updater. */
-  ip?: string
-  email?: string
-  attrs?: Record<string, unknown>
-  role?: string
+  ip?: string | undefined
+  email?: string | undefined
+  attrs?: Record<string, unknown> | undefined
+  role?: string | undefined
 }
 
 /** `<provider>_<sha1 hex>`: the provider's own id never leaves the server in the clear. */
@@ -96,9 +96,9 @@ export class User implements UserData {
  * out. `new User(user)` gives a copy to change (what an `updateUser` updater gets).
  */
 export type ReadonlyUser = Readonly<Omit<User, 'attrs' | 'setStrAttr' | 'setBoolAttr' | 'setListAttr' | 'setAdmin'>> & {
-  readonly attrs?: Readonly<Record<string, unknown>>
+  readonly attrs?: Readonly<Record<string, unknown>> | undefined
 }
 
 /** Result of a basic-auth checker: `ok` and, when ok, the user placed in `request.user`. */
-export interface BasicAuthResult { ok: boolean; user?: UserData }
+export interface BasicAuthResult { ok: boolean; user?: UserData | undefined }
 export type BasicAuthChecker = (user: string, passwd: string) => MaybePromise<BasicAuthResult>

@@ -30,9 +30,9 @@ export interface AuthOptions extends CoreOptions {
    * The avatar proxy (see the README's "Avatars"): `{ prefix, store, resizeLimit, maxAge, fetch }`, on by default
    * with an in-memory store. `false`: no avatar proxy, and providers' picture links are dropped from the user.
    */
-  avatar?: AvatarOptions | false
+  avatar?: AvatarOptions | false | undefined
   /** Providers to mount at registration (or register the provider plugins yourself, after this one). */
-  providers?: ProviderEntry[]
+  providers?: ProviderEntry[] | undefined
 }
 
 /** The keys of the root plugin besides the core's. */
@@ -80,7 +80,7 @@ function explainLateCookie (fastify: FastifyInstance): void {
     try {
       return decorate.call(this, name, ...rest)
     } catch (err) {
-      if (!COOKIE_DECORATORS.has(name) || (err as { code?: string }).code !== 'FST_ERR_DEC_ALREADY_PRESENT') throw err
+      if (!COOKIE_DECORATORS.has(name) || (err as { code?: string | undefined }).code !== 'FST_ERR_DEC_ALREADY_PRESENT') throw err
       throw new GatehouseError(`fastify-gatehouse: @fastify/cookie is registered after authPlugin, which found none and registered it (decorator "${name}" exists): register @fastify/cookie before authPlugin, which then uses yours`, ErrorCodes.OPTION, { cause: err })
     }
   } as FastifyInstance['decorate']

@@ -8,7 +8,7 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { HttpError, OptionsError } from '../lib/errors.js'
+import { ErrorCodes, HttpError, OptionsError } from '../lib/errors.js'
 import { openStateStore } from '../lib/state-store/resolve.js'
 import { enableTelemetry, startMetrics, tracedStateStore } from '../lib/telemetry/index.js'
 import type { StateStore } from '../lib/state-store/types.js'
@@ -16,6 +16,8 @@ import { createThrottle } from '../lib/throttle/throttle.js'
 import { resolveOptions, type CoreOptions } from './core/options.js'
 import { checkAtStartup } from './core/startup-check.js'
 import { packageLogger } from '../lib/logger.js'
+import { SECRET_KEY_WORDS } from '../lib/secret-keys.js'
+import { maskRequestLog } from './core/request-log.js'
 import { createTokenService } from './core/tokens.js'
 import { Revocations } from './core/revocation.js'
 import { openSessionIndex } from '../lib/state-store/session-index.js'
@@ -23,6 +25,7 @@ import { createUserResolver } from './core/session.js'
 import { makeRedirectPolicy } from './core/redirect.js'
 import { AudienceRule } from './core/audience.js'
 import { authRoutes } from './core/routes.js'
+import { clearSiteCookies } from './core/cookies.js'
 import { providerNames } from './core/mount.js'
 import { attachCore, type CoreInternals } from './core/internals.js'
 import { providerOfRoute, SessionList } from './core/sessions.js'
@@ -41,19 +44,32 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
   // Without a `logger` option the package writes through Fastify's own log; a host's logger gets redacted lines.
   const o = resolveOptions({ ...opts, logger: packageLogger(opts.logger, fastify.log) as CoreOptions['logger'] })
   checkDecoratorName(fastify, o.decoratorName)
+  // A query session (`?token=`) reaches the app's own routes: Fastify's request log masks it on every route.
+  maskRequestLog(fastify, o.tokenSources.query === null ? SECRET_KEY_WORDS : [...SECRET_KEY_WORDS, o.tokenSources.query])
   const { stateStore, throttle, revocations, sessions, tokens, audiences } = await openServices(fastify, o, opts.stateStore)
   const resolve = createUserResolver(o, tokens, throttle)
   const redirects = makeRedirectPolicy(o.url, o.origin, o.allowedRedirectHosts)
+  // The session the hooks' user came with, served from the cache the hook just filled; none for a basic-auth user
+  // (whose request may even carry a session token that does not verify: that is no session of theirs either).
+  const sessionIdOf = async (request: FastifyRequest, reply: FastifyReply): Promise<string | undefined> => {
+    let session
+    try { session = await tokens.session(request, reply) } catch { return undefined }
+    return session !== null && session.user !== null && session.user.id === request.user?.id ? session.claims.jti : undefined
+  }
 
   const logout = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const everywhere = logoutEverywhere(request)
+    const everywhere = logoutEverywhere(request, reply)
+    const signOut = (): void => { tokens.reset(reply); clearSiteCookies(reply) }
     let claims
     try {
       claims = await tokens.revokePresented(request, everywhere)
-    } finally {
-      // The cookies go even when the session could not be revoked (the answer then says why).
-      tokens.reset(reply)
+    } catch (err) {
+      // The cookies go even when the session could not be revoked (the answer then says why), unless the XSRF
+      // rule refused the request: a forged "sign out everywhere" signs nobody out, this browser included.
+      if (!(err instanceof HttpError && err.code === ErrorCodes.XSRF)) signOut()
+      throw err
     }
+    signOut()
     if (o.audit.on) auditLogout(core, request, claims, everywhere)
     return reply.send({ status: 'logged out' })
   }
@@ -67,7 +83,7 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
     rbac: (roles) => rbacHook(resolve, roles),
     trace: traceHook(resolve),
     xsrf: xsrfHook({ ...o.xsrf, cookieName: o.cookies.xsrfName }),
-    recent: (opts) => recentHook(resolve, stateStore, opts),
+    recent: (opts) => recentHook(resolve, sessionIdOf, stateStore, o.audit, opts),
     updateUser (updater?: UserUpdater | UserUpdFunc) {
       const fn = updater === undefined ? o.userUpdater : adaptUpdater(updater)
       if (fn === undefined) throw new OptionsError('userUpdater', 'is needed by updateUser() when it is called without an updater')
@@ -167,7 +183,6 @@ function decorateUser (fastify: FastifyInstance): void {
   if (!fastify.hasRequestDecorator('user')) fastify.decorateRequest('user', null)
 }
 
-/** `?all=1` (or `true`) on a logout ends every session of the user, not only this one. */
 /** The `logout` event: the user and audience of the verified session, when one was presented. */
 function auditLogout (core: CoreInternals, request: FastifyRequest, claims: Claims | undefined, everywhere: boolean): void {
   core.options.audit.emit(request, 'logout', {
@@ -179,11 +194,17 @@ function auditLogout (core: CoreInternals, request: FastifyRequest, claims: Clai
   })
 }
 
-function logoutEverywhere (request: FastifyRequest): boolean {
+/**
+ * `?all=1` (or `true`) on a logout ends every session of the user, not only this one: only by POST (a GET, which
+ * an `<img>` or a link can send, answers 405 and ends nothing).
+ */
+function logoutEverywhere (request: FastifyRequest, reply: FastifyReply): boolean {
   const all = (request.query as Record<string, unknown> | undefined)?.all
   if (all === undefined || all === '0' || all === 'false') return false
-  if (all === '1' || all === 'true') return true
-  throw new HttpError(400, 'bad request', 'all must be 1, 0, true or false')
+  if (all !== '1' && all !== 'true') throw new HttpError(400, 'bad request', 'all must be 1, 0, true or false')
+  if (request.method === 'POST') return true
+  reply.header('allow', 'POST')
+  throw new HttpError(405, 'method not allowed', 'ending every session is a POST (with the XSRF header of a cookie session)', ErrorCodes.BAD_REQUEST)
 }
 
 function adaptUpdater (u: UserUpdater | UserUpdFunc): UserUpdFunc {

@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { OptionsError } from '../lib/errors.js'
+import { didYouMean } from '../lib/options.js'
 import { afterReady } from './core/mount.js'
 import { mountLater, type ProviderOrFactory } from './core/kit.js'
 import type { CredChecker } from './core/types.js'
@@ -102,7 +103,10 @@ export function registerEntry (fastify: FastifyInstance, entry: ProviderEntry): 
   const { kind, ...opts } = entry
   if (kind === 'handler') { mountLater(fastify, (opts as { provider: ProviderOrFactory }).provider); return }
   const plugin = Object.hasOwn(PLUGINS, String(kind)) ? PLUGINS[kind] : undefined
-  if (plugin === undefined) throw new OptionsError('providers', `has an entry of unknown kind ${JSON.stringify(kind)} (${[...Object.keys(PLUGINS), 'handler'].join(', ')})`)
+  if (plugin === undefined) {
+    const kinds = [...Object.keys(PLUGINS), 'handler']
+    throw new OptionsError('providers', `has an entry of unknown kind ${JSON.stringify(kind)} (${kinds.join(', ')})${didYouMean(String(kind), kinds)}`)
+  }
   const name = String((opts as { name?: unknown }).name ?? kind)
   // Registering after start is refused by Fastify too; one OptionsError says so for every way alike.
   if (coreOf(fastify).ready) throw afterReady(name)

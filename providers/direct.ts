@@ -9,9 +9,12 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError, OptionsError } from '../lib/errors.js'
 import { checkKeys, optionFunction, optionName } from '../lib/options.js'
-import { queryText, requestFields, type LoginRequest } from '../lib/login-request.js'
-import { userId } from '../lib/user.js'
+import { notOneString, queryText, requestFields, type LoginRequest } from '../lib/login-request.js'
+import type { UserData } from '../lib/user.js'
+import { requestLogger } from '../lib/logger.js'
+import { readCheckerAnswer } from './direct-answer.js'
 import { secondFactorOf, takeSecondFactor } from '../lib/second-factor.js'
+import { registerReauth, type ReauthCheck } from '../lib/reauth.js'
 import { refuseReservedName } from './oauth2/builtins.js'
 import { appOfKit, auditOfKit, providerKit, type ProviderKit } from '../plugins/core/kit.js'
 import type { AuthProvider, CredChecker } from '../plugins/core/types.js'
@@ -19,14 +22,18 @@ import type { AuthProvider, CredChecker } from '../plugins/core/types.js'
 /** Options of the direct provider plugin. */
 export interface DirectProviderOptions {
   /** Route name: `{authPrefix}/<name>/login`. Default `local`. */
-  name?: string
-  /** Decides on a user name and password (or any prepared hash): true signs in. Required. */
+  name?: string | undefined
+  /**
+   * Decides on a user name and password (or any prepared hash): `true` signs in the typed name as the lockout
+   * counts it (so every spelling of it is one user), `{ ok: true, user }` the account it names (its canonical name,
+   * or `{ name, id?, email?, attrs?, role? }`). Required.
+   */
   checker: CredChecker
   /**
    * Also sign in with `GET /<name>/login?user=&passwd=` (go-pkgz/auth's form). Default false: a GET login answers
    * 405 (`Allow: POST`), since a password in a URL ends up in access logs, proxies and browser histories.
    */
-  allowGet?: boolean
+  allowGet?: boolean | undefined
 }
 
 const MAX_USER = 256
@@ -43,17 +50,10 @@ export function createDirectProvider (kit: ProviderKit, name: string, checker: C
       const user = queryText(fields, 'user', MAX_USER, true)!
       const passwd = secretField(fields, 'passwd', MAX_PASSWD)
       // Lockout (rateLimit.failures): refused 429 while this user name (existing or not) or address is locked.
-      await kit.throttle.guard(request, `direct/${name}:${user}`, async () => {
-        let ok: boolean
-        try {
-          ok = await checker(user, passwd)
-        } catch (err) {
-          // Logged once, with this cause, by the auth routes' error handler.
-          throw new HttpError(503, 'unavailable', 'credential check failed', undefined, { cause: err })
-        }
-        if (ok !== true) throw new HttpError(403, 'forbidden', 'incorrect user or password', ErrorCodes.CREDENTIALS)
-      })
-      const result = { user: { name: user, id: userId(name, user) }, ...login }
+      // The one user every spelling of the account signs in (the checker's answer): its id keys the second factor,
+      // the session list and revokeUser.
+      const account = await kit.throttle.guard(request, `direct/${name}:${user}`, async () => await check(kit, request, name, checker, user, passwd))
+      const result = { user: account, ...login }
       // A second factor required of this provider (e.g. passkeys) may take the login over: then no session yet.
       await secondFactorOf(appOfKit(kit), name)?.(request, reply, result)
       // Whether a factor answered is told by the reply, not by what the step resolved: awaiting a sent Fastify
@@ -65,6 +65,23 @@ export function createDirectProvider (kit: ProviderKit, name: string, checker: C
       return reply
     }
   }
+}
+
+/** Runs the checker: the user it signs in, or 403 `GATEHOUSE_CREDENTIALS` (503 when it throws). */
+async function check (kit: ProviderKit, request: FastifyRequest, name: string, checker: CredChecker, user: string, passwd: string): Promise<UserData> {
+  let answer: unknown
+  try {
+    answer = await checker(user, passwd)
+  } catch (err) {
+    // Logged once, with this cause, by the auth routes' error handler.
+    throw new HttpError(503, 'unavailable', 'credential check failed', undefined, { cause: err })
+  }
+  const verdict = readCheckerAnswer(answer, user, name, kit.throttle.accountName)
+  if ('user' in verdict) return verdict.user
+  if (verdict.malformed !== undefined) {
+    requestLogger(kit.logger, request).logf('[ERROR] direct provider "%s": the checker answered %s; refused as a wrong password', name, verdict.malformed)
+  }
+  throw new HttpError(403, 'forbidden', 'incorrect user or password', ErrorCodes.CREDENTIALS)
 }
 
 function refuseGet (reply: FastifyReply, name: string): never {
@@ -79,7 +96,8 @@ function checkBody (body: unknown): void {
 /** A password (or prepared hash): any characters, one value, bounded length. */
 function secretField (src: Record<string, unknown>, key: string, max: number): string {
   const v = src[key]
-  if (typeof v !== 'string' || v === '') throw new HttpError(400, 'bad request', `${key} is required`)
+  if (v === undefined || v === '') throw new HttpError(400, 'bad request', `${key} is required`)
+  if (typeof v !== 'string') throw notOneString(key, v)
   if (v.length > max) throw new HttpError(400, 'bad request', `${key} is too long`)
   return v
 }
@@ -89,11 +107,28 @@ async function direct (fastify: FastifyInstance, opts: DirectProviderOptions): P
   const name = optionName('direct.name', o.name, 'local')
   refuseReservedName('direct.name', name)
   const checker = optionFunction<CredChecker>('direct.checker', o.checker)
-  if (checker === undefined) throw new OptionsError('direct.checker', 'is required: (user, passwd) => boolean | Promise<boolean>')
+  if (checker === undefined) throw new OptionsError('direct.checker', 'is required: (user, passwd) => boolean | { ok, user } (or a promise of one)')
   if (o.allowGet !== undefined && typeof o.allowGet !== 'boolean') throw new OptionsError('direct.allowGet', 'must be true or false')
   const kit = providerKit(fastify, 'direct')
   kit.mount(createDirectProvider(kit, name, checker, o.allowGet === true))
   takeSecondFactor(appOfKit(kit), name)
+  registerReauth(appOfKit(kit), 'password', passwordAgain(kit, name, checker))
+}
+
+/**
+ * Re-authentication of a signed-in user of this provider by password (a change of factors sends it again): the
+ * checker decides for the session's user name, under the same lockout as a sign-in, and the account it signs in
+ * must be the session's. Users of other providers (ids not `<name>_<sha1>`) are not this provider's to check.
+ */
+function passwordAgain (kit: ProviderKit, name: string, checker: CredChecker): ReauthCheck {
+  const ours = new RegExp(`^${name.replace(/[-.*+?^${}()|[\]\\]/g, '\\$&')}_[0-9a-f]{40}$`)
+  return async (request, { user }, value) => {
+    if (!ours.test(user.id)) return false
+    const passwd = secretField({ password: value }, 'password', MAX_PASSWD)
+    const account = await kit.throttle.guard(request, `direct/${name}:${user.name}`, async () => await check(kit, request, name, checker, user.name, passwd))
+    if (account.id !== user.id) throw new HttpError(403, 'forbidden', 'incorrect password', ErrorCodes.CREDENTIALS)
+    return true
+  }
 }
 
 /** Direct (credential-checker) login as a plugin (`gatehouse-direct`). */

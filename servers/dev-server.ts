@@ -15,11 +15,11 @@ export const DEV_CLIENT: Readonly<ClientCredentials> = Object.freeze({ cid: 'dev
 /** Options of `startDevServer`. */
 export interface DevServerOptions extends CommonServerOptions {
   /** Port; 0 picks a free one. Default 8084. */
-  port?: number
+  port?: number | undefined
   /** Address to listen on. Default `127.0.0.1`. */
-  host?: string
+  host?: string | undefined
   /** Client credentials. Default `DEV_CLIENT`. */
-  client?: ClientCredentials
+  client?: ClientCredentials | undefined
 }
 
 /** A running OAuth2 server and what a client needs to use it. */

@@ -15,11 +15,11 @@ export interface LocalOAuth2ServerOptions extends CommonServerOptions {
   /** Address of the server with port, e.g. `http://localhost:9096`; port 0 picks a free one. Required. */
   url: string
   /** Show a login page (true) or sign `autoLoginUser` in at once (false, the default). */
-  withLoginPage?: boolean
+  withLoginPage?: boolean | undefined
   /** Client credentials. Default: generated per start. */
-  client?: ClientCredentials
+  client?: ClientCredentials | undefined
   /** Address to listen on. Default: from `url` (`localhost` → 127.0.0.1). */
-  host?: string
+  host?: string | undefined
 }
 
 /** Starts a local OAuth2 server; resolves once it listens, with the options of a custom provider on it. */

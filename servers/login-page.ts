@@ -19,7 +19,7 @@ export interface LoginPageContext {
   clientId: string
   scopes: string[]
   /** Why the previous submit was refused, e.g. an empty user name. */
-  error?: string
+  error?: string | undefined
 }
 
 /**

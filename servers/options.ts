@@ -12,27 +12,27 @@ import type { AuthServerConfig, ClientCredentials, EmailFn } from './types.js'
 /** Options common to `startDevServer` and `startLocalOAuth2Server`. */
 export interface CommonServerOptions {
   /** Show the login page (true) or sign `autoLoginUser` in at once (false). */
-  withLoginPage?: boolean
+  withLoginPage?: boolean | undefined
   /** Renders the login page instead of the default one (requires `withLoginPage`). */
-  loginPageHandler?: LoginPageHandler
+  loginPageHandler?: LoginPageHandler | undefined
   /** User signed in when there is no login page. Default `dev_user`. */
-  autoLoginUser?: string
+  autoLoginUser?: string | undefined
   /** E-mail of a user name, added to the userinfo answer when it returns one. Default: no e-mail. */
-  emailFn?: EmailFn
+  emailFn?: EmailFn | undefined
   /**
    * Redirect URIs the client may use, compared exactly (RFC 9700 §4.1.3); at least one. Default: only the
    * callback of the provider registered with this server's `providerOptions` (it registers itself when set
    * up); until then every authorization request is refused.
    */
-  redirectUris?: string[]
+  redirectUris?: string[] | undefined
   /** Logger (`stdLogger()` etc.). Default noop. Never given codes, tokens or secrets. */
-  logger?: Logger
+  logger?: Logger | undefined
   /** Lifetime of an authorization code: ms or `'60s'`. Default 60 seconds. (Was `codeTtlMs`.) */
-  codeTtl?: Duration
+  codeTtl?: Duration | undefined
   /** Lifetime of an access token: ms or `'1h'`. Default 1 hour. (Was `tokenTtlMs`.) */
-  tokenTtl?: Duration
+  tokenTtl?: Duration | undefined
   /** Lifetime of a shown login form: ms or `'10m'`. Default 10 minutes. (Was `loginTtlMs`.) */
-  loginTtl?: Duration
+  loginTtl?: Duration | undefined
 }
 
 type Common = Omit<AuthServerConfig, 'label' | 'host' | 'port' | 'publicHost' | 'client' | 'withLoginPage'>

@@ -2,9 +2,9 @@
  * OAuth2 protocol pieces of the local authorization server (RFC 6749, RFC 6750 bearer tokens, RFC 7636
  * PKCE), kept apart from the routes so each rule is written once.
  */
-import { createHash } from 'node:crypto'
 import type { FastifyReply } from 'fastify'
 import { safeEqual } from '../lib/compare.js'
+import { pkceChallenge } from '../lib/pkce.js'
 
 /** Error codes of RFC 6749 §4.1.2.1 and §5.2 and RFC 6750 §3.1. */
 export type OAuthErrorCode =
@@ -105,7 +105,7 @@ export function verifyCodeVerifier (challenge: string | undefined, verifier: str
   }
   if (verifier === undefined) throw new OAuthError(400, 'invalid_grant', 'code_verifier is required: the authorization request had a code_challenge')
   if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) throw new OAuthError(400, 'invalid_grant', 'code_verifier must be 43..128 characters of [A-Za-z0-9._~-]')
-  const computed = createHash('sha256').update(verifier).digest('base64url')
+  const computed = pkceChallenge(verifier)
   if (!safeEqual(computed, challenge)) throw new OAuthError(400, 'invalid_grant', 'code_verifier does not match code_challenge')
 }
 

@@ -13,7 +13,7 @@ export const LOCAL_SCOPES: readonly string[] = Object.freeze(['user'])
  * A user as a custom provider's mapping function returns it: `id` is the server's own user id; the login
  * engine turns it into `<provider name>_<sha1 hex>`, so the provider name is not needed here.
  */
-export interface LocalMappedUser { id: string; name: string; picture?: string; email?: string }
+export interface LocalMappedUser { id: string; name: string; picture?: string | undefined; email?: string | undefined }
 
 /** Custom-provider options for a local server: client credentials, endpoints, scopes and the mapping. */
 export interface LocalProviderOptions {

@@ -16,7 +16,7 @@ export interface LocalUserInfo {
   name: string
   /** Link to the user's picture on this server. */
   picture: string
-  email?: string
+  email?: string | undefined
 }
 
 export function registerTokenRoutes (app: FastifyInstance, ctx: ServerContext): void {

@@ -15,7 +15,7 @@ export interface FileStoreOptions {
    * Bytes of recently read avatars kept in memory, each checked against the file's content id (one `stat`)
    * before it is used, so a replaced file is never served stale. 0 disables. Default 8 MiB.
    */
-  cacheBytes?: number
+  cacheBytes?: number | undefined
 }
 
 export class FileStore implements AvatarStore {

@@ -17,7 +17,7 @@ export interface StoreFamily<S> {
   readonly isStore: (value: unknown) => value is S
   readonly memory: () => S
   readonly lmdb: (path: string) => S
-  readonly redis: (address: string, options: { onError?: (err: Error) => void }) => S
+  readonly redis: (address: string, options: { onError?: ((err: Error) => void) | undefined }) => S
 }
 
 /** A store and whether the caller opened it (and so must close it). */

@@ -24,7 +24,38 @@ export async function api (path, init = {}) {
   return { status: res.status, body }
 }
 
+/**
+ * A request that changes the account's factors (an authenticator app, a passkey, recovery codes, other sessions).
+ * When the sign-in is older than a few minutes the server answers GATEHOUSE_REAUTHENTICATE: the page asks for the
+ * password and sends the request again with it. The answer carries `sent`, the body that went (for a retry).
+ */
+export async function withPassword (path, method, body = {}) {
+  const send = (b) => api(path, { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(b) })
+  let sent = body
+  let r = await send(sent)
+  if (r.body?.code === 'GATEHOUSE_REAUTHENTICATE') {
+    const password = window.prompt('Confirm it is you: your password')
+    if (!password) return { ...r, sent }
+    sent = { ...body, password }
+    r = await send(sent)
+  }
+  return { ...r, sent }
+}
+
 export const reason = (r) => r.body?.details || r.body?.error || `status ${r.status}`
+
+/**
+ * The signed-in user as this page last read it, or null. passkey.js, totp.js and sessions.js read it instead of
+ * asking the server again (they run after this module, so it is set by then).
+ */
+export let currentUser = null
+
+/**
+ * The XSRF cookie comes and goes with the session cookie (set at sign-in, cleared at logout; the session cookie
+ * itself is HttpOnly). Without it the page is signed out, and asking `/auth/user` would only earn a 401, which a
+ * browser's console reports as an error on every signed-out visit.
+ */
+const mayBeSignedIn = () => /(?:^|;\s*)(?:__Host-)?XSRF-TOKEN=/.test(document.cookie)
 
 export function showMessage (text, kind = 'error') {
   const el = $('#message')
@@ -34,8 +65,9 @@ export function showMessage (text, kind = 'error') {
 }
 
 async function refresh () {
-  const { status, body } = await api(`${AUTH}/user`)
+  const { status, body } = mayBeSignedIn() ? await api(`${AUTH}/user`) : { status: 401, body: null }
   const signedIn = status === 200
+  currentUser = signedIn ? body : null
   $('#status').textContent = signedIn ? `signed in as ${body.name}` : 'not signed in'
   $('#signed-in').hidden = !signedIn
   $('#sign-in').hidden = signedIn

@@ -2,7 +2,7 @@
 // a passkey", and the second step of a `local` password login for a user who has one. The browser side of WebAuthn
 // is @simplewebauthn/browser, served as its own file (window.SimpleWebAuthnBrowser); the server side is
 // fastify-gatehouse's passkey provider under /auth/passkey.
-import { api, reason, showMessage } from './app.js'
+import { api, currentUser, reason, showMessage, withPassword } from './app.js'
 
 const $ = (sel) => document.querySelector(sel)
 const PASSKEY = '/auth/passkey'
@@ -28,7 +28,7 @@ async function signIn (what) {
 }
 
 async function addPasskey () {
-  const options = await postJSON(`${PASSKEY}/register/options`, {})
+  const options = await withPassword(`${PASSKEY}/register/options`, 'POST')
   if (options.status !== 200) { showMessage(`Adding a passkey failed: ${reason(options)}`); return }
   let answer
   try {
@@ -56,7 +56,7 @@ async function listPasskeys () {
     del.type = 'button'
     del.textContent = 'Delete'
     del.addEventListener('click', async () => {
-      const d = await api(`${PASSKEY}/credentials/${encodeURIComponent(p.id)}`, { method: 'DELETE' })
+      const d = await withPassword(`${PASSKEY}/credentials/${encodeURIComponent(p.id)}`, 'DELETE')
       if (d.status !== 200) showMessage(`Deleting the passkey failed: ${reason(d)}`)
       await listPasskeys()
     })
@@ -86,6 +86,5 @@ document.addEventListener('gatehouse:second-factor', async (ev) => {
 document.addEventListener('gatehouse:use-passkey', () => signIn('Confirming with a passkey'))
 document.addEventListener('gatehouse:user', (ev) => { show(ev.detail) })
 
-// app.js has shown the signed-in user before this module runs (it waits for app.js): read the state once here.
-const me = await api('/auth/user')
-await show(me.status === 200 ? me.body : null)
+// app.js has read who is signed in before this module runs (it waits for app.js).
+await show(currentUser)

@@ -1,7 +1,7 @@
 // "Where you're signed in" on the demo page: the signed-in user's sessions from GET /auth/sessions, with "Sign out"
 // per row (DELETE /auth/sessions/:id) and "Sign out everywhere else" (DELETE /auth/sessions). Redrawn whenever
 // app.js says who is signed in.
-import { api, reason, showMessage } from './app.js'
+import { api, currentUser, reason, showMessage, withPassword } from './app.js'
 
 const $ = (sel) => document.querySelector(sel)
 const SESSIONS = '/auth/sessions'
@@ -51,7 +51,8 @@ async function draw () {
 }
 
 async function signOut (session) {
-  const r = await api(`${SESSIONS}/${encodeURIComponent(session.id)}`, { method: 'DELETE' })
+  // Signing another device out needs a recent sign-in or the password; this one's own session does not.
+  const r = await withPassword(`${SESSIONS}/${encodeURIComponent(session.id)}`, 'DELETE')
   if (r.status !== 204) { showMessage(`Signing out failed: ${reason(r)}`); return }
   // Ending this browser's own session signs it out: app.js redraws the page (and this card with it).
   if (session.current) document.dispatchEvent(new CustomEvent('gatehouse:signed-in'))
@@ -59,7 +60,7 @@ async function signOut (session) {
 }
 
 $('#sessions-others').addEventListener('click', async () => {
-  const r = await api(SESSIONS, { method: 'DELETE' })
+  const r = await withPassword(SESSIONS, 'DELETE')
   if (r.status !== 200) { showMessage(`Signing out failed: ${reason(r)}`); return }
   await draw()
 })
@@ -69,5 +70,6 @@ document.addEventListener('gatehouse:user', (ev) => {
   else draw()
 })
 
-// app.js has shown the signed-in user before this module runs (it waits for app.js): draw once here.
-await draw()
+// app.js has shown the signed-in user before this module runs (it waits for app.js): draw once here, when
+// someone is signed in (signed out, the list would only answer 401).
+if (currentUser !== null) await draw()

@@ -1,11 +1,11 @@
 // Authenticator apps on the demo page: "Add an authenticator app" for the signed-in user (QR code, confirmed with a
 // code, recovery codes shown once), and the second step of a `local` password login asking for a code, with "use a
 // recovery code instead". The server side is fastify-gatehouse's TOTP provider under /auth/totp.
-import { api, reason, showMessage } from './app.js'
+import { api, currentUser, reason, showMessage, withPassword } from './app.js'
 
 const $ = (sel) => document.querySelector(sel)
 const TOTP = '/auth/totp'
-const postJSON = (path, body, method = 'POST') => api(path, { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
+const postJSON = (path, body) => api(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
 let recovery = false
 
 /** The served QR code, parsed as SVG (never as HTML) and put in place. */
@@ -30,7 +30,7 @@ async function refreshState () {
 }
 
 async function addApp () {
-  const r = await postJSON(`${TOTP}/enrol`, {})
+  const r = await withPassword(`${TOTP}/enrol`, 'POST')
   if (r.status !== 201) { showMessage(`Adding an authenticator app failed: ${reason(r)}`); return }
   showQr(r.body.qr)
   $('#totp-secret').textContent = r.body.secret
@@ -50,13 +50,16 @@ async function confirmApp (ev) {
   await refreshState()
 }
 
-/** Removal and new codes need a recent code: ask for one when the server says so, then retry. */
+/**
+ * Removal and new codes need a recent sign-in (or the password) and a code confirmed in this session: ask for
+ * each when the server says so, then retry.
+ */
 async function withFreshCode (path, method) {
-  let r = await postJSON(path, {}, method)
+  let r = await withPassword(path, method)
   if (r.body?.code === 'GATEHOUSE_STEP_UP') {
     const code = window.prompt('Type a code from your authenticator app')
     if (!code) return null
-    r = await postJSON(path, { code: code.trim() }, method)
+    r = await withPassword(path, method, { ...r.sent, code: code.trim() })
   }
   if (r.status !== 200) { showMessage(`Failed: ${reason(r)}`); return null }
   return r.body
@@ -111,5 +114,5 @@ $('#totp-use-passkey').addEventListener('click', () => { $('#totp-step').hidden 
 document.addEventListener('gatehouse:second-factor', (ev) => { if ((ev.detail?.methods ?? []).includes('totp')) askForCode(ev.detail.methods) })
 document.addEventListener('gatehouse:user', (ev) => { show(ev.detail) })
 
-const me = await api('/auth/user')
-await show(me.status === 200 ? me.body : null)
+// app.js has read who is signed in before this module runs (it waits for app.js).
+await show(currentUser)

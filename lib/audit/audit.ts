@@ -16,7 +16,7 @@ export const auditChannel = diagnostics.channel(AUDIT_CHANNEL)
 /** What the emitting place gives: the event's own fields, its reason, and the common fields it knows. */
 export type AuditFields<T extends AuditEventType> = Omit<AuditEventOf<T>, keyof AuditBase | 'type'> & {
   reason: string
-  outcome?: AuditOutcome
+  outcome?: AuditOutcome | undefined
   provider?: string | undefined
   userId?: string | undefined
   aud?: string | undefined
@@ -37,6 +37,11 @@ const OUTCOMES: Record<AuditEventType, AuditOutcome> = {
   'confirmation.sent': 'success',
   'passkey.added': 'success',
   'passkey.removed': 'success',
+  'second_factor.added': 'success',
+  'second_factor.removed': 'success',
+  'recovery_codes.created': 'success',
+  'step_up.succeeded': 'success',
+  'step_up.refused': 'failure',
   'state_store.unavailable': 'failure',
   'key.rotated': 'success'
 }

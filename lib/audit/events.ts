@@ -103,6 +103,23 @@ export interface ConfirmationSentEvent extends AuditBase {
 export interface PasskeyAddedEvent extends AuditBase { readonly type: 'passkey.added' }
 /** A passkey of the signed-in user was removed. */
 export interface PasskeyRemovedEvent extends AuditBase { readonly type: 'passkey.removed' }
+/** A signed-in user added a second factor (reason `totp`: an authenticator app, confirmed by its first code). */
+export interface SecondFactorAddedEvent extends AuditBase { readonly type: 'second_factor.added' }
+/** A signed-in user removed a second factor (reason `totp`: the authenticator app and its recovery codes). */
+export interface SecondFactorRemovedEvent extends AuditBase { readonly type: 'second_factor.removed' }
+/** New recovery codes were made for the signed-in user (reason `enrolment` or `replaced`); the codes are not told. */
+export interface RecoveryCodesCreatedEvent extends AuditBase {
+  readonly type: 'recovery_codes.created'
+  /** How many codes were made. */
+  readonly count: number
+}
+/** A session confirmed a second factor for step-up (reason: the factor, `totp`, `recovery_code` or `passkey`). */
+export interface StepUpSucceededEvent extends AuditBase { readonly type: 'step_up.succeeded' }
+/**
+ * A step-up was refused: a wrong factor (reason `totp`, `recovery_code`, `passkey`) or a route behind
+ * `recent()` without a recent confirmation in this session (`not_recent`).
+ */
+export interface StepUpRefusedEvent extends AuditBase { readonly type: 'step_up.refused' }
 /** The state store could not answer: the request got 503 `GATEHOUSE_STATE_STORE`. */
 export interface StateStoreUnavailableEvent extends AuditBase { readonly type: 'state_store.unavailable' }
 /** A session token signed by a key that no longer signs (an older key of the ring) was accepted. */
@@ -119,7 +136,8 @@ export type AuditEvent =
   | LoginSucceededEvent | LoginFailedEvent | LoginSecondFactorRequiredEvent | LogoutEvent
   | SessionRefreshedEvent | SessionRevokedEvent | SessionRefusedEvent
   | LockoutStartedEvent | RateLimitedEvent | CrossSiteRefusedEvent | ConfirmationSentEvent
-  | PasskeyAddedEvent | PasskeyRemovedEvent | StateStoreUnavailableEvent | KeyRotatedEvent
+  | PasskeyAddedEvent | PasskeyRemovedEvent | SecondFactorAddedEvent | SecondFactorRemovedEvent | RecoveryCodesCreatedEvent
+  | StepUpSucceededEvent | StepUpRefusedEvent | StateStoreUnavailableEvent | KeyRotatedEvent
 
 /** The name of an event type. */
 export type AuditEventType = AuditEvent['type']
@@ -134,5 +152,6 @@ export type AuditListener = (event: AuditEvent) => void | Promise<void>
 export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'login.succeeded', 'login.failed', 'login.second_factor_required', 'logout', 'session.refreshed', 'session.revoked',
   'session.refused', 'lockout.started', 'rate_limited', 'cross_site.refused', 'confirmation.sent', 'passkey.added',
-  'passkey.removed', 'state_store.unavailable', 'key.rotated'
+  'passkey.removed', 'second_factor.added', 'second_factor.removed', 'recovery_codes.created', 'step_up.succeeded',
+  'step_up.refused', 'state_store.unavailable', 'key.rotated'
 ]

@@ -18,23 +18,23 @@ export { Deadline, OutboundError, withDeadline, type OutboundFailure } from './d
 const USER_AGENT = 'fastify-gatehouse'
 
 export interface OutboundRequest {
-  method?: string
-  headers?: Record<string, string>
-  body?: string | Buffer
+  method?: string | undefined
+  headers?: Record<string, string> | undefined
+  body?: string | Buffer | undefined
   /** The call's deadline: connecting, the status line and the whole body, decompression included. */
   deadline: Deadline
   /** Largest body read, on the wire and after decompression. */
   maxBytes: number
   /** Deadline of the TCP connection alone (within `deadline`). */
-  connectTimeoutMs?: number
+  connectTimeoutMs?: number | undefined
   /** Resolves the host instead of DNS (the avatar fetch pins the addresses it has checked). */
-  lookup?: LookupFunction
+  lookup?: LookupFunction | undefined
   /** Whether the body of an answer with this status is wanted; when not, it is discarded unread. Default: always. */
-  readBodyOf?: (status: number) => boolean
+  readBodyOf?: ((status: number) => boolean) | undefined
   /** The name of the call's span when tracing is on (`gatehouse.oauth2.token`). Default `gatehouse.http`. */
-  span?: string
+  span?: string | undefined
   /** The path the span's `url.full` shows instead of the real one, when the path holds a secret (a Bot API token). */
-  tracePath?: string
+  tracePath?: string | undefined
 }
 
 export interface OutboundAnswer {

@@ -11,6 +11,8 @@ export class ClientLedger {
   /** Clients by how many keys they hold. */
   private readonly byCount = new Map<number, Set<string>>()
   private top = 0
+  /** Keys of every client together. */
+  private all = 0
 
   /** Records that `client` now holds `key` (as its newest). */
   add (client: string, key: string): void {
@@ -18,6 +20,7 @@ export class ClientLedger {
     if (set === undefined) this.keys.set(client, set = new Set())
     const before = set.size
     set.add(key)
+    this.all += set.size - before
     this.move(client, before, set.size)
   }
 
@@ -25,6 +28,7 @@ export class ClientLedger {
   remove (client: string, key: string): void {
     const set = this.keys.get(client)
     if (set === undefined || !set.delete(key)) return
+    this.all--
     this.move(client, set.size + 1, set.size)
     if (set.size === 0) this.keys.delete(client)
   }
@@ -32,6 +36,11 @@ export class ClientLedger {
   /** How many keys `client` holds. */
   count (client: string): number {
     return this.keys.get(client)?.size ?? 0
+  }
+
+  /** How many keys all clients hold together. */
+  total (): number {
+    return this.all
   }
 
   /** The keys of `client`, oldest first (do not modify). */
@@ -48,6 +57,7 @@ export class ClientLedger {
     this.keys.clear()
     this.byCount.clear()
     this.top = 0
+    this.all = 0
   }
 
   private move (client: string, from: number, to: number): void {

@@ -9,17 +9,39 @@ export interface MemoryStateStoreOptions {
    * client holding the most entries; only when no client-made entry is left does it fail with 503.
    * Default 100 000.
    */
-  maxEntries?: number
+  maxEntries?: number | undefined
+  /**
+   * Most memory the live entries may take, in bytes, as estimated by `entryBytes` (their keys and values plus a
+   * fixed cost per entry, close to what V8 holds for them). Past it a write makes room as past `maxEntries` (the
+   * oldest entry of the client holding the most goes, then the next, until the write fits); only when the
+   * client-made entries cannot free enough does it fail with 503. Default 64 MiB (100 000 small entries take
+   * about 30 MB, so `maxEntries` is reached first unless values are large, e.g. long session lists).
+   */
+  maxBytes?: number | undefined
   /** Most live entries one client may hold; a write beyond it answers that client 429. Default 1000. */
-  maxPerClient?: number
+  maxPerClient?: number | undefined
 }
 
-interface Entry { value: string; expiresAt: number; client: string | undefined }
+interface Entry { value: string; expiresAt: number; client: string | undefined; bytes: number }
+
+/** What an entry costs besides its key and value: the map's slot, the entry object, the expiry (measured, rounded up). */
+const ENTRY_OVERHEAD = 250
+/** Any UTF-16 code unit above Latin-1: V8 then keeps the whole string at two bytes per character. */
+const TWO_BYTE = /[^\u0000-\u00ff]/
+
+/** The estimated bytes of an entry: its key and value at one or two bytes per character (as V8 keeps them), plus the fixed cost. */
+export function entryBytes (key: string, value: string): number {
+  return ENTRY_OVERHEAD + stringBytes(key) + stringBytes(value)
+}
+
+function stringBytes (s: string): number {
+  return TWO_BYTE.test(s) ? 2 * s.length : s.length
+}
 
 /**
  * The default store: one process only. Expiry is checked against `Date.now()` on every read (so fake clocks
- * work and no timer keeps the process alive); expired entries are swept when the map is full and, cheaply,
- * from its oldest end on writes.
+ * work and no timer keeps the process alive); expired entries are swept when the map is full (of entries or of
+ * bytes) and, cheaply, from its oldest end on writes.
  *
  * Capacity is shared fairly: each client (see `WriteOptions.client`) holds at most `maxPerClient` entries,
  * and a full store makes room at the expense of the client holding the most, so a flood from one client (or a
@@ -29,12 +51,17 @@ export class MemoryStateStore implements StateStore {
   private readonly entries = new Map<string, Entry>()
   private readonly ledger = new ClientLedger()
   private readonly maxEntries: number
+  private readonly maxBytes: number
+  /** Estimated bytes of every live entry, and of those a client made (what eviction can free). */
+  private bytes = 0
+  private clientBytes = 0
   private readonly channels = new Map<string, Set<(message: string) => void>>()
   private readonly maxPerClient: number
 
   constructor (opts: MemoryStateStoreOptions = {}) {
     if (opts === null || typeof opts !== 'object') throw new OptionsError('MemoryStateStore', 'options must be an object')
     this.maxEntries = positiveInt('MemoryStateStore.maxEntries', opts.maxEntries, 100_000)
+    this.maxBytes = positiveInt('MemoryStateStore.maxBytes', opts.maxBytes, 64 * 1024 * 1024)
     this.maxPerClient = positiveInt('MemoryStateStore.maxPerClient', opts.maxPerClient, 1000)
   }
 
@@ -63,7 +90,7 @@ export class MemoryStateStore implements StateStore {
       this.write(key, String(count), ttlMs, e.client)
       return { count, ttlMs }
     }
-    e.value = String(count)
+    this.resize(e, String(count))
     return { count, ttlMs: e.expiresAt - now }
   }
 
@@ -92,6 +119,7 @@ export class MemoryStateStore implements StateStore {
     this.entries.clear()
     this.channels.clear()
     this.ledger.clear()
+    this.bytes = this.clientBytes = 0
   }
 
   /**
@@ -122,6 +150,12 @@ export class MemoryStateStore implements StateStore {
     return this.entries.size
   }
 
+  /** Estimated bytes of the live entries (`entryBytes` of each; for tests and metrics). */
+  get byteSize (): number {
+    this.sweep(Infinity, Date.now())
+    return this.bytes
+  }
+
   /** Number of live entries `client` holds (for tests and metrics). */
   entriesOf (client: string): number {
     this.sweepClient(client, Date.now())
@@ -140,7 +174,27 @@ export class MemoryStateStore implements StateStore {
 
   private drop (key: string, e: Entry): void {
     this.entries.delete(key)
-    if (e.client !== undefined) this.ledger.remove(e.client, key)
+    this.bytes -= e.bytes
+    if (e.client === undefined) return
+    this.ledger.remove(e.client, key)
+    this.clientBytes -= e.bytes
+  }
+
+  private insert (key: string, e: Entry): void {
+    this.entries.set(key, e)
+    this.bytes += e.bytes
+    if (e.client === undefined) return
+    this.ledger.add(e.client, key)
+    this.clientBytes += e.bytes
+  }
+
+  /** A counter's new value in place (a few bytes more or less: accounted, not checked against `maxBytes`). */
+  private resize (e: Entry, value: string): void {
+    const delta = stringBytes(value) - stringBytes(e.value)
+    e.value = value
+    e.bytes += delta
+    this.bytes += delta
+    if (e.client !== undefined) this.clientBytes += delta
   }
 
   /**
@@ -151,16 +205,33 @@ export class MemoryStateStore implements StateStore {
     const now = Date.now()
     const old = this.live(key, now)
     if (client !== undefined && old?.client !== client) this.checkShare(client, now)
-    if (old !== undefined) {
-      // Re-inserted, so that map order (and the client's key order) follows write time.
-      this.drop(key, old)
-    } else {
-      this.sweep(8, now)
-      if (this.entries.size >= this.maxEntries) this.sweep(Infinity, now)
-      if (this.entries.size >= this.maxEntries) this.evictOne()
-    }
-    this.entries.set(key, { value, expiresAt: now + ttlMs, client })
-    if (client !== undefined) this.ledger.add(client, key)
+    const entry: Entry = { value, expiresAt: now + ttlMs, client, bytes: entryBytes(key, value) }
+    if (old === undefined) this.sweep(8, now)
+    if (this.over(old, entry.bytes)) this.sweep(Infinity, now)
+    if (this.over(old, entry.bytes)) this.checkRoom(old, entry.bytes)
+    // Re-inserted, so that map order (and the client's key order) follows write time.
+    if (old !== undefined) this.drop(key, old)
+    while (this.over(undefined, entry.bytes)) this.evictOne()
+    this.insert(key, entry)
+  }
+
+  /** Whether writing `bytes` in place of `old` (or as a new entry) would pass `maxEntries` or `maxBytes`. */
+  private over (old: Entry | undefined, bytes: number): boolean {
+    const entries = this.entries.size + (old === undefined ? 1 : 0)
+    return entries > this.maxEntries || this.bytes - (old?.bytes ?? 0) + bytes > this.maxBytes
+  }
+
+  /**
+   * Throws 503, before anything is evicted, when evicting every client-made entry (but the one being replaced)
+   * would not make room: a write that cannot be made leaves the store as it was.
+   */
+  private checkRoom (old: Entry | undefined, bytes: number): void {
+    // What no eviction can free: the server's own entries (but the one being replaced), and the new entry.
+    const replaced = old?.client === undefined ? old : undefined
+    const serverEntries = this.entries.size - this.ledger.total() - (replaced === undefined ? 0 : 1)
+    const serverBytes = this.bytes - this.clientBytes - (replaced?.bytes ?? 0)
+    if (serverEntries + 1 > this.maxEntries) throw new StateStoreError(`in-memory state store is full (${this.maxEntries} entries)`)
+    if (serverBytes + bytes > this.maxBytes) throw new StateStoreError(`in-memory state store is full (${this.maxBytes} bytes)`)
   }
 
   /** Throws 429 when `client` already holds its share of live entries. */
@@ -174,7 +245,8 @@ export class MemoryStateStore implements StateStore {
   /** Makes room in a full store: the oldest entry of the client holding the most goes. */
   private evictOne (): void {
     const victim = this.ledger.largest()
-    if (victim === undefined) throw new StateStoreError(`in-memory state store is full (${this.maxEntries} entries)`)
+    // Not reached: checkRoom made sure the client-made entries free enough.
+    if (victim === undefined) throw new StateStoreError('in-memory state store is full')
     const key = this.ledger.keysOf(victim).values().next().value as string
     this.drop(key, this.entries.get(key)!)
   }

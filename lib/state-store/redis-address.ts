@@ -18,8 +18,8 @@ export interface RedisNode { host: string; port: number }
 /** What an address names. */
 export type RedisAddress =
   | { kind: 'single'; url: string }
-  | { kind: 'cluster'; nodes: RedisNode[]; username?: string; password?: string; tls: boolean }
-  | { kind: 'sentinel'; sentinels: RedisNode[]; name: string; username?: string; password?: string; tls: boolean }
+  | { kind: 'cluster'; nodes: RedisNode[]; username?: string | undefined; password?: string | undefined; tls: boolean }
+  | { kind: 'sentinel'; sentinels: RedisNode[]; name: string; username?: string | undefined; password?: string | undefined; tls: boolean }
 
 /** True for the schemes a Redis store takes. */
 export function isRedisAddress (address: string): boolean {
@@ -47,7 +47,7 @@ export function parseRedisAddress (address: string, option: string): RedisAddres
   return { kind: 'sentinel', sentinels: nodesOf(rest.slice(0, slash), option), name, ...credentials, tls }
 }
 
-function credentialsOf (auth: string | undefined): { username?: string; password?: string } {
+function credentialsOf (auth: string | undefined): { username?: string | undefined; password?: string | undefined } {
   if (auth === undefined) return {}
   const colon = auth.indexOf(':')
   const user = decodeURIComponent(colon < 0 ? auth : auth.slice(0, colon))

@@ -14,7 +14,7 @@ export type RedisConnection = Redis | Cluster
 
 /** True for an ioredis `Cluster` (its commands are routed by key slot). */
 export function isCluster (client: RedisConnection): client is Cluster {
-  return (client as { isCluster?: boolean }).isCluster === true
+  return (client as { isCluster?: boolean | undefined }).isCluster === true
 }
 
 /** The client for `target` (an address or a cluster's node list); `option` names the option in errors. */

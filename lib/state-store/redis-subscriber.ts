@@ -6,6 +6,7 @@
  * classic pub/sub is cluster-wide, so a subscriber elsewhere (that master unknown or lost, the subscription moved
  * to another master of the cluster's current list) still hears every message, only later.
  */
+import { randomInt } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { Subscription } from './types.js'
 import { isCluster, type RedisConnection } from './redis-client.js'
@@ -34,7 +35,7 @@ export function subscribeOn (client: RedisConnection, name: string, onMessage: (
     // master. (Subscribed on a replica, an instance heard revocations but was not counted.)
     const nodes = cluster ? client.nodes('master') : []
     if (cluster && nodes.length === 0) { timer = setTimeout(open, MOVE_AFTER_MS); return }
-    const base = cluster ? slotMaster(client, keySlot(name)) ?? nodes[Math.floor(Math.random() * nodes.length)]! : client as Redis
+    const base = cluster ? slotMaster(client, keySlot(name)) ?? nodes[randomInt(nodes.length)]! : client as Redis
     // On a Cluster the connection does not retry a lost node: the subscription moves to a node alive now.
     const conn = base.duplicate({ autoResubscribe: false, lazyConnect: true, ...(cluster ? { retryStrategy: () => null } : {}) })
     sub = conn

@@ -15,23 +15,23 @@ export interface RedisStateStoreOptions {
    * out of it on a Redis Cluster: each entry's key carries its own hash tag (`gatehouse:{<key>}`), which a `{…}`
    * in the prefix would replace, putting every key in one slot.
    */
-  keyPrefix?: string
+  keyPrefix?: string | undefined
   /**
    * Longest wait for one command, in ms, before it fails with 503 (only for clients the store creates).
    * Default 2000.
    */
-  commandTimeoutMs?: number
+  commandTimeoutMs?: number | undefined
   /**
    * Called once per outage with the connection error (connection errors are not thrown, they are events), and
    * once per distinct text with the error of a command Redis refused or did not answer. The 503 a client gets
    * carries neither (`details` says only that Redis did not answer or refused).
    */
-  onError?: (err: Error) => void
+  onError?: ((err: Error) => void) | undefined
   /**
    * Most entries one client may create within the lifetime of its longest-lived one (a counter per client,
    * kept beside the entries); a write beyond it answers that client 429. Default 1000.
    */
-  maxPerClient?: number
+  maxPerClient?: number | undefined
 }
 
 /** A consuming operation whose answer never came: its undo is retried until it runs or its record is gone. */
@@ -41,7 +41,7 @@ interface PendingUndo {
   run: () => Promise<unknown>
   until: number
   /** The undo in flight: resolves true once Redis has answered it, false when it failed (it is sent again later). */
-  sending?: Promise<boolean>
+  sending?: Promise<boolean> | undefined
 }
 
 // Undo records of takes live as long as the entry would have; undo is retried for at most this long.

@@ -63,7 +63,7 @@ export interface StateStore {
 /** Options of `StateStore.publish`. */
 export interface PublishOptions {
   /** False when the caller does not read the number of subscribers reached, so a store may skip counting. Default true. */
-  count?: boolean
+  count?: boolean | undefined
 }
 
 /** A subscription of `StateStore.subscribe`. */

@@ -53,7 +53,7 @@ export class Lockout {
 
   constructor (private readonly store: CountingStore, private readonly o: LockoutSettings) {
     this.keepMs = Math.max(o.windowMs, o.maxLockoutMs)
-    const normalise = o.accountKey ?? normaliseAccountName
+    const normalise = accountNamer(o.accountKey)
     this.accountKey = (account) => accountKeyOf(account, normalise)
   }
 
@@ -164,8 +164,21 @@ function accountKeyOf (account: string, normalise: (name: string) => string): st
   const cut = account.indexOf(':')
   const realm = cut < 0 ? '' : account.slice(0, cut)
   const name = normalise(cut < 0 ? account : account.slice(cut + 1))
-  if (typeof name !== 'string') throw new TypeError('rateLimit.failures.accountKey must return a string')
   return 'acct:' + createHash('sha256').update(`${realm}:${name}`).digest('base64url').slice(0, 27)
+}
+
+/**
+ * The one rule for which typed names are one account: the host's `accountKey` (checked to answer a string), or
+ * `normaliseAccountName`. Lockout counts by it, and a direct login whose checker answers only true or false signs
+ * the account in under it, so that every spelling the lockout counts as one is one user (one id).
+ */
+export function accountNamer (accountKey?: ((name: string) => string) | undefined): (name: string) => string {
+  if (accountKey === undefined) return normaliseAccountName
+  return (typed) => {
+    const name = accountKey(typed)
+    if (typeof name !== 'string') throw new TypeError('rateLimit.failures.accountKey must return a string')
+    return name
+  }
 }
 
 /** Default-ignorable code points (zero-width spaces and joiners, soft hyphens, variation selectors, …). */

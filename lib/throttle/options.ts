@@ -9,22 +9,24 @@ import { keyList, named, optionDuration, optionFunction, optionGroup, optionInt 
 /** Lockout after failed credential checks (direct login, basic auth). */
 export interface FailureOptions {
   /** Failed checks of one account name (existing or not) before it is locked. 0: no account lockout. Default 5. */
-  perAccount?: number
+  perAccount?: number | undefined
   /** Failed checks from one client address before it is locked. 0: no address lockout. Default 20. */
-  perIp?: number
+  perIp?: number | undefined
   /** Failures are forgotten this long after the last one: ms or `'1h'`. Default 1 hour. */
-  window?: Duration
+  window?: Duration | undefined
   /** First lockout; each further failure doubles it. Default 1 minute. */
-  lockout?: Duration
+  lockout?: Duration | undefined
   /** Longest lockout. Default 1 hour. */
-  maxLockout?: Duration
+  maxLockout?: Duration | undefined
   /**
    * The account name as your checker compares it: every name this maps to one value shares one count and one
    * lock. Default `normaliseAccountName`: NFKC, letter case folded, default-ignorable code points removed,
    * trimmed. Give your own when your checker folds more (e.g. removes dots of e-mail addresses), so that no
-   * spelling your checker accepts gets tries of its own. Called with the typed name (without the realm).
+   * spelling your checker accepts gets tries of its own. Called with the typed name (without the realm). A direct
+   * login whose checker answers only `true` signs in as this value (its name and the source of its id), so the
+   * names it maps to one value are one user too.
    */
-  accountKey?: (name: string) => string
+  accountKey?: ((name: string) => string) | undefined
 }
 
 /** Throttling of login routes. Every limit counts in the state store, so instances sharing one share limits. */
@@ -33,16 +35,16 @@ export interface RateLimitOptions {
    * Login requests per client address (credential posts, OAuth2 and Telegram login starts, confirmation sends
    * and confirmations), counted by @fastify/rate-limit. `max: 0` turns it off. Default 30 per minute.
    */
-  login?: { max?: number; window?: Duration }
+  login?: { max?: number | undefined; window?: Duration | undefined } | undefined
   /** Lockout after failed credential checks, per account name and per client address, with backoff. */
-  failures?: FailureOptions
+  failures?: FailureOptions | undefined
   /** Confirmation messages of verified login, per destination address and per client address. Default 5 and 20 per hour. */
-  sends?: { perAddress?: number; perIp?: number; window?: Duration }
+  sends?: { perAddress?: number | undefined; perIp?: number | undefined; window?: Duration | undefined } | undefined
   /**
    * The client a request counts for. Default: `request.ip` (so set Fastify's `trustProxy` behind a proxy),
    * an IPv6 address by its /64, which one host usually holds whole.
    */
-  clientKey?: (request: FastifyRequest) => string
+  clientKey?: ((request: FastifyRequest) => string) | undefined
 }
 
 /** Lockout settings after defaults. */

@@ -11,7 +11,7 @@ import type { FastifyRateLimitStore } from '@fastify/rate-limit'
 import type { CountingStore } from './lockout.js'
 
 /** Limiter settings the store reads: `nameSpace` separates the counters of one limiter from another's. */
-interface StoreParams { nameSpace?: string }
+interface StoreParams { nameSpace?: string | undefined }
 
 /**
  * The store class to hand to @fastify/rate-limit (`store:`). Keys are client keys; a limiter created with

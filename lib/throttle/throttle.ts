@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { OptionsError, RateLimitedError } from '../errors.js'
 import type { StateStore } from '../state-store/types.js'
 import { defaultClientKey, type ClientKey } from './client.js'
-import { Lockout, LockedOutError, type CountingStore, type LockNotice } from './lockout.js'
+import { Lockout, LockedOutError, accountNamer, normaliseAccountName, type CountingStore, type LockNotice } from './lockout.js'
 import { silentAudit, type Audit } from '../audit/audit.js'
 import type { ResolvedRateLimit } from './options.js'
 import { stateStoreCounters } from './rate-limit-store.js'
@@ -33,9 +33,15 @@ export interface Throttle {
   guard<T>(request: FastifyRequest, account: string, check: () => Promise<T>): Promise<T>
   /** Counts a confirmation message to `address`; 429 past `rateLimit.sends` (per address or per client). */
   send(request: FastifyRequest, address: string): Promise<void>
+  /**
+   * A typed account name as the lockout counts it (`rateLimit.failures.accountKey`, default
+   * `normaliseAccountName`; the default also with `rateLimit: false`): the name and id of a direct login whose
+   * checker answers only true or false.
+   */
+  accountName(name: string): string
 }
 
-type Limiter = (request: FastifyRequest) => Promise<{ isAllowed: boolean; isExceeded?: boolean; ttl?: number }>
+type Limiter = (request: FastifyRequest) => Promise<{ isAllowed: boolean; isExceeded?: boolean | undefined; ttl?: number | undefined }>
 
 /**
  * Builds the throttle on `store`. With limits on, the store must count (`increment`): an OptionsError naming
@@ -67,6 +73,7 @@ export async function createThrottle (fastify: FastifyInstance, store: StateStor
   return {
     enabled: true,
     clientKey,
+    accountName: accountNamer(settings.failures.accountKey),
     async loginRequest (request) {
       await limit(login, request, 'too many login requests from this address', audit, 'login')
     },
@@ -109,5 +116,5 @@ function lockNotice (audit: Audit, request: FastifyRequest): LockNotice {
 
 function disabledThrottle (clientKey: ClientKey): Throttle {
   const none = async (): Promise<undefined> => undefined
-  return { enabled: false, clientKey, loginRequest: none, guard: async (_request, _account, check) => await check(), send: none }
+  return { enabled: false, clientKey, loginRequest: none, guard: async (_request, _account, check) => await check(), send: none, accountName: normaliseAccountName }
 }

@@ -24,7 +24,7 @@ export interface FetchLimits {
   /** When set, only these hosts (exact, or `.example.com` for any subdomain) may be fetched. */
   allowedHosts: readonly string[] | undefined
   /** Origins (`http://127.0.0.1:8084`) fetched even at non-public addresses: the dev provider's own server. */
-  trustedOrigins?: ReadonlySet<string>
+  trustedOrigins?: ReadonlySet<string> | undefined
 }
 
 /** Why a picture was not fetched; `reason` is short and safe to log (no query strings, no tokens). */
@@ -121,7 +121,7 @@ function hostAllowed (host: string, allowed: readonly string[]): boolean {
  * 20) it may try each of them.
  */
 function pinnedLookup (targets: Address[]): LookupFunction {
-  return ((_host: string, opts: { all?: boolean }, cb: (...a: unknown[]) => void) => {
+  return ((_host: string, opts: { all?: boolean | undefined }, cb: (...a: unknown[]) => void) => {
     if (opts?.all === true) cb(null, targets)
     else cb(null, targets[0]!.address, targets[0]!.family)
   }) as unknown as LookupFunction

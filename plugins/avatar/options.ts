@@ -8,28 +8,28 @@ import type { FetchLimits } from './fetch.js'
 /** Limits on fetching and decoding a provider's picture. */
 export interface AvatarFetchOptions {
   /** Largest picture body accepted, in bytes. Default 2 MiB. */
-  maxBytes?: number
+  maxBytes?: number | undefined
   /** Time to open each connection: ms or `'5s'`. Default 5 s. */
-  connectTimeout?: Duration
+  connectTimeout?: Duration | undefined
   /** Time for the whole fetch, redirects and body included: ms or `'10s'`. Default 10 s. */
-  timeout?: Duration
+  timeout?: Duration | undefined
   /** Redirects followed (each target checked again). Default 3. */
-  maxRedirects?: number
+  maxRedirects?: number | undefined
   /** Most pixels (width × height) a picture may have; checked before decoding. Default 4096 × 4096. */
-  maxPixels?: number
+  maxPixels?: number | undefined
   /**
    * Fetch from private, loopback, link-local and other non-public addresses: `true` for all, or a list of
    * addresses and CIDRs (`['10.1.2.0/24']`) for just those. Default false: a picture link must not be a way
    * into the service's own network (cloud metadata at 169.254.169.254, admin ports on loopback).
    */
-  allowPrivate?: boolean | string[]
+  allowPrivate?: boolean | string[] | undefined
   /** When set, only pictures from these hosts are fetched (`host`, or `.example.com` for its subdomains). */
-  allowedHosts?: string[]
+  allowedHosts?: string[] | undefined
   /**
    * How long a login waits for its picture: ms or `'1s'`; 0 never waits. Default 1 s. A picture that takes
    * longer is stored when it arrives (within `timeout`), replacing the identicon the login went on with.
    */
-  loginWait?: Duration
+  loginWait?: Duration | undefined
 }
 
 /** Options of `avatarPlugin`. */
@@ -39,20 +39,20 @@ export interface AvatarOptions {
    * a plain path, `bolt:///path/file.db`, `mongodb://host:port/db?ava_db=&ava_coll=`. Default in-memory.
    * The plugin closes the store when Fastify closes.
    */
-  store?: string | AvatarStore
+  store?: string | AvatarStore | undefined
   /** Route prefix of `GET {prefix}/<avatar_id>.image`. Default `/avatar`. */
-  prefix?: string
+  prefix?: string | undefined
   /** Public base address used in avatar links. Default: the auth core's `url`. */
-  url?: string
+  url?: string | undefined
   /** Longest side of stored pictures in pixels, resized once at store time; 0 keeps the size. Default 0. */
-  resizeLimit?: number
+  resizeLimit?: number | undefined
   /**
    * How long browsers keep a served avatar before revalidating it with the ETag: ms or `'1h'` (sent as `max-age` in
    * whole seconds); 0 revalidates every time. Default 1 hour.
    */
-  maxAge?: Duration
+  maxAge?: Duration | undefined
   /** Limits on fetching and decoding pictures. */
-  fetch?: AvatarFetchOptions
+  fetch?: AvatarFetchOptions | undefined
 }
 
 export interface ResolvedAvatarOptions {

@@ -31,7 +31,7 @@ export interface ProxyConfig {
   /** How long a login waits for a picture link to be fetched and stored before going on without it, ms. */
   loginWaitMs: number
   /** Whether pictures can be re-encoded. Default: whether sharp is installed (false stands for its absence in tests). */
-  pictures?: boolean
+  pictures?: boolean | undefined
 }
 
 /** Picture fetches running at once; a login beyond this goes on with the identicon and fetches nothing. */

@@ -16,7 +16,7 @@ const JAR = Symbol('gatehouse.cookieJar')
 /** True on requests whose `cookies` is the lazy accessor (a getter on the request prototype). */
 const LAZY = Symbol('gatehouse.lazyCookies')
 
-interface JarRequest { [JAR]?: Jar | null; [LAZY]?: boolean; raw: FastifyRequest['raw'] }
+interface JarRequest { [JAR]?: Jar | null | undefined; [LAZY]?: boolean | undefined; raw: FastifyRequest['raw'] }
 
 /** The value of cookie `name` on the request, as `request.cookies[name]` would give it. */
 export function requestCookie (request: FastifyRequest, name: string): string | undefined {

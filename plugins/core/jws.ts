@@ -21,10 +21,13 @@ export interface JwsKey {
   readonly headerPrefix: string
   /** Signature of `input` (`header.payload`), base64url. */
   sign (input: string): string
-  /** True when `signature` (base64url, canonical) is this key's signature of `input`. */
-  verify (input: string, signature: string): boolean
+  /**
+   * True when `signature` (base64url, canonical) is this key's signature of `input` (a JWS signing input is text;
+   * bytes are taken too, as the standards' test vectors give their messages).
+   */
+  verify (input: string | Uint8Array, signature: string): boolean
   /** The public key as a JWK, for asymmetric keys (what a JWKS publishes). */
-  readonly publicJwk?: JsonWebKey
+  readonly publicJwk?: JsonWebKey | undefined
 }
 
 /** Longest token accepted; anything longer is refused before any decoding. */
@@ -48,9 +51,9 @@ function signatureBytes (signature: string, bytes: number): Buffer | null {
   return buf
 }
 
-/** An HS256 key. */
-export function hmacKey (kid: string, secret: string): JwsKey {
-  const key = createSecretKey(Buffer.from(secret, 'utf8'))
+/** An HS256 key: a secret string's UTF-8 bytes (what the `secret` option gives), or the key's bytes. */
+export function hmacKey (kid: string, secret: string | Uint8Array): JwsKey {
+  const key = createSecretKey(typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret)
   return {
     kid,
     alg: 'HS256',
@@ -77,7 +80,13 @@ export function asymmetricKey (kid: string, alg: AsymmetricAlg, privateKey: stri
   if (alg === 'EdDSA' && !isEd) throw new TypeError('must be an Ed25519 private key for EdDSA')
   if (alg === 'ES256' && !isP256) throw new TypeError('must be a P-256 (prime256v1) private key for ES256')
   const pub = createPublicKey(priv)
-  const dsa = alg === 'ES256' ? { dsaEncoding: 'ieee-p1363' as const } : {}
+  // A private JWK carries its public half (x, y) beside d, and node:crypto takes the two without checking that they
+  // belong together: such a key would sign tokens no verification accepts and publish another key's public half.
+  // One signature made and checked here refuses it when the key is configured.
+  const probe = Buffer.from('gatehouse key check')
+  if (!cryptoVerify(null, probe, { key: pub, ...dsaOptions(alg) }, cryptoSign(null, probe, { key: priv, ...dsaOptions(alg) }))) {
+    throw new TypeError('is a private key whose public part (JWK x, y) is not its own')
+  }
   const publicJwk = { ...pub.export({ format: 'jwk' }), kid, alg, use: 'sig' }
   return {
     kid,
@@ -85,15 +94,29 @@ export function asymmetricKey (kid: string, alg: AsymmetricAlg, privateKey: stri
     headerPrefix: headerPrefix(alg, kid),
     publicJwk,
     sign (input) {
-      const sig = cryptoSign(null, Buffer.from(input, 'utf8'), { key: priv, ...dsa })
+      const sig = cryptoSign(null, Buffer.from(input, 'utf8'), { key: priv, ...dsaOptions(alg) })
       return (alg === 'ES256' ? lowS(sig) : sig).toString('base64url')
     },
-    verify (input, signature) {
-      const sig = signatureBytes(signature, ASYM_SIG_BYTES)
-      if (sig === null) return false
-      if (alg === 'ES256' && readS(sig) > P256_HALF_N) return false
-      return cryptoVerify(null, Buffer.from(input, 'utf8'), { key: pub, ...dsa }, sig)
-    }
+    verify: asymmetricVerifier(alg, pub)
+  }
+}
+
+/** ES256 signatures are r ‖ s (IEEE P1363, as JWS encodes them), not DER. */
+function dsaOptions (alg: AsymmetricAlg): { dsaEncoding?: 'ieee-p1363' | undefined } {
+  return alg === 'ES256' ? { dsaEncoding: 'ieee-p1363' } : {}
+}
+
+/**
+ * The signature check of an EdDSA or ES256 key, from its public half (what `asymmetricKey` verifies with): 64
+ * bytes in their canonical base64url, an ES256 one in its low-S form only, then the curve's verification.
+ */
+export function asymmetricVerifier (alg: AsymmetricAlg, publicKey: KeyObject): JwsKey['verify'] {
+  const dsa = dsaOptions(alg)
+  return (input, signature) => {
+    const sig = signatureBytes(signature, ASYM_SIG_BYTES)
+    if (sig === null) return false
+    if (alg === 'ES256' && readS(sig) > P256_HALF_N) return false
+    return cryptoVerify(null, typeof input === 'string' ? Buffer.from(input, 'utf8') : input, { key: publicKey, ...dsa }, sig)
   }
 }
 

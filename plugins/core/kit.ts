@@ -31,10 +31,10 @@ export interface PurposeTokens {
 }
 
 /**
- * The throttle as a provider sees it: credential checks under the lockout, sends, and the client a request
- * counts for. Login requests are counted by the mount, once, so a provider has no way to count one twice.
+ * The throttle as a provider sees it: credential checks under the lockout, sends, the client a request counts
+ * for, and the account a typed name is. Login requests are counted by the mount, once, so a provider has no way to count one twice.
  */
-export type ProviderThrottle = Pick<Throttle, 'enabled' | 'clientKey' | 'guard' | 'send'>
+export type ProviderThrottle = Pick<Throttle, 'enabled' | 'clientKey' | 'guard' | 'send' | 'accountName'>
 
 /** What a provider is given by the auth core. */
 export interface ProviderKit {
@@ -142,7 +142,8 @@ function providerThrottle (throttle: Throttle): ProviderThrottle {
     enabled: throttle.enabled,
     clientKey: throttle.clientKey,
     guard: async (request, account, check) => await throttle.guard(request, account, check),
-    send: async (request, address) => { await throttle.send(request, address) }
+    send: async (request, address) => { await throttle.send(request, address) },
+    accountName: throttle.accountName
   }
 }
 

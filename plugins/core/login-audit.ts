@@ -36,7 +36,7 @@ const FAILURES: Record<string, string> = {
 export function loginFailureReason (err: unknown): string {
   if (err instanceof LockedOutError) return 'locked'
   if (!(err instanceof HttpError)) return 'error'
-  return FAILURES[err.code] ?? 'error'
+  return err.reason ?? FAILURES[err.code] ?? 'error'
 }
 
 /**

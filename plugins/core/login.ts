@@ -14,6 +14,7 @@ import { providerOfRoute } from './sessions.js'
 import { checkArrivalOrigin } from './url-check.js'
 import { audOf } from './claims.js'
 import { userIdOf } from './session-audit.js'
+import { recordFactor } from '../../lib/step-up.js'
 
 /**
  * Throws HttpError 403 when `audiences` is set and `aud` is not in it, or is absent where `required` (checked
@@ -73,6 +74,10 @@ export async function completeLogin (core: CoreInternals, request: FastifyReques
   if (picture !== undefined) user.picture = picture
   else delete user.picture
   const { claims } = await core.tokens.set(reply, { user, aud: result.aud, sess: result.sessionOnly === true })
+  if (result.secondFactor !== undefined) {
+    // A session whose factor could not be recorded is not handed out: the cookies just set are taken back.
+    await recordFactor(core.stateStore, claims.jti, result.secondFactor).catch((err: unknown) => { core.tokens.reset(reply); throw err })
+  }
   const provider = providerOfRoute(request, core.options, core.providers)
   await core.sessions?.login(request, claims, provider)
   const audit = core.options.audit

@@ -23,6 +23,7 @@ import { coreOf, type CoreInternals } from './internals.js'
 import { loginPrelude, type PreludeRules } from './login.js'
 import { applyAuthScope, routeDoc } from './scope.js'
 import { auditCrossSite, auditLoginFailure, checkCrossSite } from './login-audit.js'
+import { clearSiteCookies } from './cookies.js'
 
 /** Login forms, Apple's form_post and passkey assertions are small; anything larger is not a login. */
 const LOGIN_BODY_LIMIT = 64 * 1024
@@ -33,24 +34,24 @@ export interface MountOptions {
    * Answers a cross-site request to `/login` instead of the 403 (e.g. a confirmation link opened from a webmail:
    * a page whose same-origin form goes on). Returning undefined refuses it as usual.
    */
-  crossSiteLogin?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined | Promise<FastifyReply | undefined>
+  crossSiteLogin?: ((request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined | Promise<FastifyReply | undefined>) | undefined
   /**
    * Whether a `/login` request counts against `rateLimit.login`. Default: every one. (Telegram's browser polls
    * `/login?token=` while the user has not pressed start yet: those requests are not counted.)
    */
-  countsAsLogin?: (request: FastifyRequest) => boolean
+  countsAsLogin?: ((request: FastifyRequest) => boolean) | undefined
   /**
    * Whether a `/login` request continues a login begun earlier (a confirmation link, a passkey's answer), whose
    * audience that first step kept: then an audience is not required of it (one given is still checked).
    * Default: none does.
    */
-  continuesLogin?: (request: FastifyRequest) => boolean
+  continuesLogin?: ((request: FastifyRequest) => boolean) | undefined
   /**
    * Further steps of the login, each mounted at `POST /login/<step>` behind the same prelude as `/login` (the
    * passkey provider's `/login/options`), always counted; an audience is required when `audiences` is set unless
    * the step's `continuesLogin` says the request continues a login whose audience is kept elsewhere.
    */
-  loginSteps?: Record<string, LoginHandler | { handler: LoginHandler; continuesLogin?: (request: FastifyRequest) => boolean }>
+  loginSteps?: Record<string, LoginHandler | { handler: LoginHandler; continuesLogin?: ((request: FastifyRequest) => boolean) | undefined }> | undefined
 }
 
 /** A login route's handler: runs after the prelude, with the request's common fields checked. */
@@ -160,7 +161,9 @@ function providerRoutes (scope: FastifyInstance, core: CoreInternals, provider: 
     schema: routeDoc(`Signs out (${name})`),
     handler: async (request, reply) => {
       checkCrossSite(core, request, 'logout', name)
-      return await (provider.logout !== undefined ? provider.logout(request, reply) : core.logout(request, reply))
+      if (provider.logout === undefined) return await core.logout(request, reply)
+      clearSiteCookies(reply)
+      return await provider.logout(request, reply)
     }
   })
 }

@@ -1,6 +1,6 @@
 /**
  * Options of the auth core: a few top-level keys with one meaning each, and groups (`session`, `cookies`, `xsrf`,
- * `tokenSources`, `basicAuth`, `revocation`, `rateLimit`, `crossSite`), each one object. The key lists below are
+ * `tokenSources`, `basicAuth`, `revocation`, `reauthentication`, `rateLimit`, `crossSite`), each one object. The key lists below are
  * written as records of the option types (`keyList`), so the compiler refuses a list that misses a key; validation
  * and the root plugin's split both use them.
  */
@@ -16,7 +16,7 @@ import type { Duration } from '../../lib/duration.js'
 import { OptionsError } from '../../lib/errors.js'
 import { MAKE_SECRET, MIN_SECRET_BYTES } from './startup-check.js'
 import {
-  adaptFunction, checkKeys, keyList, optionBoolean, optionDuration, optionFunction, optionGroup, optionInt, optionList,
+  adaptFunction, checkKeys, keyList, optionBoolean, optionDuration, optionFunction, optionGroup, optionInt, optionLifetime, optionList,
   optionPrefix, optionString, optionUrl
 } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
@@ -27,53 +27,53 @@ import { crossSiteGuard, type CrossSiteOptions } from '../../lib/cross-site.js'
 /** How long sessions live and how they are kept (`session` group). */
 export interface SessionOptions {
   /** Lifetime of one token: ms or `'15m'`. A cookie session refreshes its token once it expires. Default 15 minutes. */
-  tokenDuration?: Duration
+  tokenDuration?: Duration | undefined
   /** Absolute lifetime of a session (no refresh past it) and `Max-Age` of its cookies: ms or `'31d'`. Default 31 days. */
-  maxAge?: Duration
+  maxAge?: Duration | undefined
   /**
    * A cookie session whose token was issued (at login or its last refresh) longer ago than this is not refreshed.
    * Must exceed `tokenDuration`: inactivity longer than `idleTimeout` always ends the session, inactivity
    * shorter than `idleTimeout - tokenDuration` never does. Default off.
    */
-  idleTimeout?: Duration
+  idleTimeout?: Duration | undefined
   /** Entries of the verified-session cache (verified tokens by their exact string); 0 turns it off. Default 10 000. */
-  cacheSize?: number
+  cacheSize?: number | undefined
   /**
    * Sign session tokens with EdDSA (Ed25519) or ES256 keys instead of the HMAC secret: `[{ kid, alg, privateKey }]`,
    * the first signs, every key verifies. Their public keys are served as a JWKS at
    * `{authPrefix}/.well-known/jwks.json`, so other services can verify sessions without a secret. HMAC-signed
    * session tokens are then refused. Default off (HS256).
    */
-  signingKeys?: SessionKey[]
+  signingKeys?: SessionKey[] | undefined
   /** Refreshed claims by expired token (`{ get, set }`), so concurrent requests refresh once. Default in-memory, bounded. */
-  refreshCache?: RefreshCache
+  refreshCache?: RefreshCache | undefined
 }
 
 /** The session and XSRF cookies (`cookies` group). */
 export interface CookieOptions {
   /** Cookie carrying the session token. Default `__Host-JWT` on https (no `domain`), else `JWT`. */
-  sessionName?: string
+  sessionName?: string | undefined
   /** Cookie carrying the XSRF value (readable by scripts). Default `__Host-XSRF-TOKEN` on https (no `domain`), else `XSRF-TOKEN`. */
-  xsrfName?: string
+  xsrfName?: string | undefined
   /** SameSite attribute of the session cookies (any letter case). Default `Lax`. */
-  sameSite?: 'Strict' | 'Lax' | 'None' | 'strict' | 'lax' | 'none'
+  sameSite?: 'Strict' | 'Lax' | 'None' | 'strict' | 'lax' | 'none' | undefined
   /** Secure attribute of the session cookies. Default: true when `url` is https. */
-  secure?: boolean
+  secure?: boolean | undefined
   /**
    * Domain attribute of the session cookies, to share a session with subdomains. Default none (host-only cookies).
    * With a domain the default names drop the `__Host-` prefix (`__Secure-` on https); a `__Host-` name is refused.
    */
-  domain?: string
+  domain?: string | undefined
 }
 
 /** The XSRF check of cookie sessions (`xsrf` group). */
 export interface XsrfOptions {
   /** Turns every XSRF check off (testing and debugging only). Default false. */
-  disable?: boolean
+  disable?: boolean | undefined
   /** Methods exempt from the check. Adding anything but safe methods weakens protection. Default none. */
-  ignoreMethods?: string[]
+  ignoreMethods?: string[] | undefined
   /** Request header carrying the XSRF value. Default `X-XSRF-TOKEN`. */
-  headerName?: string
+  headerName?: string | undefined
   /**
    * Accept a cookie session without the XSRF header on a browser's page navigation: a GET or HEAD whose Fetch
    * Metadata says `Sec-Fetch-Mode: navigate` and `Sec-Fetch-Site: same-origin` or `none` (typed, bookmarked),
@@ -81,23 +81,23 @@ export interface XsrfOptions {
    * navigations, other methods and requests without Fetch Metadata still need the header. Only for apps whose
    * GET routes change nothing (see the security guide). Default false.
    */
-  navigation?: boolean
+  navigation?: boolean | undefined
 }
 
 /** Where tokens are read besides the session cookie (`tokenSources` group); `false` turns a source off. */
 export interface TokenSourceOptions {
   /** Request header carrying a token. Default `X-JWT`. */
-  header?: string | false
+  header?: string | false | undefined
   /** Query parameter carrying a token. Default `token`. */
-  query?: string | false
+  query?: string | false | undefined
 }
 
 /** Basic authentication on the auth hooks (`basicAuth` group); off unless one of these is set. */
 export interface BasicAuthOptions {
   /** Enables basic auth as user `admin` with this password. */
-  adminPasswd?: string
+  adminPasswd?: string | undefined
   /** Basic-auth checker `(user, passwd) => ({ ok, user })`; when set, `adminPasswd` is ignored. */
-  checker?: BasicAuthChecker
+  checker?: BasicAuthChecker | undefined
 }
 
 /** Server-side session revocation (`revocation` group). */
@@ -106,25 +106,41 @@ export interface RevocationOptions {
    * Longest a cached session goes without its revocation being looked up in the state store: the bound for
    * revocation messages an instance missed. Default 30 s.
    */
-  recheckInterval?: Duration
+  recheckInterval?: Duration | undefined
   /**
    * The list of each user's sessions ("where you're signed in": `GET/DELETE {authPrefix}/sessions`,
    * `fastify.auth.listSessions`), kept in the state store beside the revocations. `false` turns it off (the
    * routes answer 404, `listSessions` throws). Default on, `{ maxPerUser: 50, ip: 'address' }`.
    */
-  sessionList?: SessionListOptions | false
+  sessionList?: SessionListOptions | false | undefined
 }
 
 /** The session list (`revocation.sessionList` group). */
 export interface SessionListOptions {
   /** Most sessions listed per user; past it the least recently seen are dropped from the list (not ended). Default 50. */
-  maxPerUser?: number
+  maxPerUser?: number | undefined
   /**
    * What the list keeps of a client's address: `'address'` (as throttling sees it, `rateLimit.clientKey`), `'hash'`
    * (a salted SHA-256 prefix: tells addresses apart without showing them; an IPv4 hash can be reversed by trying
    * every address) or `false` (nothing). Default `'address'`.
    */
-  ip?: 'address' | 'hash' | false
+  ip?: 'address' | 'hash' | false | undefined
+}
+
+/**
+ * Re-authentication before a change of factors (`reauthentication` group, ASVS 5.0 7.5.1): adding or removing an
+ * authenticator app or a passkey, new recovery codes and (with `otherSessions`) ending other sessions need a cookie
+ * session whose sign-in is recent, or the password (or a passkey assertion) in the request. A header or query token
+ * never changes factors.
+ */
+export interface ReauthenticationOptions {
+  /**
+   * How recent the session's sign-in (its `auth_time`) must be for such a change without the password in the
+   * request: ms or `'5m'`, at most 1 hour. Default 5 minutes.
+   */
+  within?: Duration | undefined
+  /** Whether ending other sessions from the session list (`DELETE {authPrefix}/sessions[/:id]`) needs it too. Default true. */
+  otherSessions?: boolean | undefined
 }
 
 /** Options of the auth core (`gatehouse-core`); the root plugin's options are these plus `avatar` and `providers`. */
@@ -140,72 +156,74 @@ export interface CoreOptions {
   /** Public base address of the service, e.g. `https://example.com`. Required. */
   url: string
   /** `iss` of every token. Default `fastify-gatehouse`. */
-  issuer?: string
+  issuer?: string | undefined
   /** Prefix of the auth routes. Default `/auth`. */
-  authPrefix?: string
+  authPrefix?: string | undefined
   /** Allowed audiences; when non-empty, other audiences are refused at creation and in the hooks. */
-  audiences?: string[]
+  audiences?: string[] | undefined
   /** Hosts `from` may redirect to besides the origin of `url`. Default none. */
-  allowedRedirectHosts?: string[]
+  allowedRedirectHosts?: string[] | undefined
   /** Called on every authenticated request; false rejects. */
-  validator?: Validator | ValidatorFunc
+  validator?: Validator | ValidatorFunc | undefined
   /** Called when a token is created or refreshed; returns the claims to sign. */
-  claimsUpdater?: ClaimsUpdater | ClaimsUpdFunc
+  claimsUpdater?: ClaimsUpdater | ClaimsUpdFunc | undefined
   /** Default updater of the `updateUser` hook. */
-  userUpdater?: UserUpdater | UserUpdFunc
+  userUpdater?: UserUpdater | UserUpdFunc | undefined
   /** Logger (`noopLogger`, `stdLogger()`, `funcLogger(fn)`, `pinoLogger(log)`). Default: Fastify's log. */
-  logger?: Logger
+  logger?: Logger | undefined
   /**
    * The name the app's API is decorated under (as @fastify/jwt's option of that name): `fastify.auth` by default.
    * Rename it to register @fastify/auth (which decorates `auth` too) beside the package: `decoratorName: 'gatehouse'`
    * gives `fastify.gatehouse`. A name already decorated is an OptionsError at startup. A JavaScript identifier.
    */
-  decoratorName?: string
+  decoratorName?: string | undefined
   /**
    * Where one-time tokens, used OAuth2 states, pending logins and revocations live: a store object or a
    * `redis://` address. Share one between instances behind one URL. Default in-memory.
    */
-  stateStore?: StateStoreOption
+  stateStore?: StateStoreOption | undefined
   /** Token and session lifetimes, the verified-session cache, signing keys. */
-  session?: SessionOptions
+  session?: SessionOptions | undefined
   /** Names and attributes of the session and XSRF cookies. */
-  cookies?: CookieOptions
+  cookies?: CookieOptions | undefined
   /** The XSRF check of cookie sessions. */
-  xsrf?: XsrfOptions
+  xsrf?: XsrfOptions | undefined
   /** The header and query parameter a token may also come in. */
-  tokenSources?: TokenSourceOptions
+  tokenSources?: TokenSourceOptions | undefined
   /** Basic authentication on the auth hooks. */
-  basicAuth?: BasicAuthOptions
+  basicAuth?: BasicAuthOptions | undefined
   /**
    * Server-side session revocation (logout, `revokeSession`, `revokeUser`) in the state store. `false` turns
    * revocation off: logout then only clears cookies.
    */
-  revocation?: RevocationOptions | false
+  revocation?: RevocationOptions | false | undefined
+  /** How recent a sign-in a change of factors needs, or the password in the request (see `ReauthenticationOptions`). */
+  reauthentication?: ReauthenticationOptions | undefined
   /**
    * Throttling and lockout of login routes (see the README's "Throttling"): login requests per address, failed
    * credential checks per account and per address, confirmation sends per address. On by default; `false`
    * turns every limit off.
    */
-  rateLimit?: RateLimitOptions | false
+  rateLimit?: RateLimitOptions | false | undefined
   /**
    * Which pages may send login, confirm and logout requests: cross-site ones are refused (403
    * `GATEHOUSE_CROSS_SITE`). `{ trustedOrigins, allowSameSite }` widens it; `false` turns the check off.
    */
-  crossSite?: CrossSiteOptions | false
+  crossSite?: CrossSiteOptions | false | undefined
   /**
    * Receives every audit event of this instance (login succeeded or failed, lockout, refusal, revocation, …; the
    * catalogue is docs/reference/events.md), beside the `gatehouse:audit` diagnostics channel. An error it throws
    * (or a promise it rejects) is logged and never fails the request. Events carry no token, password, secret,
    * one-time value or full e-mail address. Default none.
    */
-  onEvent?: AuditListener
+  onEvent?: AuditListener | undefined
 }
 
 /** The keys the core reads; the root plugin hands it exactly these. */
 export const CORE_OPTION_KEYS = keyList<CoreOptions>({
   secret: true, url: true, issuer: true, authPrefix: true, audiences: true, allowedRedirectHosts: true, validator: true,
   claimsUpdater: true, userUpdater: true, logger: true, decoratorName: true, stateStore: true, session: true, cookies: true, xsrf: true,
-  tokenSources: true, basicAuth: true, revocation: true, rateLimit: true, crossSite: true,
+  tokenSources: true, basicAuth: true, revocation: true, reauthentication: true, rateLimit: true, crossSite: true,
   onEvent: true
 })
 export const SESSION_KEYS = keyList<SessionOptions>({
@@ -217,6 +235,9 @@ export const TOKEN_SOURCE_KEYS = keyList<TokenSourceOptions>({ header: true, que
 export const BASIC_AUTH_KEYS = keyList<BasicAuthOptions>({ adminPasswd: true, checker: true })
 export const REVOCATION_KEYS = keyList<RevocationOptions>({ recheckInterval: true, sessionList: true })
 export const SESSION_LIST_KEYS = keyList<SessionListOptions>({ maxPerUser: true, ip: true })
+export const REAUTHENTICATION_KEYS = keyList<ReauthenticationOptions>({ within: true, otherSessions: true })
+/** The longest `reauthentication.within`: a change of factors is a moment, not a session. */
+const MAX_REAUTH_MS = 3_600_000
 
 /** Validates the core options and applies defaults. Throws OptionsError naming the first bad option by its path. */
 export function resolveOptions (opts: CoreOptions): ResolvedOptions {
@@ -226,7 +247,7 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
   const logger = o.logger ?? noopLogger
   if (typeof logger?.logf !== 'function') throw new OptionsError('logger', 'must have a logf(format, ...args) method')
   const allowedRedirectHosts = optionList('allowedRedirectHosts', o.allowedRedirectHosts).map((h) => h.toLowerCase())
-  const session = sessionGroup(o.session)
+  const session = sessionGroup(o.session, (text) => { logger.logf('[WARN] auth options: %s', text) })
   const rateLimit = resolveRateLimit(o.rateLimit)
   const clientKey = (rateLimit === false ? undefined : (o.rateLimit as RateLimitOptions | undefined)?.clientKey) ?? defaultClientKey as ClientKey
   return {
@@ -248,6 +269,7 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
     tokenSources: tokenSourcesGroup(o.tokenSources),
     basicAuth: basicAuthGroup(o.basicAuth),
     revocation: revocationGroup(o.revocation, session.tokenDurationMs),
+    reauthentication: reauthenticationGroup(o.reauthentication),
     rateLimit,
     clientKey,
     crossSite: crossSiteGuard(o.crossSite, url.origin, allowedRedirectHosts),
@@ -277,10 +299,10 @@ function decoratorNameOption (value: unknown): string {
   return name
 }
 
-function sessionGroup (value: unknown): ResolvedOptions['session'] {
+function sessionGroup (value: unknown, warn: (text: string) => void): ResolvedOptions['session'] {
   const s = optionGroup<SessionOptions>('session', value, SESSION_KEYS)
-  const tokenDurationMs = optionDuration('session.tokenDuration', s.tokenDuration, 15 * 60_000)
-  const idleTimeoutMs = optionDuration('session.idleTimeout', s.idleTimeout, 0)
+  const tokenDurationMs = optionLifetime('session.tokenDuration', s.tokenDuration, 15 * 60_000, warn)
+  const idleTimeoutMs = optionLifetime('session.idleTimeout', s.idleTimeout, 0, warn)
   if (idleTimeoutMs !== 0 && idleTimeoutMs <= tokenDurationMs) {
     throw new OptionsError('session.idleTimeout', 'must be longer than session.tokenDuration (an active session refreshes once per tokenDuration)')
   }
@@ -290,7 +312,7 @@ function sessionGroup (value: unknown): ResolvedOptions['session'] {
   }
   return {
     tokenDurationMs,
-    maxAgeMs: optionDuration('session.maxAge', s.maxAge, 31 * 86_400_000),
+    maxAgeMs: optionLifetime('session.maxAge', s.maxAge, 31 * 86_400_000, warn),
     idleTimeoutMs,
     cacheSize: optionInt('session.cacheSize', s.cacheSize, 10_000),
     signingKeys: sessionKeysOption(s.signingKeys),
@@ -343,6 +365,13 @@ function tokenSourcesGroup (value: unknown): ResolvedOptions['tokenSources'] {
 function basicAuthGroup (value: unknown): ResolvedOptions['basicAuth'] {
   const b = optionGroup<BasicAuthOptions>('basicAuth', value, BASIC_AUTH_KEYS)
   return { adminPasswd: optionString('basicAuth.adminPasswd', b.adminPasswd), checker: optionFunction('basicAuth.checker', b.checker) }
+}
+
+function reauthenticationGroup (value: unknown): ResolvedOptions['reauthentication'] {
+  const r = optionGroup<ReauthenticationOptions>('reauthentication', value, REAUTHENTICATION_KEYS)
+  const withinMs = optionDuration('reauthentication.within', r.within, 5 * 60_000)
+  if (withinMs <= 0 || withinMs > MAX_REAUTH_MS) throw new OptionsError('reauthentication.within', 'must be above 0 and at most 1 hour')
+  return { withinMs, otherSessions: optionBoolean('reauthentication.otherSessions', r.otherSessions, true) }
 }
 
 function revocationGroup (value: unknown, tokenDurationMs: number): ResolvedOptions['revocation'] {

@@ -1,6 +1,7 @@
 /**
  * Sessions the server can end. A revoked session (`revoked:<jti>`) or a user's "not before" mark
- * (`user-nbf:<user id>`: every session that started earlier, or in the same millisecond, is over) lives in the state store, shared by every
+ * (`user-nbf:<user id>`: every session that started earlier, or in the same millisecond, is over; `<nbf> <jti>`:
+ * all but that one, the session that asked to end its user's others) lives in the state store, shared by every
  * instance, for as long as a token of it could still be accepted.
  *
  * Tokens seen for the first time are looked up in the store. Sessions served from the verified-session cache are
@@ -39,8 +40,11 @@ const EPOCH_TTL_MS = 10 * 365 * 24 * 3_600_000
 /** Longest a revocation waits for other instances' acknowledgements before it answers anyway. */
 export const ACK_DEADLINE_MS = 500
 
-/** A message on the revocation channel: a session (`s`), a user's not-before (`u`, `n`), or an acknowledgement (`a`). */
-interface Message { s?: unknown; u?: unknown; n?: unknown; i?: unknown; a?: unknown }
+/**
+ * A message on the revocation channel: a session (`s`), a user's not-before (`u`, `n`, and `k` the session it
+ * spares), or an acknowledgement (`a`).
+ */
+interface Message { s?: unknown; u?: unknown; n?: unknown; k?: unknown; i?: unknown; a?: unknown }
 
 export interface RevocationConfig {
   store: StateStore
@@ -54,7 +58,7 @@ export interface RevocationConfig {
   /** Called when cached sessions can no longer be trusted (the subscription came back after a gap). */
   dropCache: () => void
   /** Longest wait for other instances' acknowledgements (ms). Default `ACK_DEADLINE_MS`. */
-  ackDeadlineMs?: number
+  ackDeadlineMs?: number | undefined
 }
 
 /** What `cached()` says of a cached session: serve it, refuse it, or look it up in the store first. */
@@ -73,8 +77,8 @@ export const revokedError = (): HttpError => unauthorized('session revoked', Err
 export class Revocations {
   /** jti → when to forget it (ms). */
   private readonly sessions = new Map<string, number>()
-  /** user id → not-before (seconds) and when to forget it (ms). */
-  private readonly users = new Map<string, { nbf: number; forgetAt: number }>()
+  /** user id → not-before (seconds), the session it spares, and when to forget it (ms). */
+  private readonly users = new Map<string, UserMark & { forgetAt: number }>()
   private live = false
   private subscription: Subscription | undefined
   private readonly acks: Acknowledgements
@@ -139,7 +143,7 @@ export class Revocations {
     if (local === undefined) return this.revokedInStore(s)
     if (local.getNow(SESSION_KEY + s.jti) !== undefined) return true
     const user = s.userId === undefined ? undefined : local.getNow(USER_KEY + s.userId)
-    return (user !== undefined && s.authTime <= Number(user)) || this.heard(s)
+    return (user !== undefined && markEnds(parseMark(user), s)) || this.heard(s)
   }
 
   private async revokedInStore (s: RevocationSubject): Promise<boolean> {
@@ -150,7 +154,7 @@ export class Revocations {
       this.epochs ? store.get(EPOCH_KEY) : undefined
     ])
     if (session !== undefined) return true
-    if (user !== undefined && s.authTime <= Number(user)) return true
+    if (user !== undefined && markEnds(parseMark(user), s)) return true
     if (this.epochs) this.newEpoch(await this.readEpoch(epoch))
     // A message may have arrived while the store answered.
     return this.heard(s)
@@ -169,8 +173,8 @@ export class Revocations {
       ...sessions.map(async (s) => await store.get(SESSION_KEY + s.jti))
     ])
     if (this.epochs) this.newEpoch(await this.readEpoch(epoch))
-    const nbf = user === undefined ? 0 : Number(user)
-    return sessions.map((s, i) => marks[i] !== undefined || s.authTime <= nbf || this.heard({ jti: s.jti, userId, authTime: s.authTime }))
+    const mark = user === undefined ? undefined : parseMark(user)
+    return sessions.map((s, i) => marks[i] !== undefined || (mark !== undefined && markEnds(mark, s)) || this.heard({ jti: s.jti, userId, authTime: s.authTime }))
   }
 
   /** Ends one session for `ttlMs` (the longest it could still be accepted). */
@@ -180,13 +184,23 @@ export class Revocations {
     await this.announce({ s: jti })
   }
 
-  /** Ends every session of a user that started before now. */
-  async revokeUser (userId: string): Promise<void> {
+  /**
+   * Ends every session of a user that started before now; with `spare`, all but that one (the session that asked
+   * to end its user's other sessions: those dropped from the session list included). A session an earlier mark
+   * ended is not spared.
+   */
+  async revokeUser (userId: string, spare?: { jti: string; authTime: number }): Promise<void> {
     checkId(userId, 'user id')
+    if (spare !== undefined) checkId(spare.jti, 'session id')
     // Milliseconds: a login right after this call (e.g. the fresh session after a password change) survives it.
     const nbf = Date.now() / 1000
-    await this.cfg.store.set(USER_KEY + userId, String(nbf), this.cfg.sessionLifetimeMs)
-    await this.announce({ u: userId, n: nbf })
+    let keep = spare?.jti
+    if (spare !== undefined) {
+      const earlier = await this.cfg.store.get(USER_KEY + userId)
+      if (earlier !== undefined && markEnds(parseMark(earlier), spare)) keep = undefined
+    }
+    await this.cfg.store.set(USER_KEY + userId, keep === undefined ? String(nbf) : `${nbf} ${keep}`, this.cfg.sessionLifetimeMs)
+    await this.announce(keep === undefined ? { u: userId, n: nbf } : { u: userId, n: nbf, k: keep })
   }
 
   /**
@@ -242,7 +256,7 @@ export class Revocations {
 
   /** Warns once when the store says it may lose entries (a Redis store reads its configuration). */
   private async warnDurability (): Promise<void> {
-    const check = (this.cfg.store as { durabilityWarnings?: () => Promise<string[]> }).durabilityWarnings
+    const check = (this.cfg.store as { durabilityWarnings?: (() => Promise<string[]>) | undefined }).durabilityWarnings
     if (typeof check !== 'function') return
     try {
       for (const warning of await check.call(this.cfg.store)) this.cfg.logger.logf('[WARN] state store: %s', warning)
@@ -254,7 +268,7 @@ export class Revocations {
     if (this.sessions.size > 0 && this.sessions.has(s.jti)) return true
     if (this.users.size > 0 && s.userId !== undefined) {
       const u = this.users.get(s.userId)
-      if (u !== undefined && s.authTime <= u.nbf) return true
+      if (u !== undefined && markEnds(u, s)) return true
     }
     return false
   }
@@ -267,9 +281,11 @@ export class Revocations {
       this.sessions.delete(m.s)
       this.sessions.set(m.s, forgetAt)
     } else if (typeof m.u === 'string' && typeof m.n === 'number') {
-      const nbf = Math.max(m.n, this.users.get(m.u)?.nbf ?? 0)
+      // The later mark wins whole (with the session it spares): messages may arrive out of order.
+      const earlier = this.users.get(m.u)
+      const mark = earlier !== undefined && earlier.nbf > m.n ? earlier : { nbf: m.n, keep: typeof m.k === 'string' ? m.k : undefined }
       this.users.delete(m.u)
-      this.users.set(m.u, { nbf, forgetAt })
+      this.users.set(m.u, { nbf: mark.nbf, keep: mark.keep, forgetAt })
     }
     if (this.sessions.size + this.users.size > MAX_LOCAL) {
       // Forgetting a revocation is safe only if no cached session can still depend on it.
@@ -290,6 +306,19 @@ export class Revocations {
       this.users.delete(id)
     }
   }
+}
+
+/** A user's not-before mark: sessions that started at or before `nbf` (seconds) are over, but `keep`. */
+interface UserMark { nbf: number; keep: string | undefined }
+
+/** A stored mark: `<nbf>`, or `<nbf> <jti>` sparing that session. */
+function parseMark (stored: string): UserMark {
+  const cut = stored.indexOf(' ')
+  return cut < 0 ? { nbf: Number(stored), keep: undefined } : { nbf: Number(stored.slice(0, cut)), keep: stored.slice(cut + 1) }
+}
+
+function markEnds (mark: UserMark, s: { jti: string; authTime: number }): boolean {
+  return s.authTime <= mark.nbf && s.jti !== mark.keep
 }
 
 function checkId (id: unknown, what: string): void {

@@ -1,6 +1,7 @@
 /**
  * Logout's part of revocation: the session a request presents is revoked (for as long as it could still be
- * accepted); with `everywhere` (`?all=1`), every session of its user too.
+ * accepted); with `everywhere` (`POST …/logout?all=1`), every session of its user too, which a cookie session asks
+ * with its XSRF header, like any request that changes something.
  */
 import type { FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
@@ -12,8 +13,9 @@ import { mustRefresh, type SessionLifetime } from './lifetime.js'
 import type { Claims } from './types.js'
 import type { Audit } from '../../lib/audit/audit.js'
 import { userIdOf } from './session-audit.js'
+import type { PostCheck } from './post-check.js'
 
-export interface PresentedSession { reader: TokenReader; verify: Verify; revocations: Revocations | null; lifetime: SessionLifetime; audit: Audit }
+export interface PresentedSession { reader: TokenReader; verify: Verify; revocations: Revocations | null; lifetime: SessionLifetime; audit: Audit; check: PostCheck }
 
 /**
  * Revokes the session a request presents (logout); with `everywhere`, every session of its user too. Resolves the
@@ -39,6 +41,9 @@ export async function revokePresented (p: PresentedSession, request: FastifyRequ
     // Ending every session takes a token that could still authenticate: the expiry checks of a request (a dead
     // query token, or a cookie session past its lifetime or idle, signs nobody out).
     mustRefresh(claims, source, Date.now(), p.lifetime)
+    // The XSRF rule of a cookie session (and the audience rule): a page of another origin, or a same-origin
+    // `<img>`, cannot end every session of the user.
+    p.check.admit(request, source, claims.jti, audOf(claims))
     if (await revocations.isRevoked(subjectOf(claims))) throw revokedError()
     const id = claims.user?.id
     if (typeof id !== 'string') throw new HttpError(401, 'unauthorized', 'token carries no user')

@@ -15,6 +15,8 @@ const LOGGED_OUT = { type: 'object', properties: { status: { type: 'string' } },
 /** Documents `all` without typing it: the handler reads it, so that its 400 says what it always said. */
 const LOGOUT_QUERY = { type: 'object', properties: { all: { description: '1 or true: every session of the user' } } } as const
 import { checkCrossSite } from './login-audit.js'
+import { bodyFields, freshSession, signedInSession, type SignedInSession } from './reauth.js'
+import { clearSiteCookies } from './cookies.js'
 
 /**
  * The core's own routes under `authPrefix`: `/list`, `/user`, `/status`, `/logout`, `/sessions` (unless the session
@@ -63,40 +65,47 @@ export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: U
 /**
  * "Where you're signed in", for the signed-in user (cookie and XSRF like every session route): `GET /sessions`
  * lists them, `DELETE /sessions/:id` ends one (404 unless it is a live session of this user), `DELETE /sessions`
- * ends every one but the current. The DELETEs are refused cross-site, like logout.
+ * ends every one but the current (those dropped from the list too). The DELETEs are refused cross-site, like
+ * logout; ending another session needs a fresh sign-in or the password in the body (`reauthentication`), so that
+ * a stolen session cannot sign its owner out and stay.
  */
 function sessionRoutes (scope: FastifyInstance, core: CoreInternals, sessions: SessionList): void {
-  const signedIn = async (request: FastifyRequest, reply: FastifyReply, ending: boolean): Promise<{ userId: string; jti: string }> => {
-    if (ending) checkCrossSite(core, request, 'logout')
-    const session = await core.tokens.read(request, reply)
-    if (session === null) throw new HttpError(401, 'unauthorized', 'not logged in')
-    const userId = session.claims.user?.id
-    if (typeof userId !== 'string' || userId === '') throw new HttpError(401, 'unauthorized', 'token carries no user')
-    return { userId, jti: session.claims.jti }
+  // The session that ends sessions: the current one, re-authenticated when it ends others (unless that is off).
+  const ending = async (request: FastifyRequest, reply: FastifyReply, others: (current: string) => boolean): Promise<SignedInSession> => {
+    checkCrossSite(core, request, 'logout')
+    const session = await signedInSession(core, request, reply)
+    if (!others(session.sessionId) || !core.options.reauthentication.otherSessions) return session
+    return await freshSession(core, request, reply, bodyFields(request))
   }
+  const userOf = (session: SignedInSession): string => session.user.id
 
   scope.get('/sessions', { schema: doc('The signed-in user\'s live sessions') }, async (request, reply) => {
-    const { userId, jti } = await signedIn(request, reply, false)
-    return await sessions.list(userId, jti)
+    const session = await signedInSession(core, request, reply)
+    return await sessions.list(userOf(session), session.sessionId)
   })
 
   const one = doc('Ends one session of the signed-in user', { params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } })
   scope.delete<{ Params: { id: string } }>('/sessions/:id', { schema: one }, async (request, reply) => {
-    const { userId, jti } = await signedIn(request, reply, true)
     const id = request.params.id
-    const ended = await sessions.revoke(userId, (ids) => ids.filter((x) => x === id))
+    const session = await ending(request, reply, (current) => id !== current)
+    const current = session.sessionId
+    const ended = await sessions.revoke(userOf(session), (ids) => ids.filter((x) => x === id))
     if (ended.length === 0) throw new HttpError(404, 'not found', 'no such session')
-    auditEnded(core, request, userId, ended.length)
+    auditEnded(core, request, userOf(session), ended.length)
     // Ending the session that asked signs this browser out too.
-    if (id === jti) core.tokens.reset(reply)
+    if (id === current) {
+      core.tokens.reset(reply)
+      clearSiteCookies(reply)
+    }
     return await reply.code(204).send()
   })
 
   const others = doc('Ends every session of the signed-in user but this one', { response: { 200: { type: 'object', properties: { revoked: { type: 'integer' } }, required: ['revoked'] } } })
   scope.delete('/sessions', { schema: others }, async (request, reply) => {
-    const { userId, jti } = await signedIn(request, reply, true)
-    const ended = await sessions.revoke(userId, (ids) => ids.filter((x) => x !== jti))
-    auditEnded(core, request, userId, ended.length)
+    const session = await ending(request, reply, () => true)
+    const { jti, auth_time: authTime } = session.claims
+    const ended = await sessions.endOthers(userOf(session), { jti, authTime: authTime ?? 0 })
+    auditEnded(core, request, userOf(session), ended.length)
     return { revoked: ended.length }
   })
 }

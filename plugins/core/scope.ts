@@ -5,7 +5,7 @@
  */
 import { parse as parseQuery } from 'node:querystring'
 import type { FastifyError, FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
-import { HttpError, isAppErrorHandler, sendHttpError } from '../../lib/errors.js'
+import { ErrorCodes, HttpError, isAppErrorHandler, sendHttpError } from '../../lib/errors.js'
 import { describeError, requestLogger, type Logger } from '../../lib/logger.js'
 import type { Audit } from '../../lib/audit/audit.js'
 import { StateStoreError } from '../../lib/state-store/types.js'
@@ -13,6 +13,7 @@ import { SECRET_KEY_WORDS, sanitizeUrl } from '../../lib/secret-keys.js'
 import { coreOf } from './internals.js'
 
 const FORM = 'application/x-www-form-urlencoded'
+const TEXT = 'text/plain'
 /** Login forms, Apple's form_post, passkey assertions: small. */
 const FORM_BODY_LIMIT = 64 * 1024
 /** Query keys whose values an auth URL may carry as secrets: passwords, tokens, OAuth2 `code` and `state`. */
@@ -55,17 +56,26 @@ function httpErrorOf (err: FastifyError, route: string, logger: Logger): HttpErr
     return err
   }
   const status = err.statusCode ?? 500
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return unsupportedMediaType()
   if (status >= 400 && status < 500) return new HttpError(status, 'bad request', err.message)
   logger.logf('[ERROR] %s failed: %s', route, describeError(err))
   return new HttpError(500, 'internal error')
 }
 
+/** The one answer to a body the auth routes do not read (XML, multipart, plain text, …). */
+function unsupportedMediaType (): HttpError {
+  return new HttpError(415, 'unsupported media type', 'send application/json or application/x-www-form-urlencoded', ErrorCodes.UNSUPPORTED_MEDIA_TYPE)
+}
+
 /**
  * Form bodies (`user=&passwd=`, Apple's form_post) are parsed in the auth scopes only: a parser added here is
  * encapsulated, so the host's own routes keep answering 415 to a form unless the host parses forms itself (then
- * its parser, inherited, serves here too).
+ * its parser, inherited, serves here too). Fastify's plain-text parser is removed here (in this scope only): no
+ * auth route reads text, so a text body is refused like any other media type the routes do not read, not
+ * parsed into a string that each route would refuse in its own words.
  */
 function parseForms (scope: FastifyInstance): void {
+  if (scope.hasContentTypeParser(TEXT)) scope.removeContentTypeParser(TEXT)
   if (scope.hasContentTypeParser(FORM)) return
   scope.addContentTypeParser(FORM, { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
     // node:querystring gives a null-prototype object, repeated keys as arrays (refused by the field readers).

@@ -128,6 +128,17 @@ export class SessionList {
     return ending.map((e) => e.id)
   }
 
+  /**
+   * "Sign out everywhere else": revokes every listed session of `userId` but `current` (the ids revoked), and every
+   * other session of the user that started before now, those dropped from the list past `maxPerUser` included
+   * (a not-before mark that spares `current`).
+   */
+  async endOthers (userId: string, current: { jti: string; authTime: number }): Promise<string[]> {
+    const ended = await this.revoke(userId, (ids) => ids.filter((x) => x !== current.jti))
+    await this.cfg.revocations.revokeUser(userId, current)
+    return ended
+  }
+
   async close (): Promise<void> {
     await this.flush()
   }

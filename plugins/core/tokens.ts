@@ -46,6 +46,8 @@ export interface CoreTokenService extends TokenService {
    * its verified claims, or undefined (none presented, or revocation off).
    */
   revokePresented (request: FastifyRequest, everywhere: boolean): Promise<Claims | undefined>
+  /** Where the request's token comes from (query, header or cookie), undefined when it carries none. */
+  sourceOf (request: FastifyRequest): TokenSource | undefined
   readonly cache: SessionCache
   /** The public session keys as a JWKS, or null for HMAC sessions. */
   readonly jwks: Jwks | null
@@ -58,8 +60,9 @@ export function createTokenService (o: ResolvedOptions, revocations: Revocations
   const cookies = new SessionCookies(o)
   const reader = new TokenReader(o)
   const verified = new VerifiedSessions(o.session.cacheSize, o.session.tokenDurationMs, keys, o.session.signingKeys, revocations, list !== null)
-  const sessions = new SessionReader(o, { reader, verify, issuer, cookies, verified, revocations, list, check: new PostCheck(o, audiences) })
-  const presented = { reader, verify, revocations, lifetime: sessions.lifetime, audit: o.audit }
+  const check = new PostCheck(o, audiences)
+  const sessions = new SessionReader(o, { reader, verify, issuer, cookies, verified, revocations, list, check })
+  const presented = { reader, verify, revocations, lifetime: sessions.lifetime, audit: o.audit, check }
 
   async function issue (input: ClaimsInput): Promise<{ token: string; claims: Session['claims'] }> {
     const claims = await issuer.claims(input)
@@ -93,7 +96,8 @@ export function createTokenService (o: ResolvedOptions, revocations: Revocations
       if (claims.exp <= nowSeconds()) throw unauthorized('token expired', ErrorCodes.TOKEN_EXPIRED)
       return claims
     },
-    revokePresented: async (request, everywhere) => await revokePresented(presented, request, everywhere)
+    revokePresented: async (request, everywhere) => await revokePresented(presented, request, everywhere),
+    sourceOf: (request) => reader.read(request) === undefined ? undefined : reader.source
   }
 }
 
@@ -113,6 +117,11 @@ interface SessionParts {
 class SessionReader {
   readonly lifetime: SessionLifetime
   private readonly audit: Audit
+  /**
+   * A session refreshed while answering a request, by that request and the expired token it came with: a second
+   * read in the same request (a hook, then its route) gets that session instead of refreshing it again.
+   */
+  private readonly refreshedFor = new WeakMap<FastifyRequest, { from: string; entry: CachedSession }>()
   constructor (o: ResolvedOptions, private readonly p: SessionParts) {
     this.audit = o.audit
     this.lifetime = { maxAgeSeconds: Math.max(1, Math.round(o.session.maxAgeMs / 1000)), idleTimeoutMs: o.session.idleTimeoutMs }
@@ -140,13 +149,16 @@ class SessionReader {
         throw refused(this.audit, err, request, source, entry.claims)
       }
     }
-    if (entry === undefined) return this.firstSeen(token, source, request, reply)
+    if (entry === undefined) {
+      const again = this.refreshedFor.get(request)
+      return again?.from === token ? again.entry : this.firstSeen(token, source, request, reply)
+    }
     return this.slow(token, source, entry, now, request, reply)
   }
 
   /** A token this instance has not seen: without a promise when the key ring and the revocation marks allow. */
   private firstSeen (token: string, source: TokenSource, request: FastifyRequest, reply: FastifyReply): Session | Promise<Session> {
-    const seen: { claims?: Claims } = {}
+    const seen: { claims?: Claims | undefined } = {}
     try {
       const s = this.fresh(token, source, request, reply, seen)
       if (s instanceof Promise) return this.audited(s.then((v) => this.p.check.validated(v)), request, source, seen)
@@ -158,7 +170,7 @@ class SessionReader {
   }
 
   /** Awaits a session check; a refusal is audited with the claims known by then (`seen.claims`). */
-  private async audited (checked: Promise<Session>, request: FastifyRequest, source: TokenSource, seen: { claims?: Claims }): Promise<Session> {
+  private async audited (checked: Promise<Session>, request: FastifyRequest, source: TokenSource, seen: { claims?: Claims | undefined }): Promise<Session> {
     try {
       return await checked
     } catch (err) {
@@ -167,7 +179,7 @@ class SessionReader {
   }
 
   private async slow (token: string, source: TokenSource, cached: CachedSession, now: number, request: FastifyRequest, reply: FastifyReply): Promise<Session> {
-    const seen: { claims?: Claims } = {}
+    const seen: { claims?: Claims | undefined } = {}
     try {
       const entry = await this.p.verified.recheck(cached, now)
       if (entry === undefined) return await this.p.check.validated(await this.fresh(token, source, request, reply, seen))
@@ -190,14 +202,14 @@ class SessionReader {
    * only). Without a promise when the key ring and the revocation marks answer synchronously. `seen` gets the
    * claims once verified, for the audit of a later refusal.
    */
-  private fresh (token: string, source: TokenSource, request: FastifyRequest, reply: FastifyReply, seen: { claims?: Claims }): Session | Promise<Session> {
+  private fresh (token: string, source: TokenSource, request: FastifyRequest, reply: FastifyReply, seen: { claims?: Claims | undefined }): Session | Promise<Session> {
     const v = this.p.verify(token, 'session')
     return v instanceof Promise
       ? v.then((x) => this.admitted(token, x, source, request, reply, seen))
       : this.admitted(token, v, source, request, reply, seen)
   }
 
-  private admitted (token: string, verified: Verified, source: TokenSource, request: FastifyRequest, reply: FastifyReply, seen: { claims?: Claims }): Session | Promise<Session> {
+  private admitted (token: string, verified: Verified, source: TokenSource, request: FastifyRequest, reply: FastifyReply, seen: { claims?: Claims | undefined }): Session | Promise<Session> {
     const p = this.p
     const { claims } = verified
     seen.claims = claims
@@ -232,6 +244,7 @@ class SessionReader {
     const refreshed = await p.issuer.refresh(token, claims)
     p.cookies.set(reply, refreshed.token, refreshed.claims)
     const entry = p.verified.remember(refreshed.token, refreshed.claims, refreshed.key, now, true)
+    this.refreshedFor.set(request, { from: token, entry })
     if (this.audit.on) this.audit.emit(request, 'session.refreshed', { reason: 'expired_token', userId: userIdOf(entry.claims), aud: entry.aud })
     // A refresh is a sighting that also adds the session when the list lacks it (one the app created itself).
     p.list?.sighted(entry, request, now)

@@ -23,16 +23,16 @@ export interface Claims {
   iat: number
   jti: string
   iss: string
-  user?: UserData
+  user?: UserData | undefined
   /** Token kind: session tokens cannot stand in for handshake or confirmation tokens and vice versa. */
   purpose: TokenPurpose
   /** Session-only cookie flag (`session=1`). */
-  sess?: boolean
+  sess?: boolean | undefined
   /**
    * Original login time (seconds, with millisecond precision); required in session tokens. Refresh stops
    * `session.maxAge` after it, and `revokeUser` ends the sessions whose login came before the call.
    */
-  auth_time?: number
+  auth_time?: number | undefined
   /** Anything a claims updater adds travels in the token. */
   [extra: string]: unknown
 }
@@ -41,9 +41,9 @@ export type TokenPurpose = 'session' | 'handshake' | 'confirm'
 
 /** What a caller supplies to create a session: everything else is filled by the token service. */
 export interface ClaimsInput {
-  user?: UserData
-  aud?: string | string[]
-  sess?: boolean
+  user?: UserData | undefined
+  aud?: string | string[] | undefined
+  sess?: boolean | undefined
   [extra: string]: unknown
 }
 
@@ -86,8 +86,41 @@ export type UserUpdFunc = (user: User) => MaybePromise<User>
 export interface UserUpdater { update(user: User): MaybePromise<User> }
 
 
-/** Credential checker of a direct provider. `passwd` may be any prepared hash. */
-export type CredChecker = (user: string, passwd: string) => MaybePromise<boolean>
+/**
+ * Credential checker of a direct provider. `passwd` may be any prepared hash. Answers `true`/`false`, or
+ * `{ ok, user }` naming the account the credentials belong to (see `CredCheckResult`).
+ */
+export type CredChecker = (user: string, passwd: string) => MaybePromise<boolean | CredCheckResult>
+
+/**
+ * A direct provider's checker's answer naming the account: `{ ok: true, user: 'alice' }` (its canonical name) or
+ * `{ ok: true, user: { name, id?, email?, attrs?, role? } }`. Every spelling of a name your store accepts then
+ * signs in one user with one id, so the second factor, the session list, lockout and `revokeUser` see one account.
+ */
+export interface CredCheckResult {
+  /** True signs the user in; false is a wrong user or password. */
+  ok: boolean
+  /**
+   * Who signed in, when `ok`: the account's name as your store keeps it, or its user. Absent: the typed name as
+   * the lockout counts it (`rateLimit.failures.accountKey`, default `normaliseAccountName`).
+   */
+  user?: string | CheckedUser | undefined
+}
+
+/** The account a checker recognised (`CredCheckResult.user`). */
+export interface CheckedUser {
+  /** The account's name as your store keeps it (1-256 characters): the session's `name`. */
+  name: string
+  /**
+   * The account's own key in your store (a database id, 1-256 characters): the session's id is
+   * `<provider>_<sha1 of it>`, so a renamed account keeps its sessions and second factors. Default: derived from
+   * `name` as the lockout counts it.
+   */
+  id?: string | undefined
+  email?: string | undefined
+  attrs?: Record<string, unknown> | undefined
+  role?: string | undefined
+}
 
 /** Cache of refreshed claims keyed by the expired token, so concurrent requests refresh once. */
 export interface RefreshCache {
@@ -138,6 +171,11 @@ export interface LoginResult {
   sessionOnly?: boolean | undefined
   /** The provider's picture link or bytes, handed to the avatar proxy. */
   avatar?: { url?: string | undefined; bytes?: Uint8Array | undefined } | undefined
+  /**
+   * The second factor this login confirmed (`totp`, `recovery`, `passkey`): recorded for the new session, so
+   * that `fastify.auth.recent()` sees it at once in that session (and in no other).
+   */
+  secondFactor?: string | undefined
 }
 
 export type { Logger }
@@ -154,7 +192,7 @@ export interface TokenService {
    * Verifies a session token: signature with the key its `kid` names for its audience (algorithm pinned per key),
    * claims, revocation. Throws HttpError 401 on any failure.
    */
-  parse(token: string, opts?: { allowExpired?: boolean }): Promise<Claims>
+  parse(token: string, opts?: { allowExpired?: boolean | undefined }): Promise<Claims>
   /** Creates a session token and sets the JWT and XSRF cookies on the reply. */
   set(reply: FastifyReply, input: ClaimsInput): Promise<{ token: string; claims: Claims }>
   /**
@@ -230,6 +268,8 @@ export interface ResolvedOptions {
   basicAuth: { adminPasswd: string | undefined; checker: BasicAuthChecker | undefined }
   /** null when revocation is off; `sessionList` null when the list is off. */
   revocation: { recheckMs: number; sessionList: { maxPerUser: number; ip: 'address' | 'hash' | false } | null } | null
+  /** How recent a sign-in a change of factors needs (ms), and whether ending other sessions is one. */
+  reauthentication: { withinMs: number; otherSessions: boolean }
   /** `rateLimit` after defaults; false when off. */
   rateLimit: ResolvedRateLimit | false
   /** The client a request counts for (`rateLimit.clientKey`, default its address, IPv6 by /64). */

@@ -30,9 +30,17 @@ export function mismatchWarning (url: string, arrived: string, secureCookies: bo
 
 const warned = new WeakSet<CoreInternals>()
 
+/**
+ * The Host light-my-request gives an `app.inject` call that names none. Such a request arrived nowhere: it is an
+ * app's test (testing.md's `build()` with inject), whose `url` rightly names the real server, not a development
+ * server answering on the wrong address. An inject call that sets a Host is taken at its word.
+ */
+const INJECT_DEFAULT_HOST = 'localhost:80'
+
 /** Logs the mismatch warning the first time a login request shows one; free once it has. */
 export function checkArrivalOrigin (core: CoreInternals, request: FastifyRequest): void {
   if (warned.has(core)) return
+  if ((request.raw as { isLightMyRequest?: boolean | undefined }).isLightMyRequest === true && request.headers.host === INJECT_DEFAULT_HOST) return
   const arrived = loopbackMismatch(core.options.origin, request.protocol, request.host)
   if (arrived === undefined) return
   warned.add(core)

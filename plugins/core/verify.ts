@@ -38,9 +38,18 @@ export function createVerifier (keys: KeyRings, issuer: string, audiences: Audie
 
 /** The signature with the key the token's `kid` names in `ring`, then the claims. */
 function withRing (ring: KeyRing, d: DecodedJws, purpose: TokenPurpose, issuer: string): Verified {
+  const key = checkSignature(ring, d)
+  return { claims: checkClaims(d.payload, purpose, issuer, nowSeconds()), key, current: ring.signer }
+}
+
+/**
+ * The signature layer of a token, before any claim is read: the key its `kid` names in `ring` (a ring of one key
+ * also takes a token without `kid`), that key's one algorithm, and its signature. The key, or HttpError 401.
+ */
+export function checkSignature (ring: KeyRing, d: DecodedJws): JwsKey {
   const key = ring.pick(d.header.kid)
   if (key === undefined) throw unauthorized(UNKNOWN_KEY)
   if (d.header.alg !== key.alg) throw unauthorized('algorithm not allowed')
   if (!key.verify(d.input, d.signature)) throw unauthorized('invalid token')
-  return { claims: checkClaims(d.payload, purpose, issuer, nowSeconds()), key, current: ring.signer }
+  return key
 }

@@ -13,9 +13,9 @@ export interface AppInfoOptions {
   /** `App-Version` header value. Required. */
   version: string
   /** `Org` header value; omitted when not given. */
-  org?: string
+  org?: string | undefined
   /** `M-Host` header value; default: the `MHOST` environment variable, read once at registration. */
-  mhost?: string
+  mhost?: string | undefined
 }
 
 /** Validates the options once and returns the header pairs to set. */

@@ -23,9 +23,9 @@ import type { ToolkitHook } from './hook.js'
 /** Lockout settings of the basic-auth family (defaults as the auth core's `rateLimit.failures`). */
 export interface BasicAuthThrottleOptions extends FailureOptions {
   /** Where counts live (anything with `increment`, e.g. a `RedisStateStore` shared by instances). Default in-memory. */
-  store?: StateStore
+  store?: StateStore | undefined
   /** The client a request counts for. Default `request.ip` (set Fastify's `trustProxy` behind a proxy), IPv6 by /64. */
-  clientKey?: (request: FastifyRequest) => string
+  clientKey?: ((request: FastifyRequest) => string) | undefined
 }
 
 /** `throttle: true` takes the defaults. */

@@ -43,7 +43,7 @@ import { throttleBasicAuth, type BasicAuthThrottle } from './basic-auth-throttle
 /** Options of the hook functions. */
 export interface BasicAuthHookOptions {
   /** Opt-in lockout after failed checks (per user name and per address, with backoff; 429 while locked). */
-  throttle?: BasicAuthThrottle
+  throttle?: BasicAuthThrottle | undefined
 }
 
 /**
@@ -179,25 +179,25 @@ function challengeFor (realm: unknown): string {
 /** Options of `basicAuthPlugin`: exactly one of `checker`, `passwd`, `bcryptHash`, `argon2Hash` + `argon2Salt`. */
 export interface BasicAuthOptions {
   /** Consumer checker (`basicAuth`). */
-  checker?: BasicChecker
+  checker?: BasicChecker | undefined
   /** The one accepted user name (all variants but `checker`). */
-  user?: string
+  user?: string | undefined
   /** Plain password (`withUserPasswd`). */
-  passwd?: string
+  passwd?: string | undefined
   /** bcrypt hash of the password (`withBcryptHash`). */
-  bcryptHash?: string
+  bcryptHash?: string | undefined
   /** base64 Argon2id hash of the password (`withArgon2Hash`), with `argon2Salt`. */
-  argon2Hash?: string
+  argon2Hash?: string | undefined
   /** base64 salt of `argon2Hash`. */
-  argon2Salt?: string
+  argon2Salt?: string | undefined
   /** Argon2id cost when it differs from the defaults (see `Argon2Params`). */
-  argon2Params?: Argon2Params
+  argon2Params?: Argon2Params | undefined
   /** Adds `WWW-Authenticate: Basic realm="<realm>"` to 401 answers (the `withPrompt` behaviour). */
-  realm?: string
+  realm?: string | undefined
   /** Stage to install at. Default `onRequest` (before the body is read). */
-  stage?: 'onRequest' | 'preHandler'
+  stage?: 'onRequest' | 'preHandler' | undefined
   /** Opt-in lockout after failed checks (per user name and per address, with backoff; 429 while locked). */
-  throttle?: BasicAuthThrottle
+  throttle?: BasicAuthThrottle | undefined
 }
 
 /** The hook the options describe; throws an OptionsError unless exactly one variant is given. */

@@ -95,9 +95,9 @@ export class Benchmarks {
 
 export interface BenchmarksOptions {
   /** The collector to feed; default a new one, available as `fastify.benchmarks`. */
-  benchmarks?: Benchmarks
+  benchmarks?: Benchmarks | undefined
   /** When set, GET on this path answers the report as JSON (e.g. `/bench`); default none. */
-  path?: string
+  path?: string | undefined
 }
 
 /**

@@ -24,7 +24,7 @@ export interface BlackWordsOptions {
   /** Words that get a body refused (case-insensitive substrings). Required, non-empty. */
   words: string[]
   /** Largest body scanned, bytes; larger bodies get 413. Default: the route's `bodyLimit` (1 MiB). */
-  limit?: number
+  limit?: number | undefined
 }
 
 const REJECTION: BodyRejection = { status: 403, error: 'forbidden', details: 'request body contains a blocked word' }

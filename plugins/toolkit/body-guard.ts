@@ -27,19 +27,19 @@ import { ErrorCodes, sendError } from '../../lib/errors.js'
 import { requireLazy } from '../../lib/lazy.js'
 
 /** Why a body is refused: the status and the `{error, details, code?}` to answer (code: the status's). */
-export interface BodyRejection { status: number; error: string; details: string; code?: string }
+export interface BodyRejection { status: number; error: string; details: string; code?: string | undefined }
 
 export interface BodyGuardOptions {
   /** Largest accepted body in bytes, on the wire and inflated. */
   limit: number
   /** Per request: a function that looks at each chunk as the handler will see it (inflated when compressed). */
-  inspect?: () => (chunk: Buffer) => BodyRejection | undefined
+  inspect?: (() => (chunk: Buffer) => BodyRejection | undefined) | undefined
   /**
    * Per request: true when the inspector need not see this body because the caller checks what the content
    * parser makes of it instead. Only asked for a body as sent, with an HTTP/1 `Content-Length` and no
    * `Transfer-Encoding` or `Content-Encoding`: one whose size the length already bounds.
    */
-  leaveToParser?: (request: FastifyRequest) => boolean
+  leaveToParser?: ((request: FastifyRequest) => boolean) | undefined
 }
 
 export type PreParsingHook = (request: FastifyRequest, reply: FastifyReply, payload: Readable) => Promise<Readable>
@@ -57,7 +57,7 @@ function inflaterOf (coding: string): (() => Transform) | undefined {
     case 'br': return () => zlib().createBrotliDecompress()
     case 'zstd': {
       // Node 22.15+ and 23.8+; typed loosely so the types of Node 20 compile.
-      const zstd = (zlib() as { createZstdDecompress?: () => Transform }).createZstdDecompress
+      const zstd = (zlib() as { createZstdDecompress?: (() => Transform) | undefined }).createZstdDecompress
       return zstd === undefined ? undefined : () => zstd()
     }
     default: return undefined
@@ -133,7 +133,7 @@ class Replay extends Readable {
 }
 
 const AS_SENT = Symbol('gatehouse.bodyAsSent')
-type Marked = Readable & { [AS_SENT]?: boolean; receivedEncodedLength?: number }
+type Marked = Readable & { [AS_SENT]?: boolean | undefined; receivedEncodedLength?: number | undefined }
 
 /**
  * The body as a fresh stream for the content parser. `receivedEncodedLength` is Fastify's wire-length check;

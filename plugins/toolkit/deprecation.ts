@@ -12,13 +12,13 @@ import type { ToolkitHook } from './hook.js'
 
 export interface DeprecationOptions {
   /** When the resource was or will be deprecated. Default: deprecated now (`Deprecation: true`). */
-  date?: Date | string | number
+  date?: Date | string | number | undefined
   /** Header syntax: the draft-02 form (default) or RFC 9745's `@seconds` (which requires `date`). */
-  format?: 'draft-02' | 'rfc9745'
+  format?: 'draft-02' | 'rfc9745' | undefined
   /** Documentation of the deprecation, sent as `Link: <link>; rel="deprecation"`. Absolute http(s) URL. */
-  link?: string
+  link?: string | undefined
   /** When the resource goes away, sent as `Sunset` (HTTP date). Must not precede `date`. */
-  sunset?: Date | string | number
+  sunset?: Date | string | number | undefined
 }
 
 /** Validates the options once and returns the header pairs. */

@@ -19,11 +19,11 @@ export interface FileServerOptions {
   /** Directory to serve (must exist). */
   root: string
   /** Index file served for a directory, or false for none. Default `index.html`. */
-  index?: string | false
+  index?: string | false | undefined
   /** `Cache-Control` max-age in milliseconds (or an `ms` string such as `1d`). Default 0. */
-  maxAge?: number | string
+  maxAge?: number | string | undefined
   /** Route prefix, applied by Fastify's `register` (documented here so TypeScript accepts it). */
-  prefix?: string
+  prefix?: string | undefined
 }
 
 const fileServerPluginImpl: FastifyPluginAsync<FileServerOptions> = async (fastify, opts) => {

@@ -9,8 +9,8 @@ export interface FromTo { from: Date; to: Date }
 
 export interface FromToOptions {
   /** Query parameter names. Default `from` and `to`. */
-  fromParam?: string
-  toParam?: string
+  fromParam?: string | undefined
+  toParam?: string | undefined
 }
 
 /** The formats `parseTimestamp` accepts, as the 400 answer lists them. */

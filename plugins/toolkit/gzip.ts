@@ -20,14 +20,14 @@ import { OptionsError } from '../../lib/errors.js'
 
 export interface GzipOptions {
   /** Bodies smaller than this many bytes go out uncompressed (streams are always compressed). Default 1024. */
-  threshold?: number
+  threshold?: number | undefined
   /**
    * More content types to compress besides those mime-db marks compressible: exact types
    * (`application/x-ndjson`) or prefixes ending in `/` (`text/`).
    */
-  contentTypes?: readonly string[]
+  contentTypes?: readonly string[] | undefined
   /** zlib level 1..9 (default zlib's 6). */
-  level?: number
+  level?: number | undefined
 }
 
 const gzipPluginImpl: FastifyPluginAsync<GzipOptions> = async (fastify, opts = {}) => {

@@ -1,20 +1,26 @@
 #!/usr/bin/env node
 /**
- * `fastify-gatehouse hash --bcrypt [--cost N] | --argon2`: prints a hash for `withBcryptHash` /
- * `withArgon2Hash`. The password comes from stdin: typed without echo (and asked twice) on a terminal, or
- * the first line of a pipe (`printf '%s\n' "$PW" | fastify-gatehouse hash --argon2`). Never from argv,
- * where other users of the machine could read it in the process list.
+ * `fastify-gatehouse hash --bcrypt [--cost N] | --argon2 [--env NAME]`: prints a hash for `bcryptVerify`,
+ * `withBcryptHash` / `withArgon2Hash`. The password comes from stdin: typed without echo (and asked twice) on a
+ * terminal, or the first line of a pipe (`printf '%s\n' "$PW" | fastify-gatehouse hash --argon2`). Never from
+ * argv, where other users of the machine could read it in the process list. `--env NAME` prints a line ready to
+ * paste into a `.env` file or after `export` in a shell, single-quoted: a bcrypt hash in double quotes is expanded
+ * by the shell (`"$2b$10$…"` becomes `b0`), which refuses every password without a word.
  */
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { argon2Hash, bcryptHash, checkArgon2Installed, normalizeCredential } from './password-hash.js'
 
 /** stdin as the CLI uses it; `isTTY`/`setRawMode` exist on a terminal. */
-export type CliInput = NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown }
+export type CliInput = NodeJS.ReadableStream & { isTTY?: boolean | undefined; setRawMode?: ((raw: boolean) => unknown) | undefined }
 
-const USAGE = `usage: fastify-gatehouse hash --bcrypt [--cost N] | --argon2
+const USAGE = `usage: fastify-gatehouse hash --bcrypt [--cost N] | --argon2 [--env NAME]
   reads the password from stdin (no echo on a terminal, else the first line) and prints its hash;
-  --argon2 prints "hash=<base64>" and "salt=<base64>" lines for withArgon2Hash`
+  --argon2 prints "hash=<base64>" and "salt=<base64>" lines for withArgon2Hash;
+  --env NAME prints NAME='<hash>' (and NAME_SALT='<salt>' with --argon2), ready for a .env file or export`
+
+/** A name a shell and a `.env` file both take as a variable name. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
 /** Longest password line read from a pipe or a terminal; a longer one is refused, not cut. */
 const MAX_PASSWORD_BYTES = 4096
@@ -29,7 +35,7 @@ class CliError extends Error {
 export async function runHashCli (argv: readonly string[], stdin: CliInput, stdout: NodeJS.WritableStream,
   stderr: NodeJS.WritableStream = process.stderr): Promise<number> {
   try {
-    const { algo, cost } = parseArgs(argv)
+    const { algo, cost, env } = parseArgs(argv)
     // Before the password is asked for: without argon2 there is nothing to hash it with.
     if (algo === 'argon2') checkArgon2Installed('--argon2')
     const passwd = await readPassword(stdin, stderr)
@@ -37,10 +43,11 @@ export async function runHashCli (argv: readonly string[], stdin: CliInput, stdo
       if (Buffer.byteLength(normalizeCredential(passwd)) > BCRYPT_MAX_BYTES) {
         throw new CliError(`the password is longer than bcrypt's ${BCRYPT_MAX_BYTES} bytes (use --argon2)`, 1)
       }
-      stdout.write(`${await bcryptHash(passwd, cost)}\n`)
+      const hash = await bcryptHash(passwd, cost)
+      stdout.write(env === undefined ? `${hash}\n` : `${env}='${hash}'\n`)
     } else {
       const { hash, salt } = await argon2Hash(passwd)
-      stdout.write(`hash=${hash}\nsalt=${salt}\n`)
+      stdout.write(env === undefined ? `hash=${hash}\nsalt=${salt}\n` : `${env}='${hash}'\n${env}_SALT='${salt}'\n`)
     }
     return 0
   } catch (err) {
@@ -50,11 +57,12 @@ export async function runHashCli (argv: readonly string[], stdin: CliInput, stdo
   }
 }
 
-function parseArgs (argv: readonly string[]): { algo: 'bcrypt' | 'argon2'; cost: number } {
+function parseArgs (argv: readonly string[]): { algo: 'bcrypt' | 'argon2'; cost: number; env: string | undefined } {
   const args = [...argv]
   if (args[0] === 'hash') args.shift()
   let algo: 'bcrypt' | 'argon2' | undefined
   let cost = 10
+  let env: string | undefined
   while (args.length > 0) {
     const a = args.shift()
     if (a === '--bcrypt' || a === '--argon2') {
@@ -63,6 +71,9 @@ function parseArgs (argv: readonly string[]): { algo: 'bcrypt' | 'argon2'; cost:
     } else if (a === '--cost') {
       cost = Number(args.shift())
       if (!Number.isInteger(cost) || cost < 4 || cost > 31) throw new CliError('--cost must be an integer from 4 to 31', 2)
+    } else if (a === '--env') {
+      env = args.shift()
+      if (env === undefined || !ENV_NAME.test(env)) throw new CliError('--env needs a variable name such as ALICE_HASH (letters, digits, _)', 2)
     } else if (a === '--help' || a === '-h') {
       throw new CliError(USAGE, 2)
     } else {
@@ -70,7 +81,7 @@ function parseArgs (argv: readonly string[]): { algo: 'bcrypt' | 'argon2'; cost:
     }
   }
   if (algo === undefined) throw new CliError(USAGE, 2)
-  return { algo, cost }
+  return { algo, cost, env }
 }
 
 async function readPassword (stdin: CliInput, stderr: NodeJS.WritableStream): Promise<string> {

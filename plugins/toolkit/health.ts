@@ -9,7 +9,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { OptionsError } from '../../lib/errors.js'
 
 /** What a check reports: its name and, when it failed, why. */
-export interface CheckResult { name: string; error?: string | Error | null }
+export interface CheckResult { name: string; error?: string | Error | null | undefined }
 /**
  * A check function: resolves to its result; throwing or rejecting means failure. The signal aborts when the
  * time limit passes, so a check that honours it (fetch, database drivers) stops instead of lingering.
@@ -19,15 +19,15 @@ export type CheckFunc = (signal: AbortSignal) => CheckResult | Promise<CheckResu
 export interface NamedCheck { name: string; check: (signal: AbortSignal) => unknown }
 
 /** One entry of the answer. */
-export interface HealthEntry { name: string; status: 'ok' | 'failed'; error?: string }
+export interface HealthEntry { name: string; status: 'ok' | 'failed'; error?: string | undefined }
 
 export interface HealthOptions {
   /** Path of the endpoint. Default `/health`. */
-  path?: string
+  path?: string | undefined
   /** The checks: functions returning `{name, error?}`, or `{name, check}` objects. */
   checks: Array<CheckFunc | NamedCheck>
   /** Milliseconds a check may take before it is reported failed. Default 5000. */
-  timeout?: number
+  timeout?: number | undefined
 }
 
 /** Runs every check under the time limit; never rejects. */

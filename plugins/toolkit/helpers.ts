@@ -119,7 +119,7 @@ export function errorLogger (logger: Logger): { log: ErrorSender } {
   }
 }
 
-interface ErrorFields { status: number; method: string; path: string; ip: string; error: string; details?: string }
+interface ErrorFields { status: number; method: string; path: string; ip: string; error: string; details?: string | undefined }
 
 function sendAndLog (statusOption: string, reply: FastifyReply, request: FastifyRequest, status: number, err: unknown,
   details: string | undefined, log: (fields: ErrorFields, line: string) => void): FastifyReply {

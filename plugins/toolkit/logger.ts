@@ -18,21 +18,21 @@ export { SECRET_KEY_WORDS, sanitizeUrl }
 
 export interface RequestLoggerOptions {
   /** Where lines go: a `Logger` (`{ logf }`) or a function receiving each line. Default: Fastify's logger. */
-  logger?: Logger | ((line: string) => void)
+  logger?: Logger | ((line: string) => void) | undefined
   /** Maps the client address before logging (e.g. drop the last octet, or hash it). */
-  maskIp?: (ip: string) => string
+  maskIp?: ((ip: string) => string) | undefined
   /** User shown in the line; default `name/id` of `request.user` when present. */
-  userInfo?: (request: FastifyRequest) => string | undefined
+  userInfo?: ((request: FastifyRequest) => string | undefined) | undefined
   /** A free-form subject for the line (e.g. the tenant). */
-  subject?: (request: FastifyRequest) => string | undefined
+  subject?: ((request: FastifyRequest) => string | undefined) | undefined
   /** Capture the request body. Default false. */
-  withBody?: boolean
+  withBody?: boolean | undefined
   /** Characters of the body kept when captured. Default 1024. */
-  maxBodySize?: number
+  maxBodySize?: number | undefined
   /** The JWT query parameter name to mask besides the built-in ones. Default `token`. */
-  jwtQueryName?: string
+  jwtQueryName?: string | undefined
   /** More words of secret query/body keys, added to `SECRET_KEY_WORDS` (case-insensitive, same rule). */
-  maskKeys?: string[]
+  maskKeys?: string[] | undefined
 }
 
 /** Escapes control characters so that a field can never start a new line or move the cursor. */
@@ -42,7 +42,7 @@ export function escapeControl (s: string): string {
 }
 
 function defaultUserInfo (request: FastifyRequest): string | undefined {
-  const user = (request as { user?: { name?: unknown; id?: unknown } | null }).user
+  const user = (request as { user?: { name?: unknown; id?: unknown } | null | undefined }).user
   if (user === null || user === undefined || typeof user !== 'object') return undefined
   return `${String(user.name ?? '')}/${String(user.id ?? '')}`
 }

@@ -50,7 +50,7 @@ export interface MaybeOptions {
   /** The hook to run (async or callback form). */
   hook: RequestHook
   /** Stage to install at; `preHandler` when the hook needs the parsed body. Default `onRequest`. */
-  stage?: HookStage
+  stage?: HookStage | undefined
 }
 
 export interface RejectOptions {
@@ -61,7 +61,7 @@ export interface RejectOptions {
   /** The `error` field of the JSON body. */
   message: string
   /** Stage to install at; `preHandler` when the predicate reads the parsed body. Default `onRequest`. */
-  stage?: HookStage
+  stage?: HookStage | undefined
 }
 
 const maybePluginImpl: FastifyPluginAsync<MaybeOptions> = async (fastify, opts) => {

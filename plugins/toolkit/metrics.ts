@@ -107,15 +107,15 @@ const FORMATS: readonly MetricsFormat[] = ['json', 'prometheus', 'negotiate']
 
 export interface MetricsOptions {
   /** The answer's format (see `MetricsFormat`). Default `negotiate`. */
-  format?: MetricsFormat
+  format?: MetricsFormat | undefined
   /** Path of the endpoint. Default `/metrics`. */
-  path?: string
+  path?: string | undefined
   /** Allow-list of client addresses (see onlyFrom); default: anyone. */
-  allow?: string[]
+  allow?: string[] | undefined
   /** Proxies whose forwarding headers the allow-list believes (see onlyFrom). */
-  trustedProxies?: string[]
+  trustedProxies?: string[] | undefined
   /** Registry to serve; default the process-wide one (`publish`). */
-  registry?: VarRegistry
+  registry?: VarRegistry | undefined
 }
 
 /**

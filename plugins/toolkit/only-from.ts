@@ -22,7 +22,7 @@ export interface OnlyFromOptions {
    * Peers whose `X-Forwarded-For` / `X-Real-IP` are believed. Default `['127.0.0.1', '::1']`; `[]` checks
    * the socket peer only.
    */
-  trustedProxies?: string[]
+  trustedProxies?: string[] | undefined
 }
 
 /** Returns the text of the client address the allow-list is checked against (may be garbage: never allowed). */

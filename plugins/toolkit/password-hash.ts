@@ -27,11 +27,11 @@ export function checkArgon2Installed (option: string): void {
  */
 export interface Argon2Params {
   /** Passes over memory. Default 1. */
-  timeCost?: number
+  timeCost?: number | undefined
   /** Memory in KiB. Default 65536 (64 MiB). */
-  memoryCost?: number
+  memoryCost?: number | undefined
   /** Lanes. Default 4. */
-  parallelism?: number
+  parallelism?: number | undefined
 }
 
 const ARGON2_DEFAULTS = { timeCost: 1, memoryCost: 64 * 1024, parallelism: 4 }
@@ -39,6 +39,8 @@ const ARGON2_KEY_BYTES = 32
 const SALT_BYTES = 16
 const BCRYPT_MAX_BYTES = 72
 const BCRYPT_HASH = /^\$2[aby]\$(0[4-9]|[12]\d|3[01])\$[./A-Za-z0-9]{53}$/
+/** The code of the warning about a stored value that is not a hash (`node --disable-warning=GATEHOUSE_NOT_A_HASH`). */
+const NOT_A_HASH = 'GATEHOUSE_NOT_A_HASH'
 
 
 /**
@@ -59,11 +61,35 @@ export function checkBcryptHash (hash: unknown, option: string): asserts hash is
   if (typeof hash !== 'string' || !BCRYPT_HASH.test(hash)) throw new OptionsError(option, 'is not a bcrypt hash ($2a$/$2b$/$2y$)')
 }
 
-/** True when the password matches the bcrypt hash; false for passwords bcrypt would truncate. */
+/**
+ * True when the password matches the bcrypt hash; false for passwords bcrypt would truncate. A stored value that
+ * is not a bcrypt hash refuses every password: the first time, a process warning (`GATEHOUSE_NOT_A_HASH`) says so,
+ * since that is how a hash mangled on its way in (double-quoted in a shell, an unset variable) shows.
+ */
 export async function bcryptVerify (passwd: string, hash: string): Promise<boolean> {
+  if (typeof hash !== 'string' || !BCRYPT_HASH.test(hash)) {
+    warnNotAHash('bcryptVerify', hash, 'a bcrypt hash ($2a$/$2b$/$2y$, 60 characters)',
+      'A hash in double quotes is expanded by the shell ("$2b$10$…" becomes "b0"): quote it with single quotes, as `fastify-gatehouse hash --bcrypt --env NAME` prints it.')
+    return false
+  }
   const p = normalizeCredential(passwd)
   if (Buffer.byteLength(p) > BCRYPT_MAX_BYTES) return false
   return bcrypt().compare(p, hash)
+}
+
+/** The functions that have warned about a stored value that is not their kind of hash: each warns once. */
+const warnedNotAHash = new Set<string>()
+
+/**
+ * The one warning of `fn` about a stored value that is not its kind of hash. Only the value's type and length
+ * are told: a value that is not a hash may be the password itself.
+ */
+function warnNotAHash (fn: string, value: unknown, kind: string, hint: string): void {
+  if (warnedNotAHash.has(fn)) return
+  warnedNotAHash.add(fn)
+  const what = typeof value === 'string' ? `a string of ${value.length} characters` : value === null ? 'null' : typeof value
+  process.emitWarning(`fastify-gatehouse: ${fn} was given ${what} where ${kind} belongs, so every password is refused. ${hint}`,
+    { type: 'GatehouseWarning', code: NOT_A_HASH })
 }
 
 /**
@@ -95,12 +121,25 @@ export function decodeArgon2Secret (b64hash: unknown, b64salt: unknown, params: 
   return { hash, salt, params }
 }
 
-/** True when the password hashes to the stored Argon2id hash (compared in constant time). */
+/**
+ * True when the password hashes to the stored Argon2id hash (compared in constant time). A `secret` that is not
+ * what `decodeArgon2Secret` returns (the base64 strings themselves, a bcrypt hash) refuses every password, with
+ * a process warning (`GATEHOUSE_NOT_A_HASH`) the first time.
+ */
 export async function argon2Verify (passwd: string, secret: Argon2Secret): Promise<boolean> {
+  if (!isArgon2Secret(secret)) {
+    warnNotAHash('argon2Verify', secret, 'a decoded Argon2id hash', 'Decode the stored hash and salt once with decodeArgon2Secret(hash, salt) and pass what it returns.')
+    return false
+  }
   const key = await argon2Raw('argon2Verify', passwd, secret.salt, secret.hash.length, secret.params)
   return safeEqual(key.toString('base64'), secret.hash.toString('base64'))
 }
 
+
+function isArgon2Secret (v: unknown): v is Argon2Secret {
+  const s = v as Partial<Argon2Secret> | null
+  return s !== null && typeof s === 'object' && Buffer.isBuffer(s.hash) && s.hash.length >= 4 && Buffer.isBuffer(s.salt) && s.salt.length >= 8
+}
 
 async function argon2Raw (caller: string, passwd: string, salt: Buffer, hashLength: number, params: Argon2Params): Promise<Buffer> {
   const a2 = argon2(caller)

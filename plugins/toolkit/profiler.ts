@@ -17,13 +17,13 @@ import { defaultVars, guardWithAllowList, serveVars, VarRegistry } from './metri
 
 export interface ProfilerOptions {
   /** Allow-list of client addresses (see onlyFrom). Default loopback: `['127.0.0.0/8', '::1']`. */
-  allow?: string[]
+  allow?: string[] | undefined
   /** Proxies whose forwarding headers the allow-list believes (see onlyFrom). */
-  trustedProxies?: string[]
+  trustedProxies?: string[] | undefined
   /** Longest CPU profile a request may ask for, seconds. Default 60. */
-  maxSeconds?: number
+  maxSeconds?: number | undefined
   /** Variables served at `/vars`; default the process-wide registry. */
-  registry?: VarRegistry
+  registry?: VarRegistry | undefined
 }
 
 const INDEX = `<!doctype html><html><head><meta charset="utf-8"><title>profiler</title></head><body>
@@ -80,7 +80,7 @@ const profilerPluginImpl: FastifyPluginAsync<ProfilerOptions> = async (fastify, 
   fastify.get('/pprof', async (_req, reply) => reply.redirect('pprof/'))
   fastify.get('/pprof/', index)
 
-  fastify.get<{ Querystring: { seconds?: string } }>('/pprof/profile', async (request, reply) => {
+  fastify.get<{ Querystring: { seconds?: string | undefined } }>('/pprof/profile', async (request, reply) => {
     const seconds = parseSeconds(request.query.seconds, maxSeconds)
     if (seconds === null) return sendError(reply, 400, 'invalid seconds', `must be a whole number from 1 to ${maxSeconds}`)
     if (busy) return sendError(reply, 409, 'profiler busy', 'another profile or snapshot is running')

@@ -17,7 +17,7 @@ export interface RealIpOptions {
    * Peers (addresses, prefixes, CIDRs) whose forwarding headers are believed. Default: every peer; set it
    * whenever the service can be reached without going through the proxy.
    */
-  trustedProxies?: string[]
+  trustedProxies?: string[] | undefined
 }
 
 type IpResolver = (request: FastifyRequest) => string

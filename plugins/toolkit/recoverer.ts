@@ -18,7 +18,7 @@ import { HttpError, OptionsError, sendError } from '../../lib/errors.js'
 
 export interface RecovererOptions {
   /** Where crashes are logged (with the stack). Default: Fastify's logger at error level. */
-  logger?: Logger
+  logger?: Logger | undefined
 }
 
 type ErrorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void

@@ -46,7 +46,7 @@ type Part = string | number | { name: string }
 interface CompiledRule { re: RegExp; parts: Part[]; groups: number }
 
 const REWRITTEN = Symbol('gatehouse.rewritten')
-type MarkedRequest = IncomingMessage & { [REWRITTEN]?: true; originalUrl?: string }
+type MarkedRequest = IncomingMessage & { [REWRITTEN]?: true | undefined; originalUrl?: string | undefined }
 
 /**
  * Validates and compiles the rules; throws an OptionsError naming `rewrite.rules`, or the bad rule as

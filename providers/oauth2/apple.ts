@@ -30,23 +30,23 @@ export interface AppleConfig {
   /** Id of the private key: `kid` of the client secret. */
   keyId: string
   /** `form_post` (default; required by Apple when scopes are requested) or `query` (no scopes). */
-  responseMode?: 'form_post' | 'query'
+  responseMode?: 'form_post' | 'query' | undefined
   /** Scopes. Default `['name']` (email is not needed to sign in). */
-  scopes?: string[]
+  scopes?: string[] | undefined
   /** Authorization endpoint. Default `https://appleid.apple.com/auth/authorize`. */
-  authURL?: string
+  authURL?: string | undefined
   /** Token endpoint. Default `https://appleid.apple.com/auth/token`. */
-  tokenURL?: string
+  tokenURL?: string | undefined
   /** Apple's JWKS. Default `https://appleid.apple.com/auth/keys`. */
-  jwksURL?: string
+  jwksURL?: string | undefined
   /** Expected ID-token `iss`, also the client secret's `aud`. Default `https://appleid.apple.com`. */
-  issuer?: string
+  issuer?: string | undefined
   /** Deadline of each call to Apple: ms or `'10s'`. Default 10 seconds. */
-  timeout?: Duration
+  timeout?: Duration | undefined
   /** Lifetime of the login handshake: ms or `'10m'`. Default 10 minutes. */
-  handshakeTtl?: Duration
+  handshakeTtl?: Duration | undefined
   /** Where used login states are remembered (StateStore or `redis://` address). Default: root `stateStore`, else memory. */
-  stateStore?: StateStoreOption
+  stateStore?: StateStoreOption | undefined
 }
 
 const APPLE = 'https://appleid.apple.com'
@@ -125,7 +125,7 @@ const mapAppleUser: MapUserFn = (claims, _raw, ctx) => ({ id: idAt(claims, 'sub'
 function nameFromUserField (field: string | undefined): string | undefined {
   if (field === undefined) return undefined
   try {
-    const v = JSON.parse(field) as { name?: { firstName?: unknown; lastName?: unknown } }
+    const v = JSON.parse(field) as { name?: { firstName?: unknown; lastName?: unknown } | undefined }
     const parts = [text(v?.name?.firstName), text(v?.name?.lastName)].filter((p) => p !== undefined)
     return parts.length > 0 ? parts.join(' ') : undefined
   } catch {

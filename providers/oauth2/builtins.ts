@@ -15,23 +15,23 @@ import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 /** Endpoint and behaviour overrides of a built-in provider. */
 export interface OAuth2Overrides {
   /** Authorization endpoint. */
-  authURL?: string
+  authURL?: string | undefined
   /** Token endpoint. */
-  tokenURL?: string
+  tokenURL?: string | undefined
   /** Userinfo endpoint. */
-  infoURL?: string
+  infoURL?: string | undefined
   /** JWKS of an OIDC provider (google, microsoft). */
-  jwksURL?: string
+  jwksURL?: string | undefined
   /** Expected ID-token issuer of an OIDC provider; `{tenantid}` is replaced by the token's `tid`. */
-  issuer?: string | string[]
+  issuer?: string | string[] | undefined
   /** Replaces the minimal scopes. */
-  scopes?: string[]
+  scopes?: string[] | undefined
   /** Deadline of each call to the provider: ms or `'10s'`. Default 10 seconds. */
-  timeout?: Duration
+  timeout?: Duration | undefined
   /** Lifetime of the login handshake: ms or `'10m'`. Default 10 minutes. */
-  handshakeTtl?: Duration
+  handshakeTtl?: Duration | undefined
   /** Where used login states are remembered (StateStore or `redis://` address). Default: root `stateStore`, else memory. */
-  stateStore?: StateStoreOption
+  stateStore?: StateStoreOption | undefined
 }
 
 type FullSpec = Omit<OAuth2ProviderConfig, 'name' | 'cid' | 'csecret' | 'timeout' | 'handshakeTtl'>

@@ -22,35 +22,35 @@ export interface CustomProviderOptions {
   /** Authorization and token endpoints. */
   endpoint: { authURL: string; tokenURL: string }
   /** Endpoint returning the signed-in user's data; optional when `oidc` is set (ID-token claims are used). */
-  infoURL?: string
+  infoURL?: string | undefined
   /**
    * Converts the userinfo JSON (and its raw bytes) into `{id, name, picture?, email?, attrs?, role?}`. `id` is
    * the provider's user id; the session's id becomes `<name>_<sha1 hex of id>`.
    */
   mapUser: MapUserFn
   /** Minimal scopes needed to read the user's info. */
-  scopes?: string[]
+  scopes?: string[] | undefined
   /** OpenID Connect: sends a nonce and verifies the ID token (signature via `jwksURL`, iss, aud, exp, nonce). */
-  oidc?: OidcSettings
+  oidc?: OidcSettings | undefined
   /** PKCE S256. Default true (RFC 7636 servers without PKCE ignore it). */
-  pkce?: boolean
+  pkce?: boolean | undefined
   /** Client authentication at the token endpoint. Default `basic` (the one RFC 6749 requires servers to take). */
-  tokenAuth?: 'basic' | 'post'
+  tokenAuth?: 'basic' | 'post' | undefined
   /** Authorization scheme of the userinfo request. Default `Bearer`. */
-  infoAuthScheme?: string
+  infoAuthScheme?: string | undefined
   /** Extra authorization-request parameters (e.g. `prompt`). */
-  authParams?: Record<string, string>
+  authParams?: Record<string, string> | undefined
   /** Deadline of each call to the provider: ms or `'10s'`. Default 10 seconds. */
-  timeout?: Duration
+  timeout?: Duration | undefined
   /** Lifetime of the login handshake: ms or `'10m'`. Default 10 minutes. */
-  handshakeTtl?: Duration
+  handshakeTtl?: Duration | undefined
   /** Where used login states are remembered (StateStore or `redis://` address). Default: root `stateStore`, else memory. */
-  stateStore?: StateStoreOption
+  stateStore?: StateStoreOption | undefined
   /**
    * Called once with this provider's callback URL when the provider is set up. The `providerOptions` of a local
    * OAuth2 server set it, so that the server accepts exactly this callback as `redirect_uri`.
    */
-  onRedirectUri?: (uri: string) => void
+  onRedirectUri?: ((uri: string) => void) | undefined
 }
 
 /** The engine configuration of a custom provider. Throws OptionsError on a reserved name or bad options. */

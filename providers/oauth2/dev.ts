@@ -24,13 +24,13 @@ export const DEV_PORT = 8084
 /** Options of the dev provider: the dev server's (login page, email function, …) plus client-side ones. */
 export interface DevProviderOptions extends Omit<DevServerOptions, 'port'> {
   /** Port of the fake OAuth2 server (loopback). Default 8084; 0 picks a free one. */
-  port?: number
+  port?: number | undefined
   /** Deadline of each call to the dev server: ms or `'10s'`. Default 10 seconds. */
-  timeout?: Duration
+  timeout?: Duration | undefined
   /** Where used login states are remembered. Default: the core's state store. */
-  stateStore?: StateStoreOption
+  stateStore?: StateStoreOption | undefined
   /** Called with the running server once the app is ready (its `url` is then known, even for port 0). */
-  onServer?: (server: RunningOAuth2Server) => void
+  onServer?: ((server: RunningOAuth2Server) => void) | undefined
 }
 
 const KEYS = [

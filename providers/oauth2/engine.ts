@@ -13,7 +13,6 @@
  * - `logout`: the core's logout answer.
  */
 import type { Duration } from '../../lib/duration.js'
-import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { JWTPayload } from 'jose'
 import type { AuthProvider } from '../../plugins/core/types.js'
@@ -21,6 +20,7 @@ import type { ProviderKit } from '../../plugins/core/kit.js'
 import { userId, type UserData } from '../../lib/user.js'
 import { requestLogger } from '../../lib/logger.js'
 import { HttpError } from '../../lib/errors.js'
+import { pkceChallenge } from '../../lib/pkce.js'
 import { callProvider, causeOf, DEFAULT_TIMEOUT_MS, excerpt, jsonObject, upstreamError } from './upstream.js'
 import { checkTokenAnswer, type TokenAnswer } from './token-answer.js'
 import {
@@ -173,7 +173,7 @@ async function startLogin (e: Engine, reply: FastifyReply, login: LoginRequest):
   if (cfg.scopes.length > 0) sp.set('scope', cfg.scopes.join(' '))
   sp.set('state', hs.state)
   if (hs.codeVerifier !== undefined) {
-    sp.set('code_challenge', createHash('sha256').update(hs.codeVerifier).digest('base64url'))
+    sp.set('code_challenge', pkceChallenge(hs.codeVerifier))
     sp.set('code_challenge_method', 'S256')
   }
   if (hs.nonce !== undefined) sp.set('nonce', hs.nonce)

@@ -30,15 +30,15 @@ export interface Handshake {
   /** Value sent as `state`. */
   state: string
   /** PKCE code verifier, when the provider takes PKCE. */
-  codeVerifier?: string
+  codeVerifier?: string | undefined
   /** OIDC nonce, when the provider is OIDC. */
-  nonce?: string
+  nonce?: string | undefined
   /** Where the browser goes after the login (already checked against the redirect policy). */
-  from?: string
+  from?: string | undefined
   /** Audience (site id) of the session. */
-  site?: string
+  site?: string | undefined
   /** Session-only cookies. */
-  sessionOnly?: boolean
+  sessionOnly?: boolean | undefined
 }
 
 /** 32 random bytes, base64url: for state, nonce and a PKCE verifier (43 chars, within RFC 7636's 43..128). */

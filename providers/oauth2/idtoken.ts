@@ -57,6 +57,8 @@ function mapJoseError (err: unknown): HttpError {
   if (err instanceof HttpError) return err
   if (err instanceof joseErrors.JWKSNoMatchingKey) return new HttpError(401, 'id token rejected', 'no key of the provider matches the id token')
   if (err instanceof joseErrors.JWTExpired) return new HttpError(401, 'id token rejected', 'the id token has expired')
+  // `alg: none`, an HMAC, or any algorithm outside ALGORITHMS.
+  if (err instanceof joseErrors.JOSEAlgNotAllowed) return new HttpError(401, 'id token rejected', 'the id token\'s algorithm is not allowed')
   if (err instanceof joseErrors.JWTClaimValidationFailed) return new HttpError(401, 'id token rejected', `claim ${err.claim} ${err.reason === 'check_failed' ? 'does not match' : 'is missing or invalid'}`)
   if (err instanceof joseErrors.JOSEError) return new HttpError(401, 'id token rejected', err.code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' ? 'bad signature' : err.code)
   // Anything else is unexpected: a provider answer we could not process.

@@ -5,10 +5,16 @@
  * answer (upstream.ts) and is then handed to jose as a local key set.
  *
  * Refetching: the set is fetched on first use and again once it is older than `JWKS_MAX_AGE_MS`; an ID token
- * naming a key the set does not hold (a rotation) fetches it again at most once per `JWKS_REFETCH_COOLDOWN_MS`,
- * so tokens with made-up key ids cannot make us hammer the provider. Concurrent logins share one fetch.
+ * naming a key the set does not hold (a rotation) fetches it again, unless the set was fetched for this very
+ * token, and such fetches are at most one per `JWKS_REFETCH_COOLDOWN_MS`, so tokens with made-up key ids cannot
+ * make us hammer the provider. The cooldown counts from the last of these fetches only: the next login after a
+ * rotation fetches the new key however recently the set was read. Concurrent logins share one fetch.
+ *
+ * A token without `kid` is taken only while the set holds one signing key (OIDC Core §10.1: with several, the
+ * `kid` is required), even when only one of them could verify it.
  */
 import { createLocalJWKSet, errors as joseErrors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose'
+import { HttpError } from '../../lib/errors.js'
 import { callProvider, jsonObject, upstreamError } from './upstream.js'
 
 /** Age after which a cached key set is fetched again at its next use. */
@@ -18,10 +24,15 @@ export const JWKS_REFETCH_COOLDOWN_MS = 5 * 60_000
 
 type LocalKeySet = ReturnType<typeof createLocalJWKSet>
 
+/** A fetched key set: jose's resolver over it, and how many of its keys may verify signatures. */
+interface KeySet { resolve: LocalKeySet; signingKeys: number }
+
 export class ProviderKeys {
-  private keys: LocalKeySet | undefined
+  private keys: KeySet | undefined
   private fetchedAt = 0
-  private fetching: Promise<LocalKeySet> | undefined
+  /** When a token naming an unknown key last made us fetch the set. */
+  private unknownKeyFetchAt = -Infinity
+  private fetching: Promise<KeySet> | undefined
   /** Number of documents fetched (for tests and diagnostics). */
   fetches = 0
 
@@ -32,25 +43,31 @@ export class ProviderKeys {
     const stale = this.keys === undefined || Date.now() - this.fetchedAt >= JWKS_MAX_AGE_MS
     const keys = stale ? await this.refetch() : this.keys!
     try {
-      return await keys(header, token)
+      return await resolveIn(keys, header, token)
     } catch (err) {
-      if (!(err instanceof joseErrors.JWKSNoMatchingKey) || Date.now() - this.fetchedAt < JWKS_REFETCH_COOLDOWN_MS) throw err
-      return await (await this.refetch())(header, token)
+      if (!(err instanceof joseErrors.JWKSNoMatchingKey) || stale) throw err
+      // A fetch already under way (another login's) is shared; a new one only past the cooldown.
+      if (this.fetching === undefined) {
+        if (Date.now() - this.unknownKeyFetchAt < JWKS_REFETCH_COOLDOWN_MS) throw err
+        this.unknownKeyFetchAt = Date.now()
+      }
+      return await resolveIn(await this.refetch(), header, token)
     }
   }
 
-  private async refetch (): Promise<LocalKeySet> {
+  private async refetch (): Promise<KeySet> {
     this.fetching ??= this.fetch().finally(() => { this.fetching = undefined })
     return await this.fetching
   }
 
-  private async fetch (): Promise<LocalKeySet> {
+  private async fetch (): Promise<KeySet> {
     this.fetches++
     const ans = await callProvider(this.url, { headers: { accept: 'application/jwk-set+json, application/json' } }, 'provider keys', this.timeoutMs)
     if (ans.status !== 200) throw upstreamError('provider keys unusable', `status ${ans.status}`)
-    let keys: LocalKeySet
+    const doc = (jsonObject(ans.body) ?? {}) as unknown as JSONWebKeySet
+    let keys: KeySet
     try {
-      keys = createLocalJWKSet((jsonObject(ans.body) ?? {}) as unknown as JSONWebKeySet)
+      keys = { resolve: createLocalJWKSet(doc), signingKeys: doc.keys.filter((k) => k.use === undefined || k.use === 'sig').length }
     } catch (err) {
       throw upstreamError('provider keys unusable', 'the JWKS document is malformed', err)
     }
@@ -58,4 +75,12 @@ export class ProviderKeys {
     this.fetchedAt = Date.now()
     return keys
   }
+}
+
+/** The key of `keys` the token's header names; a token without `kid` only while the set holds one signing key. */
+async function resolveIn (keys: KeySet, header: Parameters<JWTVerifyGetKey>[0], token: Parameters<JWTVerifyGetKey>[1]): Promise<Awaited<ReturnType<JWTVerifyGetKey>>> {
+  if (header.kid === undefined && keys.signingKeys > 1) {
+    throw new HttpError(401, 'id token rejected', 'the id token names no key (kid) and the provider publishes several')
+  }
+  return await keys.resolve(header, token)
 }

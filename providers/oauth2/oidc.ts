@@ -17,17 +17,17 @@ export interface OidcProviderOptions {
   /** Issuer URL; its discovery document must name exactly this issuer. */
   issuer: string
   /** Scopes. Default `openid profile`. */
-  scopes?: string[]
+  scopes?: string[] | undefined
   /** Mapping from userinfo (or ID-token claims). Default: `sub`, `name`/`preferred_username`/`nickname`, `picture`. */
-  mapUser?: MapUserFn
+  mapUser?: MapUserFn | undefined
   /** Extra authorization-request parameters. */
-  authParams?: Record<string, string>
+  authParams?: Record<string, string> | undefined
   /** Deadline of each call to the provider (discovery included): ms or `'10s'`. Default 10 seconds. */
-  timeout?: Duration
+  timeout?: Duration | undefined
   /** Lifetime of the login handshake: ms or `'10m'`. Default 10 minutes. */
-  handshakeTtl?: Duration
+  handshakeTtl?: Duration | undefined
   /** Where used login states are remembered (StateStore or `redis://` address). Default: root `stateStore`, else memory. */
-  stateStore?: StateStoreOption
+  stateStore?: StateStoreOption | undefined
 }
 
 /** Standard OIDC claims to a user. */

@@ -39,9 +39,9 @@ export interface UpstreamAnswer {
 }
 
 export interface ProviderRequest {
-  method?: 'GET' | 'POST'
-  headers?: Record<string, string>
-  body?: string
+  method?: 'GET' | 'POST' | undefined
+  headers?: Record<string, string> | undefined
+  body?: string | undefined
 }
 
 /**

@@ -38,12 +38,14 @@ export interface CeremonyRecord {
    * The user whose passkey must answer: the signed-in user (registration), the user of a typed name or of a
    * pending login; null when a typed name is nobody's (no passkey can answer); absent for a discoverable sign-in.
    */
-  userId?: string | null
+  userId?: string | null | undefined
   aud?: string | undefined
   from?: string | undefined
-  sess?: boolean
+  sess?: boolean | undefined
+  /** The session that asked for a registration's options: only it may finish the registration. */
+  sessionId?: string | undefined
   /** Set when the ceremony confirms a password login (second factor). */
-  pending?: PendingLogin
+  pending?: PendingLogin | undefined
 }
 
 export interface Ceremonies {

@@ -1,6 +1,9 @@
 /** What the passkey routes share: options, the WebAuthn library, the stores and the small helpers they all use. */
 import { createHash } from 'node:crypto'
 import type { GatehouseAuth } from '../../plugins/core/types.js'
+import type { CoreInternals } from '../../plugins/core/internals.js'
+import type { Audit } from '../../lib/audit/audit.js'
+import type { StateStore } from '../../lib/state-store/types.js'
 import type { ProviderKit } from '../../plugins/core/kit.js'
 import type { PasskeyCredential, PasskeyStore } from '../../stores/passkey/index.js'
 import type { Ceremonies } from './ceremony.js'
@@ -12,8 +15,13 @@ export type WebAuthn = typeof import('@simplewebauthn/server')
 export interface PasskeyContext {
   /** The app's API (`fastify.auth`): the hooks and user getters of the management routes. */
   auth: GatehouseAuth
+  /** The auth core: the session of a request, re-authentication. */
+  core: CoreInternals
   /** What the provider gets from the auth core. */
   kit: ProviderKit
+  audit: Audit
+  /** Where challenges and pending logins are kept (`stateStore`). */
+  state: StateStore
   o: ResolvedPasskeyOptions
   /** @simplewebauthn/server, loaded when the plugin is registered. */
   webauthn: WebAuthn
@@ -39,9 +47,9 @@ export function userHandleOf (userId: string): Uint8Array<ArrayBuffer> {
 /** What a user sees of their passkeys: never the public key or another user's data. */
 export interface PasskeyInfo {
   id: string
-  label?: string
+  label?: string | undefined
   created: string
-  lastUsed?: string
+  lastUsed?: string | undefined
   transports: string[]
   deviceType: PasskeyCredential['deviceType']
   backedUp: boolean

@@ -15,12 +15,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { LoginHandler } from '../../plugins/core/mount.js'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { queryText, requestFields } from '../../lib/login-request.js'
-import { recordFactor } from '../../lib/step-up.js'
 import type { UserData } from '../../lib/user.js'
 import type { PasskeyCredential } from '../../stores/passkey/index.js'
 import type { CeremonyRecord } from './ceremony.js'
 import { expectations, reasonOf, userHandleOf, type PasskeyContext } from './context.js'
-import { readAuthentication } from './response.js'
+import { readAuthentication, type AuthenticationJSON } from './response.js'
 
 const MAX_USER = 256
 
@@ -36,7 +35,7 @@ export function loginOptions (ctx: PasskeyContext): LoginHandler {
     const fields = requestFields(request)
     const waiting = await pending.read(request)
     let record: Omit<CeremonyRecord, 'challenge'>
-    let allow: Array<{ id: string; transports?: string[] }> | undefined
+    let allow: Array<{ id: string; transports?: string[] | undefined }> | undefined
     let userVerification: 'required' | 'preferred' = o.userVerification
     if (waiting !== undefined) {
       record = { userId: waiting.user.id, pending: waiting }
@@ -60,7 +59,7 @@ export function loginOptions (ctx: PasskeyContext): LoginHandler {
 
 /** The provider's `login` (`POST …/login`): verifies the browser's answer and completes the login. */
 export function verifyLogin (ctx: PasskeyContext) {
-  const { o, kit, webauthn, passkeys, ceremonies, pending, log } = ctx
+  const { o, kit, passkeys, ceremonies, pending, log } = ctx
   return async function login (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     if (request.method !== 'POST') throw new HttpError(400, 'bad request', 'POST the passkey response; ask for options at …/login/options first')
     const response = readAuthentication(request.body)
@@ -69,36 +68,49 @@ export function verifyLogin (ctx: PasskeyContext) {
     if (credential === undefined) throw new HttpError(401, 'unknown passkey', 'no account has this passkey', ErrorCodes.CREDENTIALS)
     checkOwner(ctx, record.userId, credential, response.response.userHandle)
     const second = record.pending !== undefined
-    const verified = await webauthn.verifyAuthenticationResponse({
-      response,
-      ...expectations(o, record.challenge),
-      credential: { id: credential.id, publicKey: new Uint8Array(credential.publicKey), counter: credential.counter, transports: credential.transports },
-      requireUserVerification: !second && o.userVerification === 'required'
-    }).catch((err: unknown) => {
-      const reason = reasonOf(err)
-      // A counter at or below the stored one means a copy of the authenticator may exist.
-      const cloned = /counter/i.test(reason)
-      log('WARN', 'sign-in with a passkey of user %s refused: %s', credential.userId, reason)
-      throw new HttpError(401, 'passkey refused', cloned
-        ? 'the signature counter did not increase: this authenticator may have been copied'
-        : 'the passkey response does not verify (origin, RP id, challenge or signature)', ErrorCodes.PASSKEY)
-    })
-    if (!verified.verified) throw new HttpError(401, 'passkey refused', 'the signature does not verify', ErrorCodes.PASSKEY)
+    const newCounter = await checkAssertion(ctx, credential, response, record.challenge, !second && o.userVerification === 'required')
     if (record.pending !== undefined) await pending.spend(reply, record.pending)
-    // Two sign-ins racing with one authenticator: only the one that moves the stored counter wins.
-    if (!(await passkeys.use(credential.id, credential.counter, verified.authenticationInfo.newCounter, Date.now()))) {
-      throw new HttpError(401, 'passkey refused', 'the passkey was used by another sign-in at the same time', ErrorCodes.PASSKEY)
-    }
+    await usePasskey(ctx, credential, newCounter)
     const user = record.pending?.user ?? await currentUser(ctx, credential.user)
-    // A passkey is a second factor confirmed now, for routes behind `fastify.auth.recent` (step-up).
-    await recordFactor(kit.stateStore, user.id, 'passkey')
     log('INFO', 'user %s signed in with a passkey%s', user.id, second ? ' (second factor)' : '')
     return await kit.completeLogin(request, reply, {
       user,
       aud: record.pending?.aud ?? record.aud,
       from: record.pending?.from ?? record.from,
-      sessionOnly: record.pending?.sess ?? record.sess
+      sessionOnly: record.pending?.sess ?? record.sess,
+      // A passkey is a second factor confirmed now, for routes behind `fastify.auth.recent` (step-up) in this session.
+      secondFactor: 'passkey'
     })
+  }
+}
+
+/**
+ * Verifies an assertion of `credential` against `challenge` (origin, RP id, signature, a counter above the stored
+ * one, user verification when `requireUV`); the new counter. 401 `GATEHOUSE_PASSKEY` otherwise.
+ */
+export async function checkAssertion (ctx: PasskeyContext, credential: PasskeyCredential, response: AuthenticationJSON, challenge: string, requireUV: boolean): Promise<number> {
+  const verified = await ctx.webauthn.verifyAuthenticationResponse({
+    response,
+    ...expectations(ctx.o, challenge),
+    credential: { id: credential.id, publicKey: new Uint8Array(credential.publicKey), counter: credential.counter, transports: credential.transports },
+    requireUserVerification: requireUV
+  }).catch((err: unknown) => {
+    const reason = reasonOf(err)
+    // A counter at or below the stored one means a copy of the authenticator may exist.
+    const cloned = /counter/i.test(reason)
+    ctx.log('WARN', 'a passkey of user %s refused: %s', credential.userId, reason)
+    throw new HttpError(401, 'passkey refused', cloned
+      ? 'the signature counter did not increase: this authenticator may have been copied'
+      : 'the passkey response does not verify (origin, RP id, challenge or signature)', ErrorCodes.PASSKEY)
+  })
+  if (!verified.verified) throw new HttpError(401, 'passkey refused', 'the signature does not verify', ErrorCodes.PASSKEY)
+  return verified.authenticationInfo.newCounter
+}
+
+/** Moves the stored counter (and the last use): of two uses racing with one authenticator, only one wins (401). */
+export async function usePasskey (ctx: PasskeyContext, credential: PasskeyCredential, newCounter: number): Promise<void> {
+  if (!(await ctx.passkeys.use(credential.id, credential.counter, newCounter, Date.now()))) {
+    throw new HttpError(401, 'passkey refused', 'the passkey was used by another sign-in at the same time', ErrorCodes.PASSKEY)
   }
 }
 

@@ -3,7 +3,7 @@
  */
 import { OptionsError } from '../../lib/errors.js'
 import type { Duration } from '../../lib/duration.js'
-import { checkKeys, optionDuration, optionFunction, optionInt, optionList, optionName, optionString, optionUrl } from '../../lib/options.js'
+import { checkKeys, optionDuration, optionFunction, optionInt, optionList, optionName, optionString, optionUrl, providerLabel } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 import { userId, type MaybePromise, type UserData } from '../../lib/user.js'
 import type { PasskeyStoreOption } from '../../stores/passkey/index.js'
@@ -11,47 +11,47 @@ import type { PasskeyStoreOption } from '../../stores/passkey/index.js'
 /** Options of `passkeyProvider`. */
 export interface PasskeyProviderOptions {
   /** Route name: `{authPrefix}/<name>/…`. Default `passkey`. */
-  name?: string
+  name?: string | undefined
   /**
    * Where passkeys live: `memory://` (default; one process), `bolt:///path/passkeys.db` (one lmdb file),
    * `redis://host:port/db` (shared by every instance), or any `PasskeyStore` object (left open on close).
    */
-  store?: PasskeyStoreOption
+  store?: PasskeyStoreOption | undefined
   /** Relying-party id: the domain passkeys are bound to. Default: the host name of the core's `url`. */
-  rpID?: string
+  rpID?: string | undefined
   /** Name the browser shows when a passkey is created. Default: the RP id. */
-  rpName?: string
+  rpName?: string | undefined
   /** Origins a passkey response may come from. Default: the origin of the core's `url`. Each must be on the RP id. */
-  origins?: string[]
+  origins?: string[] | undefined
   /** Lifetime of a challenge (the time the user has for the browser's prompt): ms or `'5m'`. Default 5 minutes. */
-  challengeTtl?: Duration
+  challengeTtl?: Duration | undefined
   /**
    * User verification (PIN, fingerprint) when a passkey alone signs in or is added: `required` (default: a passkey
    * then stands for two factors) or `preferred`. As a second factor after a password, presence is enough.
    */
-  userVerification?: 'required' | 'preferred'
+  userVerification?: 'required' | 'preferred' | undefined
   /**
    * Direct providers whose password logins must also present a passkey when the user has one (opt-in). The login
    * then answers 401 `GATEHOUSE_SECOND_FACTOR` and a pending-login cookie instead of a session. Default none.
    */
-  secondFactor?: string[]
+  secondFactor?: string[] | undefined
   /** Lifetime of a pending login between the password and the passkey: ms or `'5m'`. Default 5 minutes. */
-  pendingTtl?: Duration
+  pendingTtl?: Duration | undefined
   /**
    * Whose passkeys a typed user name may use (sign-in with a name): a provider name (the user id is the one that
    * provider gives that name, `userId(provider, name)`) or a function answering the user id (undefined: nobody).
    * Default `'local'`, the direct provider's default name.
    */
-  findUser?: string | ((name: string) => MaybePromise<string | undefined>)
+  findUser?: string | ((name: string) => MaybePromise<string | undefined>) | undefined
   /**
    * The user a passkey signs in, looked up at each sign-in (e.g. to refuse a deleted account: answer null).
    * Default: the user as stored with the passkey (name, id, email).
    */
-  loadUser?: (user: UserData) => MaybePromise<UserData | null | undefined>
+  loadUser?: ((user: UserData) => MaybePromise<UserData | null | undefined>) | undefined
   /** Most passkeys one user may hold. Default 10. */
-  maxPerUser?: number
-  /** Where challenges and pending logins are kept: a StateStore or a `redis://` address. Default: the core's. */
-  stateStore?: StateStoreOption
+  maxPerUser?: number | undefined
+  /** Where challenges (sign-in, registration, re-authentication) and pending logins are kept: a StateStore or a `redis://` address. Default: the core's. */
+  stateStore?: StateStoreOption | undefined
 }
 
 /** Options after defaults. */
@@ -80,7 +80,7 @@ const HOST_RE = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9]
 export function resolvePasskeyOptions (opts: PasskeyProviderOptions, url: string): ResolvedPasskeyOptions {
   const o = checkKeys(opts ?? {}, KEYS, 'passkey')
   const name = optionName('passkey.name', o.name, 'passkey')
-  const label = `passkey.${name}`
+  const label = providerLabel('passkey', name)
   const base = new URL(url)
   const rpID = optionString(`${label}.rpID`, o.rpID)?.toLowerCase() ?? base.hostname.replace(/^\[|\]$/g, '')
   if (!HOST_RE.test(rpID)) throw new OptionsError(`${label}.rpID`, `must be a domain name, got ${JSON.stringify(rpID)}`)

@@ -3,6 +3,8 @@
  *
  * - `POST {authPrefix}/<name>/register/options`, `POST …/register`: a signed-in user adds a passkey;
  * - `GET …/credentials`, `DELETE …/credentials/:id`: lists and deletes the user's passkeys;
+ * - `POST …/reauth/options`: a challenge for the signed-in user's passkey, whose answer (`passkey` in the body)
+ *   re-authenticates a change of factors and confirms a factor for step-up (reauth.ts);
  * - `POST …/login/options`, `POST …/login`: signs in with a passkey (discoverable or with a user name), ending
  *   in the usual session through the provider kit's `completeLogin`;
  * - opt-in second factor for named direct providers (`secondFactor`): a right password of a user who has a
@@ -14,7 +16,9 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { importDriver } from '../../lib/optional-driver.js'
+import { providerLabel } from '../../lib/options.js'
 import { requireSecondFactorOf } from '../../lib/second-factor.js'
+import { registerReauth } from '../../lib/reauth.js'
 import { applyAuthScope } from '../../plugins/core/scope.js'
 import { providerStateStore } from '../../plugins/core/mount.js'
 import { appOfKit, auditOfKit, providerKit } from '../../plugins/core/kit.js'
@@ -26,6 +30,7 @@ import { loginOptions, verifyLogin } from './login.js'
 import { resolvePasskeyOptions, type PasskeyProviderOptions } from './options.js'
 import { pendingLogins } from './pending.js'
 import { registrationRoutes } from './register.js'
+import { passkeyAgain, reauthRoutes } from './reauth.js'
 
 /** Passkey responses and options are small; anything larger is not one. */
 const BODY_LIMIT = 64 * 1024
@@ -33,16 +38,20 @@ const BODY_LIMIT = 64 * 1024
 async function passkey (fastify: FastifyInstance, opts: PasskeyProviderOptions): Promise<void> {
   const kit = providerKit(fastify, 'passkey')
   const o = resolvePasskeyOptions(opts, kit.url)
-  const label = `passkey.${o.name}`
+  const label = providerLabel('passkey', o.name)
   const log: PasskeyContext['log'] = (level, format, ...args) => kit.logger.logf(`[${level}] passkey ${o.name}: ${format}`, ...args)
   // Before any store is opened: without the package there is nothing to close.
   const webauthn = await importDriver<WebAuthn>('@simplewebauthn/server', { option: label, feature: 'passkeys' })
   const state = await providerStateStore(fastify, o.stateStore, `${label}.stateStore`)
   const { store: passkeys, owned } = openPasskeyStore(o.store, `${label}.store`, (err) => log('WARN', 'passkey store: %s', err.message))
   if (owned) fastify.addHook('onClose', async () => { await passkeys.close() })
+  const core = coreOf(fastify)
   const ctx: PasskeyContext = {
-    auth: coreOf(fastify).api,
+    auth: core.api,
+    core,
     kit,
+    audit: auditOfKit(kit),
+    state,
     o,
     webauthn,
     passkeys,
@@ -62,7 +71,9 @@ async function passkey (fastify: FastifyInstance, opts: PasskeyProviderOptions):
     applyAuthScope(scope, kit.logger, auditOfKit(kit))
     scope.addHook('onRoute', (route) => { route.bodyLimit = BODY_LIMIT })
     registrationRoutes(scope, ctx)
+    reauthRoutes(scope, ctx)
   }, { prefix: `${kit.authPrefix}/${o.name}` })
+  registerReauth(appOfKit(kit), 'passkey', passkeyAgain(ctx))
 
   requireSecondFactorOf(fastify, appOfKit(kit), o.secondFactor, 'passkey', ctx.pending.factor, `${label}.secondFactor`)
 }

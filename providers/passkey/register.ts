@@ -2,21 +2,26 @@
  * A signed-in user's passkeys: add one (`POST …/register/options`, then `POST …/register`), list them
  * (`GET …/credentials`), delete one (`DELETE …/credentials/:id`). Every route needs a session (with the XSRF
  * header for cookie sessions), so nobody can add a passkey to an account they are not signed in to.
+ *
+ * Adding and deleting change factors (ASVS 5.0 7.5.1): the options and the deletion need a cookie session signed
+ * in within `reauthentication.within`, or the password (or another passkey's assertion) in the body; the
+ * registration is finished by the session that asked for its options, and no other.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { auditOfKit } from '../../plugins/core/kit.js'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
+import { bodyFields, cookieSession, freshSession } from '../../plugins/core/reauth.js'
 import type { UserData } from '../../lib/user.js'
 import type { PasskeyCredential } from '../../stores/passkey/index.js'
 import { expectations, passkeyInfo, reasonOf, userHandleOf, type PasskeyContext } from './context.js'
 import { isCredentialId, readLabel, readRegistration } from './response.js'
 
 export function registrationRoutes (scope: FastifyInstance, ctx: PasskeyContext): void {
-  const { auth, o, webauthn, passkeys, ceremonies, log } = ctx
+  const { auth, core, o, webauthn, passkeys, ceremonies, log } = ctx
   const signedIn = { preHandler: auth.authenticate }
 
   scope.post('/register/options', signedIn, async (request, reply) => {
-    const user = auth.mustGetUser(request)
+    const { user, sessionId } = await freshSession(core, request, reply, bodyFields(request))
     const existing = await passkeys.list(user.id)
     if (existing.length >= o.maxPerUser) throw tooMany(o.maxPerUser)
     const options = await webauthn.generateRegistrationOptions({
@@ -32,17 +37,18 @@ export function registrationRoutes (scope: FastifyInstance, ctx: PasskeyContext)
       // Discoverable, so that the passkey alone can sign in later (no user name typed).
       authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: o.userVerification }
     })
-    await ceremonies.begin(request, reply, 'register', { challenge: options.challenge, userId: user.id })
+    await ceremonies.begin(request, reply, 'register', { challenge: options.challenge, userId: user.id, sessionId })
     return options
   })
 
   scope.post('/register', signedIn, async (request, reply) => {
-    const user = auth.mustGetUser(request)
+    const { user, sessionId } = await cookieSession(core, request, reply)
     const response = readRegistration(request.body)
     const label = readLabel(request.body)
     const record = await ceremonies.finish(request, reply, 'register')
-    // Options asked while signed in as someone else (the session changed in between) add nothing here.
+    // Options asked while signed in as someone else, or in another session, add nothing here.
     if (record.userId !== user.id) throw new HttpError(403, 'forbidden', 'the passkey challenge was issued to another user', ErrorCodes.FORBIDDEN)
+    if (record.sessionId !== sessionId) throw new HttpError(403, 'forbidden', 'the passkey challenge was issued to another session', ErrorCodes.FORBIDDEN)
     const verified = await webauthn.verifyRegistrationResponse({
       response,
       ...expectations(o, record.challenge),
@@ -81,9 +87,9 @@ export function registrationRoutes (scope: FastifyInstance, ctx: PasskeyContext)
   })
 
   scope.delete<{ Params: { id: string } }>('/credentials/:id', signedIn, async (request, reply) => {
-    const user = auth.mustGetUser(request)
     const id = request.params.id
     if (!isCredentialId(id)) throw new HttpError(400, 'bad request', 'malformed passkey id')
+    const { user } = await freshSession(core, request, reply, bodyFields(request))
     // Another user's passkey answers exactly as an unknown one.
     if (!(await passkeys.remove(user.id, id))) throw new HttpError(404, 'not found', 'no such passkey')
     log('INFO', 'passkey removed for user %s', user.id)

@@ -15,14 +15,14 @@ const TRANSPORTS = new Set(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-
 // Control characters (line breaks included) have no place in a label.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
 
-interface Common { id: string; rawId: string; type: 'public-key'; clientExtensionResults: Record<string, unknown>; authenticatorAttachment?: 'platform' | 'cross-platform' }
+interface Common { id: string; rawId: string; type: 'public-key'; clientExtensionResults: Record<string, unknown>; authenticatorAttachment?: 'platform' | 'cross-platform' | undefined }
 
 export interface RegistrationJSON extends Common {
-  response: { clientDataJSON: string; attestationObject: string; transports?: string[] }
+  response: { clientDataJSON: string; attestationObject: string; transports?: string[] | undefined }
 }
 
 export interface AuthenticationJSON extends Common {
-  response: { clientDataJSON: string; authenticatorData: string; signature: string; userHandle?: string }
+  response: { clientDataJSON: string; authenticatorData: string; signature: string; userHandle?: string | undefined }
 }
 
 const bad = (details: string): HttpError => new HttpError(400, 'bad request', details)

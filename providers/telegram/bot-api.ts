@@ -9,19 +9,19 @@ import { ErrorCodes, GatehouseError } from '../../lib/errors.js'
 import { Deadline, outboundRequest, OutboundError } from '../../lib/http/request.js'
 
 /** https://core.telegram.org/bots/api#user */
-export interface TgUser { id: number; is_bot?: boolean; first_name: string; last_name?: string; username?: string }
+export interface TgUser { id: number; is_bot?: boolean | undefined; first_name: string; last_name?: string | undefined; username?: string | undefined }
 /** https://core.telegram.org/bots/api#chat */
 export interface TgChat { id: number; type: string }
 /** https://core.telegram.org/bots/api#message (the fields used here) */
-export interface TgMessage { message_id: number; from?: TgUser; chat: TgChat; date: number; text?: string }
+export interface TgMessage { message_id: number; from?: TgUser | undefined; chat: TgChat; date: number; text?: string | undefined }
 /** https://core.telegram.org/bots/api#update (the fields used here) */
-export interface TgUpdate { update_id: number; message?: TgMessage }
+export interface TgUpdate { update_id: number; message?: TgMessage | undefined }
 /** https://core.telegram.org/bots/api#photosize */
-export interface TgPhotoSize { file_id: string; file_unique_id: string; width: number; height: number; file_size?: number }
+export interface TgPhotoSize { file_id: string; file_unique_id: string; width: number; height: number; file_size?: number | undefined }
 /** https://core.telegram.org/bots/api#userprofilephotos */
 export interface TgUserProfilePhotos { total_count: number; photos: TgPhotoSize[][] }
 /** https://core.telegram.org/bots/api#file */
-export interface TgFile { file_id: string; file_unique_id: string; file_size?: number; file_path?: string }
+export interface TgFile { file_id: string; file_unique_id: string; file_size?: number | undefined; file_path?: string | undefined }
 
 /** A failed Bot API call. `retryAfter` (seconds) is set when Telegram asks to slow down (429). */
 export class TelegramApiError extends GatehouseError {
@@ -48,7 +48,7 @@ export interface BotApiConfig {
  */
 const MAX_ANSWER_BYTES = 4 << 20
 
-type ApiBody = { ok?: unknown; result?: unknown; error_code?: unknown; description?: unknown; parameters?: { retry_after?: unknown } }
+type ApiBody = { ok?: unknown; result?: unknown; error_code?: unknown; description?: unknown; parameters?: { retry_after?: unknown } | undefined }
 
 export class TelegramBotApi {
   private readonly base: string
@@ -86,7 +86,7 @@ export class TelegramBotApi {
     return res.body
   }
 
-  private async call<T> (method: string, params: Record<string, unknown>, opts: { signal?: AbortSignal; extraMs?: number } = {}): Promise<T> {
+  private async call<T> (method: string, params: Record<string, unknown>, opts: { signal?: AbortSignal | undefined; extraMs?: number | undefined } = {}): Promise<T> {
     const res = await this.request(`${this.base}/bot${this.cfg.token}/${method}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
@@ -112,8 +112,8 @@ export class TelegramBotApi {
    * Errors name the method only: the URL holds the bot token.
    */
   private async request (
-    url: string, req: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string }, what: string, maxBytes: number,
-    opts: { signal?: AbortSignal; extraMs?: number } = {}
+    url: string, req: { method: 'GET' | 'POST'; headers?: Record<string, string> | undefined; body?: string | undefined }, what: string, maxBytes: number,
+    opts: { signal?: AbortSignal | undefined; extraMs?: number | undefined } = {}
   ): Promise<{ status: number; body: Buffer }> {
     const deadline = new Deadline(this.cfg.requestTimeoutMs + (opts.extraMs ?? 0), opts.signal)
     try {

@@ -8,30 +8,30 @@ export interface TelegramOptions {
   /** Bot token from `@BotFather` (`123456:ABC-...`). Required. Never logged. */
   token: string
   /** Provider name and route segment. Default `telegram`. (ProviderName) */
-  name?: string
+  name?: string | undefined
   /** Bot API base address. Default `https://api.telegram.org`. */
-  apiUrl?: string
+  apiUrl?: string | undefined
   /** Sent to the user after a successful start. (SuccessMsg) */
-  successMsg?: string
+  successMsg?: string | undefined
   /** Sent to the user for an unknown, used or expired login token. (ErrorMsg) */
-  errorMsg?: string
+  errorMsg?: string | undefined
   /** How long a login request waits for the start press: ms or `'10m'`. Default 10 minutes. */
-  requestTtl?: Duration
+  requestTtl?: Duration | undefined
   /** How long Telegram may hold one getUpdates long poll (whole seconds, at most 50). Default 30 s. */
-  pollTimeout?: Duration
+  pollTimeout?: Duration | undefined
   /** Timeout of every other Bot API call and of the avatar download. Default 10 s. */
-  requestTimeout?: Duration
+  requestTimeout?: Duration | undefined
   /** Pause after a failed poll (Bot API down, another poller took over) or a state-store outage. Default 3 s. */
-  retryDelay?: Duration
+  retryDelay?: Duration | undefined
   /**
    * Whether this instance polls the bot. Telegram delivers each update to one getUpdates caller only and
    * answers 409 to concurrent callers, so behind a load balancer let one instance poll. Default true.
    */
-  polling?: boolean
+  polling?: boolean | undefined
   /** Take the user's Telegram profile photo into the avatar proxy. Default true. */
-  avatar?: boolean
+  avatar?: boolean | undefined
   /** Where pending logins live; share it between instances. Default: the core's state store. */
-  stateStore?: StateStoreOption
+  stateStore?: StateStoreOption | undefined
 }
 
 export interface ResolvedTelegramOptions {

@@ -33,12 +33,12 @@ interface LoginRecord {
   state: 'pending' | 'confirmed'
   /** When the request expires (ms timestamp). */
   exp: number
-  aud?: string
-  from?: string
+  aud?: string | undefined
+  from?: string | undefined
   sessionOnly: boolean
   /** The Telegram user who pressed start. */
-  telegramId?: number
-  name?: string
+  telegramId?: number | undefined
+  name?: string | undefined
 }
 
 // Telegram deep-link start parameters allow A-Z a-z 0-9 _ - up to 64 characters.

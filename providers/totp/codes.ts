@@ -1,6 +1,7 @@
 /**
- * The codes: TOTP arithmetic (RFC 6238, through otpauth), the ±drift window, and recovery codes (10 random codes
- * of 60 bits in an alphabet without look-alike letters, typed with or without dashes, in any case).
+ * The codes: TOTP arithmetic (RFC 6238, through otpauth), the drift window (steps before the current one only),
+ * and recovery codes (10 random codes of 60 bits in an alphabet without look-alike letters, typed with or without
+ * dashes, in any case).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { HttpError } from '../../lib/errors.js'
@@ -21,14 +22,15 @@ export function readCode (value: unknown, digits: number): string {
 }
 
 /**
- * The time step `code` belongs to, among the current one and `window` steps either side of it (clock drift), or
- * undefined. Every candidate is computed and compared in constant time.
+ * The time step `code` belongs to, among the current one and the `window` steps before it (a code typed as its
+ * step ended, an app's clock a little behind), or undefined. A step ahead of the server's clock is never accepted:
+ * it would only lengthen the life of every code. Every candidate is computed and compared in constant time.
  */
 export function matchStep (otp: OtpAuth, o: ResolvedTotpOptions, secret: Uint8Array, code: string, now: number): number | undefined {
   const current = Math.floor(now / 1000 / o.period)
   const key = new otp.Secret({ buffer: new Uint8Array(secret).buffer })
   let found: number | undefined
-  for (let step = current - o.window; step <= current + o.window; step++) {
+  for (let step = current - o.window; step <= current; step++) {
     const expected = otp.HOTP.generate({ secret: key, algorithm: o.algorithm, digits: o.digits, counter: step })
     if (timingSafeEqual(Buffer.from(expected), Buffer.from(code)) && found === undefined) found = step
   }

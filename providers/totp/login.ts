@@ -1,13 +1,13 @@
 /**
- * `POST {authPrefix}/<name>/login` `{code}` or `{recoveryCode}`: the second step of a password login. The code is
- * checked (and its time step or the recovery code taken) before the pending login is spent, so a wrong code
- * consumes nothing; a sign-in by recovery code is logged as an audit event and answers how many codes are left
- * (header `Gatehouse-Recovery-Codes-Left`).
+ * `POST {authPrefix}/<name>/login` `{code}` or `{recoveryCode}`: the second step of a password login. Each try is
+ * counted on the pending login first (a few per password sign-in); the code is checked (and its time step or the
+ * recovery code taken) before the pending login is spent, so a wrong code consumes nothing else. A sign-in by
+ * recovery code is logged and answers how many codes are left (header `Gatehouse-Recovery-Codes-Left`). The new
+ * session starts with its factor confirmed, for `fastify.auth.recent()`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError } from '../../lib/errors.js'
-import { recordFactor } from '../../lib/step-up.js'
-import { readRecoveryCode } from './codes.js'
+import { readCode, readRecoveryCode } from './codes.js'
 import { checkCode, spendRecoveryCode, type TotpContext } from './context.js'
 import type { PendingLogins } from './pending.js'
 
@@ -22,9 +22,13 @@ export function totpLogin (ctx: TotpContext, pending: PendingLogins) {
     const fields = body as Record<string, unknown>
     const waiting = await pending.read(request)
     const user = waiting.user
+    // Read (400 for a malformed one, which counts for nothing) before the try is counted.
+    const recoveryCode = fields.recoveryCode === undefined ? undefined : readRecoveryCode(fields.recoveryCode)
+    if (recoveryCode === undefined) readCode(fields.code, ctx.o.digits)
+    await pending.attempt(reply, waiting)
     let factor = 'totp'
-    if (fields.recoveryCode !== undefined) {
-      const left = await spendRecoveryCode(ctx, request, user.id, readRecoveryCode(fields.recoveryCode))
+    if (recoveryCode !== undefined) {
+      const left = await spendRecoveryCode(ctx, request, user.id, recoveryCode)
       ctx.log('WARN', 'audit: user %s signed in with a recovery code, %d left', user.id, left)
       reply.header(RECOVERY_LEFT_HEADER, String(left))
       factor = 'recovery'
@@ -32,8 +36,7 @@ export function totpLogin (ctx: TotpContext, pending: PendingLogins) {
       await checkCode(ctx, request, user.id, fields.code)
     }
     await pending.spend(reply, waiting)
-    await recordFactor(ctx.kit.stateStore, user.id, factor)
     ctx.log('INFO', 'user %s signed in with %s (second factor)', user.id, factor === 'totp' ? 'a code' : 'a recovery code')
-    return await ctx.kit.completeLogin(request, reply, { user, aud: waiting.aud, from: waiting.from, sessionOnly: waiting.sess })
+    return await ctx.kit.completeLogin(request, reply, { user, aud: waiting.aud, from: waiting.from, sessionOnly: waiting.sess, secondFactor: factor })
   }
 }

@@ -13,6 +13,11 @@ import type { TotpContext } from './context.js'
 
 // Spent pending logins are remembered a little past their expiry, covering clock differences between instances.
 const SPENT_MARGIN_MS = 60_000
+/**
+ * Codes (or recovery codes) one pending login takes; the next one ends it, and the password must be typed again:
+ * each password sign-in buys a few guesses, however `rateLimit` is set.
+ */
+export const MAX_CODES_PER_LOGIN = 5
 
 /** A password login waiting for its code. */
 export interface PendingLogin { jti: string; exp: number; user: UserData; aud?: string | undefined; from?: string | undefined; sess: boolean }
@@ -23,6 +28,16 @@ export interface PendingLogins {
   read(request: FastifyRequest): Promise<PendingLogin>
   /** Spends it (once) and clears its cookie. */
   spend(reply: FastifyReply, pending: PendingLogin): Promise<void>
+  /**
+   * Counts a code sent for it, before the code is checked; past `MAX_CODES_PER_LOGIN` the pending login is spent
+   * (401 `GATEHOUSE_HANDSHAKE`: sign in with the password again).
+   */
+  attempt(reply: FastifyReply, pending: PendingLogin): Promise<void>
+}
+
+/** How long what is kept of a pending login lives: until it expires, and a little longer. */
+function keepOf (pending: PendingLogin): number {
+  return Math.max(1, pending.exp * 1000 - Date.now()) + SPENT_MARGIN_MS
 }
 
 export function pendingLogins (ctx: TotpContext): PendingLogins {
@@ -64,12 +79,19 @@ export function pendingLogins (ctx: TotpContext): PendingLogins {
     },
 
     async spend (reply, pending) {
-      const keepMs = Math.max(1, pending.exp * 1000 - Date.now()) + SPENT_MARGIN_MS
-      if (!(await ctx.state.setIfAbsent(spentLoginKey(pending.jti), '1', keepMs))) {
+      if (!(await ctx.state.setIfAbsent(spentLoginKey(pending.jti), '1', keepOf(pending)))) {
         reply.clearCookie(cookieName, attrs)
         throw new HttpError(403, 'pending login already completed', 'sign in with the password again', ErrorCodes.ALREADY_USED)
       }
       reply.clearCookie(cookieName, attrs)
+    },
+
+    async attempt (reply, pending) {
+      const counted = await ctx.state.increment(`totp:${o.name}:tries:${pending.jti}`, keepOf(pending))
+      if (counted.count <= MAX_CODES_PER_LOGIN) return
+      await ctx.state.setIfAbsent(spentLoginKey(pending.jti), '1', keepOf(pending))
+      reply.clearCookie(cookieName, attrs)
+      throw new HttpError(401, 'sign-in ended', `${MAX_CODES_PER_LOGIN} codes were tried on this sign-in: sign in with the password again`, ErrorCodes.HANDSHAKE, { reason: 'totp' })
     }
   }
 }

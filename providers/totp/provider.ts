@@ -2,7 +2,7 @@
  * Authenticator-app codes (TOTP, RFC 6238) and recovery codes as a plugin (`gatehouse-totp`), on otpauth (the
  * code arithmetic) and qrcode (the enrolment's QR code, as SVG):
  *
- * - `GET {authPrefix}/<name>/status`, `POST …/enrol`, `POST …/enrol/confirm`, `POST …/verify`,
+ * - `GET {authPrefix}/<name>/status`, `POST …/enrol`, `POST …/enrol/confirm` (enrol.ts), `POST …/verify`,
  *   `POST …/recovery-codes`, `DELETE …/`: a signed-in user's authenticator app (routes.ts);
  * - `POST …/login` `{code}` or `{recoveryCode}`: the second step of a password login, for the direct providers
  *   named in `secondFactor` (login.ts, pending.ts).
@@ -12,7 +12,9 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { importDriver } from '../../lib/optional-driver.js'
+import { OptionsError } from '../../lib/errors.js'
+import { checkDrivers, importDriver } from '../../lib/optional-driver.js'
+import { providerLabel } from '../../lib/options.js'
 import { requireSecondFactorOf } from '../../lib/second-factor.js'
 import { applyAuthScope } from '../../plugins/core/scope.js'
 import { providerStateStore } from '../../plugins/core/mount.js'
@@ -20,28 +22,35 @@ import { appOfKit, auditOfKit, providerKit } from '../../plugins/core/kit.js'
 import { coreOf } from '../../plugins/core/internals.js'
 import { openTotpStore } from '../../stores/totp/index.js'
 import type { OtpAuth } from './codes.js'
-import type { QrCode, TotpContext } from './context.js'
+import type { CountingStateStore, QrCode, TotpContext } from './context.js'
 import { totpLogin } from './login.js'
 import { resolveTotpOptions, type TotpProviderOptions } from './options.js'
 import { pendingLogins } from './pending.js'
 import { managementRoutes } from './routes.js'
 import { checkKey, sealer } from './seal.js'
 
-/** Codes and small JSON bodies only. */
-const BODY_LIMIT = 4 * 1024
+/** Codes and small JSON bodies only (a passkey assertion that re-authenticates a change is the largest). */
+const BODY_LIMIT = 16 * 1024
 
 async function totp (fastify: FastifyInstance, opts: TotpProviderOptions): Promise<void> {
   const kit = providerKit(fastify, 'totp')
   const o = resolveTotpOptions(opts, kit.url)
-  const label = `totp.${o.name}`
+  const label = providerLabel('totp', o.name)
   const log: TotpContext['log'] = (level, format, ...args) => kit.logger.logf(`[${level}] totp ${o.name}: ${format}`, ...args)
-  // Before any store is opened: without the packages there is nothing to close.
-  const qrcode = o.qrCode ? await importDriver<QrCode>('qrcode', { option: label, feature: 'the enrolment QR code (or set qrCode: false)' }) : undefined
-  const otp = await importDriver<OtpAuth>('otpauth', { option: label, feature: 'authenticator-app codes' })
+  // Before any store is opened: without the packages there is nothing to close. Every missing one is named at once.
+  const use = { option: label, feature: o.qrCode ? 'authenticator-app codes and their enrolment QR code (qrCode: false needs no qrcode)' : 'authenticator-app codes' }
+  checkDrivers(o.qrCode ? ['otpauth', 'qrcode'] : ['otpauth'], use)
+  const qrcode = o.qrCode ? await importDriver<QrCode>('qrcode', use) : undefined
+  const otp = await importDriver<OtpAuth>('otpauth', use)
   const state = await providerStateStore(fastify, o.stateStore, `${label}.stateStore`)
+  // The cap of wrong codes counts there, whether or not the core's rateLimit does.
+  if (typeof state.increment !== 'function') throw new OptionsError(`${label}.stateStore`, 'needs increment(key, ttlMs, opts): the cap of wrong codes counts in it')
   const { store, owned } = openTotpStore(o.store, `${label}.store`, (err) => log('WARN', 'totp store: %s', err.message))
   if (owned) fastify.addHook('onClose', async () => { await store.close() })
-  const ctx: TotpContext = { auth: coreOf(fastify).api, kit, o, otp, qrcode: (qrcode as { default?: QrCode } | undefined)?.default ?? qrcode, store, state, sealer: sealer(o.key), log }
+  const core = coreOf(fastify)
+  const ctx: TotpContext = {
+    auth: core.api, core, kit, audit: auditOfKit(kit), o, otp, qrcode: (qrcode as { default?: QrCode | undefined } | undefined)?.default ?? qrcode, store, state: state as CountingStateStore, sealer: sealer(o.key), log
+  }
   // A wrong key stops the start; the store opened for it is closed (onClose hooks do not run for a failed start).
   await checkKey(store, ctx.sealer, `${label}.encryptionKey`).catch(async (err: unknown) => {
     if (owned) await store.close()

@@ -19,13 +19,33 @@ export interface Sealer {
 const CHECK_USER = '\0gatehouse-totp-key-check'
 const CHECK_TEXT = Buffer.from('gatehouse-totp')
 
-/** The 32-byte key from a Buffer or a base64/base64url/hex string; an OptionsError naming `option` otherwise. */
+const KEY_BYTES = 32
+const MAKE_KEY = 'make one with `openssl rand -base64 32`'
+const HEX_KEY = /^[0-9a-f]{64}$/i
+const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/
+
+/**
+ * The 32-byte key from a Buffer, 64 hex characters, or base64/base64url; an OptionsError naming `option` that says
+ * how the value was read, how many bytes it gave, and how to make a key, otherwise.
+ */
 export function readKey (option: string, value: unknown): Buffer {
-  let key: Buffer | undefined
-  if (value instanceof Uint8Array) key = Buffer.from(value)
-  else if (typeof value === 'string') key = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64')
-  if (key === undefined) throw new OptionsError(option, 'is required: 32 random bytes (a Buffer, or 64 hex or 44 base64 characters), e.g. `openssl rand -base64 32`')
-  if (key.length !== 32) throw new OptionsError(option, `must be 32 bytes (AES-256), got ${key.length}`)
+  if (value === undefined || value === null || value === '') {
+    throw new OptionsError(option, `is required: ${KEY_BYTES} random bytes as base64 (or 64 hex characters, or a Buffer); ${MAKE_KEY}`)
+  }
+  if (value instanceof Uint8Array) return checkKeyBytes(option, Buffer.from(value), 'is a Buffer of')
+  if (typeof value !== 'string') throw new OptionsError(option, `must be a base64 string of ${KEY_BYTES} random bytes (or a Buffer), got ${typeof value}; ${MAKE_KEY}`)
+  // A key read from a file keeps its line break; whitespace around it is no part of it.
+  const text = value.trim()
+  if (HEX_KEY.test(text)) return Buffer.from(text, 'hex')
+  if (!BASE64.test(text)) {
+    throw new OptionsError(option, `is read as base64 (or as hex when it is 64 hex characters), and this is neither: it has characters outside the base64 alphabet; ${MAKE_KEY}`)
+  }
+  const hex = /^[0-9a-f]+$/i.test(text) ? ' (hex is read as hex only at 64 characters)' : ''
+  return checkKeyBytes(option, Buffer.from(text, 'base64'), 'is read as base64 and gives', hex)
+}
+
+function checkKeyBytes (option: string, key: Buffer, read: string, hint = ''): Buffer {
+  if (key.length !== KEY_BYTES) throw new OptionsError(option, `${read} ${key.length} bytes, but an AES-256 key is ${KEY_BYTES} bytes${hint}; ${MAKE_KEY}`)
   return key
 }
 

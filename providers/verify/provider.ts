@@ -10,7 +10,7 @@ import { ErrorCodes, HttpError, OptionsError } from '../../lib/errors.js'
 import { userId } from '../../lib/user.js'
 import { requestLogger, type Logger } from '../../lib/logger.js'
 import type { Duration } from '../../lib/duration.js'
-import { checkKeys, optionDuration, optionFunction, optionName } from '../../lib/options.js'
+import { checkKeys, optionDuration, optionFunction, optionLifetime, optionName } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 import type { StateStore } from '../../lib/state-store/types.js'
 import { queryText, requestFields, type LoginRequest } from '../../lib/login-request.js'
@@ -38,29 +38,29 @@ export interface VerifyProviderOptions extends VerifyOptions {
 /** Tuning of the verified provider. */
 export interface VerifyOptions {
   /** Lifetime of a confirmation token: ms or `'30m'`. Default 30 minutes. */
-  tokenTtl?: Duration
+  tokenTtl?: Duration | undefined
   /**
    * Where used tokens are remembered: a StateStore or a `redis://` address. Share one between instances
    * behind one URL. Default: the core's state store.
    */
-  stateStore?: StateStoreOption
+  stateStore?: StateStoreOption | undefined
   /**
    * How values are escaped in the template. Default `html` when the template contains a tag or the sender's
    * `contentType` is `text/html`, else `none`.
    */
-  escape?: TemplateEscape
+  escape?: TemplateEscape | undefined
   /**
    * Deadline of one send, the whole delivery included: ms or `'30s'`. Default 30 seconds. A sender that has not
    * finished by then answers 503 and is told to stop through its `signal` (the SMTP sender closes its
    * connection; its own timeouts only bound idle periods, which a server trickling bytes never reaches).
    */
-  sendTimeout?: Duration
+  sendTimeout?: Duration | undefined
   /**
    * Which `address` values are sent to: others answer 400 (`GATEHOUSE_BAD_REQUEST`) before anything is counted
    * or sent. Default: one bare mail address (`isMailAddress`); a sender that delivers elsewhere (an SMS gateway)
    * gives its own rule.
    */
-  isAddress?: (address: string) => boolean
+  isAddress?: ((address: string) => boolean) | undefined
 }
 
 const MAX_USER = 128
@@ -75,7 +75,7 @@ export function createVerifyProvider (kit: ProviderKit, name: string, template: 
   const label = `verify.${name}`
   checkTemplate(template, name)
   const send = toSender(sender, `${label}.sender`)
-  const ttlMs = optionDuration(`${label}.tokenTtl`, opts.tokenTtl, 30 * 60_000)
+  const ttlMs = optionLifetime(`${label}.tokenTtl`, opts.tokenTtl, 30 * 60_000, (text) => { kit.logger.logf('[WARN] %s', text) })
   const sendTimeoutMs = optionDuration(`${label}.sendTimeout`, opts.sendTimeout, 30_000)
   // The body's real type decides too: a template without tags mailed as text/html is still HTML.
   const htmlBody = typeof send.contentType === 'string' && send.contentType.toLowerCase().startsWith('text/html')

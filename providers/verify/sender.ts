@@ -18,12 +18,12 @@ export interface SendOptions {
 export interface Sender {
   send(address: string, text: string, options?: SendOptions): MaybePromise<void>
   /** MIME type the text is delivered as; `text/html` makes the provider HTML-escape template values. */
-  readonly contentType?: string
+  readonly contentType?: string | undefined
   /**
    * The kind of peer it delivers through, named in client-facing errors (`mail server unavailable`); never
    * an address. Default `sender`.
    */
-  readonly peer?: string
+  readonly peer?: string | undefined
 }
 export type SenderFunc = (address: string, text: string, options?: SendOptions) => MaybePromise<void>
 

@@ -15,27 +15,27 @@ export interface SmtpSenderOptions {
   /** SMTP server host name or address. Required. (Host) */
   host: string
   /** SMTP server port. Default 465 with `tls`, else 25. (Port) */
-  port?: number
+  port?: number | undefined
   /** User for SMTP AUTH; no authentication when unset. (SMTPUserName) */
-  username?: string
+  username?: string | undefined
   /** Password for SMTP AUTH. (SMTPPassword) */
-  password?: string
+  password?: string | undefined
   /** Require a STARTTLS upgrade before authenticating and sending; fail when the server offers none. (StartTLS) */
-  startTLS?: boolean
+  startTLS?: boolean | undefined
   /** Connect with TLS from the first byte (usually port 465). Default false. */
-  tls?: boolean
+  tls?: boolean | undefined
   /** Accept any server certificate. For tests and self-signed servers only. Default false. (InsecureSkipVerify) */
-  insecureSkipVerify?: boolean
+  insecureSkipVerify?: boolean | undefined
   /** Sender address, e.g. `"Site" <no-reply@example.com>`. Required. (From) */
   from: string
   /** Subject line. Default `Confirmation`. (Subject) */
-  subject?: string
+  subject?: string | undefined
   /** MIME type of the body: `text/plain` or `text/html`. Default `text/plain`. (ContentType) */
-  contentType?: string
+  contentType?: string | undefined
   /** Body charset: `utf-8`, `us-ascii` or `iso-8859-1`. Default `utf-8`. (Charset) */
-  charset?: string
+  charset?: string | undefined
   /** Connect, greeting and idle-socket timeout: ms or `'10s'`. Default 10 s. */
-  timeout?: Duration
+  timeout?: Duration | undefined
 }
 
 // Node can encode these natively; anything else would be sent mislabelled.
@@ -48,8 +48,8 @@ const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREAC
 // closed its side within this time.
 const SOCKET_CLOSE_TIMEOUT_MS = 500
 
-interface SmtpReply { responseCode?: number; response?: string }
-type SmtpError = Error & SmtpReply & { code?: string; originalCode?: string; command?: string; rejectedErrors?: SmtpReply[] }
+interface SmtpReply { responseCode?: number | undefined; response?: string | undefined }
+type SmtpError = Error & SmtpReply & { code?: string | undefined; originalCode?: string | undefined; command?: string | undefined; rejectedErrors?: SmtpReply[] | undefined }
 
 const bad = (name: string, why: string): OptionsError => new OptionsError(`SmtpSender.${name}`, why)
 

@@ -7,7 +7,7 @@ import {
   type AddResult, type PasskeyCredential, type PasskeyStore
 } from './types.js'
 
-interface Entry { fixed: string; userId: string; counter: number; lastUsed?: number }
+interface Entry { fixed: string; userId: string; counter: number; lastUsed?: number | undefined }
 type Key = [string, string]
 
 /**

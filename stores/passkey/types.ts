@@ -83,7 +83,7 @@ interface StoredFields {
   created: number
   deviceType: PasskeyCredential['deviceType']
   backedUp: boolean
-  label?: string
+  label?: string | undefined
 }
 
 /** Stored text of a credential's fixed part (counter and last use are kept beside it, so they can change alone). */

@@ -10,12 +10,12 @@ import Fastify from 'fastify'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import authPlugin, { directProvider, oauth2Provider } from '../../index.js'
-import { root } from './pages.js'
+import { root, tutorialBlocks } from './pages.js'
 
 const readme = readFileSync(join(root, 'README.md'), 'utf8')
 const steps = readFileSync(join(root, 'docs/providers/oauth2.md'), 'utf8')
 const stepSection = /^## Step by step: sign in with GitHub\n([\s\S]*?)^## /m.exec(steps)?.[1] ?? ''
-const tutorialUrl = /^## Five-minute tutorial\n\n```ts\n[\s\S]*?url: '([^']+)'/m.exec(readme)?.[1]
+const tutorialUrl = /url: '([^']+)'/.exec(tutorialBlocks().app)?.[1]
 
 t.test('the README links its GitHub section to the steps, and the steps exist', async (t) => {
   const github = /^### Add "Sign in with GitHub"\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? ''

@@ -1,13 +1,15 @@
 /**
  * Every line of every TypeScript/JavaScript example in the README and the docs/ pages appears in code that is compiled or run:
  * the type tests (test/types, compiled by `npm run typecheck`) or the scratch apps installed from the packed
- * tarball (test/package/scratch-apps.ts, run for real by scratch-app.test.ts). So do the short examples in its
+ * tarball (test/package/scratch-apps.ts, run for real by scratch-app.test.ts, which also runs the examples of
+ * RUN_AS_WRITTEN straight from their page). So do the short examples in its
  * prose and tables (`app.register(…)`, `{ preHandler: … }`, `Fastify({ … })`). An example edited in the README but not there
  * fails here, so no example goes untested.
  */
 import t from 'tap'
 import { readdirSync, readFileSync } from 'node:fs'
 import { docsPages } from './pages.js'
+import { RUN_AS_WRITTEN } from '../package/scratch-apps.js'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -16,8 +18,9 @@ const root = fileURLToPath(new URL('../..', import.meta.url))
 const readme = docsPages().map((f) => readFileSync(join(root, f), 'utf8')).join('\n')
 // test/types/dom holds the browser-side examples, compiled with the DOM library (its own tsconfig).
 const typeTests = ['test/types', 'test/types/dom'].flatMap((dir) => readdirSync(join(root, dir)).filter((f) => f.endsWith('.tst.ts')).map((f) => join(root, dir, f)))
-const corpusLines = [...typeTests, join(root, 'test/package/scratch-apps.ts')]
-  .flatMap((f) => readFileSync(f, 'utf8').split('\n').map((l) => l.trim()))
+// Examples the package test writes from their page and runs (and type-checks) as they are: RUN_AS_WRITTEN.
+const corpusLines = [...[...typeTests, join(root, 'test/package/scratch-apps.ts')].map((f) => readFileSync(f, 'utf8')), ...RUN_AS_WRITTEN]
+  .flatMap((text) => text.split('\n').map((l) => l.trim()))
 const corpus = new Set(corpusLines)
 const corpusText = corpusLines.join('\n')
 

@@ -61,7 +61,7 @@ t.test('every page has an example (a ts block, a registration or route hooks: co
 function benchRows (): Array<{ case: string; ratios: string[] }> {
   const results = readFileSync(join(root, 'bench/RESULTS.md'), 'utf8')
   // The newest toolkit run: from its first mention to the next heading (older runs stay below as history).
-  const start = results.indexOf('`npm run bench -- toolkit`')
+  const start = results.indexOf('npm run bench -- toolkit')
   const end = results.indexOf('\n#', start)
   const table = results.slice(start, end < 0 ? undefined : end)
   return [...table.matchAll(/^\| (.+?) \| (.*?) \| .*\|$/gm)].filter((m) => m[1] !== 'case' && !m[1]!.startsWith('---'))

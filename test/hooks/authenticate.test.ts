@@ -69,7 +69,7 @@ t.test('each guard works as onRequest and as preHandler', async (t) => {
   const app = await guardedApp()
   t.teardown(() => app.close())
   const editor = await signIn(app, { id: 'e1', name: 'ed', role: 'editor', attrs: { admin: true } })
-  await recordFactor(coreOf(app).stateStore, 'e1', 'totp')
+  await recordFactor(coreOf(app).stateStore, editor.claims.jti, 'totp')
   for (const hook of HOOKS) {
     for (const name of ['authenticate', 'admin', 'rbac', 'recent', 'updateUser', 'trace']) {
       const r = await post(app, `/${hook}/${name}`, { n: 1 }, editor)

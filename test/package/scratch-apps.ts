@@ -5,17 +5,67 @@
  */
 
 import { readFileSync } from 'node:fs'
+import { codeBlocks, root, tutorialBlocks } from '../docs/pages.js'
+import { join } from 'node:path'
 
 /**
- * The README's five-minute tutorial, its code block as written: only the TypeScript marks (non-null `!`, the
- * parameter and return types) are dropped to make it JavaScript, and its port 8080 is the one the test gives
- * (PORT: 8080 may be taken on a shared machine), in `url` and `listen` alike.
+ * The README's five-minute tutorial, its blocks as written: the setup and run commands, `app.ts`, and the
+ * registration that makes alice an admin. The test writes them unchanged but for the port (8080 may be taken on a
+ * shared machine: the test's free port replaces it, in `url` and `listen` alike).
  */
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
-const TUTORIAL_TS = /^## Five-minute tutorial\n\n```ts\n([\s\S]*?)^```$/m.exec(README)?.[1]
-if (TUTORIAL_TS === undefined) throw new Error('README.md has no "## Five-minute tutorial" with a ts code block')
-const TUTORIAL = TUTORIAL_TS.replace(/(\w|\))!(?=[\s,.)\]])/g, '$1').replace(/: (?:string|Promise<boolean>)(?=[,){ ])/g, '')
-  .replace("'http://localhost:8080'", "'http://localhost:' + process.env.PORT").replace('port: 8080', 'port: Number(process.env.PORT)')
+export const TUTORIAL = tutorialBlocks()
+
+/** The tutorial's `app.ts` on another port. */
+export function tutorialApp (port: number, app = TUTORIAL.app): string {
+  if (app.split('8080').length !== 3) throw new Error('the tutorial names port 8080 twice (url and listen)')
+  return app.replaceAll('8080', String(port))
+}
+
+/** The tutorial with the README's admin registration in place of its own `authPlugin` registration. */
+export function tutorialAdminApp (port: number): string {
+  const own = /^await app\.register\(authPlugin, \{\n[\s\S]*?^\}\)\n/m
+  if (!own.test(TUTORIAL.app)) throw new Error('the tutorial registers authPlugin in a block of its own')
+  return tutorialApp(port, TUTORIAL.app.replace(own, TUTORIAL.admin))
+}
+
+/**
+ * The commands of the tutorial's run block: the lines that make `.env` (run by a shell as written) and the start
+ * command for Node 22.18 and later and for 22.12 to 22.17 (from its comment).
+ */
+export function tutorialCommands (): { makeEnv: string; start: string[]; startBefore2218: string[] } {
+  const lines = TUTORIAL.run.trimEnd().split('\n')
+  const last = lines.at(-1)!
+  const m = /^(node [^#]*?)\s+# Node 22\.18 and later; on 22\.12 to 22\.17: (node .+)$/.exec(last)
+  if (m === null) throw new Error(`the tutorial's start line says which command for which Node: ${last}`)
+  return { makeEnv: lines.slice(0, -1).join('\n'), start: m[1]!.split(' ').slice(1), startBefore2218: m[2]!.split(' ').slice(1) }
+}
+
+/**
+ * docs/guide/testing.md's testable app, its blocks as written, by the file each names in its first line
+ * (`// app.ts: …`): `app.ts`, `server.ts`, `app.test.ts`.
+ */
+export const TESTING_FILES: Record<string, string> = Object.fromEntries(codeBlocks(readFileSync(join(root, 'docs/guide/testing.md'), 'utf8'), 'The shape of a testable app')
+  .filter((b) => b.lang === 'ts').map((b) => [/^\/\/ ([\w.-]+\.ts):/.exec(b.code)?.[1] ?? '(unnamed)', b.code]))
+
+/**
+ * Examples the package test runs (and type-checks with `tsc --init`'s configuration) as they are written in their
+ * page: test/docs/readme-examples.test.ts counts their lines as tested.
+ */
+export const RUN_AS_WRITTEN: string[] = Object.values(TESTING_FILES)
+
+/** The options of an app that reads them from the environment, compiled with `tsc --init`'s configuration. */
+export const ENV_OPTIONS = `import Fastify from 'fastify'
+import authPlugin from 'fastify-gatehouse'
+
+const app = Fastify()
+await app.register(authPlugin, {
+  secret: process.env.AUTH_SECRET!,
+  url: 'http://localhost:8080',
+  stateStore: process.env.REDIS_URL,
+  cookies: { domain: process.env.COOKIE_DOMAIN },
+  avatar: { store: process.env.AVATAR_STORE }
+})
+`
 
 // Signs in with the direct provider, then calls the protected route with the XSRF header, as a browser app does.
 const CLIENT = `
@@ -221,8 +271,6 @@ async function main () {
   await app.register(pingPlugin)
 ${SETUP}}
 main().catch((err) => { console.error(err); process.exit(1) })`,
-  // The README tutorial as written, started without AUTH_SECRET.
-  'tutorial.mjs': TUTORIAL,
   'avatar.mjs': AVATAR,
   'missing.mjs': MISSING,
   'drivers.mjs': DRIVERS,

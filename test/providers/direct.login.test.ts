@@ -111,7 +111,7 @@ t.test('bad inputs: 4xx JSON, no cookie set', async (t) => {
     ['/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 42 } }, 400],
     ['/auth/local/login', { method: 'POST', json: ['alice'] }, 400],
     ['/auth/local/login', { method: 'POST', body: '{"user":', headers: { 'content-type': 'application/json' } }, 400],
-    ['/auth/local/login', { method: 'POST', body: 'x', headers: { 'content-type': 'text/plain' } }, 400],
+    ['/auth/local/login', { method: 'POST', body: 'x', headers: { 'content-type': 'text/plain' } }, 415],
     ['/auth/local/login', { method: 'POST', body: '<x/>', headers: { 'content-type': 'application/xml' } }, 415],
     ['/auth/local/login', { method: 'POST', json: { user: 'a'.repeat(300), passwd: 'x' } }, 400],
     ['/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 'x'.repeat(70 * 1024) } }, 413],
@@ -132,6 +132,32 @@ t.test('bad inputs: 4xx JSON, no cookie set', async (t) => {
     const body = await r.json()
     t.type(body.error, 'string', 'error field present')
     t.equal(c.jar.get('JWT'), undefined, 'no session cookie')
+  }
+})
+
+t.test('a field that is not a string says so; a body of a media type the route does not read is one 415', async (t) => {
+  const login = (body: string, type: string) => client(base).fetch('/auth/local/login', { method: 'POST', body, headers: { 'content-type': type } })
+  const bad = (details: string) => ({ error: 'bad request', details, code: 'GATEHOUSE_BAD_REQUEST' })
+  for (const [body, details] of [
+    ['{"user":123,"passwd":"alice-secret"}', 'user must be a string'],
+    ['{"user":{"name":"alice"},"passwd":"alice-secret"}', 'user must be a string'],
+    ['{"user":"alice","passwd":5}', 'passwd must be a string'],
+    ['{"user":"alice","passwd":"alice-secret","aud":true}', 'aud must be a string'],
+    ['{"user":["alice","bob"],"passwd":"alice-secret"}', 'user must be given once']
+  ]) {
+    const r = await login(body!, 'application/json')
+    t.equal(r.status, 400, body)
+    t.same(await r.json(), bad(details!), details)
+  }
+  const form = await login('user=alice&user=bob&passwd=x', 'application/x-www-form-urlencoded')
+  t.same(await form.json(), bad('user must be given once'), 'a repeated form field')
+  const unsupported = { error: 'unsupported media type', details: 'send application/json or application/x-www-form-urlencoded', code: 'GATEHOUSE_UNSUPPORTED_MEDIA_TYPE' }
+  for (const [type, body] of [['application/xml', '<login><user>alice</user></login>'], ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="user"\r\n\r\nalice\r\n--x--'], ['text/plain', 'user=alice&passwd=alice-secret'], ['text/plain; charset=utf-8', '{"user":"alice"}']]) {
+    const c = client(base)
+    const r = await c.fetch('/auth/local/login', { method: 'POST', body, headers: { 'content-type': type! } })
+    t.equal(r.status, 415, type)
+    t.same(await r.json(), unsupported, `${type}: the same label and code`)
+    t.equal(c.jar.get('JWT'), undefined, 'no session')
   }
 })
 

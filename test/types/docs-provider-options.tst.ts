@@ -8,7 +8,7 @@ import authPlugin, {
   appleKeyFromFile, appleProvider, devProvider, oauth2Provider, oidcProvider, passkeyProvider, stdLogger, telegramProvider, totpProvider,
   verifyProvider, type AppleProviderOptions, type CustomOAuth2ProviderOptions, type Sender
 } from '../../index.js'
-import type { DevProviderOptions } from '../../providers/index.js'
+import { discoverOidc, type DevProviderOptions } from '../../providers/index.js'
 
 declare const cid: string
 declare const csecret: string
@@ -71,6 +71,11 @@ await app.register(oidcProvider, { name: 'sso', cid, csecret, issuer, authParams
 await app.register(oidcProvider, { name: 'sso', cid, csecret, issuer, timeout: '5s' })
 await app.register(oidcProvider, { name: 'sso', cid, csecret, issuer, handshakeTtl: '5m' })
 await app.register(oidcProvider, { name: 'sso', cid, csecret, issuer, stateStore: 'redis://127.0.0.1:6379/0' })
+{
+  // docs/providers/oidc.md: client authentication chosen by the app
+  const discovered = await discoverOidc('https://sso.example.com/realms/main')
+  await app.register(oauth2Provider, { name: 'sso', cid: process.env.OIDC_CLIENT_ID!, csecret: process.env.OIDC_CLIENT_SECRET!, ...discovered, tokenAuth: 'post' })
+}
 
 // docs/providers/apple.md
 await app.register(appleProvider, { ...apple, keyLoader: appleKeyFromFile('/secrets/AuthKey_KEY1234567.p8') })

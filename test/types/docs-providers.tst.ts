@@ -4,7 +4,7 @@
  */
 import Fastify from 'fastify'
 import { bcryptVerify } from '../../toolkit.js'
-import authPlugin, { oauth2Provider, appleProvider, appleKeyFromFile, oidcProvider, verifyProvider, SmtpSender, telegramProvider, directProvider, type CredChecker } from '../../index.js'
+import authPlugin, { oauth2Provider, appleProvider, appleKeyFromFile, oidcProvider, verifyProvider, SmtpSender, telegramProvider, directProvider, normaliseAccountName, type CredChecker } from '../../index.js'
 
 declare const secret: () => string
 declare const cid: string
@@ -36,7 +36,9 @@ await app.register(telegramProvider, { token })
 await app.register(directProvider, { name: 'local', checker })
 
 // docs/providers/password.md: the example and one per option
-const hashes = new Map([['alice', process.env.ALICE_HASH!]])
+const aliceHash = process.env.ALICE_HASH
+if (!aliceHash) throw new Error('ALICE_HASH is not set: npx fastify-gatehouse hash --bcrypt --env ALICE_HASH >> .env')
+const hashes = new Map([['alice', aliceHash]])
 async function checkPassword (user: string, passwd: string): Promise<boolean> {
   const hash = hashes.get(user)
   return hash !== undefined && await bcryptVerify(passwd, hash)
@@ -44,4 +46,13 @@ async function checkPassword (user: string, passwd: string): Promise<boolean> {
 await app.register(directProvider, { name: 'local', checker: checkPassword })
 await app.register(directProvider, { name: 'staff', checker })
 await app.register(directProvider, { checker: async (user, passwd) => user === 'admin' && await bcryptVerify(passwd, adminHash) })
+const accounts = new Map([['alice', { name: 'Alice', id: '42', hash: process.env.ALICE_HASH! }]])
+await app.register(directProvider, {
+  name: 'members',
+  checker: async (user, passwd) => {
+    const account = accounts.get(normaliseAccountName(user))
+    if (account === undefined || !await bcryptVerify(passwd, account.hash)) return false
+    return { ok: true, user: { name: account.name, id: account.id } }
+  }
+})
 await app.register(directProvider, { name: 'legacy', checker, allowGet: true })

@@ -11,6 +11,9 @@ import { sharedFilesHost } from '../helpers/compiler-host.js'
 // One TypeScript program over the whole package: about 40 s on a quiet 2-core machine, 90 s or more on a loaded one.
 t.setTimeout(300_000)
 
+// One TypeScript program over the whole package: about 40 s on a quiet 2-core machine, 90 s or more on a loaded one.
+t.setTimeout(300_000)
+
 const root = fileURLToPath(new URL('../../', import.meta.url))
 
 const config = ts.readConfigFile(`${root}tsconfig.json`, (f) => ts.sys.readFile(f))

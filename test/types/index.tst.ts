@@ -129,8 +129,14 @@ app.auth.rbac('admin')
 const n: string = Fastify().get('/', async (r) => r.user.name) as unknown as string
 // @ts-expect-error the direct plugin needs a checker
 await app.register(directProvider, { name: 'x' })
-// @ts-expect-error a checker returns a boolean
+// @ts-expect-error a checker returns a boolean or { ok, user }
 app.auth.addDirectProvider('bad', (u: string) => u)
+// @ts-expect-error a checker's user is a name or { name, id?, email?, attrs?, role? }
+app.auth.addDirectProvider('bad2', () => ({ ok: true, user: { username: 'alice' } }))
+// @ts-expect-error ok is a boolean
+app.auth.addDirectProvider('bad3', () => ({ ok: 'yes' }))
+app.auth.addDirectProvider('canonical', () => ({ ok: true, user: 'alice' }))
+app.auth.addDirectProvider('account', async () => ({ ok: true, user: { name: 'Alice', id: '42', role: 'editor' } }))
 // @ts-expect-error the old `options` wrapper of a telegram entry is gone: the entry is the plugin's options
 const wrappedEntry: AuthOptions['providers'] = [{ kind: 'telegram', options: { token: '1:x' } }]
 // @ts-expect-error 0.x duration names are gone

@@ -9,7 +9,7 @@ import cookie from '@fastify/cookie'
 import authPlugin, { directProvider, oauth2Provider, passkeyProvider, totpProvider } from '../../index.js'
 import { startLocalOAuth2Server } from '../../servers/index.js'
 import { providerKit } from '../../providers/index.js'
-import { argon2Hash, argon2Verify, bcryptHash, bcryptVerify, decodeArgon2Secret, pingPlugin, sanitizeUrl } from '../../toolkit.js'
+import { argon2Hash, argon2Verify, bcryptHash, bcryptVerify, decodeArgon2Secret, pingPlugin, sanitizeUrl, SECRET_KEY_WORDS } from '../../toolkit.js'
 
 declare function checkPassword (user: string, passwd: string): Promise<boolean>
 declare const accounts: { find (id: string): Promise<{ role: string; admin: boolean } | undefined> }
@@ -23,7 +23,9 @@ declare const document: { cookie: string }
 
 export async function tutorial (): Promise<void> {
   // README: Five-minute tutorial (its own checkPassword, shadowing the one declared above for other examples)
-  const hashes = new Map([['alice', process.env.ALICE_HASH!]])
+  const aliceHash = process.env.ALICE_HASH
+  if (!aliceHash) throw new Error('ALICE_HASH is not set: npx fastify-gatehouse hash --bcrypt --env ALICE_HASH >> .env')
+  const hashes = new Map([['alice', aliceHash]])
   async function checkPassword (user: string, passwd: string): Promise<boolean> {
     const hash = hashes.get(user)
     return hash !== undefined && await bcryptVerify(passwd, hash)
@@ -37,9 +39,22 @@ export async function tutorial (): Promise<void> {
   await app.register(directProvider, { name: 'local', checker: checkPassword })
 
   // protect routes with hooks
-  app.get('/api/me', { preHandler: app.auth.authenticate }, async (req) => req.user)
-  app.get('/api/admin', { preHandler: app.auth.admin }, async (req) => ({ hello: req.user!.name }))
+  app.get('/api/me', { onRequest: app.auth.authenticate }, async (req) => req.user)
+  app.get('/api/admin', { onRequest: app.auth.admin }, async (req) => ({ hello: req.user!.name }))
   await app.listen({ port: 8080 })
+}
+
+export async function tutorialAdmin (): Promise<void> {
+  // README: the tutorial's registration with a claims updater that makes alice an admin
+  const app = Fastify()
+  await app.register(authPlugin, {
+    secret: process.env.AUTH_SECRET!,
+    url: 'http://localhost:8080',
+    claimsUpdater: (claims) => {                          // your records decide; here, alice is an admin
+      if (claims.user?.name === 'alice') claims.user = { ...claims.user, attrs: { ...claims.user.attrs, admin: true } }
+      return claims
+    }
+  })
 }
 
 export async function selfImplemented (): Promise<void> {
@@ -136,8 +151,8 @@ export async function optionGroups (): Promise<void> {
 }
 
 export function logging (): void {
-  // README: Logging
-  const secrets = new Set(['token', 'code', 'state', 'passwd', 'password', 'secret'])
+  // docs/guide/logging.md: a logger that is not pino
+  const secrets = new Set([...SECRET_KEY_WORDS, 'code', 'state'])
   const app = Fastify({ logger: { serializers: { req: (req) => ({ method: req.method, url: sanitizeUrl(req.url, secrets) }) } } })
   void app
 }

@@ -35,6 +35,48 @@ if (missing !== undefined) {
     await waitText(page, '#status', /not signed in/)
   })
 
+  /** What the page gets wrong while `fn` runs: console errors and answers of 400 or more. */
+  async function failures (fn: () => Promise<void>): Promise<string[]> {
+    const seen: string[] = []
+    const onConsole = (m: { type(): string; text(): string }): void => { if (m.type() === 'error') seen.push(`console: ${m.text()}`) }
+    const onResponse = (r: { status(): number; url(): string }): void => { if (r.status() >= 400) seen.push(`${r.status()} ${new URL(r.url()).pathname}`) }
+    page.on('console', onConsole)
+    page.on('response', onResponse)
+    try {
+      await fn()
+    } finally {
+      page.off('console', onConsole)
+      page.off('response', onResponse)
+    }
+    return seen
+  }
+
+  t.test('the signed-out page asks nothing it knows will be refused: no 401, no console error (issue 37 item 16)', async (t) => {
+    await browser.context.clearCookies()
+    const requests: string[] = []
+    const onRequest = (r: { url(): string }): void => { requests.push(new URL(r.url()).pathname) }
+    page.on('request', onRequest)
+    t.same(await failures(async () => {
+      await page.goto(home, { waitUntil: 'networkidle' })
+      await waitText(page, '#status', /^not signed in$/)
+    }), [], 'a fresh visit')
+    page.off('request', onRequest)
+    t.notOk(requests.includes('/auth/user'), 'no /auth/user without a session cookie')
+    t.ok(requests.includes('/auth/list'), 'the provider list is read')
+    t.same(await failures(async () => {
+      await signIn('alice', 'alice-secret')
+      await waitText(page, '#status', /signed in as alice/)
+      await page.reload({ waitUntil: 'networkidle' })
+      await waitText(page, '#status', /signed in as alice/)
+    }), [], 'signed in, and reloaded: the user, her passkeys, authenticator app and sessions are read')
+    t.same(await failures(async () => {
+      await page.click('#logout')
+      await waitText(page, '#status', /^not signed in$/)
+      await page.reload({ waitUntil: 'networkidle' })
+      await waitText(page, '#status', /^not signed in$/)
+    }), [], 'signed out again, and reloaded')
+  })
+
   t.test('alice signs in; private and editor allowed, admin denied; logout signs out', async (t) => {
     await shot('alice-signed-out')
     t.match(await callApi('/api/private'), /→ 401 denied/, 'signed out: private denied')

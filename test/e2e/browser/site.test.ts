@@ -5,7 +5,12 @@
  * link of every page resolves (file and anchor); every markdown page opens in Chromium without a script error
  * and with the navigation; the search finds "GitHub" and "rate limit"; and a newcomer gets from the home page to
  * the GitHub provider's step-by-step by clicking links. Screenshots of the home page and the GitHub page go to
- * .tap/screenshots/site/; `npm run screenshots` also writes them to docs/screenshots/.
+ * .tap/screenshots/site/; `npm run screenshots` also writes them to docs/screenshots/. Every markdown page sits
+ * in one of the site's groups (none in TypeDoc's catch-all "Documents"), and each entry of a page's contents reads
+ * as its heading does (TypeDoc drops inline code from it).
+ *
+ * The site is built once, before any test starts and outside the browser's own timeout: typedoc takes about 40 s
+ * on a quiet 2-core machine and minutes on a loaded one, so the file's timeout allows for that.
  */
 import t from 'tap'
 import { spawn } from 'node:child_process'
@@ -15,6 +20,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from 'node:os'
 import { dirname, extname, join, normalize, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { inflateSync } from 'node:zlib'
 import type { AddressInfo } from 'node:net'
 import { chromiumMissing, launch, type TestBrowser } from './browser.js'
 
@@ -73,19 +79,51 @@ function files (dir: string, under = ''): string[] {
 /** The ids a page defines, for its anchors. */
 const ids = (html: string): Set<string> => new Set([...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]!))
 
+/** The navigation data of a built site (assets/navigation.js: base64 of deflated JSON). */
+function navigation (out: string): Array<{ text: string; children?: Array<{ text: string; path?: string }> }> {
+  const script = readFileSync(join(out, 'assets', 'navigation.js'), 'utf8')
+  return JSON.parse(inflateSync(Buffer.from(/"([^"]+)"/.exec(script)![1]!, 'base64')).toString()) as ReturnType<typeof navigation>
+}
+
+/** The text of an HTML fragment: tags dropped, the common entities decoded. */
+const text = (html: string): string => html.replace(/<[^>]*>/g, '').replace(/&(lt|gt|quot|#39|#x27|amp);/g, (_, e: string) =>
+  ({ lt: '<', gt: '>', quot: '"', '#39': "'", '#x27': "'", amp: '&' })[e]!).trim()
+
 if (missing !== undefined) {
   t.comment(`browser tests skipped: ${missing}`)
   t.test('the documentation site in Chromium', { skip: missing }, async () => {})
 } else {
-  t.test('the documentation site, built and served, in Chromium', async (t) => {
-    const out = mkdtempSync(join(tmpdir(), 'gatehouse-site-'))
-    const built = await buildSite(out)
+  const out = mkdtempSync(join(tmpdir(), 'gatehouse-site-'))
+  t.teardown(() => rmSync(out, { recursive: true, force: true }))
+  const started = Date.now()
+  const built = await buildSite(out)
+  t.comment(`typedoc built the site in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+
+  t.test('typedoc builds the site (warnings are errors)', async (t) => {
+    t.equal(built.code, 0, 'exit code 0', { output: built.output.slice(-3000) })
+  })
+
+  t.test('every markdown page is in one of the site\'s groups, and its contents read as its headings', async (t) => {
+    const { groupOrder } = JSON.parse(readFileSync(join(root, 'typedoc.json'), 'utf8')) as { groupOrder: string[] }
+    const groups = navigation(out)
+    const catchAll = groups.filter((g) => !groupOrder.includes(g.text) && (g.children ?? []).some((c) => c.path?.startsWith('documents/') === true))
+    t.same(catchAll.map((g) => `${g.text}: ${(g.children ?? []).map((c) => c.text).join(', ')}`), [], 'no page in a group of its own ("Documents")')
+    const wrong: string[] = []
+    for (const p of files(out).filter((f) => f.startsWith('documents/'))) {
+      const html = readFileSync(join(out, p), 'utf8')
+      const headings = new Map([...html.matchAll(/<h[1-6] id="([^"]+)"[^>]*>([\s\S]*?)<a href="#[^"]*" aria-label="Permalink"/g)].map((m) => [m[1]!, text(m[2]!)]))
+      for (const [, id, entry] of html.matchAll(/<a href="#([^"]+)"><span>([^<]*)<\/span><\/a>/g)) {
+        const heading = headings.get(id!)
+        if (heading !== undefined && text(entry!) !== heading) wrong.push(`${p}: contents "${text(entry!)}" for the heading "${heading}"`)
+      }
+    }
+    t.same(wrong, [], 'no entry lost its inline code')
+  })
+
+  t.test('the documentation site, served, in Chromium', { timeout: BROWSER_TIMEOUT_MS }, async (t) => {
     const { server, base } = await serve(out)
     const browser: TestBrowser = await launch(import.meta.url)
-    t.teardown(async () => { await browser.close(); server.close(); rmSync(out, { recursive: true, force: true }) })
-    t.test('typedoc builds the site (warnings are errors)', async (t) => {
-      t.equal(built.code, 0, 'exit code 0', { output: built.output.slice(-3000) })
-    })
+    t.teardown(async () => { await browser.close(); server.close() })
     const { page } = browser
     await page.setViewportSize({ width: 1200, height: 900 })
     const pages = files(out).filter((f) => f.endsWith('.html'))

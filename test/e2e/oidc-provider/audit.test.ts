@@ -12,7 +12,7 @@ import { userId } from '../../../lib/user.js'
 import type { AuditEvent } from '../../../lib/audit/events.js'
 import { oidcProvider } from '../../../providers/index.js'
 import { APP_URL, startApp } from '../../helpers/oauth2-app.js'
-import type { Browser, Navigation } from '../../helpers/oauth2-browser.js'
+import { signInAt } from '../../helpers/oidc-server.js'
 
 interface OidcServer { callback(): (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void }
 const { default: Provider } = await import('oidc-provider' as string) as { default: new (issuer: string, config: Record<string, unknown>) => OidcServer }
@@ -41,22 +41,9 @@ const testApp = await startApp(async (app) => {
 }, { onEvent: (e) => { events.push(e) } })
 t.teardown(testApp.close)
 
-/** Runs the provider's login and consent pages like a user would. */
-async function signInAt (browser: Browser, start: string, login: string): Promise<Navigation> {
-  let nav = await browser.navigate(start)
-  const hops = [...nav.hops]
-  for (let step = 0; step < 4; step++) {
-    if (nav.res.status !== 200 || !nav.url.startsWith(ISSUER)) break
-    const fields: Record<string, string> = /name="login"/.test(nav.body) ? { login, password: 'any' } : {}
-    nav = await browser.submitForm(nav.url, nav.body, fields)
-    hops.push(...nav.hops)
-  }
-  return { ...nav, hops }
-}
-
 t.test('an OIDC login emits login.succeeded; nothing of the handshake is told', async (t) => {
   events.length = 0
-  const nav = await signInAt(testApp.browser(), `${APP_URL}/auth/oidc/login?site=portal`, 'alice')
+  const nav = await signInAt(testApp.browser(), ISSUER, `${APP_URL}/auth/oidc/login?site=portal`, 'alice')
   t.equal(nav.res.status, 200, nav.body)
   t.same(events.map((e) => e.type), ['login.succeeded'])
   t.match(events[0], { provider: 'oidc', userId: userId('oidc', 'alice'), aud: 'portal', outcome: 'success', reason: 'session_issued' })
@@ -75,7 +62,7 @@ t.test('a forged state emits login.failed state_mismatch', async (t) => {
   browser.hosts.delete('app.test') // the browser cannot reach the app: navigation stops at the callback redirect
   let cb: URL
   try {
-    const nav = await signInAt(browser, start.headers.get('location')!, 'bob')
+    const nav = await signInAt(browser, ISSUER, start.headers.get('location')!, 'bob')
     cb = new URL(nav.hops.at(-1)!.location!)
   } finally {
     browser.hosts.set('app.test', saved)

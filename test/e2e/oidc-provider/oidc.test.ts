@@ -13,7 +13,8 @@ import { exportJWK, generateKeyPair } from 'jose'
 import { userId } from '../../../lib/user.js'
 import { discoverOidc, oauth2Provider, oidcProvider } from '../../../providers/index.js'
 import { APP_URL, bootApp, bootError, currentUser, startApp } from '../../helpers/oauth2-app.js'
-import type { Browser, Navigation } from '../../helpers/oauth2-browser.js'
+import type { Browser } from '../../helpers/oauth2-browser.js'
+import { signInAt } from '../../helpers/oidc-server.js'
 import { coreOf } from '../../../plugins/core/internals.js'
 
 interface OidcServer { callback(): (req: IncomingMessage, res: ServerResponse) => void }
@@ -60,27 +61,13 @@ const testApp = await startApp(async (app) => {
 })
 t.teardown(testApp.close)
 
-/** Runs the provider's login and consent pages; returns the navigation that reached our callback. */
-async function signInAt (browser: Browser, start: string, login: string): Promise<Navigation> {
-  let nav = await browser.navigate(start)
-  const hops = [...nav.hops]
-  // Login page, then consent page; each answered like a user would.
-  for (let step = 0; step < 4; step++) {
-    if (nav.res.status !== 200 || !nav.url.startsWith(ISSUER)) break
-    const fields: Record<string, string> = /name="login"/.test(nav.body) ? { login, password: 'any' } : {}
-    nav = await browser.submitForm(nav.url, nav.body, fields)
-    hops.push(...nav.hops)
-  }
-  return { ...nav, hops }
-}
-
 /** The provider's redirect to our callback, not followed (for tampering tests). */
 async function callbackUrlFor (browser: Browser, provider: string, login: string): Promise<URL> {
   const start = await browser.request(`${APP_URL}/auth/${provider}/login`)
   const saved = browser.hosts.get('app.test')!
   browser.hosts.delete('app.test') // the browser now cannot reach the app: navigation stops at the callback redirect
   try {
-    const nav = await signInAt(browser, start.headers.get('location')!, login)
+    const nav = await signInAt(browser, ISSUER, start.headers.get('location')!, login)
     const hop = nav.hops.at(-1)!
     if (hop.location === undefined || !hop.location.startsWith(`${APP_URL}/auth/${provider}/callback`)) throw new Error(`no callback redirect: ${JSON.stringify(nav.hops)}`)
     return new URL(hop.location)
@@ -91,7 +78,7 @@ async function callbackUrlFor (browser: Browser, provider: string, login: string
 
 t.test('discovery-based provider: full login through the real OpenID Provider', async (t) => {
   const browser = testApp.browser()
-  const nav = await signInAt(browser, `${APP_URL}/auth/oidc/login?site=portal`, 'alice')
+  const nav = await signInAt(browser, ISSUER, `${APP_URL}/auth/oidc/login?site=portal`, 'alice')
   t.equal(nav.url.split('?')[0], `${APP_URL}/auth/oidc/callback`)
   t.equal(nav.res.status, 200, nav.body)
   t.same(JSON.parse(nav.body), { id: userId('oidc', 'alice'), name: 'Alice Liddell' })
@@ -108,18 +95,18 @@ t.test('discovery-based provider: full login through the real OpenID Provider', 
 
 t.test('discovery-based provider added through fastify.auth.addOidcProvider: discovered at start, full login', async (t) => {
   t.same(testApp.app.auth.providers(), ['oidc', 'oidc-wrapped', 'corp', 'corp-eu'], 'every provider mounted, in registration order')
-  const nav = await signInAt(testApp.browser(), `${APP_URL}/auth/oidc-wrapped/login`, 'bob')
+  const nav = await signInAt(testApp.browser(), ISSUER, `${APP_URL}/auth/oidc-wrapped/login`, 'bob')
   t.equal(nav.res.status, 200, nav.body)
   t.same(JSON.parse(nav.body), { id: userId('oidc-wrapped', 'bob'), name: 'Bob Builder' })
 })
 
 t.test('custom providers: two clients of one server under different names, basic and post client auth', async (t) => {
-  const a = await signInAt(testApp.browser(), `${APP_URL}/auth/corp/login`, 'bob')
+  const a = await signInAt(testApp.browser(), ISSUER, `${APP_URL}/auth/corp/login`, 'bob')
   t.equal(a.res.status, 200, a.body)
   t.same(JSON.parse(a.body), { id: userId('corp', 'bob'), name: 'corp:Bob Builder' })
   // No infoURL: the verified ID-token claims are mapped (oidc-provider puts only `sub` there by default);
   // this client is registered for client_secret_post only, so the login also proves that method.
-  const b = await signInAt(testApp.browser(), `${APP_URL}/auth/corp-eu/login`, 'bob')
+  const b = await signInAt(testApp.browser(), ISSUER, `${APP_URL}/auth/corp-eu/login`, 'bob')
   t.equal(b.res.status, 200, b.body)
   const user = JSON.parse(b.body)
   t.equal(user.id, userId('corp-eu', 'bob'))

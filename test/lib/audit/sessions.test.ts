@@ -24,7 +24,7 @@ t.test('logout revokes the session (session.revoked by logout), then logout; ?al
   t.match(events[0], { by: 'logout', scope: 'session', reason: 'logout', userId, aud: '' })
   t.match(events[1], { everywhere: false, reason: 'session', userId, outcome: 'success' })
   events.length = 0
-  const all = await (await signIn(app)).inject(app, { method: 'GET', url: '/auth/local/logout?all=1' })
+  const all = await (await signIn(app)).inject(app, { method: 'POST', url: '/auth/local/logout?all=1' })
   t.equal(all.statusCode, 200)
   t.same(typesOf(events), ['login.succeeded', 'session.revoked', 'session.revoked', 'logout'])
   t.match(events[1], { by: 'logout', scope: 'user', userId })

@@ -6,6 +6,7 @@ import t from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
 import { MemoryStateStore, RedisStateStore, StateStoreError } from '../../../lib/state-store/index.js'
 import { RateLimitedError } from '../../../lib/errors.js'
+import { entryBytes } from '../../../lib/state-store/memory.js'
 import { RedisServer, redisMissingReason } from '../../helpers/redis-server.js'
 
 async function refusal (p: Promise<unknown>): Promise<unknown> {
@@ -69,6 +70,82 @@ t.test('memory: full of the server\'s own entries, a write fails with 503', asyn
   t.match(err, { statusCode: 503, code: 'GATEHOUSE_STATE_STORE' })
 })
 
+/** A value that makes an entry under `key` cost exactly `bytes` (one byte per character). */
+function sized (key: string, bytes: number): string {
+  return 'v'.repeat(bytes - entryBytes(key, ''))
+}
+
+t.test('memory: entries are counted by their bytes: key and value, two bytes a character past Latin-1, plus a fixed cost', async (t) => {
+  t.equal(entryBytes('k', 'abc') - entryBytes('k', ''), 3)
+  t.equal(entryBytes('k', 'été') - entryBytes('k', ''), 3, 'Latin-1 is one byte a character')
+  t.equal(entryBytes('k', 'a€') - entryBytes('k', ''), 4, 'one character past Latin-1 makes the string two bytes a character')
+  t.ok(entryBytes('', '') >= 100, 'an empty entry still costs its slot')
+  const s = new MemoryStateStore()
+  await s.set('a', 'xyz', 60_000)
+  await s.set('b', '1', 60_000, { client: 'A' })
+  await s.increment('b', 60_000, { client: 'A' })
+  for (let i = 0; i < 9; i++) await s.increment('b', 60_000)
+  t.equal(await s.get('b'), '11')
+  t.equal(s.byteSize, entryBytes('a', 'xyz') + entryBytes('b', '11'), 'a counter growing a digit is accounted')
+  await s.set('a', 'x'.repeat(1000), 60_000)
+  t.equal(s.byteSize, entryBytes('a', 'x'.repeat(1000)) + entryBytes('b', '11'), 'a replaced value counts its new size')
+  await s.delete('a')
+  t.equal(await s.take('b'), '11')
+  t.equal(s.byteSize, 0, 'deleted and taken entries free their bytes')
+})
+
+t.test('memory: past maxBytes a write evicts the oldest entries of the client holding the most until it fits', async (t) => {
+  const s = new MemoryStateStore({ maxBytes: 10_000, maxPerClient: 100 })
+  await s.set('server', sized('server', 2000), 60_000)
+  await s.set('user', sized('user', 1000), 60_000, { client: 'user' })
+  for (let i = 0; i < 6; i++) await s.set(`A${i}`, sized(`A${i}`, 1000), 60_000, { client: 'A' })
+  t.equal(s.byteSize, 9000)
+  // 2,500 more bytes: the two oldest of A (the client holding the most) make room, nobody else's.
+  await s.set('list', sized('list', 2500), 60_000)
+  t.equal(s.byteSize, 9500)
+  t.same([await s.get('A0'), await s.get('A1')], [undefined, undefined], 'A\'s two oldest went')
+  t.ok(await s.get('A2'), 'A\'s third stays: two made enough room')
+  t.ok(await s.get('user'), 'the smaller holder keeps its entry')
+  t.ok(await s.get('server'))
+  t.equal(s.entriesOf('A'), 4)
+  // The bound holds however the bytes come: a flood of large values from A keeps the store under it.
+  for (let i = 6; i < 40; i++) await s.set(`A${i}`, sized(`A${i}`, 1500), 60_000, { client: 'A' })
+  t.ok(s.byteSize <= 10_000, `at most maxBytes (${s.byteSize})`)
+  t.ok(await s.get('user'), 'the user\'s entry survives the flood')
+  t.ok(await s.get('list'))
+})
+
+t.test('memory: a write that eviction cannot make room for fails with 503 and changes nothing', async (t) => {
+  const s = new MemoryStateStore({ maxBytes: 5000 })
+  await s.set('server', sized('server', 3000), 60_000)
+  await s.set('A0', sized('A0', 1000), 60_000, { client: 'A' })
+  const tooBig = await refusal(s.set('big', sized('big', 2500), 60_000))
+  t.ok(tooBig instanceof StateStoreError, 'the server\'s own entries and this one would pass maxBytes')
+  t.match(tooBig, { statusCode: 503, code: 'GATEHOUSE_STATE_STORE', details: /5000 bytes/ })
+  t.ok(await s.get('A0'), 'nothing was evicted for a write that failed')
+  t.equal(await s.get('big'), undefined)
+  t.equal(s.byteSize, 4000)
+  t.ok(await refusal(s.set('huge', sized('huge', 6000), 60_000, { client: 'B' })) instanceof StateStoreError, 'larger than the whole store')
+  t.ok(await refusal(s.set('server', sized('server', 5100), 60_000)) instanceof StateStoreError, 'a replacement that grows past the bound')
+  t.equal((await s.get('server'))?.length, 3000 - entryBytes('server', ''), 'the old value stays')
+  t.ok(await s.get('A0'))
+  await s.set('server', sized('server', 4500), 60_000)
+  t.equal(await s.get('A0'), undefined, 'a replacement that fits once A\'s entry is evicted')
+  t.equal(s.byteSize, 4500)
+})
+
+t.test('memory: expired entries free their bytes before anything live is evicted', async (t) => {
+  const clock = FakeTimers.install({ toFake: ['Date'] })
+  t.teardown(() => clock.uninstall())
+  const s = new MemoryStateStore({ maxBytes: 4000 })
+  await s.set('A0', sized('A0', 1000), 60_000, { client: 'A' })
+  await s.set('old', sized('old', 2500), 1000)
+  clock.tick(1000)
+  await s.set('new', sized('new', 2500), 60_000)
+  t.ok(await s.get('A0'), 'the expired entry made the room')
+  t.equal(s.byteSize, 3500)
+})
+
 t.test('memory: increment, fixed or sliding, expiring on the clock', async (t) => {
   const clock = FakeTimers.install({ toFake: ['Date'] })
   t.teardown(() => clock.uninstall())
@@ -86,8 +163,10 @@ t.test('memory: increment, fixed or sliding, expiring on the clock', async (t) =
 })
 
 t.test('memory: options are checked', async (t) => {
-  for (const maxPerClient of [0, -1, 1.5, 'x']) {
-    t.throws(() => new MemoryStateStore({ maxPerClient: maxPerClient as number }), { code: 'GATEHOUSE_OPTION', option: 'MemoryStateStore.maxPerClient' })
+  for (const bad of [0, -1, 1.5, 'x']) {
+    for (const option of ['maxPerClient', 'maxEntries', 'maxBytes']) {
+      t.throws(() => new MemoryStateStore({ [option]: bad as number }), { code: 'GATEHOUSE_OPTION', option: `MemoryStateStore.${option}` })
+    }
   }
 })
 

@@ -4,6 +4,7 @@ import { createPublicKey, generateKeyPairSync, sign as cryptoSign } from 'node:c
 import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import { authPlugin } from '../../../plugins/auth.js'
+import { sessionKeysOption } from '../../../plugins/core/keys.js'
 import type { SecretValue } from '../../../plugins/core/types.js'
 import { client } from '../../helpers/client.js'
 import { hs256, sessionClaims } from '../../helpers/forge.js'
@@ -158,6 +159,8 @@ t.test('session.signingKeys: rotation by list, and mistakes are OptionsErrors na
   const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' })
   const p384 = generateKeyPairSync('ec', { namedCurve: 'P-384' })
   const pem = (k: typeof ed.privateKey): string => k.export({ format: 'pem', type: 'pkcs8' }).toString()
+  // The public half of another P-256 key beside this key's d: node:crypto builds a key of it without a word.
+  const otherEc = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' })
   for (const [keys, option] of [
     [[], 'session.signingKeys'],
     [[{ kid: 'a', alg: 'RS256', privateKey: pem(ed.privateKey) }], 'session.signingKeys[0].alg'],
@@ -165,6 +168,7 @@ t.test('session.signingKeys: rotation by list, and mistakes are OptionsErrors na
     [[{ kid: 'a', alg: 'ES256', privateKey: pem(p384.privateKey) }], 'session.signingKeys[0].privateKey'],
     [[{ kid: 'a', alg: 'ES256', privateKey: 'not a key' }], 'session.signingKeys[0].privateKey'],
     [[{ kid: 'a', alg: 'EdDSA', privateKey: ed.publicKey }], 'session.signingKeys[0].privateKey'],
+    [[{ kid: 'a', alg: 'ES256', privateKey: { ...ec.privateKey.export({ format: 'jwk' }), x: otherEc.x, y: otherEc.y } }], 'session.signingKeys[0].privateKey'],
     [[{ kid: 'a b', alg: 'EdDSA', privateKey: pem(ed.privateKey) }], 'session.signingKeys[0].kid'],
     [[{ kid: 'a', alg: 'EdDSA', privateKey: pem(ed.privateKey) }, { kid: 'a', alg: 'ES256', privateKey: pem(ec.privateKey) }], 'session.signingKeys[1].kid']
   ] as const) {
@@ -173,6 +177,8 @@ t.test('session.signingKeys: rotation by list, and mistakes are OptionsErrors na
     await t.rejects(app.ready(), { code: 'GATEHOUSE_OPTION', option }, `${option}: ${JSON.stringify(keys).slice(0, 60)}`)
     await app.close()
   }
+  t.throws(() => sessionKeysOption([{ kid: 'a', alg: 'ES256', privateKey: { ...ec.privateKey.export({ format: 'jwk' }), x: otherEc.x, y: otherEc.y } as never }]),
+    { option: 'session.signingKeys[0].privateKey', message: /public part \(JWK x, y\) is not its own/ }, 'a JWK whose x, y are another key\'s: said so')
 
   // Rotation: a token of the old key verifies while the key is listed second, and the JWKS lists both.
   const first = await sessionApp({ session: { signingKeys: [{ kid: 'old', alg: 'EdDSA', privateKey: ed.privateKey }] } })

@@ -86,7 +86,7 @@ t.test('logout with all=1 ends every session of the user ("sign out everywhere")
   const laptop = await s.login('carol')
   const dave = await s.login('dave')
   clock.tick(1)
-  const r = await s.get(laptop, '/auth/logout?all=1')
+  const r = await laptop.fetch('/auth/logout?all=1', { method: 'POST', headers: { 'x-xsrf-token': laptop.jar.get('XSRF-TOKEN') ?? '' } })
   t.equal(r.status, 200)
   t.equal((await s.get(phone)).status, 401, 'the other device is signed out')
   t.equal((await client(s.base).fetch('/private', { headers: { 'x-jwt': tokenOf(laptop) } })).status, 401, 'this one too')
@@ -109,7 +109,7 @@ t.test('a token that can no longer authenticate cannot sign its user out everywh
   t.equal((await dead.json()).code, 'GATEHOUSE_TOKEN_EXPIRED')
   for (const headers of [{}, { 'x-jwt': leaked }]) {
     const path = Object.keys(headers).length === 0 ? `/auth/logout?all=1&token=${leaked}` : '/auth/logout?all=1'
-    const r = await client(s.base).fetch(path, { headers })
+    const r = await client(s.base).fetch(path, { method: 'POST', headers })
     t.equal(r.status, 401, `${path.slice(0, 30)}: refused`)
     t.equal((await r.json()).code, 'GATEHOUSE_TOKEN_EXPIRED')
   }
@@ -151,7 +151,7 @@ t.test('an unauthenticated client cannot make the server store anything through 
     const r = await client(s.base).fetch('/auth/logout', { headers })
     t.equal(r.status, 200, 'logout without a valid session just clears the cookies')
   }
-  const all = await client(s.base).fetch('/auth/logout?all=1', { headers: { 'x-jwt': forged } })
+  const all = await client(s.base).fetch('/auth/logout?all=1', { method: 'POST', headers: { 'x-jwt': forged } })
   t.equal(all.status, 401, 'ending every session needs a valid one')
   t.equal(store.size, 0, 'nothing was stored')
 })

@@ -129,6 +129,27 @@ t.test('settings that weaken protection are logged as warnings at startup', asyn
   t.same(quiet, [], 'a loopback url in development warns about nothing')
 })
 
+t.test('a lifetime written as a bare number below one second is warned about: it is milliseconds', async (t) => {
+  const lines: Array<[string, string]> = []
+  const app = Fastify({ logger: { level: 'warn', stream: { write: (line: string) => { const { level, msg } = JSON.parse(line) as { level: number; msg: string }; lines.push([String(level), msg]) } } } })
+  await app.register(authPlugin, { secret: () => GOOD, url: 'http://localhost:8080', session: { tokenDuration: 60, maxAge: 900, idleTimeout: '1h' } })
+  app.auth.addVerifProvider('email', '{{.Token}}', { send: async () => {} }, { tokenTtl: 30 })
+  await app.ready()
+  await app.close()
+  t.same(lines, [
+    ['40', "auth options: session.tokenDuration is 60: a bare number is milliseconds, so this lasts 60 ms; write '60s' (or 60000) for 60 seconds"],
+    ['40', "auth options: session.maxAge is 900: a bare number is milliseconds, so this lasts 900 ms; write '900s' (or 900000) for 900 seconds"],
+    ['40', "verify.email.tokenTtl is 30: a bare number is milliseconds, so this lasts 30 ms; write '30s' (or 30000) for 30 seconds"]
+  ], "through Fastify's log by default, at warn")
+
+  const quiet: string[] = []
+  const fine = Fastify()
+  await fine.register(authPlugin, { secret: () => GOOD, url: 'http://localhost:8080', session: { tokenDuration: 60_000, maxAge: '900s', idleTimeout: 7_200_000 }, logger: funcLogger((l) => { quiet.push(l) }) })
+  await fine.ready()
+  await fine.close()
+  t.same(quiet.filter((l) => l.includes('bare number')), [], 'milliseconds of a minute and more, and any string, are what they say')
+})
+
 t.test('a good configuration still serves logins after the check', async (t) => {
   const { app, base } = await listen(async (a) => {
     await a.register(authPlugin, { secret: () => GOOD, url, providers: [{ kind: 'direct', name: 'local', checker: () => true }] })

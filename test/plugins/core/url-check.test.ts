@@ -44,6 +44,18 @@ t.test('the tutorial url on localhost: one warning naming the origin to use, the
   t.match(w[0], /set url to http:\/\/localhost:8080/)
 })
 
+t.test('an app\'s test logging in through inject (no Host of its own) is not warned about; one naming a Host is', async (t) => {
+  const lines: string[] = []
+  const app = await appWith('http://localhost:3000', lines)
+  const r = await app.inject({ method: 'POST', url: '/auth/local/login', payload: { user: 'ann', passwd: 'pw' } })
+  t.equal(r.statusCode, 200, 'signed in')
+  t.same(warnings(lines), [], 'inject is no development server on the wrong address')
+  await login(app, 'localhost:80')
+  t.same(warnings(lines), [], 'the same Host given explicitly reads the same')
+  await login(app, 'localhost:8080')
+  t.equal(warnings(lines).length, 1, 'a Host the test names is an arrival')
+})
+
 t.test('a url matching the loopback origin is not warned about', async (t) => {
   const lines: string[] = []
   const app = await appWith('http://localhost:8080', lines)

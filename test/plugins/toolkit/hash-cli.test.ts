@@ -49,6 +49,31 @@ t.test('argon2 from a pipe without a trailing newline', async (t) => {
   t.notOk(await argon2Verify('argon-pX', secret))
 })
 
+t.test('--env NAME prints a single-quoted line that a shell and a .env file read back as the hash', async (t) => {
+  const out = sink(); const err = sink()
+  t.equal(await runHashCli(['hash', '--bcrypt', '--env', 'ALICE_HASH'], pipe('alice-pw\n'), out.stream, err.stream), 0)
+  const line = out.text()
+  t.match(line, /^ALICE_HASH='\$2b\$10\$[./A-Za-z0-9]{53}'\n$/, 'NAME=\'…\' and a line break, nothing else')
+  const hash = line.slice("ALICE_HASH='".length, -2)
+  t.ok(await bcrypt.compare('alice-pw', hash))
+  // Pasted after `export` in a shell, the value is the hash byte for byte: single quotes expand nothing.
+  const { execFileSync } = await import('node:child_process')
+  t.equal(execFileSync('sh', ['-c', `export ${line}printf %s "$ALICE_HASH"`], { encoding: 'utf8' }), hash, 'read back by sh')
+  t.equal(err.text(), '')
+
+  const argon = sink()
+  t.equal(await runHashCli(['--argon2', '--env', 'OPS_HASH'], pipe('ops-pw\n'), argon.stream, sink().stream), 0)
+  const m = /^OPS_HASH='([A-Za-z0-9+/]{43}=)'\nOPS_HASH_SALT='([A-Za-z0-9+/]{22}==)'\n$/.exec(argon.text())
+  t.ok(m, argon.text())
+  t.ok(await argon2Verify('ops-pw', decodeArgon2Secret(m![1], m![2])), 'the hash and salt lines verify')
+  for (const bad of [[], ['1A'], ['ALICE-HASH'], ['A B'], ["A'"]]) {
+    const e = sink(); const o = sink()
+    t.equal(await runHashCli(['--bcrypt', '--env', ...bad], pipe('x\n'), o.stream, e.stream), 2, `--env ${bad.join(' ')}`)
+    t.equal(e.text(), '--env needs a variable name such as ALICE_HASH (letters, digits, _)\n')
+    t.equal(o.text(), '')
+  }
+})
+
 t.test('terminal: no echo, asked twice, backspace edits', async (t) => {
   const { stdin, modes } = tty(['pa', 'sx\u007fs', '\r', 'pass\r'])
   const out = sink(); const err = sink()

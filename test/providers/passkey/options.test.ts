@@ -23,25 +23,25 @@ t.test('mistakes name the option', async (t) => {
   const cases: Array<[string, unknown, string]> = [
     ['unknown key', { nmae: 'x' }, 'passkey.nmae'],
     ['bad name', { name: 'a b' }, 'passkey.name'],
-    ['rpID not a domain', { rpID: 'https://example.com' }, 'passkey.passkey.rpID'],
-    ['rpID of another site', { rpID: 'other.example' }, 'passkey.passkey.rpID'],
-    ['rpID a sibling', { rpID: 'www.example.com' }, 'passkey.passkey.rpID'],
-    ['origins not a list', { origins: 'https://login.example.com' }, 'passkey.passkey.origins'],
-    ['origin with a path', { origins: ['https://login.example.com/app'] }, 'passkey.passkey.origins'],
-    ['origin off the RP id', { rpID: 'example.com', origins: ['https://example.org'] }, 'passkey.passkey.rpID'],
-    ['empty origins', { origins: [] }, 'passkey.passkey.origins'],
-    ['userVerification', { userVerification: 'discouraged' }, 'passkey.passkey.userVerification'],
-    ['challengeTtl', { challengeTtl: 'soon' }, 'passkey.passkey.challengeTtl'],
-    ['pendingTtl', { pendingTtl: -1 }, 'passkey.passkey.pendingTtl'],
-    ['maxPerUser', { maxPerUser: 0 }, 'passkey.passkey.maxPerUser'],
-    ['findUser', { findUser: 42 }, 'passkey.passkey.findUser'],
-    ['findUser provider name', { findUser: 'not a name' }, 'passkey.passkey.findUser'],
-    ['loadUser', { loadUser: 'x' }, 'passkey.passkey.loadUser'],
-    ['store scheme', { store: 'postgres://x' }, 'passkey.passkey.store'],
-    ['store object', { store: { add () {} } }, 'passkey.passkey.store'],
-    ['stateStore', { stateStore: 'memcached://x' }, 'passkey.passkey.stateStore'],
-    ['secondFactor not a list', { secondFactor: 'local' }, 'passkey.passkey.secondFactor'],
-    ['secondFactor unknown provider', { secondFactor: ['locall'] }, 'passkey.passkey.secondFactor']
+    ['rpID not a domain', { rpID: 'https://example.com' }, 'passkey.rpID'],
+    ['rpID of another site', { rpID: 'other.example' }, 'passkey.rpID'],
+    ['rpID a sibling', { rpID: 'www.example.com' }, 'passkey.rpID'],
+    ['origins not a list', { origins: 'https://login.example.com' }, 'passkey.origins'],
+    ['origin with a path', { origins: ['https://login.example.com/app'] }, 'passkey.origins'],
+    ['origin off the RP id', { rpID: 'example.com', origins: ['https://example.org'] }, 'passkey.rpID'],
+    ['empty origins', { origins: [] }, 'passkey.origins'],
+    ['userVerification', { userVerification: 'discouraged' }, 'passkey.userVerification'],
+    ['challengeTtl', { challengeTtl: 'soon' }, 'passkey.challengeTtl'],
+    ['pendingTtl', { pendingTtl: -1 }, 'passkey.pendingTtl'],
+    ['maxPerUser', { maxPerUser: 0 }, 'passkey.maxPerUser'],
+    ['findUser', { findUser: 42 }, 'passkey.findUser'],
+    ['findUser provider name', { findUser: 'not a name' }, 'passkey.findUser'],
+    ['loadUser', { loadUser: 'x' }, 'passkey.loadUser'],
+    ['store scheme', { store: 'postgres://x' }, 'passkey.store'],
+    ['store object', { store: { add () {} } }, 'passkey.store'],
+    ['stateStore', { stateStore: 'memcached://x' }, 'passkey.stateStore'],
+    ['secondFactor not a list', { secondFactor: 'local' }, 'passkey.secondFactor'],
+    ['secondFactor unknown provider', { secondFactor: ['locall'] }, 'passkey.secondFactor']
   ]
   for (const [what, opts, option] of cases) {
     await t.rejects(ready(opts), { name: 'OptionsError', code: 'GATEHOUSE_OPTION', option }, what)
@@ -54,7 +54,7 @@ t.test('a provider that is not a direct provider cannot take a second factor', a
   await app.register(authPlugin, { secret: () => SECRET, url: 'http://localhost:8080' })
   app.auth.addCustomHandler({ name: 'mine', login: async () => ({}) })
   await app.register(passkeyProvider, { secondFactor: ['mine'] })
-  await t.rejects(app.ready(), { option: 'passkey.passkey.secondFactor', message: /"mine", which is not a direct provider/ })
+  await t.rejects(app.ready(), { option: 'passkey.secondFactor', message: /"mine", which is not a direct provider/ })
 })
 
 t.test('two passkey plugins cannot both be the second factor of one provider', async (t) => {

@@ -3,6 +3,7 @@
  * a confirmed one is not replaced, recovery codes are spent once and replaced whole, removal takes both, the key
  * check is kept once. And a key that does not open a store's secrets stops the start.
  */
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -75,7 +76,7 @@ async function wrongKeyRefused (t: Test, store: () => TotpStore | string): Promi
   await first.ready()
   await first.close()
   const { a: second } = await app(store(), OTHER_KEY)
-  await t.rejects(second.ready(), { code: 'GATEHOUSE_OPTION', option: 'totp.totp.encryptionKey', message: /not the key they were sealed with/ })
+  await t.rejects(second.ready(), { code: 'GATEHOUSE_OPTION', option: 'totp.encryptionKey', message: /not the key they were sealed with/ })
   await second.close().catch(() => {}) // closing a server whose start failed rethrows the failure
   const { a: third } = await app(store(), KEY)
   await third.ready()
@@ -99,14 +100,14 @@ t.test('a wrong key is refused at startup (redis)', missing !== undefined ? { sk
 
 t.test('options: key, store address, algorithm, digits', async (t) => {
   const cases: Array<[Record<string, unknown>, string]> = [
-    [{}, 'totp.totp.encryptionKey'],
-    [{ encryptionKey: 'short' }, 'totp.totp.encryptionKey'],
-    [{ encryptionKey: KEY, store: 'ftp://x' }, 'totp.totp.store'],
-    [{ encryptionKey: KEY, store: 42 }, 'totp.totp.store'],
-    [{ encryptionKey: KEY, algorithm: 'MD5' }, 'totp.totp.algorithm'],
-    [{ encryptionKey: KEY, digits: 7 }, 'totp.totp.digits'],
-    [{ encryptionKey: KEY, period: 5 }, 'totp.totp.period'],
-    [{ encryptionKey: KEY, secondFactor: ['nobody'] }, 'totp.totp.secondFactor']
+    [{}, 'totp.encryptionKey'],
+    [{ encryptionKey: 'short' }, 'totp.encryptionKey'],
+    [{ encryptionKey: KEY, store: 'ftp://x' }, 'totp.store'],
+    [{ encryptionKey: KEY, store: 42 }, 'totp.store'],
+    [{ encryptionKey: KEY, algorithm: 'MD5' }, 'totp.algorithm'],
+    [{ encryptionKey: KEY, digits: 7 }, 'totp.digits'],
+    [{ encryptionKey: KEY, period: 5 }, 'totp.period'],
+    [{ encryptionKey: KEY, secondFactor: ['nobody'] }, 'totp.secondFactor']
   ]
   for (const [opts, option] of cases) {
     const a = Fastify()
@@ -116,6 +117,34 @@ t.test('options: key, store address, algorithm, digits', async (t) => {
     await a.close()
   }
   t.throws(() => openTotpStore('bolt://', 'x'), { option: 'x' })
+})
+
+t.test('the key error says how the key was read, how many bytes it gave and how to make one; a named provider is named once', async (t) => {
+  const make = 'make one with `openssl rand -base64 32`'
+  const cases: Array<[Record<string, unknown>, string, string]> = [
+    [{}, 'totp.encryptionKey', `is required: 32 random bytes as base64 (or 64 hex characters, or a Buffer); ${make}`],
+    [{ encryptionKey: 'short' }, 'totp.encryptionKey', `is read as base64 and gives 3 bytes, but an AES-256 key is 32 bytes; ${make}`],
+    [{ encryptionKey: Buffer.alloc(16).toString('base64') }, 'totp.encryptionKey', `is read as base64 and gives 16 bytes, but an AES-256 key is 32 bytes; ${make}`],
+    [{ encryptionKey: 'a1'.repeat(16) }, 'totp.encryptionKey', `is read as base64 and gives 24 bytes, but an AES-256 key is 32 bytes (hex is read as hex only at 64 characters); ${make}`],
+    [{ encryptionKey: 'my totp key!' }, 'totp.encryptionKey', `is read as base64 (or as hex when it is 64 hex characters), and this is neither: it has characters outside the base64 alphabet; ${make}`],
+    [{ encryptionKey: Buffer.alloc(31) }, 'totp.encryptionKey', `is a Buffer of 31 bytes, but an AES-256 key is 32 bytes; ${make}`],
+    [{ encryptionKey: 32 }, 'totp.encryptionKey', `must be a base64 string of 32 random bytes (or a Buffer), got number; ${make}`],
+    [{ name: 'work', encryptionKey: 'short' }, 'totp.work.encryptionKey', `is read as base64 and gives 3 bytes, but an AES-256 key is 32 bytes; ${make}`]
+  ]
+  for (const [opts, option, message] of cases) {
+    const a = Fastify()
+    await a.register(authPlugin, { secret: () => SECRET, url: 'http://localhost:8080' })
+    a.register(totpProvider, opts as never)
+    await t.rejects(a.ready(), { code: 'GATEHOUSE_OPTION', option, message: `fastify-gatehouse: option "${option}" ${message}` }, message)
+    await a.close()
+  }
+  for (const key of [`${randomBytes(32).toString('base64')}\n`, randomBytes(32).toString('base64url'), randomBytes(32).toString('hex').toUpperCase(), randomBytes(32)]) {
+    const a = Fastify()
+    t.teardown(() => a.close())
+    await a.register(authPlugin, { secret: () => SECRET, url: 'http://localhost:8080' })
+    await a.register(totpProvider, { encryptionKey: key, qrCode: false })
+    await t.resolves(a.ready(), `a key as ${typeof key === 'string' ? 'text' : 'a Buffer'} opens`)
+  }
 })
 
 t.test('a Redis store that cannot answer is a 503 TotpStoreError', missing !== undefined ? { skip: missing } : {}, async (t) => {
@@ -143,12 +172,18 @@ t.test('a missing otpauth or qrcode stops the registration with the npm i line',
   const { driverResolution } = await import('../../../lib/optional-driver.js')
   const real = driverResolution.resolve
   t.teardown(() => { driverResolution.resolve = real })
-  for (const [missingName, qrCode, line] of [['qrcode', true, 'npm i qrcode@1'], ['otpauth', false, 'npm i otpauth@9']] as const) {
-    driverResolution.resolve = (name) => { if (name === missingName) throw Object.assign(new Error('nope'), { code: 'MODULE_NOT_FOUND' }); return real(name) }
+  const cases = [
+    [['qrcode'], true, 'needs qrcode for authenticator-app codes and their enrolment QR code (qrCode: false needs no qrcode), and it is not installed: npm i qrcode@1'],
+    [['otpauth'], false, 'needs otpauth for authenticator-app codes, and it is not installed: npm i otpauth@9'],
+    [['otpauth', 'qrcode'], true, 'needs otpauth and qrcode for authenticator-app codes and their enrolment QR code (qrCode: false needs no qrcode), and they are not installed: npm i otpauth@9 qrcode@1'],
+    [['otpauth', 'qrcode'], false, 'needs otpauth for authenticator-app codes, and it is not installed: npm i otpauth@9']
+  ] as const
+  for (const [missingNames, qrCode, message] of cases) {
+    driverResolution.resolve = (name) => { if ((missingNames as readonly string[]).includes(name)) throw Object.assign(new Error('nope'), { code: 'MODULE_NOT_FOUND' }); return real(name) }
     const a = Fastify()
     await a.register(authPlugin, { secret: () => SECRET, url: 'http://localhost:8080' })
     a.register(totpProvider, { encryptionKey: KEY, qrCode })
-    await t.rejects(a.ready(), { code: 'GATEHOUSE_OPTION', option: 'totp.totp', message: new RegExp(`needs ${missingName} .*: ${line}$`) })
+    await t.rejects(a.ready(), { code: 'GATEHOUSE_OPTION', option: 'totp', message: `fastify-gatehouse: option "totp" ${message}` }, `${missingNames.join(' and ')} missing, qrCode ${qrCode}`)
     await a.close().catch(() => {})
   }
 })
