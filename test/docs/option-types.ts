@@ -2,13 +2,18 @@
 import { join } from 'node:path'
 import ts from 'typescript'
 import { root } from './pages.js'
+import { sharedFilesHost } from '../helpers/compiler-host.js'
+
+const options: ts.CompilerOptions = {
+  module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, skipLibCheck: true, noEmit: true
+}
+// One host for every entry read in this process: each file is parsed once.
+const host = sharedFilesHost(options)
 
 /** For each export of `entry` (a path from the repository root) whose name passes `wanted`: its property names, sorted. */
 export function exportedProperties (entry: string, wanted: (name: string) => boolean): Map<string, string[]> {
   const file = join(root, entry)
-  const program = ts.createProgram([file], {
-    module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, skipLibCheck: true, noEmit: true
-  })
+  const program = ts.createProgram([file], options, host)
   const checker = program.getTypeChecker()
   const out = new Map<string, string[]>()
   for (const sym of checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)!)!)) {

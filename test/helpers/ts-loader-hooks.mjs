@@ -24,20 +24,43 @@ const settings = JSON.stringify(compilerOptions) + require('typescript/package.j
 let ts
 
 const ownFile = (url) => url.startsWith('file:') && !url.includes('/node_modules/')
+const fileTap = new URL('./file-tap.mjs', import.meta.url).href
 
 export async function resolve (specifier, context, next) {
   const parent = context.parentURL
-  // A parent with a query is a module t.mockImport loaded: its imports are left to @tapjs/mock's resolver (next
-  // in the chain), which swaps in the mocked modules.
+  // `tap` of a test file: its own test (file-tap.mjs), which is tap's root test unless a group runs the file.
+  if (specifier === 'tap' && parent !== undefined && ownFile(parent) && !parent.includes('?') && parent.endsWith('.test.ts')) {
+    return { url: `${fileTap}?for=${encodeURIComponent(parent)}`, format: 'module', shortCircuit: true }
+  }
+  // A parent with a query is a module t.mockImport loaded: its imports go to @tapjs/mock's resolver first (next
+  // in the chain), which swaps in the mocked modules (it knows them by their `.js` names).
   if (parent !== undefined && ownFile(parent) && !parent.includes('?') && /^\.\.?\//.test(specifier) && specifier.endsWith('.js')) {
     const ts = new URL(specifier.slice(0, -3) + '.ts', parent)
     if (existsSync(ts)) return { url: ts.href, format: 'module', shortCircuit: true }
   }
-  return next(specifier, context)
+  try {
+    return await next(specifier, context)
+  } catch (err) {
+    // A `.js` name of an own `.ts` file that nothing before resolved: t.mockImport's entry point (an absolute
+    // URL with a query) and the unmocked imports of a mocked module.
+    const ts = ownTsOf(specifier, parent)
+    if (err?.code !== 'ERR_MODULE_NOT_FOUND' || ts === undefined) throw err
+    return next(ts, context)
+  }
+}
+
+/** `specifier` with `.ts` for `.js` when it names an own file that exists as `.ts` (query kept), else undefined. */
+function ownTsOf (specifier, parent) {
+  if (!/^(\.\.?\/|file:)/.test(specifier) || (parent === undefined && !specifier.startsWith('file:'))) return undefined
+  const url = new URL(specifier, parent)
+  if (!ownFile(url.href) || !url.pathname.endsWith('.js')) return undefined
+  url.pathname = url.pathname.slice(0, -3) + '.ts'
+  if (!existsSync(fileURLToPath(url))) return undefined
+  return specifier.startsWith('file:') ? url.href : specifier.replace(/\.js(?=\?|$)/, '.ts')
 }
 
 export async function load (url, context, next) {
-  if (!ownFile(url) || !url.endsWith('.ts')) return next(url, context)
+  if (!ownFile(url) || !new URL(url).pathname.endsWith('.ts')) return next(url, context)
   const file = fileURLToPath(url)
   const source = await readFile(file, 'utf8')
   const key = createHash('sha256').update(settings).update('\0').update(file).update('\0').update(source).digest('hex')

@@ -3,10 +3,10 @@
  * browser: when /usr/bin/chromium is missing, `chromiumMissing()` says why and the tests are skipped with
  * that reason (`.ci/run` installs it with apt-get, so CI always runs them).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import processTap from 'tap'
+import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 
 /** Debian's Chromium; `CHROMIUM_PATH` points elsewhere (another distribution's path, or a missing one to try the skip). */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -30,21 +30,34 @@ export interface TestBrowser {
   close(): Promise<void>
 }
 
-/** Starts Chromium with a fresh profile; screenshots go to `.tap/screenshots/<testFile>/`. */
-export async function launch (testFile: string): Promise<TestBrowser> {
-  const profile = mkdtempSync(join(tmpdir(), 'gatehouse-chromium-'))
-  const dir = resolve('.tap', 'screenshots', basename(testFile).replace(/\.test\.ts$/, ''))
-  rmSync(dir, { recursive: true, force: true })
-  mkdirSync(dir, { recursive: true })
-  const context = await chromium.launchPersistentContext(profile, {
+let running: Promise<Browser> | undefined
+
+/**
+ * The test process's one Chromium, started on first use and closed when the process's tests end: starting it is
+ * most of a small browser test's cost, and the files of a test group (test/groups/) run one after the other in one
+ * process. Each test file takes its own context from it (`launch`), with its own cookies and storage.
+ */
+export async function chromiumBrowser (): Promise<Browser> {
+  running ??= chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1000, height: 900 }
+      '--disable-background-networking', '--disable-component-update', '--disable-sync']
+  }).then((browser) => {
+    processTap.teardown(() => browser.close())
+    return browser
   })
+  return await running
+}
+
+/** A fresh browser context (no cookies, no storage) of the process's Chromium; screenshots go to `.tap/screenshots/<testFile>/`. */
+export async function launch (testFile: string): Promise<TestBrowser> {
+  const dir = resolve('.tap', 'screenshots', basename(testFile).replace(/\.test\.ts$/, ''))
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true })
+  const context = await (await chromiumBrowser()).newContext({ viewport: { width: 1000, height: 900 } })
   context.setDefaultTimeout(10_000)
-  const page = context.pages()[0] ?? await context.newPage()
+  const page = await context.newPage()
   let n = 0
   return {
     context,
@@ -57,7 +70,6 @@ export async function launch (testFile: string): Promise<TestBrowser> {
     },
     async close () {
       await context.close()
-      rmSync(profile, { recursive: true, force: true })
     }
   }
 }

@@ -4,8 +4,8 @@
  * signs the other out: that one is refused from its next request on.
  */
 import t from 'tap'
-import { chromium, type Browser, type Page } from 'playwright-core'
-import { CHROMIUM, chromiumMissing, isShown, waitText } from './browser.js'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { chromiumBrowser, chromiumMissing, isShown, waitText } from './browser.js'
 import { startDemo, type StartedDemo } from '../../helpers/demo.js'
 
 const missing = chromiumMissing()
@@ -14,16 +14,14 @@ if (missing !== undefined) {
   t.test('where you\'re signed in, in Chromium', { skip: missing }, async () => {})
 } else {
   const started: StartedDemo = await startDemo({ AUTH_SECRET: 'browser-sessions-secret-0123456789abcdef' })
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
-  })
-  t.teardown(async () => { await browser.close(); await started.stop() })
+  const browser: Browser = await chromiumBrowser()
+  const devices: BrowserContext[] = []
+  t.teardown(async () => { for (const context of devices) await context.close(); await started.stop() })
   const home = `${started.demo.url}/`
 
   async function device (): Promise<Page> {
     const context = await browser.newContext({ viewport: { width: 1000, height: 900 } })
+    devices.push(context)
     context.setDefaultTimeout(10_000)
     const page = await context.newPage()
     await page.goto(home)

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
 const child = fileURLToPath(new URL('./leaky-child.ts', import.meta.url))
-const loaders = process.execArgv.filter((a) => a.includes('typescript') || a.includes('secret-check'))
+const loaders = process.execArgv.filter((a) => a.includes('ts-loader') || a.includes('secret-check'))
 
 async function run (kind: string): Promise<{ code: number | null; stderr: string; stdout: string }> {
   const p = spawn(process.execPath, [...loaders, child, kind], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] })

@@ -23,9 +23,10 @@ if (missing !== undefined) {
   const provider = await startLocalOAuth2Server({ url: 'http://127.0.0.1:0' })
   t.teardown(provider.close)
 
-  // The providers' one-time state is in Redis (a short command timeout keeps the test quick); the core's own
-  // store (throttling counts) stays in memory, so the consuming write is the one that meets the hung Redis.
-  const store = new RedisStateStore(redis.url, { commandTimeoutMs: 300 })
+  // The providers' one-time state is in Redis (a short command timeout keeps the test quick, but not so short that
+  // a loaded machine's slow answer counts as a hung Redis: 300 ms did once); the core's own store (throttling
+  // counts) stays in memory, so the consuming write is the one that meets the hung Redis.
+  const store = new RedisStateStore(redis.url, { commandTimeoutMs: 1000 })
   t.teardown(() => store.close())
   const mails: string[] = []
   const { app, base } = await listen(async (app) => {

@@ -10,7 +10,7 @@ import { assertNoSecret, findSecret } from '../../helpers/secret-check.js'
 
 const child = fileURLToPath(new URL('./leaky-child.ts', import.meta.url))
 // The TypeScript loader tap uses, and the check, as every test process has them.
-const loaders = process.execArgv.filter((a) => a.includes('typescript') || a.includes('secret-check'))
+const loaders = process.execArgv.filter((a) => a.includes('ts-loader') || a.includes('secret-check'))
 
 async function run (kind: string): Promise<{ code: number | null; stderr: string; stdout: string }> {
   const p = spawn(process.execPath, [...loaders, child, kind], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] })
