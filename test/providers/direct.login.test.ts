@@ -171,3 +171,42 @@ t.test('a throwing checker is a 503 JSON, not a crash', async (t) => {
   t.equal(r.status, 503)
   t.same(await r.json(), { error: 'unavailable', details: 'credential check failed', code: 'GATEHOUSE_UNAVAILABLE' })
 })
+
+t.test('the checker gets the password exactly as sent: long, any characters, no trimming or case change (ASVS 6.2.8, 6.2.9)', async (t) => {
+  const seen: string[] = []
+  const { app: own, base: ownBase } = await listen(async (app) => {
+    await app.register(authPlugin, {
+      secret: () => 'test-secret-0123456789-0123456789abcdef',
+      url: 'http://127.0.0.1',
+      providers: [{ kind: 'direct', name: 'local', checker: (_u, p) => { seen.push(p); return true } }]
+    })
+  })
+  t.teardown(() => own.close())
+  const passwords = [
+    '  Spaces Around, MiXeD case  ',
+    'ｆｕｌｌwidth, é and e\u0301, 🔑, tab\there',
+    'x'.repeat(63) + 'Y' + ' '.repeat(36) + 'end', // 103 characters
+    'p'.repeat(4096)
+  ]
+  for (const passwd of passwords) {
+    const r = await client(ownBase).fetch('/auth/local/login', { method: 'POST', json: { user: 'alice', passwd } })
+    t.equal(r.status, 200, `${passwd.length} characters sign in`)
+  }
+  t.same(seen, passwords, 'each password reached the checker unchanged')
+  const form = await client(ownBase).fetch('/auth/local/login', { method: 'POST', form: { user: 'alice', passwd: passwords[0]! } })
+  t.equal(form.status, 200)
+  t.equal(seen.at(-1), passwords[0], 'a form body too')
+})
+
+t.test('every sign-in issues a new session: a new 128-bit random id, the cookie held before replaced (ASVS 7.2.3, 7.2.4)', async (t) => {
+  const payloadOf = (jwt: string): { jti: string } => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8'))
+  const c = client(base)
+  const ids: string[] = []
+  for (let i = 0; i < 3; i++) {
+    const r = await c.fetch('/auth/local/login', { method: 'POST', form: { user: 'alice', passwd: 'alice-secret' } })
+    t.equal(r.status, 200)
+    ids.push(payloadOf(c.jar.cookies.get('JWT')!.value).jti)
+  }
+  for (const id of ids) t.match(id, /^[A-Za-z0-9_-]{22}$/, 'a session id is 16 random bytes, base64url')
+  t.equal(new Set(ids).size, 3, 'a sign-in from a browser holding a session gets a new one')
+})

@@ -85,6 +85,23 @@ t.test('headers: crit, another algorithm or no algorithm are refused', async (t)
   }
 })
 
+t.test('a key named in the token (jwk, jku, x5u, x5c) is never used: the key comes from the secret reader (ASVS 9.1.3)', async (t) => {
+  const attackerKey = 'the-attacker-chose-this-key-0123456789abcdef'
+  const named = {
+    jwk: { kty: 'oct', k: Buffer.from(attackerKey).toString('base64url') },
+    jku: 'http://127.0.0.1:9/keys.json',
+    x5u: 'http://127.0.0.1:9/cert.pem',
+    x5c: ['MIIBdummy']
+  }
+  for (const [field, value] of Object.entries(named)) {
+    const header = { alg: 'HS256', typ: 'JWT', kid: 'default', [field]: value }
+    const r = await status(hs256(sessionClaims(), attackerKey, header))
+    t.equal(r.status, 401, `signed with the key its ${field} names: refused`)
+    t.equal(r.body.code, 'GATEHOUSE_TOKEN_INVALID')
+    t.equal((await status(hs256(sessionClaims(), SECRET, header))).status, 200, `the same header signed with the configured key: accepted (${field} ignored)`)
+  }
+})
+
 t.test('wrong issuer or purpose signed with the session secret is refused', async (t) => {
   t.equal((await status(hs256(sessionClaims({ iss: 'someone-else' }), SECRET))).status, 401, 'issuer')
   t.equal((await status(hs256(sessionClaims({ purpose: 'handshake' }), SECRET))).status, 401, 'purpose')

@@ -231,6 +231,23 @@ t.test('userinfo: malformed, failing, oversized', async (t) => {
   }
 })
 
+t.test('the provider\'s access token stays on the server: not in the answer, the session token or any cookie (ASVS 10.1.1)', async (t) => {
+  const browser = testApp.browser()
+  const ok = await browser.navigate(`${APP_URL}/auth/github/login`)
+  t.equal(ok.res.status, 200)
+  const accessToken = /^Bearer (\S+)$/i.exec(gh.infoAuth.at(-1) ?? '')?.[1]
+  t.ok(accessToken !== undefined && accessToken.length >= 20, 'the app used an access token for the profile')
+  const jwt = browser.cookieFor(`${APP_URL}/`, 'JWT')!
+  const session = Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')
+  const xsrf = browser.cookieFor(`${APP_URL}/`, 'XSRF-TOKEN') ?? ''
+  for (const [where, text] of [['the answer', ok.body], ['the session token', session], ['the XSRF cookie', xsrf]] as const) {
+    t.notOk(text.includes(accessToken!), `not in ${where}`)
+  }
+  const user = await currentUser(browser)
+  t.equal(user.status, 200)
+  t.notOk(JSON.stringify(user.body).includes(accessToken!), 'not in /auth/user')
+})
+
 t.test('OIDC: a good ID token signs in; every bad one is refused', async (t) => {
   t.teardown(() => { goo.faults = {} })
   const ok = await testApp.browser().navigate(`${APP_URL}/auth/google/login`)
