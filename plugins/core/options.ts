@@ -247,7 +247,8 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
   const logger = o.logger ?? noopLogger
   if (typeof logger?.logf !== 'function') throw new OptionsError('logger', 'must have a logf(format, ...args) method')
   const allowedRedirectHosts = optionList('allowedRedirectHosts', o.allowedRedirectHosts).map((h) => h.toLowerCase())
-  const session = sessionGroup(o.session, (text) => { logger.logf('[WARN] auth options: %s', text) })
+  const warn = (text: string): void => { logger.logf('[WARN] auth options: %s', text) }
+  const session = sessionGroup(o.session, warn)
   const rateLimit = resolveRateLimit(o.rateLimit)
   const clientKey = (rateLimit === false ? undefined : (o.rateLimit as RateLimitOptions | undefined)?.clientKey) ?? defaultClientKey as ClientKey
   return {
@@ -269,7 +270,7 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
     tokenSources: tokenSourcesGroup(o.tokenSources),
     basicAuth: basicAuthGroup(o.basicAuth),
     revocation: revocationGroup(o.revocation, session.tokenDurationMs),
-    reauthentication: reauthenticationGroup(o.reauthentication),
+    reauthentication: reauthenticationGroup(o.reauthentication, warn),
     rateLimit,
     clientKey,
     crossSite: crossSiteGuard(o.crossSite, url.origin, allowedRedirectHosts),
@@ -367,9 +368,9 @@ function basicAuthGroup (value: unknown): ResolvedOptions['basicAuth'] {
   return { adminPasswd: optionString('basicAuth.adminPasswd', b.adminPasswd), checker: optionFunction('basicAuth.checker', b.checker) }
 }
 
-function reauthenticationGroup (value: unknown): ResolvedOptions['reauthentication'] {
+function reauthenticationGroup (value: unknown, warn: (text: string) => void): ResolvedOptions['reauthentication'] {
   const r = optionGroup<ReauthenticationOptions>('reauthentication', value, REAUTHENTICATION_KEYS)
-  const withinMs = optionDuration('reauthentication.within', r.within, 5 * 60_000)
+  const withinMs = optionLifetime('reauthentication.within', r.within, 5 * 60_000, warn)
   if (withinMs <= 0 || withinMs > MAX_REAUTH_MS) throw new OptionsError('reauthentication.within', 'must be above 0 and at most 1 hour')
   return { withinMs, otherSessions: optionBoolean('reauthentication.otherSessions', r.otherSessions, true) }
 }

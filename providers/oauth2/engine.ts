@@ -29,7 +29,7 @@ import {
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 import type { StateStore } from '../../lib/state-store/types.js'
 import { OptionsError } from '../../lib/errors.js'
-import { optionDuration, optionUrl, optionName } from '../../lib/options.js'
+import { optionDuration, optionLifetime, optionUrl, optionName } from '../../lib/options.js'
 import { queryText, type LoginRequest } from '../../lib/login-request.js'
 import type { OidcSettings } from './idtoken.js'
 
@@ -129,7 +129,7 @@ interface Engine {
  * configuration, naming the bad field. OIDC providers load jose (ID-token verification) here, on first use.
  */
 export async function createOAuth2Provider (kit: ProviderKit, cfg: OAuth2ProviderConfig, usedStates: StateStore): Promise<AuthProvider> {
-  const { timeoutMs, handshakeTtlMs } = validateConfig(cfg)
+  const { timeoutMs, handshakeTtlMs } = validateConfig(cfg, (text) => { kit.logger.logf('[WARN] %s', text) })
   const name = cfg.name
   const formPost = cfg.responseMode === 'form_post'
   const redirectURI = `${kit.url}${kit.authPrefix}/${name}/callback`
@@ -323,7 +323,7 @@ export function toUserData (provider: string, mapped: MappedUser): UserData {
 }
 
 /** Checks the configuration (OptionsError naming the field); answers its durations in ms, defaults applied. */
-function validateConfig (cfg: OAuth2ProviderConfig): { timeoutMs: number; handshakeTtlMs: number } {
+function validateConfig (cfg: OAuth2ProviderConfig, warn: (text: string) => void): { timeoutMs: number; handshakeTtlMs: number } {
   const label = `oauth2.${typeof cfg?.name === 'string' && cfg.name !== '' ? cfg.name : '(unnamed)'}`
   const bad = (field: string, why: string): never => { throw new OptionsError(`${label}.${field}`, why) }
   optionName(`${label}.name`, cfg.name)
@@ -346,6 +346,6 @@ function validateConfig (cfg: OAuth2ProviderConfig): { timeoutMs: number; handsh
   if (cfg.onRedirectUri !== undefined && typeof cfg.onRedirectUri !== 'function') bad('onRedirectUri', 'must be a function (uri)')
   return {
     timeoutMs: optionDuration(`${label}.timeout`, cfg.timeout, DEFAULT_TIMEOUT_MS),
-    handshakeTtlMs: optionDuration(`${label}.handshakeTtl`, cfg.handshakeTtl, DEFAULT_HANDSHAKE_TTL_MS)
+    handshakeTtlMs: optionLifetime(`${label}.handshakeTtl`, cfg.handshakeTtl, DEFAULT_HANDSHAKE_TTL_MS, warn)
   }
 }

@@ -30,6 +30,8 @@ export interface OidcProviderOptions {
   stateStore?: StateStoreOption | undefined
 }
 
+const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i
+
 /** Standard OIDC claims to a user. */
 export const mapStandardClaims: MapUserFn = (d) => ({
   id: idAt(d, 'sub'),
@@ -47,6 +49,9 @@ export async function discoverOidc (issuer: string, opts: Omit<OidcProviderOptio
   let url: URL
   try { url = new URL(issuer.replace(/\/+$/, '') + '/.well-known/openid-configuration') } catch { return fail('issuer is not a URL') }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') fail('issuer must be an http(s) URL')
+  // Over plain http the client secret, the codes and the keys that sign ID tokens cross the network in clear:
+  // only an IdP on this machine (development) may be reached that way.
+  if (url.protocol === 'http:' && !LOOPBACK_HOST.test(url.hostname)) fail('an http:// issuer is accepted only on loopback (localhost, 127.0.0.0/8, [::1]); use https')
   const timeoutMs = optionDuration('oidc.timeout', opts.timeout, DEFAULT_TIMEOUT_MS)
   let doc: Record<string, unknown> | undefined
   try {

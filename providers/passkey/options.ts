@@ -3,7 +3,7 @@
  */
 import { OptionsError } from '../../lib/errors.js'
 import type { Duration } from '../../lib/duration.js'
-import { checkKeys, optionDuration, optionFunction, optionInt, optionList, optionName, optionString, optionUrl, providerLabel } from '../../lib/options.js'
+import { checkKeys, optionLifetime, optionFunction, optionInt, optionList, optionName, optionString, optionUrl, providerLabel } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 import { userId, type MaybePromise, type UserData } from '../../lib/user.js'
 import type { PasskeyStoreOption } from '../../stores/passkey/index.js'
@@ -77,7 +77,7 @@ const KEYS = ['name', 'store', 'rpID', 'rpName', 'origins', 'challengeTtl', 'use
 const HOST_RE = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/
 
 /** Checks and completes the options; `url` is the core's public base address. */
-export function resolvePasskeyOptions (opts: PasskeyProviderOptions, url: string): ResolvedPasskeyOptions {
+export function resolvePasskeyOptions (opts: PasskeyProviderOptions, url: string, warn: (text: string) => void): ResolvedPasskeyOptions {
   const o = checkKeys(opts ?? {}, KEYS, 'passkey')
   const name = optionName('passkey.name', o.name, 'passkey')
   const label = providerLabel('passkey', name)
@@ -100,10 +100,10 @@ export function resolvePasskeyOptions (opts: PasskeyProviderOptions, url: string
     rpID,
     rpName: optionString(`${label}.rpName`, o.rpName) ?? rpID,
     origins,
-    challengeTtlMs: optionDuration(`${label}.challengeTtl`, o.challengeTtl, 5 * 60_000),
+    challengeTtlMs: optionLifetime(`${label}.challengeTtl`, o.challengeTtl, 5 * 60_000, warn),
     userVerification,
     secondFactor,
-    pendingTtlMs: optionDuration(`${label}.pendingTtl`, o.pendingTtl, 5 * 60_000),
+    pendingTtlMs: optionLifetime(`${label}.pendingTtl`, o.pendingTtl, 5 * 60_000, warn),
     findUser: findUserOption(`${label}.findUser`, o.findUser),
     loadUser: optionFunction(`${label}.loadUser`, o.loadUser),
     maxPerUser: optionInt(`${label}.maxPerUser`, o.maxPerUser, 10, 1),

@@ -37,7 +37,7 @@ const BODY_LIMIT = 64 * 1024
 
 async function passkey (fastify: FastifyInstance, opts: PasskeyProviderOptions): Promise<void> {
   const kit = providerKit(fastify, 'passkey')
-  const o = resolvePasskeyOptions(opts, kit.url)
+  const o = resolvePasskeyOptions(opts, kit.url, (text) => { kit.logger.logf('[WARN] %s', text) })
   const label = providerLabel('passkey', o.name)
   const log: PasskeyContext['log'] = (level, format, ...args) => kit.logger.logf(`[${level}] passkey ${o.name}: ${format}`, ...args)
   // Before any store is opened: without the package there is nothing to close.

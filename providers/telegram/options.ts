@@ -1,6 +1,6 @@
 import type { Duration } from '../../lib/duration.js'
 import { OptionsError } from '../../lib/errors.js'
-import { checkKeys, optionBoolean, optionDuration, optionName, optionString, optionUrl } from '../../lib/options.js'
+import { checkKeys, optionBoolean, optionDuration, optionLifetime, optionName, optionString, optionUrl } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 
 /** Options of `telegramProvider`. Seed names in brackets. */
@@ -54,7 +54,7 @@ const KEYS = [
   'polling', 'avatar', 'stateStore'
 ]
 
-export function resolveTelegramOptions (opts: TelegramOptions): ResolvedTelegramOptions {
+export function resolveTelegramOptions (opts: TelegramOptions, warn: (text: string) => void): ResolvedTelegramOptions {
   const o = checkKeys(opts, KEYS, 'telegram') as unknown as TelegramOptions
   if (typeof o.token !== 'string' || !/^\d+:[A-Za-z0-9_-]+$/.test(o.token)) throw new OptionsError('telegram.token', 'must be a bot token like "123456:ABC-DEF..."')
   const apiUrl = optionUrl('telegram.apiUrl', o.apiUrl ?? 'https://api.telegram.org').href.replace(/\/$/, '')
@@ -66,7 +66,7 @@ export function resolveTelegramOptions (opts: TelegramOptions): ResolvedTelegram
     apiUrl,
     successMsg: optionString('telegram.successMsg', o.successMsg) ?? '✅ You are signed in. Go back to the site to continue.',
     errorMsg: optionString('telegram.errorMsg', o.errorMsg) ?? '❌ This login link is invalid or has expired. Start again from the site.',
-    requestTtlMs: optionDuration('telegram.requestTtl', o.requestTtl, 10 * 60_000),
+    requestTtlMs: optionLifetime('telegram.requestTtl', o.requestTtl, 10 * 60_000, warn),
     pollTimeoutSec: Math.max(1, Math.round(pollMs / 1000)),
     requestTimeoutMs: optionDuration('telegram.requestTimeout', o.requestTimeout, 10_000),
     retryDelayMs: optionDuration('telegram.retryDelay', o.retryDelay, 3_000),

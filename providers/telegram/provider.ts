@@ -50,7 +50,7 @@ const MIN_CONFIRMED_MS = 60_000
 
 async function telegram (fastify: FastifyInstance, opts: TelegramOptions): Promise<void> {
   const kit = providerKit(fastify, 'telegram')
-  const o = resolveTelegramOptions(opts)
+  const o = resolveTelegramOptions(opts, (text) => { kit.logger.logf('[WARN] %s', text) })
   const store = await providerStateStore(fastify, o.stateStore, 'telegram.stateStore')
   const { provider, poller, bot, log } = createTelegramProvider(kit, o, store)
   // Collecting the session (`?token=`) is the browser waiting for the start press, polled: not counted, and the

@@ -1,7 +1,7 @@
 /** Options of the TOTP provider, checked at registration: each mistake is an OptionsError naming the option. */
 import { OptionsError } from '../../lib/errors.js'
 import type { Duration } from '../../lib/duration.js'
-import { checkKeys, optionBoolean, optionDuration, optionInt, optionList, optionName, optionString, providerLabel } from '../../lib/options.js'
+import { checkKeys, optionBoolean, optionLifetime, optionInt, optionList, optionName, optionString, providerLabel } from '../../lib/options.js'
 import type { StateStoreOption } from '../../lib/state-store/resolve.js'
 import type { TotpStoreOption } from '../../stores/totp/index.js'
 import { readKey } from './seal.js'
@@ -73,7 +73,7 @@ export interface ResolvedTotpOptions {
 
 const KEYS = ['name', 'encryptionKey', 'store', 'stateStore', 'issuer', 'qrCode', 'secondFactor', 'pendingTtl', 'recentWithin', 'algorithm', 'digits', 'period', 'window']
 
-export function resolveTotpOptions (opts: TotpProviderOptions, url: string): ResolvedTotpOptions {
+export function resolveTotpOptions (opts: TotpProviderOptions, url: string, warn: (text: string) => void): ResolvedTotpOptions {
   const o = checkKeys(opts ?? {}, KEYS, 'totp')
   const name = optionName('totp.name', o.name, 'totp')
   const label = providerLabel('totp', name)
@@ -89,8 +89,8 @@ export function resolveTotpOptions (opts: TotpProviderOptions, url: string): Res
     issuer: optionString(`${label}.issuer`, o.issuer) ?? new URL(url).hostname,
     qrCode: optionBoolean(`${label}.qrCode`, o.qrCode, true),
     secondFactor: optionList(`${label}.secondFactor`, o.secondFactor),
-    pendingTtlMs: optionDuration(`${label}.pendingTtl`, o.pendingTtl, 5 * 60_000),
-    recentWithinMs: optionDuration(`${label}.recentWithin`, o.recentWithin, 5 * 60_000),
+    pendingTtlMs: optionLifetime(`${label}.pendingTtl`, o.pendingTtl, 5 * 60_000, warn),
+    recentWithinMs: optionLifetime(`${label}.recentWithin`, o.recentWithin, 5 * 60_000, warn),
     algorithm,
     digits,
     period: optionInt(`${label}.period`, o.period, 30, 10),

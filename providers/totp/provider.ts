@@ -34,7 +34,7 @@ const BODY_LIMIT = 16 * 1024
 
 async function totp (fastify: FastifyInstance, opts: TotpProviderOptions): Promise<void> {
   const kit = providerKit(fastify, 'totp')
-  const o = resolveTotpOptions(opts, kit.url)
+  const o = resolveTotpOptions(opts, kit.url, (text) => { kit.logger.logf('[WARN] %s', text) })
   const label = providerLabel('totp', o.name)
   const log: TotpContext['log'] = (level, format, ...args) => kit.logger.logf(`[${level}] totp ${o.name}: ${format}`, ...args)
   // Before any store is opened: without the packages there is nothing to close. Every missing one is named at once.

@@ -171,6 +171,8 @@ t.test('discovery failures: an OptionsError naming oidc.issuer; the app does not
   await t.rejects(discoverOidc(liarUrl), issuerError, 'a document naming another issuer')
   await t.rejects(discoverOidc('http://127.0.0.1:1'), issuerError, 'an unreachable issuer')
   await t.rejects(discoverOidc('ftp://x'), issuerError, 'not http(s)')
+  // 0.0.0.0 is no loopback name: refused before any request (were it fetched, the error would say unreachable).
+  await t.rejects(discoverOidc('http://0.0.0.0:1/realms/dev'), { ...issuerError, message: /an http:\/\/ issuer is accepted only on loopback/ }, 'plain http off loopback')
 
   t.match(await bootError(async (app) => { await app.register(oidcProvider, { name: 'liar', ...CLIENTS.main, issuer: liarUrl }) }), issuerError, 'plugin: discovery runs at start')
   t.match(await bootError((app) => { app.auth.addOidcProvider('liar', CLIENTS.main, { issuer: liarUrl }) }), issuerError, 'wrapper: discovery runs at start')

@@ -158,3 +158,28 @@ t.test('a good configuration still serves logins after the check', async (t) => 
   const r = await client(base).fetch('/auth/local/login', { method: 'POST', json: { user: 'ann', passwd: 'pw' } })
   t.equal(r.status, 200)
 })
+
+t.test("the providers' lifetimes and the re-authentication window get the same warning", async (t) => {
+  const { oauth2Provider, passkeyProvider, totpProvider } = await import('../../../providers/index.js')
+  const { resolveTelegramOptions } = await import('../../../providers/telegram/options.js')
+  const lines: string[] = []
+  const app = Fastify()
+  await app.register(authPlugin, {
+    secret: () => GOOD,
+    url: 'http://localhost:8080',
+    reauthentication: { within: 120 },
+    logger: funcLogger((line, level) => { if (level === 'warn') lines.push(line) })
+  })
+  await app.register(totpProvider, { encryptionKey: 'a'.repeat(43) + '=', pendingTtl: 300, recentWithin: '5m' })
+  await app.register(passkeyProvider, { challengeTtl: 60, pendingTtl: 300_000 })
+  await app.register(oauth2Provider, { name: 'github', cid: 'cid', csecret: 'csecret', handshakeTtl: 600 })
+  await app.ready()
+  await app.close()
+  const bare = lines.filter((l) => l.includes('a bare number is milliseconds')).map((l) => l.replace(/ is \d+:.*$/, '')).map((l) => l.replace(/^.*?(\S+)$/, '$1'))
+  t.same(bare.sort(), ['oauth2.github.handshakeTtl', 'passkey.challengeTtl', 'reauthentication.within', 'totp.pendingTtl'],
+    'each bare number below a second is named once; strings and whole seconds in ms are not')
+
+  const told: string[] = []
+  resolveTelegramOptions({ token: '123456:' + 'A'.repeat(35), requestTtl: 600 }, (text) => { told.push(text) })
+  t.match(told, [/^telegram\.requestTtl is 600: a bare number is milliseconds/], "the Telegram request's lifetime too")
+})

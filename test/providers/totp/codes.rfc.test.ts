@@ -42,7 +42,7 @@ const RFC6238_B: Array<[number, string, string, string]> = [
 const RFC4226_D = ['755224', '287082', '359152', '969429', '338314', '254676', '287922', '162583', '399871', '520489']
 
 const optionsFor = (algorithm: 'SHA1' | 'SHA256' | 'SHA512', digits: 6 | 8) =>
-  resolveTotpOptions({ encryptionKey: KEY, algorithm, digits, period: 30, window: 0 }, 'http://localhost')
+  resolveTotpOptions({ encryptionKey: KEY, algorithm, digits, period: 30, window: 0 }, 'http://localhost', () => {})
 
 t.test('RFC 6238 Appendix B: every time and HMAC of the table', async (t) => {
   const clock = FakeTimers.install({ now: 0, toFake: ['Date'] })
