@@ -64,6 +64,13 @@ module.exports = {
       to: { path: '^plugins/(avatar|toolkit|auth|provider-methods)' }
     },
     {
+      name: 'providers-only-through-the-kit',
+      severity: 'error',
+      comment: 'A provider reaches the auth core through the provider kit (plugins/core/kit.ts) only: never its internals.',
+      from: { path: '^providers/' },
+      to: { path: '^plugins/', pathNot: '^plugins/core/kit\\.ts$' }
+    },
+    {
       name: 'avatar-below-the-root',
       severity: 'error',
       comment: 'The avatar plugin uses the core, stores and lib; never providers, servers, toolkit or root.',

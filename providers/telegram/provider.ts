@@ -20,9 +20,7 @@ import { safeEqual } from '../../lib/compare.js'
 import { userId } from '../../lib/user.js'
 import type { StateStore } from '../../lib/state-store/types.js'
 import type { LoginRequest } from '../../lib/login-request.js'
-import { providerStateStore } from '../../plugins/core/mount.js'
-import { providerKit, type ProviderKit } from '../../plugins/core/kit.js'
-import type { AuthProvider } from '../../plugins/core/types.js'
+import { providerKit, type AuthProvider, type ProviderKit } from '../../plugins/core/kit.js'
 import { TelegramBotApi, type TgUpdate, type TgUser } from './bot-api.js'
 import { Deadline } from '../../lib/http/deadline.js'
 import { UpdatePoller } from './poller.js'
@@ -51,7 +49,7 @@ const MIN_CONFIRMED_MS = 60_000
 async function telegram (fastify: FastifyInstance, opts: TelegramOptions): Promise<void> {
   const kit = providerKit(fastify, 'telegram')
   const o = resolveTelegramOptions(opts)
-  const store = await providerStateStore(fastify, o.stateStore, 'telegram.stateStore')
+  const store = await kit.openStateStore(o.stateStore, 'telegram.stateStore')
   const { provider, poller, bot, log } = createTelegramProvider(kit, o, store)
   // Collecting the session (`?token=`) is the browser waiting for the start press, polled: not counted, and the
   // login's audience is in the pending request.
