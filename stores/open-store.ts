@@ -7,7 +7,7 @@
  */
 import { OptionsError } from '../lib/errors.js'
 import { DriverMissingError } from '../lib/optional-driver.js'
-import { isRedisAddress } from '../lib/state-store/redis-address.js'
+import { isRedisAddress } from './state/redis-address.js'
 import { pathOf, schemeOf } from './address.js'
 
 /** A family of stores, as `openStore` needs to know it. */

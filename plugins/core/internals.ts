@@ -9,7 +9,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { OptionsError, type ErrorHandlerFunction } from '../../lib/errors.js'
 import type { Logger } from '../../lib/logger.js'
-import type { StateStore } from '../../lib/state-store/types.js'
+import type { StateStore } from '../../lib/state-store.js'
 import type { Throttle } from '../../lib/throttle/throttle.js'
 import { SecondFactorRegistry } from '../../lib/second-factor.js'
 import { ReauthRegistry } from '../../lib/reauth.js'

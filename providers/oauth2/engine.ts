@@ -25,8 +25,8 @@ import { checkTokenAnswer, type TokenAnswer } from './token-answer.js'
 import {
   clearHandshake, DEFAULT_HANDSHAKE_TTL_MS, handshakeCookie, randomToken, setHandshake, takeHandshake, type Handshake, type HandshakeCookie
 } from './handshake.js'
-import type { StateStoreOption } from '../../lib/state-store/resolve.js'
-import type { StateStore } from '../../lib/state-store/types.js'
+import type { StateStoreOption } from '../../stores/state/resolve.js'
+import type { StateStore } from '../../lib/state-store.js'
 import { OptionsError } from '../../lib/errors.js'
 import { optionDuration, optionUrl, optionName } from '../../lib/options.js'
 import { queryText, type LoginRequest } from '../../lib/login-request.js'

@@ -18,7 +18,7 @@ import type {} from '@fastify/cookie'
 import type { ProviderKit } from '../../plugins/core/kit.js'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { safeEqual } from '../../lib/compare.js'
-import type { StateStore } from '../../lib/state-store/types.js'
+import type { StateStore } from '../../lib/state-store.js'
 
 /** Default lifetime of a handshake: time the user may spend on the provider's pages. */
 export const DEFAULT_HANDSHAKE_TTL_MS = 10 * 60_000

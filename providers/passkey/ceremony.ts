@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type {} from '@fastify/cookie'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import type { StateStore } from '../../lib/state-store/types.js'
+import type { StateStore } from '../../lib/state-store.js'
 import type { UserData } from '../../lib/user.js'
 import type { ProviderKit } from '../../plugins/core/kit.js'
 

@@ -1,7 +1,7 @@
 /** What the passkey routes share: options, the WebAuthn library, the stores and the small helpers they all use. */
 import { createHash } from 'node:crypto'
 import type { Audit } from '../../lib/audit/audit.js'
-import type { StateStore } from '../../lib/state-store/types.js'
+import type { StateStore } from '../../lib/state-store.js'
 import type { GatehouseAuth, ProviderKit } from '../../plugins/core/kit.js'
 import type { PasskeyCredential, PasskeyStore } from '../../stores/passkey/index.js'
 import type { Ceremonies } from './ceremony.js'

@@ -6,7 +6,7 @@
 import type { FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError, RateLimitedError } from '../../lib/errors.js'
 import type { Audit } from '../../lib/audit/audit.js'
-import type { StateStore } from '../../lib/state-store/types.js'
+import type { StateStore } from '../../lib/state-store.js'
 import type { GatehouseAuth, ProviderKit } from '../../plugins/core/kit.js'
 import type { TotpEntry, TotpStore } from '../../stores/totp/index.js'
 import { matchStep, readCode, type OtpAuth } from './codes.js'

@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { authPlugin, type AuthOptions } from '../../../plugins/auth.js'
+import { authPlugin, type AuthOptions } from '../../../auth.js'
 import { providerKit, type ProviderKit } from '../../../plugins/core/kit.js'
 import type { AuthProvider } from '../../../plugins/core/types.js'
 import { directProvider } from '../../../providers/direct.js'
