@@ -1,14 +1,13 @@
 /**
  * The root plugin: `fastify.register(authPlugin, opts)`. A composer: it splits one options object into the
- * parts each plugin reads (core, avatar proxy, each provider), registers those plugins, and adds the
- * `fastify.auth.add*Provider` methods of go-pkgz/auth v2. No plugin below it sees another's options.
+ * parts each plugin reads (core, avatar proxy, each provider), registers those plugins, and decorates
+ * `fastify.auth` once: the core's API with the `add*Provider` methods of go-pkgz/auth v2 (compat.ts). No plugin below it sees another's options.
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { ErrorCodes, GatehouseError, OptionsError } from './lib/errors.js'
 import { checkKeys, keyList } from './lib/options.js'
-import { corePlugin } from './plugins/core/plugin.js'
-import { coreOf } from './plugins/core/internals.js'
+import { openCore } from './plugins/core/plugin.js'
 import { registerLazyCookies } from './plugins/core/cookie-jar.js'
 import { CORE_OPTION_KEYS, type CoreOptions } from './plugins/core/options.js'
 import { avatarPlugin } from './plugins/avatar/plugin.js'
@@ -61,9 +60,11 @@ async function gatehouse (fastify: FastifyInstance, opts: AuthOptions): Promise<
     await registerLazyCookies(fastify)
     explainLateCookie(fastify)
   }
-  await fastify.register(corePlugin, parts.core)
+  const core = await openCore(fastify, parts.core)
+  // The app's API, composed once: the core's and the seed's registration methods (compat.ts).
+  const api: GatehouseApi = { ...core.api, ...providerMethods(fastify) }
+  fastify.decorate(core.decoratorName, api)
   if (parts.avatar !== false) await fastify.register(avatarPlugin, parts.avatar)
-  Object.assign(coreOf(fastify, 'providers').api, providerMethods(fastify))
   for (const entry of parts.providers) registerEntry(fastify, entry)
 }
 

@@ -9,10 +9,11 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { OptionsError } from './lib/errors.js'
 import { didYouMean } from './lib/options.js'
 import { afterReady } from './plugins/core/mount.js'
-import { mountLater, type ProviderOrFactory } from './plugins/core/kit.js'
+import type { ProviderOrFactory } from './plugins/core/kit.js'
 import type { CredChecker } from './plugins/core/types.js'
 import type { RunningOAuth2Server } from './servers/dev-server.js'
 import { directProvider, type DirectProviderOptions } from './providers/direct.js'
+import { handlerName, handlerProvider, type HandlerProviderOptions } from './providers/handler.js'
 import {
   appleProvider, oauth2Provider, oidcProvider, preparedOAuth2Provider,
   type AppleProviderOptions, type OAuth2ProviderOptions, type OidcPluginOptions
@@ -47,13 +48,13 @@ export type ProviderEntry =
   | ({ kind: 'passkey' } & PasskeyProviderOptions)
   | ({ kind: 'totp' } & TotpProviderOptions)
   /**
-   * A self-implemented provider, mounted as `addCustomHandler` mounts it: the provider, or a function building it
-   * on the provider kit (which completes its logins).
+   * A self-implemented provider (the `handlerProvider` plugin, as `addCustomHandler` registers it): the provider,
+   * or a function building it on the provider kit (which completes its logins).
    */
-  | { kind: 'handler'; provider: ProviderOrFactory }
+  | ({ kind: 'handler' } & HandlerProviderOptions)
 
-/** The plugin of each kind of entry (but `handler`, which is mounted as is). */
-const PLUGINS: Record<Exclude<ProviderEntry['kind'], 'handler'>, FastifyPluginAsync<never>> = {
+/** The plugin of each kind of entry. */
+const PLUGINS: Record<ProviderEntry['kind'], FastifyPluginAsync<never>> = {
   direct: directProvider,
   oauth2: oauth2Provider,
   oidc: oidcProvider,
@@ -62,7 +63,8 @@ const PLUGINS: Record<Exclude<ProviderEntry['kind'], 'handler'>, FastifyPluginAs
   verify: verifyProvider,
   telegram: telegramProvider,
   passkey: passkeyProvider,
-  totp: totpProvider
+  totp: totpProvider,
+  handler: handlerProvider
 }
 
 /** What `addDevProvider` returns: the dev server once the app is ready. */
@@ -101,13 +103,12 @@ export interface ProviderMethods {
 export function registerEntry (fastify: FastifyInstance, entry: ProviderEntry): void {
   if (entry === null || typeof entry !== 'object') throw new OptionsError('providers', 'must hold provider entries ({kind, …})')
   const { kind, ...opts } = entry
-  if (kind === 'handler') { mountLater(fastify, (opts as { provider: ProviderOrFactory }).provider); return }
   const plugin = Object.hasOwn(PLUGINS, String(kind)) ? PLUGINS[kind] : undefined
   if (plugin === undefined) {
-    const kinds = [...Object.keys(PLUGINS), 'handler']
+    const kinds = Object.keys(PLUGINS)
     throw new OptionsError('providers', `has an entry of unknown kind ${JSON.stringify(kind)} (${kinds.join(', ')})${didYouMean(String(kind), kinds)}`)
   }
-  const name = String((opts as { name?: unknown }).name ?? kind)
+  const name = kind === 'handler' ? handlerName((opts as { provider?: unknown }).provider) : String((opts as { name?: unknown }).name ?? kind)
   // Registering after start is refused by Fastify too; one OptionsError says so for every way alike.
   if (coreOf(fastify).ready) throw afterReady(name)
   try {
@@ -149,7 +150,7 @@ export function providerMethods (fastify: FastifyInstance): ProviderMethods {
       fastify.register(preparedOAuth2Provider, { config: prepared })
     },
     addTelegramProvider (opts) { add({ ...opts, kind: 'telegram' }) },
-    addCustomHandler (provider) { mountLater(fastify, provider) }
+    addCustomHandler (provider) { add({ kind: 'handler', provider }) }
   }
   return methods
 }

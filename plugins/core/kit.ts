@@ -172,24 +172,6 @@ export function providerKit (fastify: FastifyInstance, who = 'providers'): Provi
 /** A self-implemented provider, or a function building it on the kit (to complete logins with it). */
 export type ProviderOrFactory = AuthProvider | ((kit: ProviderKit) => AuthProvider)
 
-/**
- * Mounts a self-implemented provider when `instance` loads its plugins, so that providers keep their
- * registration order however they were added (`addCustomHandler`, `{kind: 'handler'}`, provider plugins).
- * Throws at once after ready.
- */
-export function mountLater (instance: FastifyInstance, provider: ProviderOrFactory): void {
-  const name = typeof provider === 'function' ? 'handler' : String(provider?.name)
-  if (coreOf(instance).ready) throw afterReady(name)
-  try {
-    instance.register(async (scope) => {
-      const kit = providerKit(scope, name)
-      kit.mount(typeof provider === 'function' ? provider(kit) : provider)
-    })
-  } catch (err) {
-    throw afterReady(name, err)
-  }
-}
-
 function providerThrottle (throttle: Throttle): ProviderThrottle {
   return {
     enabled: throttle.enabled,

@@ -3,8 +3,8 @@
  * store and the common routes. It knows nothing of providers, avatars or the toolkit: providers are plugins
  * that depend on it and mount themselves; the avatar plugin plugs an `AvatarSaver` into it.
  *
- * Internal: the root plugin (`authPlugin`) registers it, so that `fastify.auth` always carries the seed's `add*`
- * methods too (a service that only verifies sessions registers `authPlugin` without providers).
+ * Internal: the root plugin (`authPlugin`) opens it (`openCore`) and decorates `fastify.auth` once, with the seed's
+ * `add*` methods composed in (a service that only verifies sessions registers `authPlugin` without providers).
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -40,7 +40,15 @@ import { updateUserHook } from '../../hooks/update-user.js'
 import { xsrfHook } from '../../hooks/xsrf.js'
 import { recentHook } from '../../hooks/recent.js'
 
-async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Promise<void> {
+/** The auth core opened on an instance: the app's API and the name to decorate it under (`decoratorName`). */
+export interface OpenedCore { readonly api: GatehouseAuth; readonly decoratorName: string }
+
+/**
+ * Opens the auth core on `fastify` (its services, hooks, `request.user` and common routes) and returns the app's
+ * API without decorating it: the root plugin composes it with the seed's `add*` methods and decorates the one
+ * object (`corePlugin` decorates it as it is).
+ */
+export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Promise<OpenedCore> {
   // Without a `logger` option the package writes through Fastify's own log; a host's logger gets redacted lines.
   const o = resolveOptions({ ...opts, logger: packageLogger(opts.logger, fastify.log) as CoreOptions['logger'] })
   checkDecoratorName(fastify, o.decoratorName)
@@ -115,10 +123,14 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
   fastify.addHook('onReady', async () => { core.ready = true })
   fastify.addHook('onReady', async () => { await checkAtStartup(o) })
 
-  // The root plugin adds the add*Provider methods to this same object (see augment.ts).
-  fastify.decorate(o.decoratorName, auth)
   decorateUser(fastify)
   await fastify.register(authRoutes(auth, core, resolve), { prefix: o.authPrefix })
+  return { api: auth, decoratorName: o.decoratorName }
+}
+
+async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Promise<void> {
+  const { api, decoratorName } = await openCore(fastify, opts)
+  fastify.decorate(decoratorName, api)
 }
 
 /** The state store, throttle, revocation and token service of one core instance, closed with it. */
