@@ -49,6 +49,6 @@ function opened<S> (create: () => S, optionName: string, redis: boolean): S {
     if (err instanceof DriverMissingError) throw err.forOption(optionName) // the store's driver is not installed
     if (!redis || !(err instanceof OptionsError) || err.option === optionName) throw err
     // The Redis store's own message names its option and why, never the address.
-    throw new OptionsError(optionName, `is not a valid Redis address: ${err.message.replace(/^.*?option "RedisStateStore" /, '')}`)
+    throw new OptionsError(optionName, `is not a valid Redis address: ${err.reason}`)
   }
 }

@@ -141,6 +141,9 @@ async function openServices (fastify: FastifyInstance, o: ResolvedOptions, store
   const { store: opened, owned } = await openStateStore(storeOption, 'stateStore', (err) => o.logger.logf('[WARN] state store: %s', err.message))
   const stateStore = tracedStateStore(opened)
   const throttle = await createThrottle(fastify, stateStore, o.rateLimit, o.clientKey, o.audit)
+  // The token service checks revocations, and revocations drop its cache when they can no longer vouch for it:
+  // made in that order, the cache is reached through this slot, filled below, before revocations start.
+  const cache: { drop: () => void } = { drop: () => {} }
   const revocations = o.revocation === null
     ? null
     : new Revocations({
@@ -149,11 +152,12 @@ async function openServices (fastify: FastifyInstance, o: ResolvedOptions, store
       cacheLifetimeMs: o.session.tokenDurationMs,
       sessionLifetimeMs: o.session.maxAgeMs + o.session.tokenDurationMs,
       logger: o.logger,
-      dropCache: () => { tokens.cache.clear() }
+      dropCache: () => { cache.drop() }
     })
   const audiences = new AudienceRule(o.audiences)
   const sessions = await openSessionList(o, stateStore, revocations)
   const tokens = createTokenService(o, revocations, audiences, sessions)
+  cache.drop = () => { tokens.cache.clear() }
   fastify.addHook('onClose', async () => {
     await sessions?.close()
     await revocations?.close()

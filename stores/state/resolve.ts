@@ -49,6 +49,6 @@ export async function openStateStore (option: unknown, optionName: string, onErr
     if (!(err instanceof OptionsError)) throw err
     // The one option left to refuse is an address that does not parse; the store's error names neither it nor
     // any password in it, and it is not kept as the cause, so that this error stays the store option's.
-    throw new OptionsError(optionName, `is not a valid Redis address: ${err.message.replace(/^.*?option "RedisStateStore" /, '')}`)
+    throw new OptionsError(optionName, `is not a valid Redis address: ${err.reason}`)
   }
 }
