@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError, sendError } from '../../lib/errors.js'
 import type { GatehouseAuth } from './types.js'
 import type { SessionList } from './sessions.js'
-import type { UserResolver } from './session.js'
+import type { UserResolver } from './user-resolver.js'
 import type { CoreInternals } from './internals.js'
 import { applyAuthScope, routeDoc as doc } from './scope.js'
 
