@@ -1,5 +1,4 @@
-import { OptionsError } from '../../lib/errors.js'
-import { DriverMissingError } from '../../lib/optional-driver.js'
+import { openStore, type StoreFamily } from '../open-store.js'
 import { MemoryStateStore } from './memory.js'
 import type { StateStore } from '../../lib/state-store.js'
 import { isRedisAddress } from './redis-address.js'
@@ -26,29 +25,23 @@ export function isStateStore (value: unknown): value is StateStore {
 export interface OpenedStateStore { store: StateStore; owned: boolean }
 
 /**
- * Opens the store an option names: a store object is used as given (its owner closes it); a `redis://` address
- * opens a Redis store (ioredis is loaded only then) that the caller owns; `undefined` opens an in-memory store
- * the caller owns. Throws OptionsError naming `optionName` for anything else.
+ * The state store family for the one opener (stores/open-store.ts): in memory, or Redis (added by
+ * `openStateStore` once the Redis store's module is loaded); no lmdb file.
+ */
+const STATE_STORES: StoreFamily<StateStore> = {
+  kind: 'state store (setIfAbsent, set, get, take, delete, close)',
+  addressList: ADDRESSES,
+  isStore: isStateStore,
+  memory: () => new MemoryStateStore()
+}
+
+/**
+ * Opens the store an option names: a store object is used as given (its owner closes it); a Redis address opens
+ * a Redis store (ioredis and the store's module are loaded only then) that the caller owns; `undefined` or
+ * `memory://` opens an in-memory store the caller owns. Throws OptionsError naming `optionName` for anything else.
  */
 export async function openStateStore (option: unknown, optionName: string, onError?: (err: Error) => void): Promise<OpenedStateStore> {
-  if (option === undefined || option === 'memory://') return { store: new MemoryStateStore(), owned: true }
-  if (isStateStore(option)) return { store: option, owned: false }
-  if (typeof option !== 'string') {
-    throw new OptionsError(optionName, `must be a state store (setIfAbsent, set, get, take, delete, close) or an address (${ADDRESSES})`)
-  }
-  if (!isRedisAddress(option)) {
-    // Only the scheme is named: the rest of an address may hold a password.
-    const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(option)?.[1]
-    throw new OptionsError(optionName, `must be an address (${ADDRESSES}), got ${scheme === undefined ? 'a string that is not an address' : `a "${scheme}:" address`}`)
-  }
+  if (typeof option !== 'string' || !isRedisAddress(option)) return openStore(STATE_STORES, option, optionName, onError)
   const { RedisStateStore } = await import('./redis.js')
-  try {
-    return { store: new RedisStateStore(option, onError === undefined ? {} : { onError }), owned: true }
-  } catch (err) {
-    if (err instanceof DriverMissingError) throw err.forOption(optionName) // ioredis not installed
-    if (!(err instanceof OptionsError)) throw err
-    // The one option left to refuse is an address that does not parse; the store's error names neither it nor
-    // any password in it, and it is not kept as the cause, so that this error stays the store option's.
-    throw new OptionsError(optionName, `is not a valid Redis address: ${err.reason}`)
-  }
+  return openStore({ ...STATE_STORES, redis: (address, options) => new RedisStateStore(address, options) }, option, optionName, onError)
 }
