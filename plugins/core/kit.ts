@@ -58,7 +58,15 @@ export interface ProviderKit {
    * else the user as JSON.
    */
   completeLogin(request: FastifyRequest, reply: FastifyReply, result: LoginResult): Promise<FastifyReply>
-  /** Tokens of a login in progress (an OAuth2 handshake, a passkey ceremony, a pending second factor). */
+  /**
+   * Tokens carrying the state of a login in progress: an OAuth2 handshake, a passkey ceremony, a pending second
+   * factor, a Telegram login's binding.
+   */
+  readonly loginState: PurposeTokens
+  /**
+   * The same tokens as `loginState`.
+   * @deprecated Use `loginState` (the name `handshake` told of OAuth2 alone); kept until 1.0.
+   */
   readonly handshake: PurposeTokens
   /** Tokens a user confirms a login with (the verified provider's emailed links). */
   readonly confirmation: PurposeTokens
@@ -136,7 +144,9 @@ export function providerKit (fastify: FastifyInstance, who = 'providers'): Provi
   const kit: ProviderKit = {
     mount: (provider, opts) => { mountProvider(fastify, provider, opts) },
     completeLogin: (request, reply, result) => completeLogin(core, request, reply, result),
-    handshake: purposeTokens(core, 'handshake'),
+    // The tokens' purpose claim keeps its first name, `handshake`: tokens already issued stay valid.
+    loginState: purposeTokens(core, 'handshake'),
+    get handshake () { return this.loginState },
     confirmation: purposeTokens(core, 'confirm'),
     stateStore: core.stateStore,
     logger: core.logger,

@@ -40,7 +40,7 @@ export function pendingLogins (kit: ProviderKit, name: string, ttlMs: number, st
     const payload: Record<string, unknown> = { provider: name, ceremony: 'pending', user: login.user, sessionOnly: login.sessionOnly === true }
     if (login.from !== undefined) payload.from = login.from
     if (login.attempt !== undefined) payload.attempt = login.attempt
-    const token = await kit.handshake.sign(payload, ttlMs, login.aud)
+    const token = await kit.loginState.sign(payload, ttlMs, login.aud)
     reply.setCookie(cookieName, token, { ...attrs, maxAge: Math.ceil(ttlMs / 1000) })
     kit.logger.logf('[INFO] passkey %s: password of user %s accepted, waiting for a passkey', name, login.user.id)
     return { method: 'passkey', details: `confirm with a passkey: POST ${kit.authPrefix}/${name}/login/options, then ${kit.authPrefix}/${name}/login` }
@@ -56,7 +56,7 @@ export function pendingLogins (kit: ProviderKit, name: string, ttlMs: number, st
       if (token === undefined || token === '') return undefined
       let claims: Record<string, unknown>
       try {
-        claims = await kit.handshake.verify(token)
+        claims = await kit.loginState.verify(token)
       } catch {
         return undefined // expired or forged: as if there were none (it never grants anything by itself)
       }

@@ -156,7 +156,7 @@ async function ask (tg: Telegram, request: FastifyRequest, reply: FastifyReply, 
   // The browser binding outlives the request by the grace a late start press gets (MIN_CONFIRMED_MS), so that
   // such a login can still be collected; the request itself expires at requestTtl, checked at the press.
   const bindingMs = o.requestTtlMs + MIN_CONFIRMED_MS
-  const handshake = await kit.handshake.sign({ provider: o.name, loginToken: token }, bindingMs, login.aud)
+  const handshake = await kit.loginState.sign({ provider: o.name, loginToken: token }, bindingMs, login.aud)
   reply.setCookie(tg.cookie.name, handshake, { ...tg.cookie.attrs, maxAge: Math.ceil(bindingMs / 1000) })
   tg.log('INFO', 'login requested')
   return { bot: username, token }
@@ -197,7 +197,7 @@ async function checkBrowser (tg: Telegram, request: FastifyRequest, token: strin
   if (typeof cookie !== 'string' || cookie === '') throw notThisBrowser()
   let claims
   try {
-    claims = await tg.kit.handshake.verify(cookie)
+    claims = await tg.kit.loginState.verify(cookie)
   } catch (err) {
     if (err instanceof HttpError && err.code === ErrorCodes.TOKEN_EXPIRED) throw new HttpError(404, 'not found', 'login request expired')
     throw notThisBrowser()
