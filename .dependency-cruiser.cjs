@@ -1,24 +1,25 @@
 /**
- * Layer rules of fastify-gatehouse, checked by `npm run lint:deps` in CI. Dependencies point one way, down this
- * list (a module may import its own layer and any layer below it, never one above):
+ * Layer rules of fastify-gatehouse, checked by `npm run lint:deps` in CI. Each top-level folder is one layer (the
+ * root's entry files are the top two). Dependencies point one way, down this list (a module may import its own
+ * layer and any layer below it, never one above):
  *
- *   6 entries              index.ts, toolkit.ts, testing.ts, augment.ts, toolkit-augment.ts
- *   5 root composer        plugins/auth.ts, plugins/provider-methods.ts
- *   4 plugins on the core  providers/, plugins/avatar(.ts|/)
- *   3 core plugin          plugins/core.ts (composes the core's parts and the hooks into `fastify.auth`)
- *   2 hooks                hooks/ (types of their own; the core's parts never import them)
- *   1 core parts           plugins/core/ (token service, sessions with their XSRF rule, keys, revocation, …)
- *   0 leaves               lib/, stores/, servers/, plugins/toolkit/ (each also stands alone, see below)
+ *   5 entries              index.ts, toolkit.ts, testing.ts, augment.ts, toolkit-augment.ts
+ *   4 root composer        auth.ts (`authPlugin`), compat.ts (go-pkgz/auth's `add*` methods)
+ *   3 providers            providers/ (through the provider kit only: plugins/core/kit.ts)
+ *   2 plugins              plugins/core/ (the auth core; plugin.ts composes it with the hooks), plugins/avatar/,
+ *                          plugins/toolkit/ (stands alone)
+ *   1 hooks, stores,       hooks/, stores/ (the store families and the state store), servers/ (the OAuth2
+ *     servers              servers): each on lib only, none on another
+ *   0 lib                  lib/
  *
  * Type-only imports count: a cycle through types is still a cycle.
  */
 const LAYERS = [
-  '^(lib|stores|servers|plugins/toolkit)/',
-  '^plugins/core/',
-  '^hooks/',
-  '^plugins/core\\.ts$',
-  '^(providers/|plugins/avatar(\\.ts$|/))',
-  '^plugins/(auth|provider-methods)\\.ts$',
+  '^lib/',
+  '^(hooks|stores|servers)/',
+  '^plugins/',
+  '^providers/',
+  '^(auth|compat)\\.ts$',
   '^(index|toolkit|testing|augment|toolkit-augment)\\.ts$'
 ]
 
@@ -36,39 +37,46 @@ module.exports = {
     ...layerRules,
     { name: 'no-circular', severity: 'error', comment: 'No import cycles, type imports included.', from: {}, to: { circular: true } },
     {
-      name: 'lib-is-a-leaf',
-      severity: 'error',
-      comment: 'lib/ holds code that is not a plugin; it depends on nothing of the package outside lib/.',
-      from: { path: '^lib/' },
-      to: { path: '^(plugins|providers|hooks|servers|stores|index\\.ts|toolkit\\.ts|testing\\.ts|augment\\.ts|toolkit-augment\\.ts)' }
-    },
-    {
       name: 'hooks-own-their-types',
       severity: 'error',
-      comment: 'The hooks depend on lib and their own types (hooks/types.ts) only, not on the core parts they are given.',
+      comment: 'The hooks depend on lib and their own types (hooks/types.ts) only, not on the stores or servers.',
       from: { path: '^hooks/' },
-      to: { path: '^plugins/' }
+      to: { path: '^(stores|servers)/' }
+    },
+    {
+      name: 'core-parts-below-the-core-plugin',
+      severity: 'error',
+      comment: 'The core\'s parts never import the core plugin that composes them (plugins/core/plugin.ts).',
+      from: { path: '^plugins/core/', pathNot: '^plugins/core/plugin\\.ts$' },
+      to: { path: '^plugins/core/plugin\\.ts$' }
+    },
+    {
+      name: 'core-knows-no-avatar-or-toolkit',
+      severity: 'error',
+      comment: 'The auth core knows neither the avatar plugin (which plugs into it) nor the toolkit.',
+      from: { path: '^plugins/core/' },
+      to: { path: '^plugins/(avatar|toolkit)/' }
     },
     {
       name: 'toolkit-stands-alone',
       severity: 'error',
-      comment: 'The HTTP toolkit imports nothing from the auth core, providers, stores or servers.',
+      comment: 'The HTTP toolkit imports nothing from the auth core, providers, hooks or servers; of the stores only the state store.',
       from: { path: '^plugins/toolkit/' },
-      to: { path: '^(plugins/(?!toolkit/)|providers|hooks|servers|stores)' }
+      to: { path: '^(plugins/(?!toolkit/)|providers|hooks|servers|stores/(?!state/))' }
     },
     {
-      name: 'providers-below-the-root',
+      name: 'providers-only-through-the-kit',
       severity: 'error',
-      comment: 'Providers use the core and lib (and the servers, stores); never the avatar plugin, toolkit or root.',
+      comment: 'A provider reaches the auth core through the provider kit (plugins/core/kit.ts) only: never its internals.',
       from: { path: '^providers/' },
-      to: { path: '^plugins/(avatar|toolkit|auth|provider-methods)' }
+      to: { path: '^plugins/', pathNot: '^plugins/core/kit\\.ts$' }
     },
     {
-      name: 'avatar-below-the-root',
+      name: 'avatar-beside-the-toolkit',
       severity: 'error',
-      comment: 'The avatar plugin uses the core, stores and lib; never providers, servers, toolkit or root.',
-      from: { path: '^plugins/avatar' },
-      to: { path: '^(plugins/(toolkit|auth|provider-methods)|providers|servers)' }
+      comment: 'The avatar plugin uses the core, stores and lib; never the toolkit or the servers.',
+      from: { path: '^plugins/avatar/' },
+      to: { path: '^(plugins/toolkit/|servers/)' }
     },
     {
       name: 'stores-and-servers-stand-alone',

@@ -5,7 +5,7 @@
  * are in toolkit-augment.ts).
  */
 import type { ReadonlyUser } from './plugins/core/types.js'
-import type { GatehouseApi } from './plugins/auth.js'
+import type { GatehouseApi } from './auth.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

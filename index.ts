@@ -5,7 +5,7 @@
  */
 import './augment.js'
 
-export { authPlugin, authPlugin as default, type AuthOptions, type ProviderEntry } from './plugins/auth.js'
+export { authPlugin, authPlugin as default, type AuthOptions, type ProviderEntry } from './auth.js'
 export type {
   BasicAuthOptions, CookieOptions, CoreOptions, ReauthenticationOptions, RevocationOptions, SessionListOptions, SessionOptions, TokenSourceOptions, XsrfOptions
 } from './plugins/core/options.js'
@@ -15,10 +15,10 @@ export type {
   SecretValue, Session, SessionKey, TokenPurpose, TokenService, UserUpdater, UserUpdFunc, Validator, ValidatorFunc
 } from './plugins/core/types.js'
 export type { JwsKey } from './plugins/core/jws.js'
-export type { ProviderMethods, DevProviderHandle } from './plugins/provider-methods.js'
-export type { GatehouseApi } from './plugins/auth.js'
+export type { ProviderMethods, DevProviderHandle } from './compat.js'
+export type { GatehouseApi } from './auth.js'
 export { MemoryRefreshCache } from './plugins/core/refresh-cache.js'
-export { avatarPlugin, type AvatarOptions, type AvatarFetchOptions } from './plugins/avatar.js'
+export { avatarPlugin, type AvatarOptions, type AvatarFetchOptions } from './plugins/avatar/plugin.js'
 
 export { User, userId, type ReadonlyUser, type UserData } from './lib/user.js'
 export { funcLogger, noopLogger, pinoLogger, stdLogger, type Logger, type LogLevel } from './lib/logger.js'
@@ -40,8 +40,8 @@ export type {
   StepUpRefusedEvent, StepUpSucceededEvent
 } from './lib/audit/events.js'
 export type { Audit, AuditFields } from './lib/audit/audit.js'
-export type { StateStore, WriteOptions, IncrementOptions, Counter, Subscription, PublishOptions } from './lib/state-store/types.js'
-export type { StateStoreOption } from './lib/state-store/resolve.js'
+export type { StateStore, WriteOptions, IncrementOptions, Counter, Subscription, PublishOptions } from './lib/state-store.js'
+export type { StateStoreOption } from './stores/state/resolve.js'
 export { readLoginRequest, requestFields } from './lib/login-request.js'
 export { otelRequestHook, type AttributeSetter } from './lib/telemetry/request-hook.js'
 

@@ -8,7 +8,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import cookie from '@fastify/cookie'
 import FakeTimers from '@sinonjs/fake-timers'
-import { authPlugin } from '../plugins/auth.js'
+import { authPlugin } from '../auth.js'
 import { alternate, printTable, type BenchRequest } from './lib.js'
 
 const SECRET = 'bench-secret-0123456789abcdef-0123456789abcdef'

@@ -12,9 +12,9 @@
  * the call, which is all of it for the memory store): `stats()` reports the µs spent in it and the calls.
  */
 import Fastify from 'fastify'
-import { authPlugin, type AuthOptions } from '../plugins/auth.js'
+import { authPlugin, type AuthOptions } from '../auth.js'
 import { devProvider } from '../providers/index.js'
-import { MemoryStateStore, type StateStore } from '../lib/state-store/index.js'
+import { MemoryStateStore, type StateStore } from '../stores/state/index.js'
 import type { Peer } from './peer-apps.js'
 import { freePort } from './free-port.js'
 

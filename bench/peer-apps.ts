@@ -18,7 +18,7 @@
  */
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import cookie from '@fastify/cookie'
-import { authPlugin } from '../plugins/auth.js'
+import { authPlugin } from '../auth.js'
 import { IDLE_REPLY } from './lib.js'
 
 export const PEER_NAMES = ['bare', 'gatehouse', 'fastify-jwt', 'secure-session', 'fastify-session', 'better-auth-cache', 'better-auth'] as const

@@ -10,10 +10,10 @@
  * answer comes back (`stats()`: calls and µs), so the table can show the store's latency as the app sees it.
  */
 import Fastify from 'fastify'
-import { authPlugin } from '../plugins/auth.js'
+import { authPlugin } from '../auth.js'
 import { devProvider } from '../providers/index.js'
-import { RedisStateStore } from '../lib/state-store/redis.js'
-import type { StateStore } from '../lib/state-store/index.js'
+import { RedisStateStore } from '../stores/state/redis.js'
+import type { StateStore } from '../stores/state/index.js'
 import type { Peer } from './peer-apps.js'
 import { THROTTLED, type StoreStats } from './login-apps.js'
 import { freePort } from './free-port.js'

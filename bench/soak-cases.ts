@@ -1,6 +1,6 @@
 /** The cases of the soak (bench/soak.ts), shared by the driver and its server process (bench/soak-server.ts). */
-import type { AuthOptions } from '../plugins/auth.js'
-import type { MemoryStateStoreOptions } from '../lib/state-store/index.js'
+import type { AuthOptions } from '../auth.js'
+import type { MemoryStateStoreOptions } from '../stores/state/index.js'
 
 /** A soak case: the session options and the memory store's bounds it runs with. */
 export interface SoakCase { label: string; session: AuthOptions['session']; store: MemoryStateStoreOptions }

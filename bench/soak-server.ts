@@ -7,8 +7,8 @@
  * its store's size and its verified-session cache's, and exits on `{ cmd: 'stop' }` or when the parent goes away.
  */
 import Fastify from 'fastify'
-import { authPlugin } from '../plugins/auth.js'
-import { MemoryStateStore } from '../lib/state-store/index.js'
+import { authPlugin } from '../auth.js'
+import { MemoryStateStore } from '../stores/state/index.js'
 import { coreOf } from '../plugins/core/internals.js'
 import { SOAK_CASES, SOAK_PASSWORD, type SoakSample } from './soak-cases.js'
 

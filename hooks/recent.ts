@@ -9,7 +9,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError, OptionsError, refuse } from '../lib/errors.js'
 import { checkKeys, optionDuration, optionName } from '../lib/options.js'
-import type { StateStore } from '../lib/state-store/types.js'
+import type { StateStore } from '../lib/state-store.js'
 import type { Audit } from '../lib/audit/audit.js'
 import { lastFactorAt, STEP_UP_KEEP_MS, type RecentOptions } from '../lib/step-up.js'
 import { guardedHook, requireUser } from './authenticate.js'

@@ -15,6 +15,7 @@
 import type { FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError, OptionsError } from './errors.js'
 import { keyList, named, optionBoolean, optionGroup, optionList } from './options.js'
+import { escapeHtml } from './html.js'
 
 /** The `crossSite` option: which pages may send login, confirm and logout requests. `false` turns the check off. */
 export interface CrossSiteOptions {
@@ -86,8 +87,6 @@ function originOf (entry: string, option: string): string {
   return u.origin
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
-
 /**
  * A page that asks the user to go on, with a same-origin form POST to `action` carrying `fields`: the answer to
  * a confirmation link opened from another site (a webmail's link is a cross-site navigation). The user's click
@@ -95,7 +94,7 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
  * may not be framed).
  */
 export function continuePage (action: string, fields: Record<string, string>, text: { title: string; button: string }): { headers: Record<string, string>; body: string } {
-  const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!)
+  const esc = escapeHtml
   const inputs = Object.entries(fields).map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`).join('')
   return {
     headers: {

@@ -3,7 +3,7 @@
  * client-facing failure is an `HttpError` and answers `{ error, details?, code }`. Codes never change
  * meaning; messages may be reworded. Match on `code` (and `option` for configuration errors).
  */
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
 
 /** Stable error codes. */
 export const ErrorCodes = {
@@ -85,10 +85,13 @@ export class GatehouseError extends Error {
 export class OptionsError extends GatehouseError {
   /** The option at fault, e.g. `secret`, `cookies.sameSite` or `avatar.fetch.maxBytes`. */
   readonly option: string
-  constructor (option: string, message: string, options?: { cause?: unknown }) {
-    super(`fastify-gatehouse: option "${option}" ${message}`, ErrorCodes.OPTION, options)
+  /** What is wrong with it, without the option's name (`must be a list`): for an error that restates it for another option. */
+  readonly reason: string
+  constructor (option: string, reason: string, options?: { cause?: unknown }) {
+    super(`fastify-gatehouse: option "${option}" ${reason}`, ErrorCodes.OPTION, options)
     this.name = 'OptionsError'
     this.option = option
+    this.reason = reason
   }
 }
 
@@ -178,12 +181,20 @@ export function sendHttpError (reply: FastifyReply, err: HttpError): FastifyRepl
 /** An error handler as Fastify keeps one (`instance.errorHandler`). */
 export type ErrorHandlerFunction = (error: Error, request: FastifyRequest, reply: FastifyReply) => unknown
 
+let fastifyDefault: unknown
+
 /**
- * True when `handler` is the app's own (`setErrorHandler`), false for Fastify's default one. Fastify binds every
- * handler set with `setErrorHandler`, so only its own default keeps the name `defaultErrorHandler`.
+ * Fastify's own default error handler: one function that every instance's `errorHandler` is until the app calls
+ * `setErrorHandler`. Read once from a throwaway instance (never started, nothing to close).
  */
+function fastifyDefaultErrorHandler (): unknown {
+  fastifyDefault ??= Fastify().errorHandler
+  return fastifyDefault
+}
+
+/** True when `handler` is the app's own (`setErrorHandler`), false for Fastify's default one. */
 export function isAppErrorHandler (handler: ErrorHandlerFunction | undefined): handler is ErrorHandlerFunction {
-  return typeof handler === 'function' && handler.name !== 'defaultErrorHandler'
+  return typeof handler === 'function' && handler !== fastifyDefaultErrorHandler()
 }
 
 /**

@@ -71,6 +71,11 @@ export function readLoginRequest (fields: Record<string, unknown>): LoginRequest
   }
 }
 
+/** The request's body as fields (JSON object or form); empty for anything else. */
+export function bodyFields (request: FastifyRequest): Record<string, unknown> {
+  return objectOrEmpty(request.body)
+}
+
 function objectOrEmpty (v: unknown): Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? v as Record<string, unknown> : {}
 }

@@ -127,12 +127,6 @@ export function optionString (name: string, value: unknown): string | undefined 
   return value
 }
 
-/** A required non-empty string. */
-export function requiredString (name: string, value: unknown, hint = ''): string {
-  if (value === undefined || value === null || value === '') throw new OptionsError(name, `is required${hint === '' ? '' : ` (${hint})`}`)
-  return optionString(name, value)!
-}
-
 /** A boolean, or `dflt` when absent. */
 export function optionBoolean (name: string, value: unknown, dflt: boolean): boolean
 export function optionBoolean (name: string, value: unknown): boolean | undefined

@@ -7,7 +7,7 @@
  * records it for the session it creates.
  */
 import type { Duration } from './duration.js'
-import type { StateStore } from './state-store/types.js'
+import type { StateStore } from './state-store.js'
 
 /** Options of `fastify.auth.recent()`. */
 export interface RecentOptions {

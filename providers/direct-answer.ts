@@ -10,7 +10,7 @@
  * guesses), and the reason is logged for the host.
  */
 import { userId, type UserData } from '../lib/user.js'
-import type { CheckedUser } from '../plugins/core/types.js'
+import type { CheckedUser } from '../plugins/core/kit.js'
 
 /** The user a checker's answer signs in; `refused` when it does not (`malformed` says why the answer was not one). */
 export type CheckerVerdict = { user: UserData } | { refused: true; malformed?: string | undefined }

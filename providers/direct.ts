@@ -13,11 +13,9 @@ import { notOneString, queryText, requestFields, type LoginRequest } from '../li
 import type { UserData } from '../lib/user.js'
 import { requestLogger } from '../lib/logger.js'
 import { readCheckerAnswer } from './direct-answer.js'
-import { secondFactorOf, takeSecondFactor } from '../lib/second-factor.js'
-import { registerReauth, type ReauthCheck } from '../lib/reauth.js'
+import type { ReauthCheck } from '../lib/reauth.js'
 import { refuseReservedName } from './oauth2/builtins.js'
-import { appOfKit, auditOfKit, providerKit, type ProviderKit } from '../plugins/core/kit.js'
-import type { AuthProvider, CredChecker } from '../plugins/core/types.js'
+import { providerKit, type AuthProvider, type CredChecker, type ProviderKit } from '../plugins/core/kit.js'
 
 /** Options of the direct provider plugin. */
 export interface DirectProviderOptions {
@@ -55,12 +53,9 @@ export function createDirectProvider (kit: ProviderKit, name: string, checker: C
       const account = await kit.throttle.guard(request, `direct/${name}:${user}`, async () => await check(kit, request, name, checker, user, passwd))
       const result = { user: account, ...login }
       // A second factor required of this provider (e.g. passkeys) may take the login over: then no session yet.
-      await secondFactorOf(appOfKit(kit), name)?.(request, reply, result)
-      // Whether a factor answered is told by the reply, not by what the step resolved: awaiting a sent Fastify
-      // reply (a thenable) resolves undefined, which used to complete the login behind the 401 (a session issued
-      // and listed, though its cookies could no longer be sent).
-      if (!reply.sent) return await kit.completeLogin(request, reply, result)
-      const audit = auditOfKit(kit)
+      const outcome = await kit.secondFactors.of(name)?.(request, reply, result) ?? 'complete'
+      if (outcome === 'complete') return await kit.completeLogin(request, reply, result)
+      const audit = kit.audit
       if (audit.on) audit.emit(request, 'login.second_factor_required', { reason: 'second_factor', provider: name, userId: result.user.id, aud: login.aud })
       return reply
     }
@@ -111,8 +106,8 @@ async function direct (fastify: FastifyInstance, opts: DirectProviderOptions): P
   if (o.allowGet !== undefined && typeof o.allowGet !== 'boolean') throw new OptionsError('direct.allowGet', 'must be true or false')
   const kit = providerKit(fastify, 'direct')
   kit.mount(createDirectProvider(kit, name, checker, o.allowGet === true))
-  takeSecondFactor(appOfKit(kit), name)
-  registerReauth(appOfKit(kit), 'password', passwordAgain(kit, name, checker))
+  kit.secondFactors.take(name)
+  kit.reauth.register('password', passwordAgain(kit, name, checker))
 }
 
 /**

@@ -13,9 +13,10 @@
  * ```
  */
 export { providerKit, type ProviderKit, type ProviderOrFactory, type ProviderThrottle, type PurposeTokens } from '../plugins/core/kit.js'
-export type { MountOptions, LoginHandler } from '../plugins/core/mount.js'
+export type { MountOptions, LoginHandler, SignedInSession } from '../plugins/core/kit.js'
 export type { LoginRequest } from '../lib/login-request.js'
 export { directProvider, type DirectProviderOptions } from './direct.js'
+export { handlerProvider, type HandlerProviderOptions } from './handler.js'
 export {
   oauth2Provider, oidcProvider, appleProvider,
   type OAuth2Client, type OAuth2ProviderOptions, type BuiltinProviderOptions, type CustomOAuth2ProviderOptions,

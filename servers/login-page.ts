@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { escapeHtml } from '../lib/html.js'
 
 /** Name of the form field carrying the user name. */
 export const USER_FIELD = 'user'
@@ -30,12 +31,7 @@ export interface LoginPageContext {
  */
 export type LoginPageHandler = (request: FastifyRequest, reply: FastifyReply, page: LoginPageContext) => unknown
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
-
-/** Escapes text for HTML element content and quoted attribute values. */
-export function escapeHtml (text: string): string {
-  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!)
-}
+export { escapeHtml }
 
 /** The default login page: one user-name field; any non-empty name signs in. Styled like the demo page. */
 export function defaultLoginPage (page: LoginPageContext): string {

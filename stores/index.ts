@@ -19,10 +19,10 @@ export {
   MemoryStateStore, RedisStateStore, StateStoreError, isStateStore, openStateStore,
   type MemoryStateStoreOptions, type RedisStateStoreOptions, type StateStore, type StateStoreOption,
   type WriteOptions, type IncrementOptions, type Counter
-} from '../lib/state-store/index.js'
+} from './state/index.js'
 /** A Redis connection the stores take: an ioredis `Redis` or `Cluster`; a Cluster's node list. */
-export type { RedisConnection } from '../lib/state-store/redis-client.js'
-export type { RedisNode } from '../lib/state-store/redis-address.js'
+export type { RedisConnection } from './state/redis-client.js'
+export type { RedisNode } from './state/redis-address.js'
 // Passkey stores (user id → WebAuthn credentials), chosen by address like the avatar stores.
 export {
   LmdbPasskeyStore, MemoryPasskeyStore, RedisPasskeyStore, PasskeyStoreError, isPasskeyStore, openPasskeyStore,

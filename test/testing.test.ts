@@ -4,7 +4,7 @@
  */
 import t from 'tap'
 import Fastify from 'fastify'
-import { authPlugin } from '../plugins/auth.js'
+import { authPlugin } from '../auth.js'
 import { signIn } from '../testing.js'
 
 const SECRET = 'testing-secret-0123456789abcdef-0123456789'

@@ -56,7 +56,9 @@ function registeredTracer (api: typeof OtelApi): OtelApi.Tracer | undefined {
 /** The meter of the registered meter provider, or undefined when only the API's no-op one is there. */
 function registeredMeter (api: typeof OtelApi): OtelApi.Meter | undefined {
   const meter = api.metrics.getMeter(SCOPE_NAME)
-  return meter === api.createNoopMeter() ? undefined : meter
+  // Without an SDK the API answers a meter of its no-op class (whether or not it hands out one shared instance).
+  const NoopMeter = api.createNoopMeter().constructor as new () => OtelApi.Meter
+  return meter instanceof NoopMeter ? undefined : meter
 }
 
 /** Forgets the state (tests that register providers one after another). */

@@ -4,7 +4,7 @@
  * values are never attributes (a key can hold an OAuth2 state or a confirmation token's id). Only stores opened
  * while telemetry is on are wrapped; without it the store is used as it is.
  */
-import type { StateStore } from '../state-store/types.js'
+import type { StateStore } from '../state-store.js'
 import { telemetry } from './api.js'
 import { errorType, inSpan, SpanKinds } from './spans.js'
 import { instruments } from './metrics.js'

@@ -20,7 +20,7 @@
  */
 import { createHash } from 'node:crypto'
 import { ErrorCodes, HttpError, RateLimitedError } from '../errors.js'
-import type { StateStore } from '../state-store/types.js'
+import type { StateStore } from '../state-store.js'
 import type { LockoutSettings } from './options.js'
 
 /** Told of every lock an attempt sets: the account name's or the client address's, and for how long (ms). */

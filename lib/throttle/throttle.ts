@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { OptionsError, RateLimitedError } from '../errors.js'
-import type { StateStore } from '../state-store/types.js'
+import type { StateStore } from '../state-store.js'
 import { defaultClientKey, type ClientKey } from './client.js'
 import { Lockout, LockedOutError, accountNamer, normaliseAccountName, type CountingStore, type LockNotice } from './lockout.js'
 import { silentAudit, type Audit } from '../audit/audit.js'

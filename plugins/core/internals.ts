@@ -9,8 +9,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { OptionsError, type ErrorHandlerFunction } from '../../lib/errors.js'
 import type { Logger } from '../../lib/logger.js'
-import type { StateStore } from '../../lib/state-store/types.js'
+import type { StateStore } from '../../lib/state-store.js'
 import type { Throttle } from '../../lib/throttle/throttle.js'
+import { SecondFactorRegistry } from '../../lib/second-factor.js'
+import { ReauthRegistry } from '../../lib/reauth.js'
 import type { AudienceRule } from './audience.js'
 import type { AuthProvider, AvatarSaver, GatehouseAuth, ResolvedOptions } from './types.js'
 import type { CoreTokenService } from './tokens.js'
@@ -43,6 +45,10 @@ export interface CoreInternals {
   readonly providers: Map<string, AuthProvider>
   /** True once the server is ready: no provider is taken afterwards. */
   ready: boolean
+  /** The second factors the app's providers take and require (the provider kit's `secondFactors`). */
+  readonly secondFactors: SecondFactorRegistry
+  /** The checks that re-authenticate a signed-in user (the provider kit's `reauth`). */
+  readonly reauth: ReauthRegistry
   /** The error handler in effect where the core was registered, read when an auth route fails (the app may set it later). */
   appErrorHandler(): ErrorHandlerFunction
 }
@@ -50,12 +56,14 @@ export interface CoreInternals {
 const CORE = Symbol('gatehouse-core')
 
 /** Decorates `instance` (the core plugin's, the app's scope) with the internals of its new core. */
-export function attachCore (instance: FastifyInstance, core: Omit<CoreInternals, 'avatar' | 'providers' | 'ready' | 'appErrorHandler'>): CoreInternals {
+export function attachCore (instance: FastifyInstance, core: Omit<CoreInternals, 'avatar' | 'providers' | 'ready' | 'appErrorHandler' | 'secondFactors' | 'reauth'>): CoreInternals {
   const internals: CoreInternals = {
     ...core,
     avatar: null,
     providers: new Map(),
     ready: false,
+    secondFactors: new SecondFactorRegistry(),
+    reauth: new ReauthRegistry(),
     appErrorHandler: () => instance.errorHandler as ErrorHandlerFunction
   }
   instance.decorate(CORE, internals)

@@ -15,12 +15,21 @@ import type { Duration } from '../../lib/duration.js'
 import type { Logger } from '../../lib/logger.js'
 import type { Audit } from '../../lib/audit/audit.js'
 import { optionDuration } from '../../lib/options.js'
-import type { StateStore } from '../../lib/state-store/types.js'
+import type { StateStore } from '../../lib/state-store.js'
 import type { Throttle } from '../../lib/throttle/throttle.js'
+import type { SecondFactorRegistry } from '../../lib/second-factor.js'
+import type { ReauthRegistry } from '../../lib/reauth.js'
 import { coreOf, type CoreInternals } from './internals.js'
 import { completeLogin } from './login.js'
-import { afterReady, mountProvider, type MountOptions } from './mount.js'
-import type { AuthProvider, Claims, LoginResult, ResolvedOptions } from './types.js'
+import { afterReady, mountProvider, providerStateStore, type MountOptions } from './mount.js'
+import { applyAuthScope } from './scope.js'
+import { cookieSession, freshSession, signedInSession, type SignedInSession } from './reauth.js'
+import type { AuthProvider, Claims, GatehouseAuth, LoginResult, ResolvedOptions } from './types.js'
+
+// The one module a provider imports of the auth core: the kit, and the types a provider is written with.
+export type { MountOptions, LoginHandler } from './mount.js'
+export type { SignedInSession } from './reauth.js'
+export type { AuthProvider, CheckedUser, Claims, CredChecker, GatehouseAuth, LoginResult } from './types.js'
 
 /** Short-lived signed tokens of one purpose: never usable as a session, nor as a token of the other purpose. */
 export interface PurposeTokens {
@@ -49,7 +58,15 @@ export interface ProviderKit {
    * else the user as JSON.
    */
   completeLogin(request: FastifyRequest, reply: FastifyReply, result: LoginResult): Promise<FastifyReply>
-  /** Tokens of a login in progress (an OAuth2 handshake, a passkey ceremony, a pending second factor). */
+  /**
+   * Tokens carrying the state of a login in progress: an OAuth2 handshake, a passkey ceremony, a pending second
+   * factor, a Telegram login's binding.
+   */
+  readonly loginState: PurposeTokens
+  /**
+   * The same tokens as `loginState`.
+   * @deprecated Use `loginState` (the name `handshake` told of OAuth2 alone); kept until 1.0.
+   */
   readonly handshake: PurposeTokens
   /** Tokens a user confirms a login with (the verified provider's emailed links). */
   readonly confirmation: PurposeTokens
@@ -72,6 +89,49 @@ export interface ProviderKit {
   readonly cookies: { readonly secure: boolean; readonly sameSite: ResolvedOptions['cookies']['sameSite'] }
   /** Whether an avatar proxy takes the pictures handed to `completeLogin` (no need to fetch one otherwise). */
   readonly savesAvatars: boolean
+  /** The app's API (`fastify.auth`): the hooks and user getters for a provider's own routes. */
+  readonly api: GatehouseAuth
+  /** The app's audit (`audit` option), for a provider's own events (second factor, passkeys, sends). */
+  readonly audit: Audit
+  /**
+   * Registers a provider's own routes (besides the mounted login, callback and logout) under
+   * `{authPrefix}/<name>`, in a scope with the auth routes' answer rules: `no-store`, errors as
+   * `{error, details?, code}`, form bodies parsed, secret query values masked in the request log. `bodyLimit`
+   * (bytes) applies to every route of the scope.
+   */
+  routes(name: string, register: (scope: FastifyInstance) => void, opts?: { bodyLimit?: number | undefined }): void
+  /**
+   * The state store a provider's own option names (a store object or an address, which is opened here and closed
+   * with the app); the app's state store when the option is undefined. An OptionsError names `optionName`.
+   */
+  openStateStore(option: unknown, optionName: string): Promise<StateStore>
+  /** The session a request presents, for a provider's routes that change the account (reauth.ts of the core). */
+  readonly sessions: {
+    /** The presented session (XSRF checked for a cookie session); 401 without one. */
+    signedIn(request: FastifyRequest, reply: FastifyReply): Promise<SignedInSession>
+    /** The request's cookie session; 403 for a header or query token (it never changes factors). */
+    cookie(request: FastifyRequest, reply: FastifyReply): Promise<SignedInSession>
+    /**
+     * A cookie session signed in within `reauthentication.within`, or re-authenticated by the `password` or
+     * `passkey` field of `fields`; 401 `GATEHOUSE_REAUTHENTICATE` otherwise.
+     */
+    fresh(request: FastifyRequest, reply: FastifyReply, fields: Record<string, unknown>): Promise<SignedInSession>
+  }
+  /**
+   * The app's second factors: a first-factor provider takes them, a second-factor plugin requires itself.
+   * @internal For the built-in providers (direct, passkey, TOTP); not a stable interface yet.
+   */
+  readonly secondFactors: Pick<SecondFactorRegistry, 'take' | 'of' | 'requireOf'>
+  /**
+   * The app's re-authentication checks: a provider that can check a user's primary factor again registers one.
+   * @internal For the built-in providers (direct, passkey); not a stable interface yet.
+   */
+  readonly reauth: Pick<ReauthRegistry, 'register'>
+  /**
+   * Lets the avatar proxy fetch pictures from `origin` (a local identity server's own address, the dev provider).
+   * @internal For the dev provider.
+   */
+  trustAvatarOrigin(origin: string): void
 }
 
 /**
@@ -84,7 +144,9 @@ export function providerKit (fastify: FastifyInstance, who = 'providers'): Provi
   const kit: ProviderKit = {
     mount: (provider, opts) => { mountProvider(fastify, provider, opts) },
     completeLogin: (request, reply, result) => completeLogin(core, request, reply, result),
-    handshake: purposeTokens(core, 'handshake'),
+    // The tokens' purpose claim keeps its first name, `handshake`: tokens already issued stay valid.
+    loginState: purposeTokens(core, 'handshake'),
+    get handshake () { return this.loginState },
     confirmation: purposeTokens(core, 'confirm'),
     stateStore: core.stateStore,
     logger: core.logger,
@@ -93,49 +155,32 @@ export function providerKit (fastify: FastifyInstance, who = 'providers'): Provi
     origin: core.options.origin,
     authPrefix: core.options.authPrefix,
     cookies: { secure: core.options.cookies.secure, sameSite: core.options.cookies.sameSite },
-    get savesAvatars () { return core.avatar !== null }
+    get savesAvatars () { return core.avatar !== null },
+    api: core.api,
+    audit: core.options.audit,
+    routes (name, register, opts = {}) {
+      fastify.register(async (scope) => {
+        applyAuthScope(scope, core.logger, core.options.audit)
+        const bodyLimit = opts.bodyLimit
+        if (bodyLimit !== undefined) scope.addHook('onRoute', (route) => { route.bodyLimit = bodyLimit })
+        register(scope)
+      }, { prefix: `${core.options.authPrefix}/${name}` })
+    },
+    openStateStore: async (option, optionName) => await providerStateStore(fastify, option, optionName),
+    sessions: {
+      signedIn: async (request, reply) => await signedInSession(core, request, reply),
+      cookie: async (request, reply) => await cookieSession(core, request, reply),
+      fresh: async (request, reply, fields) => await freshSession(core, request, reply, fields)
+    },
+    secondFactors: core.secondFactors,
+    reauth: core.reauth,
+    trustAvatarOrigin: (origin) => { core.avatar?.trustOrigin?.(origin) }
   }
-  kitCores.set(kit, core)
   return kit
 }
 
 /** A self-implemented provider, or a function building it on the kit (to complete logins with it). */
 export type ProviderOrFactory = AuthProvider | ((kit: ProviderKit) => AuthProvider)
-
-/**
- * Mounts a self-implemented provider when `instance` loads its plugins, so that providers keep their
- * registration order however they were added (`addCustomHandler`, `{kind: 'handler'}`, provider plugins).
- * Throws at once after ready.
- */
-export function mountLater (instance: FastifyInstance, provider: ProviderOrFactory): void {
-  const name = typeof provider === 'function' ? 'handler' : String(provider?.name)
-  if (coreOf(instance).ready) throw afterReady(name)
-  try {
-    instance.register(async (scope) => {
-      const kit = providerKit(scope, name)
-      kit.mount(typeof provider === 'function' ? provider(kit) : provider)
-    })
-  } catch (err) {
-    throw afterReady(name, err)
-  }
-}
-
-const kitCores = new WeakMap<ProviderKit, CoreInternals>()
-
-/**
- * The app a kit belongs to, as an object to key per-app registries on (every kit of one app gives the same);
- * for built-in providers that meet each other (the second factor), not part of the kit itself.
- */
-export function appOfKit (kit: ProviderKit): object {
-  const core = kitCores.get(kit)
-  if (core === undefined) throw new TypeError('not a provider kit')
-  return core
-}
-
-/** The audit of the app a kit belongs to, for the built-in providers' own events (second factor, passkeys, sends). */
-export function auditOfKit (kit: ProviderKit): Audit {
-  return (appOfKit(kit) as CoreInternals).options.audit
-}
 
 function providerThrottle (throttle: Throttle): ProviderThrottle {
   return {

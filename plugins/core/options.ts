@@ -19,7 +19,7 @@ import {
   adaptFunction, checkKeys, keyList, optionBoolean, optionDuration, optionFunction, optionGroup, optionInt, optionLifetime, optionList,
   optionPrefix, optionString, optionUrl
 } from '../../lib/options.js'
-import type { StateStoreOption } from '../../lib/state-store/resolve.js'
+import type { StateStoreOption } from '../../stores/state/resolve.js'
 import { resolveRateLimit, type RateLimitOptions } from '../../lib/throttle/options.js'
 import { defaultClientKey, type ClientKey } from '../../lib/throttle/client.js'
 import { crossSiteGuard, type CrossSiteOptions } from '../../lib/cross-site.js'

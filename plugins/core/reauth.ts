@@ -13,7 +13,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import { reauthenticate, reauthKinds, type ReauthKind } from '../../lib/reauth.js'
+import type { ReauthKind } from '../../lib/reauth.js'
 import type { User } from '../../lib/user.js'
 import type { CoreInternals } from './internals.js'
 import { FROM_COOKIE } from './token-reader.js'
@@ -51,7 +51,7 @@ export async function freshSession (core: CoreInternals, request: FastifyRequest
   const kind: ReauthKind | undefined = fields.password !== undefined ? 'password' : fields.passkey !== undefined ? 'passkey' : undefined
   if (kind !== undefined) {
     const subject = { user: session.user, sessionId: session.sessionId }
-    if (await reauthenticate(core, kind, request, subject, fields[kind])) return session
+    if (await core.reauth.reauthenticate(kind, request, subject, fields[kind])) return session
     throw reauthError(core, kind === 'password' ? 'this account has no password here' : 'no passkey confirmation was asked for this session (POST …/reauth/options first)')
   }
   throw reauthError(core, 'this session signed in too long ago for this change')
@@ -59,13 +59,7 @@ export async function freshSession (core: CoreInternals, request: FastifyRequest
 
 /** The 401 that tells the page what it may send (the kinds a provider of this app can check). */
 function reauthError (core: CoreInternals, why: string): HttpError {
-  const kinds = reauthKinds(core).map((k) => k === 'password' ? 'the password (`password`)' : 'a passkey assertion (`passkey`)')
+  const kinds = core.reauth.kinds().map((k) => k === 'password' ? 'the password (`password`)' : 'a passkey assertion (`passkey`)')
   const send = kinds.length === 0 ? '' : `, or send ${kinds.join(' or ')} with this request`
   return new HttpError(401, 're-authentication required', `${why}: sign in again${send}`, ErrorCodes.REAUTHENTICATE)
-}
-
-/** The request's body as fields (JSON object or form); empty for anything else. */
-export function bodyFields (request: FastifyRequest): Record<string, unknown> {
-  const body = request.body
-  return body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : {}
 }

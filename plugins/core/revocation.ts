@@ -22,8 +22,8 @@
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { unauthorized } from './claims.js'
 import type { Logger } from '../../lib/logger.js'
-import { MemoryStateStore } from '../../lib/state-store/memory.js'
-import type { StateStore, Subscription } from '../../lib/state-store/types.js'
+import { MemoryStateStore } from '../../stores/state/memory.js'
+import type { StateStore, Subscription } from '../../lib/state-store.js'
 import { Acknowledgements } from './revocation-acks.js'
 import type { Claims } from './types.js'
 

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError, sendError } from '../../lib/errors.js'
 import type { GatehouseAuth } from './types.js'
 import type { SessionList } from './sessions.js'
-import type { UserResolver } from './session.js'
+import type { UserResolver } from './user-resolver.js'
 import type { CoreInternals } from './internals.js'
 import { applyAuthScope, routeDoc as doc } from './scope.js'
 
@@ -15,7 +15,8 @@ const LOGGED_OUT = { type: 'object', properties: { status: { type: 'string' } },
 /** Documents `all` without typing it: the handler reads it, so that its 400 says what it always said. */
 const LOGOUT_QUERY = { type: 'object', properties: { all: { description: '1 or true: every session of the user' } } } as const
 import { checkCrossSite } from './login-audit.js'
-import { bodyFields, freshSession, signedInSession, type SignedInSession } from './reauth.js'
+import { freshSession, signedInSession, type SignedInSession } from './reauth.js'
+import { bodyFields } from '../../lib/login-request.js'
 import { clearSiteCookies } from './cookies.js'
 
 /**

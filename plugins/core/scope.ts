@@ -8,7 +8,7 @@ import type { FastifyError, FastifyInstance, FastifyRequest, FastifySchema } fro
 import { ErrorCodes, HttpError, isAppErrorHandler, sendHttpError } from '../../lib/errors.js'
 import { describeError, requestLogger, type Logger } from '../../lib/logger.js'
 import type { Audit } from '../../lib/audit/audit.js'
-import { StateStoreError } from '../../lib/state-store/types.js'
+import { StateStoreError } from '../../lib/state-store.js'
 import { SECRET_KEY_WORDS, sanitizeUrl } from '../../lib/secret-keys.js'
 import { coreOf } from './internals.js'
 

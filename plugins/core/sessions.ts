@@ -1,6 +1,6 @@
 /**
  * "Where you're signed in": the list of a user's sessions, kept in the state store's session index
- * (lib/state-store/session-index.ts) beside revocation. A session enters it at login (with its provider) and is
+ * (stores/state/session-index.ts) beside revocation. A session enters it at login (with its provider) and is
  * merged in whenever it is seen: at most once a minute per session and instance, handed from the hot path to a
  * batch that is written a few seconds later (one write per user per batch), never waited for by a request.
  *
@@ -13,7 +13,7 @@ import { HttpError } from '../../lib/errors.js'
 import type { Logger } from '../../lib/logger.js'
 import type { ClientKey } from '../../lib/throttle/client.js'
 import { deviceLabel } from '../../lib/user-agent.js'
-import type { IndexedSession, SessionIndex, SessionSighting } from '../../lib/state-store/session-index.js'
+import type { IndexedSession, SessionIndex, SessionSighting } from '../../stores/state/session-index.js'
 import { LEEWAY_S } from './claims.js'
 import type { CachedSession } from './session-cache.js'
 import { MAX_REVOCATION_ID, type Revocations } from './revocation.js'

@@ -14,7 +14,7 @@ import type { KeyObject, webcrypto } from 'node:crypto'
 import { OptionsError } from '../../lib/errors.js'
 import type { MapUserFn, OAuth2ProviderConfig } from './engine.js'
 import { idAt, text } from './fields.js'
-import type { StateStoreOption } from '../../lib/state-store/resolve.js'
+import type { StateStoreOption } from '../../stores/state/resolve.js'
 
 /** A private key: PKCS#8 PEM text (Apple's `.p8` file) or an imported key. */
 export type ApplePrivateKey = string | webcrypto.CryptoKey | KeyObject

@@ -10,7 +10,7 @@ import { checkKeys } from '../../lib/options.js'
 import type { MapUserFn, OAuth2ProviderConfig } from './engine.js'
 import type { OidcSettings } from './idtoken.js'
 import { idAt, objectAt, text } from './fields.js'
-import type { StateStoreOption } from '../../lib/state-store/resolve.js'
+import type { StateStoreOption } from '../../stores/state/resolve.js'
 
 /** Endpoint and behaviour overrides of a built-in provider. */
 export interface OAuth2Overrides {

@@ -7,7 +7,7 @@ import { OptionsError } from '../../lib/errors.js'
 import type { MapUserFn, OAuth2ProviderConfig } from './engine.js'
 import type { OidcSettings } from './idtoken.js'
 import { refuseReservedName } from './builtins.js'
-import type { StateStoreOption } from '../../lib/state-store/resolve.js'
+import type { StateStoreOption } from '../../stores/state/resolve.js'
 
 /** Client credentials of a custom provider. */
 export interface CustomClient {

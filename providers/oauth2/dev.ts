@@ -9,12 +9,9 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError, OptionsError } from '../../lib/errors.js'
 import { checkKeys, optionInt } from '../../lib/options.js'
-import type { StateStoreOption } from '../../lib/state-store/resolve.js'
-import { providerStateStore } from '../../plugins/core/mount.js'
-import { providerKit } from '../../plugins/core/kit.js'
-import { coreOf } from '../../plugins/core/internals.js'
+import type { StateStoreOption } from '../../stores/state/resolve.js'
+import { providerKit, type AuthProvider } from '../../plugins/core/kit.js'
 import type { LoginRequest } from '../../lib/login-request.js'
-import type { AuthProvider } from '../../plugins/core/types.js'
 import type { DevServerOptions, RunningOAuth2Server } from '../../servers/dev-server.js'
 import { createOAuth2Provider } from './engine.js'
 
@@ -43,7 +40,7 @@ async function dev (fastify: FastifyInstance, opts: DevProviderOptions): Promise
   const port = optionInt('dev.port', rawPort, DEV_PORT)
   if (port > 65535) throw new OptionsError('dev.port', 'must be an integer port 0..65535')
   const kit = providerKit(fastify, 'dev')
-  const store = await providerStateStore(fastify, stateStore, 'dev.stateStore')
+  const store = await kit.openStateStore(stateStore, 'dev.stateStore')
   let server: RunningOAuth2Server | undefined
   let engine: AuthProvider | undefined
 
@@ -79,7 +76,7 @@ async function dev (fastify: FastifyInstance, opts: DevProviderOptions): Promise
     }, store)
     // Its users' pictures are on its own loopback address, which the avatar fetch guard refuses: that one origin
     // (not loopback at large) is let through.
-    coreOf(fastify, 'dev').avatar?.trustOrigin?.(server.url)
+    kit.trustAvatarOrigin(server.url)
     onServer?.(server)
   })
   fastify.addHook('onClose', async () => {

@@ -18,7 +18,7 @@ import type {} from '@fastify/cookie'
 import type { ProviderKit } from '../../plugins/core/kit.js'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { safeEqual } from '../../lib/compare.js'
-import type { StateStore } from '../../lib/state-store/types.js'
+import type { StateStore } from '../../lib/state-store.js'
 
 /** Default lifetime of a handshake: time the user may spend on the provider's pages. */
 export const DEFAULT_HANDSHAKE_TTL_MS = 10 * 60_000
@@ -68,7 +68,7 @@ export function handshakeCookie (kit: ProviderKit, provider: string, formPost: b
 }
 
 export async function setHandshake (kit: ProviderKit, reply: FastifyReply, cookie: HandshakeCookie, hs: Handshake, ttlMs: number): Promise<void> {
-  const token = await kit.handshake.sign({ ...hs }, ttlMs)
+  const token = await kit.loginState.sign({ ...hs }, ttlMs)
   reply.setCookie(cookie.name, token, {
     path: cookie.path,
     httpOnly: true,
@@ -101,7 +101,7 @@ export async function takeHandshake (
   if (token === undefined || token === '') throw new HttpError(400, 'no login in progress', `the login handshake cookie is missing; ${again}`, ErrorCodes.HANDSHAKE)
   let claims: Record<string, unknown>
   try {
-    claims = await kit.handshake.verify(token)
+    claims = await kit.loginState.verify(token)
   } catch {
     throw new HttpError(403, 'login handshake expired or invalid', again, ErrorCodes.HANDSHAKE)
   }

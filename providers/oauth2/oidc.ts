@@ -9,7 +9,7 @@ import { optionDuration } from '../../lib/options.js'
 import type { MapUserFn, OAuth2ProviderConfig } from './engine.js'
 import { customConfig, type CustomClient, type CustomProviderOptions } from './custom.js'
 import { idAt, text } from './fields.js'
-import type { StateStoreOption } from '../../lib/state-store/resolve.js'
+import type { StateStoreOption } from '../../stores/state/resolve.js'
 import { callProvider, causeOf, DEFAULT_TIMEOUT_MS, jsonObject } from './upstream.js'
 
 /** Options of `addOidcProvider`. */

@@ -10,7 +10,6 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { OptionsError } from '../../lib/errors.js'
 import { checkKeys } from '../../lib/options.js'
-import { providerStateStore } from '../../plugins/core/mount.js'
 import { providerKit, type ProviderKit } from '../../plugins/core/kit.js'
 import { createOAuth2Provider, type OAuth2ProviderConfig } from './engine.js'
 import { builtinConfig, isBuiltinName, OAUTH2_BUILTIN_NAMES, type BuiltinProviderName, type OAuth2Overrides } from './builtins.js'
@@ -44,7 +43,7 @@ export interface AppleProviderOptions extends AppleConfig {
 
 /** Mounts an engine provider, its state store being its own option or the core's. */
 async function mountEngine (fastify: FastifyInstance, kit: ProviderKit, cfg: OAuth2ProviderConfig): Promise<void> {
-  const store = await providerStateStore(fastify, cfg.stateStore, `oauth2.${cfg.name}.stateStore`)
+  const store = await kit.openStateStore(cfg.stateStore, `oauth2.${cfg.name}.stateStore`)
   kit.mount(await createOAuth2Provider(kit, cfg, store))
 }
 

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type {} from '@fastify/cookie'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import type { StateStore } from '../../lib/state-store/types.js'
+import type { StateStore } from '../../lib/state-store.js'
 import type { UserData } from '../../lib/user.js'
 import type { ProviderKit } from '../../plugins/core/kit.js'
 
@@ -70,7 +70,7 @@ export function ceremonies (kit: ProviderKit, name: string, store: StateStore, t
     async begin (request, reply, kind, record) {
       const handle = randomBytes(24).toString('base64url')
       await store.set(keyOf(kind, handle), JSON.stringify(record), ttlMs, { client: kit.throttle.clientKey(request) })
-      const token = await kit.handshake.sign({ provider: name, ceremony: kind, handle }, ttlMs)
+      const token = await kit.loginState.sign({ provider: name, ceremony: kind, handle }, ttlMs)
       const cookie = cookieOf(kind)
       reply.setCookie(cookie.name, token, { ...cookie.attrs, maxAge: Math.ceil(ttlMs / 1000) })
     },
@@ -85,7 +85,7 @@ export function ceremonies (kit: ProviderKit, name: string, store: StateStore, t
       }
       let claims: Record<string, unknown>
       try {
-        claims = await kit.handshake.verify(token)
+        claims = await kit.loginState.verify(token)
       } catch {
         throw new HttpError(403, 'passkey challenge expired or invalid', 'ask for new options', ErrorCodes.HANDSHAKE)
       }

@@ -1,10 +1,8 @@
 /** What the passkey routes share: options, the WebAuthn library, the stores and the small helpers they all use. */
 import { createHash } from 'node:crypto'
-import type { GatehouseAuth } from '../../plugins/core/types.js'
-import type { CoreInternals } from '../../plugins/core/internals.js'
 import type { Audit } from '../../lib/audit/audit.js'
-import type { StateStore } from '../../lib/state-store/types.js'
-import type { ProviderKit } from '../../plugins/core/kit.js'
+import type { StateStore } from '../../lib/state-store.js'
+import type { GatehouseAuth, ProviderKit } from '../../plugins/core/kit.js'
 import type { PasskeyCredential, PasskeyStore } from '../../stores/passkey/index.js'
 import type { Ceremonies } from './ceremony.js'
 import type { ResolvedPasskeyOptions } from './options.js'
@@ -15,8 +13,6 @@ export type WebAuthn = typeof import('@simplewebauthn/server')
 export interface PasskeyContext {
   /** The app's API (`fastify.auth`): the hooks and user getters of the management routes. */
   auth: GatehouseAuth
-  /** The auth core: the session of a request, re-authentication. */
-  core: CoreInternals
   /** What the provider gets from the auth core. */
   kit: ProviderKit
   audit: Audit

@@ -12,7 +12,7 @@
  * signature) and show a signature counter above the stored one (when the authenticator keeps one).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { LoginHandler } from '../../plugins/core/mount.js'
+import type { LoginHandler } from '../../plugins/core/kit.js'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { queryText, requestFields } from '../../lib/login-request.js'
 import type { UserData } from '../../lib/user.js'

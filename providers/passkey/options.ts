@@ -4,7 +4,7 @@
 import { OptionsError } from '../../lib/errors.js'
 import type { Duration } from '../../lib/duration.js'
 import { checkKeys, optionLifetime, optionFunction, optionInt, optionList, optionName, optionString, optionUrl, providerLabel } from '../../lib/options.js'
-import type { StateStoreOption } from '../../lib/state-store/resolve.js'
+import type { StateStoreOption } from '../../stores/state/resolve.js'
 import { userId, type MaybePromise, type UserData } from '../../lib/user.js'
 import type { PasskeyStoreOption } from '../../stores/passkey/index.js'
 

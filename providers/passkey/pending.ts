@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type {} from '@fastify/cookie'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { spentLoginKey, type FirstFactorLogin, type SecondFactor, type SecondFactorStep } from '../../lib/second-factor.js'
-import type { StateStore } from '../../lib/state-store/types.js'
+import type { StateStore } from '../../lib/state-store.js'
 import type { UserData } from '../../lib/user.js'
 import type { ProviderKit } from '../../plugins/core/kit.js'
 import type { PasskeyStore } from '../../stores/passkey/index.js'
@@ -40,7 +40,7 @@ export function pendingLogins (kit: ProviderKit, name: string, ttlMs: number, st
     const payload: Record<string, unknown> = { provider: name, ceremony: 'pending', user: login.user, sessionOnly: login.sessionOnly === true }
     if (login.from !== undefined) payload.from = login.from
     if (login.attempt !== undefined) payload.attempt = login.attempt
-    const token = await kit.handshake.sign(payload, ttlMs, login.aud)
+    const token = await kit.loginState.sign(payload, ttlMs, login.aud)
     reply.setCookie(cookieName, token, { ...attrs, maxAge: Math.ceil(ttlMs / 1000) })
     kit.logger.logf('[INFO] passkey %s: password of user %s accepted, waiting for a passkey', name, login.user.id)
     return { method: 'passkey', details: `confirm with a passkey: POST ${kit.authPrefix}/${name}/login/options, then ${kit.authPrefix}/${name}/login` }
@@ -56,7 +56,7 @@ export function pendingLogins (kit: ProviderKit, name: string, ttlMs: number, st
       if (token === undefined || token === '') return undefined
       let claims: Record<string, unknown>
       try {
-        claims = await kit.handshake.verify(token)
+        claims = await kit.loginState.verify(token)
       } catch {
         return undefined // expired or forged: as if there were none (it never grants anything by itself)
       }

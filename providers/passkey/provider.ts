@@ -17,12 +17,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { importDriver } from '../../lib/optional-driver.js'
 import { providerLabel } from '../../lib/options.js'
-import { requireSecondFactorOf } from '../../lib/second-factor.js'
-import { registerReauth } from '../../lib/reauth.js'
-import { applyAuthScope } from '../../plugins/core/scope.js'
-import { providerStateStore } from '../../plugins/core/mount.js'
-import { appOfKit, auditOfKit, providerKit } from '../../plugins/core/kit.js'
-import { coreOf } from '../../plugins/core/internals.js'
+import { providerKit } from '../../plugins/core/kit.js'
 import { openPasskeyStore } from '../../stores/passkey/index.js'
 import { ceremonies } from './ceremony.js'
 import type { PasskeyContext, WebAuthn } from './context.js'
@@ -42,15 +37,13 @@ async function passkey (fastify: FastifyInstance, opts: PasskeyProviderOptions):
   const log: PasskeyContext['log'] = (level, format, ...args) => kit.logger.logf(`[${level}] passkey ${o.name}: ${format}`, ...args)
   // Before any store is opened: without the package there is nothing to close.
   const webauthn = await importDriver<WebAuthn>('@simplewebauthn/server', { option: label, feature: 'passkeys' })
-  const state = await providerStateStore(fastify, o.stateStore, `${label}.stateStore`)
+  const state = await kit.openStateStore(o.stateStore, `${label}.stateStore`)
   const { store: passkeys, owned } = openPasskeyStore(o.store, `${label}.store`, (err) => log('WARN', 'passkey store: %s', err.message))
   if (owned) fastify.addHook('onClose', async () => { await passkeys.close() })
-  const core = coreOf(fastify)
   const ctx: PasskeyContext = {
-    auth: core.api,
-    core,
+    auth: kit.api,
     kit,
-    audit: auditOfKit(kit),
+    audit: kit.audit,
     state,
     o,
     webauthn,
@@ -67,15 +60,13 @@ async function passkey (fastify: FastifyInstance, opts: PasskeyProviderOptions):
     countsAsLogin: () => false,
     continuesLogin: () => true
   })
-  fastify.register(async (scope) => {
-    applyAuthScope(scope, kit.logger, auditOfKit(kit))
-    scope.addHook('onRoute', (route) => { route.bodyLimit = BODY_LIMIT })
+  kit.routes(o.name, (scope) => {
     registrationRoutes(scope, ctx)
     reauthRoutes(scope, ctx)
-  }, { prefix: `${kit.authPrefix}/${o.name}` })
-  registerReauth(appOfKit(kit), 'passkey', passkeyAgain(ctx))
+  }, { bodyLimit: BODY_LIMIT })
+  kit.reauth.register('passkey', passkeyAgain(ctx))
 
-  requireSecondFactorOf(fastify, appOfKit(kit), o.secondFactor, 'passkey', ctx.pending.factor, `${label}.secondFactor`)
+  kit.secondFactors.requireOf(fastify, o.secondFactor, 'passkey', ctx.pending.factor, `${label}.secondFactor`)
 }
 
 /** Passkey sign-in, passkey management and the passkey second factor (`gatehouse-passkey`). */

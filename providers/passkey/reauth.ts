@@ -11,7 +11,6 @@ import type { FastifyInstance } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import type { ReauthCheck, ReauthSubject } from '../../lib/reauth.js'
 import { recordFactor } from '../../lib/step-up.js'
-import { cookieSession } from '../../plugins/core/reauth.js'
 import type { PasskeyContext } from './context.js'
 import { checkAssertion, usePasskey } from './login.js'
 import { readAuthentication, type AuthenticationJSON } from './response.js'
@@ -19,9 +18,9 @@ import { readAuthentication, type AuthenticationJSON } from './response.js'
 const challengeKey = (ctx: PasskeyContext, sessionId: string): string => `passkey:${ctx.o.name}:reauth:${sessionId}`
 
 export function reauthRoutes (scope: FastifyInstance, ctx: PasskeyContext): void {
-  const { auth, core, o, webauthn, passkeys } = ctx
+  const { auth, kit, o, webauthn, passkeys } = ctx
   scope.post('/reauth/options', { preHandler: auth.authenticate }, async (request, reply) => {
-    const { user, sessionId } = await cookieSession(core, request, reply)
+    const { user, sessionId } = await kit.sessions.cookie(request, reply)
     const allow = (await passkeys.list(user.id)).map((c) => ({ id: c.id, transports: c.transports }))
     if (allow.length === 0) throw new HttpError(409, 'no passkey', 'this account has no passkey to confirm with: send the password, or sign in again', ErrorCodes.CONFLICT)
     const options = await webauthn.generateAuthenticationOptions({ rpID: o.rpID, timeout: o.challengeTtlMs, userVerification: 'required', allowCredentials: allow })

@@ -8,20 +8,19 @@
  * registration is finished by the session that asked for its options, and no other.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { auditOfKit } from '../../plugins/core/kit.js'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import { bodyFields, cookieSession, freshSession } from '../../plugins/core/reauth.js'
+import { bodyFields } from '../../lib/login-request.js'
 import type { UserData } from '../../lib/user.js'
 import type { PasskeyCredential } from '../../stores/passkey/index.js'
 import { expectations, passkeyInfo, reasonOf, userHandleOf, type PasskeyContext } from './context.js'
 import { isCredentialId, readLabel, readRegistration } from './response.js'
 
 export function registrationRoutes (scope: FastifyInstance, ctx: PasskeyContext): void {
-  const { auth, core, o, webauthn, passkeys, ceremonies, log } = ctx
+  const { auth, kit, o, webauthn, passkeys, ceremonies, log } = ctx
   const signedIn = { preHandler: auth.authenticate }
 
   scope.post('/register/options', signedIn, async (request, reply) => {
-    const { user, sessionId } = await freshSession(core, request, reply, bodyFields(request))
+    const { user, sessionId } = await kit.sessions.fresh(request, reply, bodyFields(request))
     const existing = await passkeys.list(user.id)
     if (existing.length >= o.maxPerUser) throw tooMany(o.maxPerUser)
     const options = await webauthn.generateRegistrationOptions({
@@ -42,7 +41,7 @@ export function registrationRoutes (scope: FastifyInstance, ctx: PasskeyContext)
   })
 
   scope.post('/register', signedIn, async (request, reply) => {
-    const { user, sessionId } = await cookieSession(core, request, reply)
+    const { user, sessionId } = await kit.sessions.cookie(request, reply)
     const response = readRegistration(request.body)
     const label = readLabel(request.body)
     const record = await ceremonies.finish(request, reply, 'register')
@@ -89,7 +88,7 @@ export function registrationRoutes (scope: FastifyInstance, ctx: PasskeyContext)
   scope.delete<{ Params: { id: string } }>('/credentials/:id', signedIn, async (request, reply) => {
     const id = request.params.id
     if (!isCredentialId(id)) throw new HttpError(400, 'bad request', 'malformed passkey id')
-    const { user } = await freshSession(core, request, reply, bodyFields(request))
+    const { user } = await kit.sessions.fresh(request, reply, bodyFields(request))
     // Another user's passkey answers exactly as an unknown one.
     if (!(await passkeys.remove(user.id, id))) throw new HttpError(404, 'not found', 'no such passkey')
     log('INFO', 'passkey removed for user %s', user.id)
@@ -100,7 +99,7 @@ export function registrationRoutes (scope: FastifyInstance, ctx: PasskeyContext)
 
 /** `passkey.added` / `passkey.removed` for the signed-in user (no credential data: the user id says whose). */
 function auditPasskey (ctx: PasskeyContext, request: FastifyRequest, type: 'passkey.added' | 'passkey.removed', userId: string): void {
-  const audit = auditOfKit(ctx.kit)
+  const audit = ctx.kit.audit
   if (audit.on) audit.emit(request, type, { reason: type === 'passkey.added' ? 'registered' : 'removed_by_user', provider: ctx.o.name, userId })
 }
 

@@ -1,7 +1,7 @@
 import type { Duration } from '../../lib/duration.js'
 import { OptionsError } from '../../lib/errors.js'
 import { checkKeys, optionBoolean, optionDuration, optionLifetime, optionName, optionString, optionUrl } from '../../lib/options.js'
-import type { StateStoreOption } from '../../lib/state-store/resolve.js'
+import type { StateStoreOption } from '../../stores/state/resolve.js'
 
 /** Options of `telegramProvider`. Seed names in brackets. */
 export interface TelegramOptions {

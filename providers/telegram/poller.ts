@@ -3,7 +3,7 @@
  * Telegram), one update at a time. An update whose handling fails because the state store is down is not
  * confirmed, so it comes back on the next poll and a user's start press survives a store outage.
  */
-import { StateStoreError } from '../../lib/state-store/types.js'
+import { StateStoreError } from '../../lib/state-store.js'
 import type { Logger } from '../../lib/logger.js'
 import { TelegramApiError, type TelegramBotApi, type TgUpdate } from './bot-api.js'
 

@@ -18,11 +18,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { safeEqual } from '../../lib/compare.js'
 import { userId } from '../../lib/user.js'
-import type { StateStore } from '../../lib/state-store/types.js'
+import type { StateStore } from '../../lib/state-store.js'
 import type { LoginRequest } from '../../lib/login-request.js'
-import { providerStateStore } from '../../plugins/core/mount.js'
-import { providerKit, type ProviderKit } from '../../plugins/core/kit.js'
-import type { AuthProvider } from '../../plugins/core/types.js'
+import { providerKit, type AuthProvider, type ProviderKit } from '../../plugins/core/kit.js'
 import { TelegramBotApi, type TgUpdate, type TgUser } from './bot-api.js'
 import { Deadline } from '../../lib/http/deadline.js'
 import { UpdatePoller } from './poller.js'
@@ -51,7 +49,7 @@ const MIN_CONFIRMED_MS = 60_000
 async function telegram (fastify: FastifyInstance, opts: TelegramOptions): Promise<void> {
   const kit = providerKit(fastify, 'telegram')
   const o = resolveTelegramOptions(opts, (text) => { kit.logger.logf('[WARN] %s', text) })
-  const store = await providerStateStore(fastify, o.stateStore, 'telegram.stateStore')
+  const store = await kit.openStateStore(o.stateStore, 'telegram.stateStore')
   const { provider, poller, bot, log } = createTelegramProvider(kit, o, store)
   // Collecting the session (`?token=`) is the browser waiting for the start press, polled: not counted, and the
   // login's audience is in the pending request.
@@ -158,7 +156,7 @@ async function ask (tg: Telegram, request: FastifyRequest, reply: FastifyReply, 
   // The browser binding outlives the request by the grace a late start press gets (MIN_CONFIRMED_MS), so that
   // such a login can still be collected; the request itself expires at requestTtl, checked at the press.
   const bindingMs = o.requestTtlMs + MIN_CONFIRMED_MS
-  const handshake = await kit.handshake.sign({ provider: o.name, loginToken: token }, bindingMs, login.aud)
+  const handshake = await kit.loginState.sign({ provider: o.name, loginToken: token }, bindingMs, login.aud)
   reply.setCookie(tg.cookie.name, handshake, { ...tg.cookie.attrs, maxAge: Math.ceil(bindingMs / 1000) })
   tg.log('INFO', 'login requested')
   return { bot: username, token }
@@ -199,7 +197,7 @@ async function checkBrowser (tg: Telegram, request: FastifyRequest, token: strin
   if (typeof cookie !== 'string' || cookie === '') throw notThisBrowser()
   let claims
   try {
-    claims = await tg.kit.handshake.verify(cookie)
+    claims = await tg.kit.loginState.verify(cookie)
   } catch (err) {
     if (err instanceof HttpError && err.code === ErrorCodes.TOKEN_EXPIRED) throw new HttpError(404, 'not found', 'login request expired')
     throw notThisBrowser()

@@ -6,10 +6,8 @@
 import type { FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError, RateLimitedError } from '../../lib/errors.js'
 import type { Audit } from '../../lib/audit/audit.js'
-import type { StateStore } from '../../lib/state-store/types.js'
-import type { GatehouseAuth } from '../../plugins/core/types.js'
-import type { CoreInternals } from '../../plugins/core/internals.js'
-import type { ProviderKit } from '../../plugins/core/kit.js'
+import type { StateStore } from '../../lib/state-store.js'
+import type { GatehouseAuth, ProviderKit } from '../../plugins/core/kit.js'
 import type { TotpEntry, TotpStore } from '../../stores/totp/index.js'
 import { matchStep, readCode, type OtpAuth } from './codes.js'
 import type { ResolvedTotpOptions } from './options.js'
@@ -22,8 +20,6 @@ export type CountingStateStore = StateStore & Required<Pick<StateStore, 'increme
 
 export interface TotpContext {
   auth: GatehouseAuth
-  /** The auth core: the session of a request, re-authentication. */
-  core: CoreInternals
   kit: ProviderKit
   audit: Audit
   o: ResolvedTotpOptions

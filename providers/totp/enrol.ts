@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import { bodyFields, cookieSession, freshSession } from '../../plugins/core/reauth.js'
+import { bodyFields } from '../../lib/login-request.js'
 import { base32Of, newRecoveryCodes, otpauthUri } from './codes.js'
 import { checkCode, type TotpContext } from './context.js'
 import { auditCodesCreated, recoveryHashes } from './recovery.js'
@@ -21,11 +21,11 @@ const SECRET_BYTES = 20
 export const ENROL_TTL_MS = 10 * 60_000
 
 export function enrolmentRoutes (scope: FastifyInstance, ctx: TotpContext): void {
-  const { auth, core, store, o } = ctx
+  const { auth, kit, store, o } = ctx
   const signedIn = { preHandler: auth.authenticate }
 
   scope.post('/enrol', signedIn, async (request, reply) => {
-    const { user, sessionId } = await freshSession(core, request, reply, bodyFields(request))
+    const { user, sessionId } = await kit.sessions.fresh(request, reply, bodyFields(request))
     if ((await store.get(user.id))?.confirmed === true) throw alreadyAdded()
     await claimEnrolment(ctx, user.id, sessionId)
     const secret = randomBytes(SECRET_BYTES)
@@ -41,7 +41,7 @@ export function enrolmentRoutes (scope: FastifyInstance, ctx: TotpContext): void
   })
 
   scope.post('/enrol/confirm', signedIn, async (request, reply) => {
-    const { user, sessionId } = await cookieSession(core, request, reply)
+    const { user, sessionId } = await kit.sessions.cookie(request, reply)
     const entry = await store.get(user.id)
     if (entry === undefined || entry.confirmed || await ctx.state.get(enrollingKey(ctx, user.id)) !== sessionId) {
       throw new HttpError(409, 'no enrolment to confirm', `POST …/enrol first, in this session (an enrolment waits ${ENROL_TTL_MS / 60_000} minutes)`, ErrorCodes.TOTP)

@@ -2,7 +2,7 @@
 import { OptionsError } from '../../lib/errors.js'
 import type { Duration } from '../../lib/duration.js'
 import { checkKeys, optionBoolean, optionLifetime, optionInt, optionList, optionName, optionString, providerLabel } from '../../lib/options.js'
-import type { StateStoreOption } from '../../lib/state-store/resolve.js'
+import type { StateStoreOption } from '../../stores/state/resolve.js'
 import type { TotpStoreOption } from '../../stores/totp/index.js'
 import { readKey } from './seal.js'
 

@@ -51,7 +51,7 @@ export function pendingLogins (ctx: TotpContext): PendingLogins {
     const payload: Record<string, unknown> = { provider: o.name, ceremony: 'totp-pending', user: login.user, sessionOnly: login.sessionOnly === true }
     if (login.from !== undefined) payload.from = login.from
     if (login.attempt !== undefined) payload.attempt = login.attempt
-    const token = await kit.handshake.sign(payload, o.pendingTtlMs, login.aud)
+    const token = await kit.loginState.sign(payload, o.pendingTtlMs, login.aud)
     reply.setCookie(cookieName, token, { ...attrs, maxAge: Math.ceil(o.pendingTtlMs / 1000) })
     ctx.log('INFO', 'password of user %s accepted, waiting for a code', login.user.id)
     return { method: 'totp', details: `confirm with a code from the authenticator app (or a recovery code): POST ${kit.authPrefix}/${o.name}/login` }
@@ -64,7 +64,7 @@ export function pendingLogins (ctx: TotpContext): PendingLogins {
       const token = request.cookies?.[cookieName]
       const none = new HttpError(401, 'no pending login', 'sign in with the password first (or again: it expired)', ErrorCodes.HANDSHAKE)
       if (token === undefined || token === '') throw none
-      const claims = await kit.handshake.verify(token).catch(() => { throw none })
+      const claims = await kit.loginState.verify(token).catch(() => { throw none })
       const user = claims.user as UserData | undefined
       if (claims.provider !== o.name || claims.ceremony !== 'totp-pending' || user === null || typeof user !== 'object' ||
           typeof user.id !== 'string' || typeof user.name !== 'string') throw none

@@ -15,11 +15,7 @@ import type { FastifyInstance } from 'fastify'
 import { OptionsError } from '../../lib/errors.js'
 import { checkDrivers, importDriver } from '../../lib/optional-driver.js'
 import { providerLabel } from '../../lib/options.js'
-import { requireSecondFactorOf } from '../../lib/second-factor.js'
-import { applyAuthScope } from '../../plugins/core/scope.js'
-import { providerStateStore } from '../../plugins/core/mount.js'
-import { appOfKit, auditOfKit, providerKit } from '../../plugins/core/kit.js'
-import { coreOf } from '../../plugins/core/internals.js'
+import { providerKit } from '../../plugins/core/kit.js'
 import { openTotpStore } from '../../stores/totp/index.js'
 import type { OtpAuth } from './codes.js'
 import type { CountingStateStore, QrCode, TotpContext } from './context.js'
@@ -42,14 +38,13 @@ async function totp (fastify: FastifyInstance, opts: TotpProviderOptions): Promi
   checkDrivers(o.qrCode ? ['otpauth', 'qrcode'] : ['otpauth'], use)
   const qrcode = o.qrCode ? await importDriver<QrCode>('qrcode', use) : undefined
   const otp = await importDriver<OtpAuth>('otpauth', use)
-  const state = await providerStateStore(fastify, o.stateStore, `${label}.stateStore`)
+  const state = await kit.openStateStore(o.stateStore, `${label}.stateStore`)
   // The cap of wrong codes counts there, whether or not the core's rateLimit does.
   if (typeof state.increment !== 'function') throw new OptionsError(`${label}.stateStore`, 'needs increment(key, ttlMs, opts): the cap of wrong codes counts in it')
   const { store, owned } = openTotpStore(o.store, `${label}.store`, (err) => log('WARN', 'totp store: %s', err.message))
   if (owned) fastify.addHook('onClose', async () => { await store.close() })
-  const core = coreOf(fastify)
   const ctx: TotpContext = {
-    auth: core.api, core, kit, audit: auditOfKit(kit), o, otp, qrcode: (qrcode as { default?: QrCode | undefined } | undefined)?.default ?? qrcode, store, state: state as CountingStateStore, sealer: sealer(o.key), log
+    auth: kit.api, kit, audit: kit.audit, o, otp, qrcode: (qrcode as { default?: QrCode | undefined } | undefined)?.default ?? qrcode, store, state: state as CountingStateStore, sealer: sealer(o.key), log
   }
   // A wrong key stops the start; the store opened for it is closed (onClose hooks do not run for a failed start).
   await checkKey(store, ctx.sealer, `${label}.encryptionKey`).catch(async (err: unknown) => {
@@ -60,13 +55,9 @@ async function totp (fastify: FastifyInstance, opts: TotpProviderOptions): Promi
 
   // Counted as a login request (rateLimit.login) like a password post; the audience was kept by the password step.
   kit.mount({ name: o.name, login: totpLogin(ctx, pending) }, { continuesLogin: () => true })
-  fastify.register(async (scope) => {
-    applyAuthScope(scope, kit.logger, auditOfKit(kit))
-    scope.addHook('onRoute', (route) => { route.bodyLimit = BODY_LIMIT })
-    managementRoutes(scope, ctx)
-  }, { prefix: `${kit.authPrefix}/${o.name}` })
+  kit.routes(o.name, (scope) => { managementRoutes(scope, ctx) }, { bodyLimit: BODY_LIMIT })
 
-  requireSecondFactorOf(fastify, appOfKit(kit), o.secondFactor, 'totp', pending.factor, `${label}.secondFactor`)
+  kit.secondFactors.requireOf(fastify, o.secondFactor, 'totp', pending.factor, `${label}.secondFactor`)
 }
 
 /** Authenticator-app codes and recovery codes: second factor, step-up and management (`gatehouse-totp`). */

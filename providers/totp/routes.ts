@@ -9,14 +9,14 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import { bodyFields, freshSession, signedInSession } from '../../plugins/core/reauth.js'
+import { bodyFields } from '../../lib/login-request.js'
 import { newRecoveryCodes } from './codes.js'
 import type { TotpContext } from './context.js'
 import { enrollingKey, enrolmentRoutes } from './enrol.js'
 import { auditCodesCreated, confirmInSession, recoveryHashes } from './recovery.js'
 
 export function managementRoutes (scope: FastifyInstance, ctx: TotpContext): void {
-  const { auth, core, store, o } = ctx
+  const { auth, kit, store, o } = ctx
   const signedIn = { preHandler: auth.authenticate }
 
   scope.get('/status', signedIn, async (request) => {
@@ -28,7 +28,7 @@ export function managementRoutes (scope: FastifyInstance, ctx: TotpContext): voi
   enrolmentRoutes(scope, ctx)
 
   scope.post('/verify', signedIn, async (request, reply) => {
-    const session = await signedInSession(core, request, reply)
+    const session = await kit.sessions.signedIn(request, reply)
     const fields = bodyFields(request)
     if (fields.code === undefined && fields.recoveryCode === undefined) throw new HttpError(400, 'bad request', 'send {code} or {recoveryCode}')
     const factor = await confirmInSession(ctx, request, session, fields, false)
@@ -37,7 +37,7 @@ export function managementRoutes (scope: FastifyInstance, ctx: TotpContext): voi
 
   scope.post('/recovery-codes', signedIn, async (request, reply) => {
     const fields = bodyFields(request)
-    const session = await freshSession(core, request, reply, fields)
+    const session = await kit.sessions.fresh(request, reply, fields)
     const userId = session.user.id
     if ((await store.get(userId))?.confirmed !== true) throw new HttpError(409, 'no authenticator app', 'add one first', ErrorCodes.TOTP)
     await confirmInSession(ctx, request, session, fields, true)
@@ -50,7 +50,7 @@ export function managementRoutes (scope: FastifyInstance, ctx: TotpContext): voi
 
   scope.delete('/', signedIn, async (request, reply) => {
     const fields = bodyFields(request)
-    const session = await freshSession(core, request, reply, fields)
+    const session = await kit.sessions.fresh(request, reply, fields)
     const userId = session.user.id
     const entry = await store.get(userId)
     if (entry === undefined) throw new HttpError(404, 'not found', 'no authenticator app to remove')

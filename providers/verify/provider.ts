@@ -11,14 +11,12 @@ import { userId } from '../../lib/user.js'
 import { requestLogger, type Logger } from '../../lib/logger.js'
 import type { Duration } from '../../lib/duration.js'
 import { checkKeys, optionDuration, optionFunction, optionLifetime, optionName } from '../../lib/options.js'
-import type { StateStoreOption } from '../../lib/state-store/resolve.js'
-import type { StateStore } from '../../lib/state-store/types.js'
+import type { StateStoreOption } from '../../stores/state/resolve.js'
+import type { StateStore } from '../../lib/state-store.js'
 import { queryText, requestFields, type LoginRequest } from '../../lib/login-request.js'
 import { continuePage } from '../../lib/cross-site.js'
-import { providerStateStore, type MountOptions } from '../../plugins/core/mount.js'
-import { auditOfKit, providerKit, type ProviderKit } from '../../plugins/core/kit.js'
+import { providerKit, type AuthProvider, type Claims, type MountOptions, type ProviderKit } from '../../plugins/core/kit.js'
 import { maskAddress } from '../../lib/audit/audit.js'
-import type { AuthProvider, Claims } from '../../plugins/core/types.js'
 import { refuseReservedName } from '../oauth2/builtins.js'
 import { Deadline } from '../../lib/http/deadline.js'
 import { inSpan, SpanKinds } from '../../lib/telemetry/spans.js'
@@ -105,7 +103,7 @@ export function createVerifyProvider (kit: ProviderKit, name: string, template: 
       throw sendFailure(requestLogger(kit.logger, request), name, send.peer ?? 'sender', err)
     }
     requestLogger(kit.logger, request).logf('[INFO] verified provider %s: confirmation sent for user %s', name, user)
-    const audit = auditOfKit(kit)
+    const audit = kit.audit
     if (audit.on) audit.emit(request, 'confirmation.sent', { reason: 'sent', provider: name, aud, to: maskAddress(address) })
     return reply.send({ status: 'sent', user, address })
   }
@@ -213,7 +211,7 @@ async function verify (fastify: FastifyInstance, opts: VerifyProviderOptions): P
   refuseReservedName('verify.name', name)
   const { template, sender, ...tuning } = o
   const kit = providerKit(fastify, `verify.${name}`)
-  const store = await providerStateStore(fastify, tuning.stateStore, `verify.${name}.stateStore`)
+  const store = await kit.openStateStore(tuning.stateStore, `verify.${name}.stateStore`)
   // A confirmation (`token`) carries the audience of the login it confirms.
   const confirming = (request: FastifyRequest): boolean => requestFields(request).token !== undefined
   kit.mount(createVerifyProvider(kit, name, template, sender, tuning, store), { crossSiteLogin: continueFromMail(kit, name), continuesLogin: confirming })

@@ -4,6 +4,7 @@
  * cannot pull the token (or anything else) into a message sent to someone else.
  */
 import { OptionsError } from '../../lib/errors.js'
+import { escapeHtml } from '../../lib/html.js'
 
 export interface TemplateValues {
   Address: string
@@ -16,7 +17,6 @@ export interface TemplateValues {
 export type TemplateEscape = 'html' | 'none'
 
 const PLACEHOLDER = /\{\{\s*\.(Address|User|Token|Site)\s*\}\}/g
-const HTML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
 
 /** A template is taken for HTML when it contains a tag, so a user name cannot add markup to a mail. */
 export function defaultEscape (template: string): TemplateEscape {
@@ -33,6 +33,6 @@ export function checkTemplate (template: unknown, provider: string): string {
 export function renderTemplate (template: string, values: TemplateValues, escape: TemplateEscape = defaultEscape(template)): string {
   return template.replace(PLACEHOLDER, (_m, key: keyof TemplateValues) => {
     const v = values[key]
-    return escape === 'html' ? v.replace(/[&<>"']/g, (c) => HTML_ENTITIES[c]!) : v
+    return escape === 'html' ? escapeHtml(v) : v
   })
 }

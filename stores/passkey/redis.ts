@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis'
-import { RedisStateStore, type RedisStateStoreOptions } from '../../lib/state-store/redis.js'
-import type { RedisConnection } from '../../lib/state-store/redis-client.js'
-import type { RedisNode } from '../../lib/state-store/redis-address.js'
+import { RedisStateStore, type RedisStateStoreOptions } from '../state/redis.js'
+import type { RedisConnection } from '../state/redis-client.js'
+import type { RedisNode } from '../state/redis-address.js'
 import {
   byCreation, checkCredential, checkId, checkUserId, decodeStored, encodeFixed, PasskeyStoreError,
   type AddResult, type PasskeyCredential, type PasskeyStore

@@ -1,6 +1,6 @@
-import type { RedisConnection } from '../../lib/state-store/redis-client.js'
-import type { RedisNode } from '../../lib/state-store/redis-address.js'
-import { RedisStateStore, type RedisStateStoreOptions } from '../../lib/state-store/redis.js'
+import type { RedisConnection } from '../state/redis-client.js'
+import type { RedisNode } from '../state/redis-address.js'
+import { RedisStateStore, type RedisStateStoreOptions } from '../state/redis.js'
 import { checkEntry, checkHashes, checkUserId, decodeEntry, encodeEntry, TotpStoreError, type TotpEntry, type TotpStore } from './types.js'
 
 /** Options of the Redis TOTP store: those of the Redis state store (key prefix, command timeout, error report). */

@@ -5,7 +5,7 @@
 import t from 'tap'
 import Fastify from 'fastify'
 import cookie from '@fastify/cookie'
-import { authPlugin } from '../../plugins/auth.js'
+import { authPlugin } from '../../auth.js'
 import type { Claims } from '../../plugins/core/types.js'
 import { client, listen, type Client } from '../helpers/client.js'
 

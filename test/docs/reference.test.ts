@@ -47,7 +47,7 @@ function expand (group: string, keys: readonly string[], subs: Record<string, re
 const GROUPED = ['session', 'cookies', 'xsrf', 'tokenSources', 'basicAuth', 'revocation', 'reauthentication', 'rateLimit', 'crossSite']
 const THROTTLE = 'lib/throttle/options.ts'
 const GROUPS: Array<[string, readonly string[]]> = [
-  // The root adds `providers` (and `avatar`, its own section) to the core's keys (plugins/auth.ts ROOT_KEYS).
+  // The root adds `providers` (and `avatar`, its own section) to the core's keys (auth.ts ROOT_KEYS).
   ['Top level', [...CORE_OPTION_KEYS.filter((k) => !GROUPED.includes(k)), 'providers']],
   ['session', under('session.', SESSION_KEYS)], ['cookies', under('cookies.', COOKIE_KEYS)], ['xsrf', under('xsrf.', XSRF_KEYS)],
   ['tokenSources', under('tokenSources.', TOKEN_SOURCE_KEYS)], ['basicAuth', under('basicAuth.', BASIC_AUTH_KEYS)],

@@ -6,7 +6,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify'
 import type {} from '../../augment.js'
-import { authPlugin, type AuthOptions } from '../../plugins/auth.js'
+import { authPlugin, type AuthOptions } from '../../auth.js'
 import { Browser } from './oauth2-browser.js'
 import { coreOf } from '../../plugins/core/internals.js'
 

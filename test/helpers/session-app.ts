@@ -3,7 +3,7 @@
  * and routes `/private` (authenticate) and `/whoami` (trace), over real HTTP on loopback.
  */
 import type { FastifyInstance } from 'fastify'
-import { authPlugin, type AuthOptions } from '../../plugins/auth.js'
+import { authPlugin, type AuthOptions } from '../../auth.js'
 import type { CoreTokenService } from '../../plugins/core/tokens.js'
 import { coreOf } from '../../plugins/core/internals.js'
 import { client, listen, type Client } from './client.js'

@@ -6,7 +6,7 @@ import { client, type Client } from './client.js'
 import { coreOf } from '../../plugins/core/internals.js'
 import type { SessionList } from '../../plugins/core/sessions.js'
 import { sessionApp, xsrfName, type SessionApp } from './session-app.js'
-import type { AuthOptions } from '../../plugins/auth.js'
+import type { AuthOptions } from '../../auth.js'
 import type { FastifyInstance } from 'fastify'
 
 export const FIREFOX_LINUX = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0'

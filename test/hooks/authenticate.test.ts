@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import Fastify, { type FastifyInstance, type onRequestAsyncHookHandler } from 'fastify'
-import { authPlugin } from '../../plugins/auth.js'
+import { authPlugin } from '../../auth.js'
 import { coreOf } from '../../plugins/core/internals.js'
 import { recordFactor } from '../../lib/step-up.js'
 import { HttpError } from '../../lib/errors.js'

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { authPlugin } from '../../plugins/auth.js'
+import { authPlugin } from '../../auth.js'
 import { User } from '../../lib/user.js'
 import { type Client } from '../helpers/client.js'
 import { injectApp } from '../helpers/app.js'

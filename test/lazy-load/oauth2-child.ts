@@ -39,7 +39,7 @@ await import('../../index.js')
 steps.imported = await loaded()
 
 const Fastify = (await import('fastify')).default
-const { authPlugin } = await import('../../plugins/auth.js')
+const { authPlugin } = await import('../../auth.js')
 const secret = (): string => 'lazy-load-secret-0123456789abcdef'
 const app = Fastify()
 await app.register(authPlugin, { secret, url: 'http://127.0.0.1' })

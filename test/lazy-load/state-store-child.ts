@@ -8,7 +8,7 @@ const loaded = (): boolean => loadedPackage('ioredis')
 const steps: Record<string, boolean> = {}
 
 const stores = await import('../../stores/index.js')
-await import('../../lib/state-store/index.js')
+await import('../../stores/state/index.js')
 steps.imported = loaded()
 
 const { store } = await stores.openStateStore(undefined, 'stateStore')
@@ -16,7 +16,7 @@ await store.close()
 steps.memoryOpened = loaded()
 
 const Fastify = (await import('fastify')).default
-const { authPlugin } = await import('../../plugins/auth.js')
+const { authPlugin } = await import('../../auth.js')
 const app = Fastify()
 await app.register(authPlugin, { secret: () => 'lazy-secret-0123456789-0123456789abcdef', url: 'http://127.0.0.1' })
 await app.ready()

@@ -12,7 +12,7 @@ await import('../../providers/verify/smtp.js')
 steps.imported = loaded()
 
 const Fastify = (await import('fastify')).default
-const { authPlugin } = await import('../../plugins/auth.js')
+const { authPlugin } = await import('../../auth.js')
 const app = Fastify()
 await app.register(authPlugin, { secret: () => 'lazy-secret-0123456789-0123456789abcdef', url: 'http://127.0.0.1' })
 await app.register(providers.verifyProvider, { name: 'mail', template: '{{.Token}}', sender: () => {} })

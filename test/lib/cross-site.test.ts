@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { authPlugin } from '../../plugins/auth.js'
+import { authPlugin } from '../../auth.js'
 import { oauth2Provider, telegramProvider, verifyProvider } from '../../providers/index.js'
 import { startLocalOAuth2Server } from '../../servers/index.js'
 import { client, listen, type Client } from '../helpers/client.js'

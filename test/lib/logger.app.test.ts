@@ -5,7 +5,7 @@
 import t from 'tap'
 import { Writable } from 'node:stream'
 import Fastify from 'fastify'
-import { authPlugin } from '../../plugins/auth.js'
+import { authPlugin } from '../../auth.js'
 import { funcLogger, packageLogger, pinoLogger, redactSecrets, stdLogger, type Logger, type LogLevel } from '../../lib/logger.js'
 import { client, listen } from '../helpers/client.js'
 

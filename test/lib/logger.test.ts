@@ -2,7 +2,7 @@ import t from 'tap'
 import { Writable } from 'node:stream'
 import Fastify from 'fastify'
 import { funcLogger, noopLogger, pinoLogger, stdLogger } from '../../lib/logger.js'
-import { authPlugin } from '../../plugins/auth.js'
+import { authPlugin } from '../../auth.js'
 import { client, listen } from '../helpers/client.js'
 import { coreOf } from '../../plugins/core/internals.js'
 

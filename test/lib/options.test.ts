@@ -4,7 +4,7 @@
  */
 import t from 'tap'
 import Fastify from 'fastify'
-import { authPlugin } from '../../plugins/auth.js'
+import { authPlugin } from '../../auth.js'
 import { directProvider } from '../../providers/direct.js'
 import { totpProvider } from '../../providers/totp/provider.js'
 import { nearestName } from '../../lib/options.js'

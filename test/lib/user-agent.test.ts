@@ -5,7 +5,7 @@
 import t from 'tap'
 import { deviceLabel } from '../../lib/user-agent.js'
 import { resolveOptions } from '../../plugins/core/options.js'
-import { mergeSessions, parseEntries, type IndexedSession } from '../../lib/state-store/session-index.js'
+import { mergeSessions, parseEntries, type IndexedSession } from '../../stores/state/session-index.js'
 import { FIREFOX_LINUX, SAFARI_IPHONE } from '../helpers/sessions-app.js'
 
 t.test('user agents reduced to labels; nothing of the header copied', async (t) => {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { authPlugin } from '../../plugins/auth.js'
+import { authPlugin } from '../../auth.js'
 import { client, listen } from '../helpers/client.js'
 
 const users: Record<string, string> = { alice: 'alice-secret', bob: 'bob-secret' }

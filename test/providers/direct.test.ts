@@ -1,7 +1,7 @@
 /** The direct provider may not take a built-in provider's name (issue 23 item 15). */
 import t from 'tap'
 import Fastify from 'fastify'
-import { authPlugin } from '../../plugins/auth.js'
+import { authPlugin } from '../../auth.js'
 import { directProvider } from '../../providers/index.js'
 
 const options = { secret: () => 'direct-test-secret-0123456789-0123456789', url: 'http://127.0.0.1' }

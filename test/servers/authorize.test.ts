@@ -5,7 +5,7 @@
  * port, an implicit-grant request — is answered to the browser (400 JSON) and redirected nowhere.
  */
 import t, { type Test } from 'tap'
-import { authPlugin } from '../../plugins/auth.js'
+import { authPlugin } from '../../auth.js'
 import { oauth2Provider } from '../../providers/index.js'
 import { funcLogger } from '../../lib/logger.js'
 import { startLocalOAuth2Server } from '../../servers/index.js'

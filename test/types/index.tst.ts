@@ -68,7 +68,7 @@ const entries: AuthOptions['providers'] = [
 await app.register(async (scope) => {
   const kit = providerKit(scope)
   kit.mount({ name: 'kit', login: async (request, reply, login) => await kit.completeLogin(request, reply, { user: { name: 'u', id: 'kit_u' }, ...login }) })
-  const token: string = await kit.handshake.sign({ step: 1 }, '5m')
+  const token: string = await kit.loginState.sign({ step: 1 }, '5m')
   void token
   // @ts-expect-error the mount counts login requests: the kit's throttle cannot count one twice
   void kit.throttle.loginRequest

@@ -4,7 +4,7 @@
  */
 import { keyList } from '../../lib/options.js'
 import type { CookieOptions, CoreOptions, SessionOptions } from '../../plugins/core/options.js'
-import type { AuthOptions } from '../../plugins/auth.js'
+import type { AuthOptions } from '../../auth.js'
 
 // Every key: compiles.
 export const cookies = keyList<CookieOptions>({ sessionName: true, xsrfName: true, sameSite: true, secure: true, domain: true })

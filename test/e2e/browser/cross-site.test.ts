@@ -8,7 +8,7 @@
  */
 import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 import { chromiumMissing, launch, type TestBrowser } from './browser.js'
 
 const missing = chromiumMissing()

@@ -6,10 +6,10 @@
  * Real redis-server, frozen with SIGSTOP and resumed with SIGCONT.
  */
 import t from 'tap'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 import { oauth2Provider, verifyProvider } from '../../../providers/index.js'
 import { startLocalOAuth2Server } from '../../../servers/index.js'
-import { RedisStateStore } from '../../../lib/state-store/redis.js'
+import { RedisStateStore } from '../../../stores/state/redis.js'
 import { client, listen } from '../../helpers/client.js'
 import { RedisServer, redisMissingReason } from '../../helpers/redis-server.js'
 

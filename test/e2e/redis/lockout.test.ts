@@ -4,7 +4,7 @@
  * which one won: six checks where five are promised. Now the count alone decides.
  */
 import t from 'tap'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 import { client, listen } from '../../helpers/client.js'
 import { redisForTests } from '../../helpers/redis-server.js'
 

@@ -8,8 +8,8 @@
  */
 import t from 'tap'
 import { Redis } from 'ioredis'
-import { RedisStateStore } from '../../../lib/state-store/redis.js'
-import type { StateStore } from '../../../lib/state-store/types.js'
+import { RedisStateStore } from '../../../stores/state/redis.js'
+import type { StateStore } from '../../../lib/state-store.js'
 import { redisForTests } from '../../helpers/redis-server.js'
 import { delayProxy } from '../../helpers/delay-proxy.js'
 import { ACK_DEADLINE_MS } from '../../../plugins/core/revocation.js'

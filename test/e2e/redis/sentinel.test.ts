@@ -5,8 +5,8 @@
  * wrong master name, Sentinels that cannot be reached, TLS to a plain port (503 naming Redis only, nothing taken).
  */
 import t from 'tap'
-import { RedisStateStore } from '../../../lib/state-store/redis.js'
-import { StateStoreError } from '../../../lib/state-store/types.js'
+import { RedisStateStore } from '../../../stores/state/redis.js'
+import { StateStoreError } from '../../../lib/state-store.js'
 import { sentinelsForTests } from '../../helpers/redis-cluster.js'
 import { freePort } from '../../helpers/redis-server.js'
 import { sessionApp, tokenOf } from '../../helpers/session-app.js'

@@ -8,10 +8,10 @@ import FakeTimers from '@sinonjs/fake-timers'
 import { Redis } from 'ioredis'
 import { RedisServer, redisMissingReason } from '../../helpers/redis-server.js'
 import { FIREFOX_LINUX, SAFARI_IPHONE, listApp, type ListApp } from '../../helpers/sessions-app.js'
-import { RedisStateStore } from '../../../lib/state-store/redis.js'
-import { RedisSessionIndex } from '../../../lib/state-store/session-index-redis.js'
+import { RedisStateStore } from '../../../stores/state/redis.js'
+import { RedisSessionIndex } from '../../../stores/state/session-index-redis.js'
 import { funcLogger } from '../../../lib/logger.js'
-import type { IndexedSession } from '../../../lib/state-store/session-index.js'
+import type { IndexedSession } from '../../../stores/state/session-index.js'
 
 const skip = redisMissingReason()
 

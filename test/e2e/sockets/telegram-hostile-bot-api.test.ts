@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import { once } from 'node:events'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 import { funcLogger } from '../../../lib/logger.js'
 import { telegramProvider } from '../../../providers/index.js'
 import { client, listen } from '../../helpers/client.js'

@@ -4,7 +4,7 @@
  * collected through `onEvent`. Requests go through `inject` with a small cookie jar.
  */
 import Fastify, { type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify'
-import { authPlugin, type AuthOptions } from '../../../plugins/auth.js'
+import { authPlugin, type AuthOptions } from '../../../auth.js'
 import type { AuditEvent } from '../../../lib/audit/events.js'
 
 export const SECRET = 'audit-tests-secret-0123456789abcdef'

@@ -6,9 +6,9 @@
 import t from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
 import Fastify from 'fastify'
-import { authPlugin } from '../../../plugins/auth.js'
-import { MemoryStateStore } from '../../../lib/state-store/memory.js'
-import { StateStoreError } from '../../../lib/state-store/types.js'
+import { authPlugin } from '../../../auth.js'
+import { MemoryStateStore } from '../../../stores/state/memory.js'
+import { StateStoreError } from '../../../lib/state-store.js'
 import type { AuditEvent } from '../../../lib/audit/events.js'
 import { auditApp, Jar, signIn, typesOf } from './app.js'
 

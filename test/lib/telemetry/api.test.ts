@@ -7,7 +7,7 @@ import t from 'tap'
 import { metrics, trace } from '@opentelemetry/api'
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base'
 import { MeterProvider } from '@opentelemetry/sdk-metrics'
-import { MemoryStateStore } from '../../../lib/state-store/memory.js'
+import { MemoryStateStore } from '../../../stores/state/memory.js'
 import { enableTelemetry, instruments, loginStep, resetTelemetry, startMetrics, telemetry, tracedStateStore } from '../../../lib/telemetry/index.js'
 
 t.teardown(() => { resetTelemetry(); trace.disable(); metrics.disable() })

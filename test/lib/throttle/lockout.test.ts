@@ -7,8 +7,8 @@
 import t from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
 import type { FastifyInstance } from 'fastify'
-import { authPlugin } from '../../../plugins/auth.js'
-import { MemoryStateStore } from '../../../lib/state-store/memory.js'
+import { authPlugin } from '../../../auth.js'
+import { MemoryStateStore } from '../../../stores/state/memory.js'
 import type { Client } from '../../helpers/client.js'
 import { injectApp } from '../../helpers/app.js'
 

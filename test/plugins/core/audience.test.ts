@@ -1,5 +1,5 @@
 import t from 'tap'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 import { injectApp } from '../../helpers/app.js'
 
 // '' is the default audience (a login without aud): every app needs its secret, checked at startup.

@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import { createHmac, randomUUID } from 'node:crypto'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 import { injectApp } from '../../helpers/app.js'
 
 const SECRET = 'forged-claims-test-secret-0123456789abcdef'

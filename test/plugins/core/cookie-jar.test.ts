@@ -9,7 +9,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import cookie from '@fastify/cookie'
 import FakeTimers from '@sinonjs/fake-timers'
 import { parseCookie } from 'cookie'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 import { readCookie } from '../../../plugins/core/cookie-jar.js'
 
 const SECRET = 'cookie-jar-tests-secret-0123456789abcdef-01'

@@ -3,7 +3,7 @@
  * cookies SameSite=Lax and Secure, the JWT one HttpOnly. (The http defaults are checked in direct-login.test.ts.)
  */
 import t from 'tap'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 import { listen, parseSetCookie } from '../../helpers/client.js'
 
 const { app, base } = await listen(async (app) => {

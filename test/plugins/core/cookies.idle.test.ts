@@ -1,7 +1,7 @@
 import t from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
 import Fastify from 'fastify'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 import { client, parseSetCookie } from '../../helpers/client.js'
 import { SECRET, sessionApp, tokenOf } from '../../helpers/session-app.js'
 

@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { authPlugin, type AuthOptions } from '../../../plugins/auth.js'
+import { authPlugin, type AuthOptions } from '../../../auth.js'
 import { providerKit, type ProviderKit } from '../../../plugins/core/kit.js'
 import type { AuthProvider } from '../../../plugins/core/types.js'
 import { directProvider } from '../../../providers/direct.js'
@@ -93,7 +93,7 @@ t.test('the kit: documented members only, completeLogin issues the session', asy
   })
   await app.ready()
   t.teardown(() => app.close())
-  t.same(Object.keys(kit!).sort(), ['authPrefix', 'completeLogin', 'confirmation', 'cookies', 'handshake', 'logger', 'mount', 'origin', 'savesAvatars', 'stateStore', 'throttle', 'url'])
+  t.same(Object.keys(kit!).sort(), ['api', 'audit', 'authPrefix', 'completeLogin', 'confirmation', 'cookies', 'handshake', 'logger', 'loginState', 'mount', 'openStateStore', 'origin', 'reauth', 'routes', 'savesAvatars', 'secondFactors', 'sessions', 'stateStore', 'throttle', 'trustAvatarOrigin', 'url'])
   t.equal(kit!.url, 'https://app.example')
   t.equal(kit!.authPrefix, '/auth')
   const r = await app.inject({ url: '/auth/magic/login' })
@@ -101,8 +101,9 @@ t.test('the kit: documented members only, completeLogin issues the session', asy
   t.equal(r.json().name, 'ann')
   t.ok(r.cookies.some((c) => c.name === '__Host-JWT' || c.name === 'JWT'), 'session cookie set')
   // Purpose-bound tokens: a handshake is not a confirmation and neither is a session.
-  const hs = await kit!.handshake.sign({ step: 1 }, '5m')
-  t.equal((await kit!.handshake.verify(hs)).step, 1)
+  const hs = await kit!.loginState.sign({ step: 1 }, '5m')
+  t.equal((await kit!.loginState.verify(hs)).step, 1)
+  t.equal(kit!.handshake, kit!.loginState, 'handshake: the deprecated name of loginState')
   await t.rejects(kit!.confirmation.verify(hs), { statusCode: 401 })
 })
 
@@ -130,4 +131,36 @@ t.test('OptionsErrors at startup: a kit or a provider before the core, a kit aft
     await unknown.ready()
   }, { code: 'GATEHOUSE_OPTION', option: 'providers', message: /unknown kind "custom"/ })
   await unknown.close()
+})
+
+t.test('kit.routes: a provider\'s own routes answer by the auth routes\' rules; kit.openStateStore closes what it opened', async (t) => {
+  const app = Fastify()
+  await app.register(authPlugin, { secret: SECRET, url: 'https://app.example/' })
+  let opened: { closed: boolean } | undefined
+  await app.register(async (scope) => {
+    const kit = providerKit(scope)
+    const store = await kit.openStateStore('memory://', 'magic.stateStore')
+    const close = store.close.bind(store)
+    opened = { closed: false }
+    store.close = async () => { opened!.closed = true; await close() }
+    t.equal(await kit.openStateStore(undefined, 'magic.stateStore'), kit.stateStore, 'no option: the app\'s state store')
+    await t.rejects(kit.openStateStore('ftp://x', 'magic.stateStore'), { name: 'OptionsError', message: /magic\.stateStore/ })
+    kit.routes('magic', (r) => {
+      r.post('/echo', async (request) => ({ got: request.body }))
+      r.get('/who', async (request, reply) => await kit.sessions.signedIn(request, reply))
+    }, { bodyLimit: 32 })
+  })
+  await app.ready()
+  const ok = await app.inject({ method: 'POST', url: '/auth/magic/echo', payload: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+  t.equal(ok.statusCode, 200)
+  t.same(ok.json(), { got: { a: '1' } }, 'forms are parsed in the auth scope')
+  t.equal(ok.headers['cache-control'], 'no-store')
+  const big = await app.inject({ method: 'POST', url: '/auth/magic/echo', payload: { text: 'x'.repeat(64) } })
+  t.equal(big.statusCode, 413, 'the scope\'s body limit')
+  t.equal(big.json().code, 'GATEHOUSE_TOO_LARGE')
+  const anon = await app.inject({ url: '/auth/magic/who' })
+  t.equal(anon.statusCode, 401)
+  t.match(anon.json(), { error: 'unauthorized', code: String })
+  await app.close()
+  t.equal(opened?.closed, true, 'the store the kit opened is closed with the app')
 })

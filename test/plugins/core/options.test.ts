@@ -1,6 +1,6 @@
 import t from 'tap'
 import Fastify from 'fastify'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 import { client, listen } from '../../helpers/client.js'
 
 const base = { secret: () => 'abc-abc-abc-0123456789abcdef-0123456789abcdef', url: 'http://localhost:8080' }

@@ -5,7 +5,7 @@
  * log) and exits.
  */
 import Fastify from 'fastify'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 
 const app = Fastify({ logger: true })
 // Registered before the auth plugin: masked all the same.

@@ -8,7 +8,7 @@ import { fork } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 
 const SECRET = 'request-log-test-secret-0123456789abcdef'
 interface LogLine { msg: string; req?: { url?: string; method?: string; ua?: string } }

@@ -7,8 +7,8 @@
 import t from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { authPlugin, type AuthOptions } from '../../../plugins/auth.js'
-import { MemoryStateStore } from '../../../lib/state-store/memory.js'
+import { authPlugin, type AuthOptions } from '../../../auth.js'
+import { MemoryStateStore } from '../../../stores/state/memory.js'
 
 const SECRET = 'first-seen-tests-secret-0123456789abcdef-01'
 

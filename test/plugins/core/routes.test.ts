@@ -6,7 +6,7 @@ import t from 'tap'
 import { generateKeyPairSync } from 'node:crypto'
 import Fastify from 'fastify'
 import swagger from '@fastify/swagger'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 import { passkeyProvider, totpProvider } from '../../../providers/index.js'
 
 interface Operation { tags?: string[]; summary?: string; parameters?: Array<{ name: string; in: string }>; responses?: Record<string, { content?: unknown }> }

@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 import { HttpError } from '../../../lib/errors.js'
 
 const SECRET = 'scope-secret-0123456789abcdef-0123456789ab'

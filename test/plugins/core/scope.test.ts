@@ -4,8 +4,8 @@
  */
 import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { authPlugin } from '../../../plugins/auth.js'
-import type { AuthOptions } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
+import type { AuthOptions } from '../../../auth.js'
 
 const secret = (): string => 'scope-test-secret-0123456789-0123456789'
 const users: Record<string, string> = { alice: 'PW-alice-7731' }

@@ -6,7 +6,7 @@
 import t from 'tap'
 import Fastify from 'fastify'
 import { SessionCache, type CachedSession } from '../../../plugins/core/session-cache.js'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 import { coreOf } from '../../../plugins/core/internals.js'
 
 const SECRET = 'session-cache-key-tests-secret-0123456789abcdef'

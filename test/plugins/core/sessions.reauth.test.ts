@@ -5,7 +5,7 @@
  * `maxPerUser`, and spares the one that asked (on every instance: the revocation mark spares it by id).
  */
 import t from 'tap'
-import { MemoryStateStore } from '../../../lib/state-store/memory.js'
+import { MemoryStateStore } from '../../../stores/state/memory.js'
 import { Revocations } from '../../../plugins/core/revocation.js'
 import { noopLogger } from '../../../lib/logger.js'
 import { accountApp, call, fakeClock, PASSWORDS, sessionIdOf, signedIn, signIn } from '../../helpers/account-app.js'

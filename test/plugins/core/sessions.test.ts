@@ -7,8 +7,8 @@ import FakeTimers from '@sinonjs/fake-timers'
 import { client } from '../../helpers/client.js'
 import { tokenOf } from '../../helpers/session-app.js'
 import { FIREFOX_LINUX, SAFARI_IPHONE, listApp } from '../../helpers/sessions-app.js'
-import { MemoryStateStore } from '../../../lib/state-store/memory.js'
-import { indexKey } from '../../../lib/state-store/session-index.js'
+import { MemoryStateStore } from '../../../stores/state/memory.js'
+import { indexKey } from '../../../stores/state/session-index.js'
 
 interface Listed { id: string; current: boolean; provider: string | null; createdAt: string; lastSeenAt: string; expiresAt: string; device: string; ip: string | null }
 const NOT_FOUND = { error: 'not found', details: 'no such session', code: 'GATEHOUSE_NOT_FOUND' }

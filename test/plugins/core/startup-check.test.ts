@@ -5,8 +5,8 @@
 import t from 'tap'
 import Fastify from 'fastify'
 import cookie from '@fastify/cookie'
-import { authPlugin } from '../../../plugins/auth.js'
-import { corePlugin } from '../../../plugins/core.js'
+import { authPlugin } from '../../../auth.js'
+import { corePlugin } from '../../../plugins/core/plugin.js'
 import { funcLogger } from '../../../lib/logger.js'
 import { client, listen } from '../../helpers/client.js'
 

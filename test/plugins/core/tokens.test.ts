@@ -2,7 +2,7 @@ import t from 'tap'
 import { coreOf } from '../../../plugins/core/internals.js'
 import FakeTimers from '@sinonjs/fake-timers'
 import { createSigner } from 'fast-jwt'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 import type { Claims } from '../../../plugins/core/types.js'
 import { client, listen, type Client } from '../../helpers/client.js'
 

@@ -6,7 +6,7 @@
 import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { format } from 'node:util'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 import { OptionsError } from '../../../lib/errors.js'
 import { loopbackMismatch } from '../../../plugins/core/url-check.js'
 

@@ -6,7 +6,7 @@
 import t from 'tap'
 import { Writable } from 'node:stream'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 import { OptionsError } from '../../../lib/errors.js'
 import { signIn, type SignedIn } from '../../../testing.js'
 

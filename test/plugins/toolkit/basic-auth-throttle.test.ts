@@ -8,7 +8,7 @@ import FakeTimers from '@sinonjs/fake-timers'
 import { listen } from '../../helpers/client.js'
 import { basicAuth, basicAuthPlugin, withArgon2Hash, withBcryptHash } from '../../../plugins/toolkit/basic-auth.js'
 import { argon2Hash, bcryptHash } from '../../../plugins/toolkit/password-hash.js'
-import { MemoryStateStore } from '../../../lib/state-store/memory.js'
+import { MemoryStateStore } from '../../../stores/state/memory.js'
 
 const basic = (user: string, passwd: string): string => `Basic ${Buffer.from(`${user}:${passwd}`).toString('base64')}`
 

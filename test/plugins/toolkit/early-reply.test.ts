@@ -1,6 +1,6 @@
 import t from 'tap'
 import { EventEmitter, once } from 'node:events'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 import { withUserPasswd, basicAuth } from '../../../plugins/toolkit/basic-auth.js'
 import { maybe, reject } from '../../../plugins/toolkit/maybe.js'
 import { onlyFromHook } from '../../../plugins/toolkit/only-from.js'

@@ -9,7 +9,7 @@ import t from 'tap'
 import { userId } from '../../../lib/user.js'
 import { devProvider, oauth2Provider } from '../../../providers/index.js'
 import { startLocalOAuth2Server, type RunningOAuth2Server } from '../../../servers/index.js'
-import type { DevProviderHandle } from '../../../plugins/provider-methods.js'
+import type { DevProviderHandle } from '../../../compat.js'
 import { APP_URL, bootApp, bootError, currentUser, startApp } from '../../helpers/oauth2-app.js'
 
 let dev: DevProviderHandle | undefined

@@ -1,7 +1,7 @@
 /** A callback without a usable handshake names the route to start again at (issue 23 item 15). */
 import t from 'tap'
 import Fastify from 'fastify'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 
 t.test('the handshake errors name the provider\'s own login route', async (t) => {
   const app = Fastify()

@@ -3,7 +3,7 @@
  * user: the bot answers the error message, and the browser that asked signs in as the first user.
  */
 import t from 'tap'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 import { userId } from '../../../lib/user.js'
 import { client, listen } from '../../helpers/client.js'
 import { BOT_TOKEN, BotApiStandIn } from '../../helpers/bot-api-standin.js'

@@ -6,6 +6,7 @@
 import t from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
 import { parseSetCookie } from '../../helpers/client.js'
+import { userId } from '../../../lib/user.js'
 import { enrol, oathtool, passwordLogin, readQr, secondStep, secretOf, signIn, startApp, withTotp, xsrf } from '../../helpers/totp-app.js'
 
 const PENDING = 'gatehouse-totp-totp-pending'
@@ -250,4 +251,19 @@ t.test('the provider as an entry of the root\'s providers list ({ kind: \'totp\'
   await enrol(c)
   await c.fetch('/auth/logout')
   t.match(await (await passwordLogin(c, 'alice')).json(), { code: 'GATEHOUSE_SECOND_FACTOR', methods: ['totp'] })
+})
+
+t.test('second factor: a password answered 401 completes no login behind the answer (no session issued or listed)', async (t) => {
+  const clock = fakeClock(t)
+  const events: string[] = []
+  const app = await startApp(t, {}, { onEvent: (e) => { events.push(e.type) } })
+  const { c } = await withTotp(app, 'alice')
+  clock.tick(30_000)
+  const before = await app.app.auth.listSessions(userId('local', 'alice'))
+  events.length = 0
+  const res = await passwordLogin(c, 'alice')
+  t.equal(res.status, 401)
+  t.same(events, ['login.second_factor_required'], 'the one event: no login.succeeded behind the 401')
+  const after = await app.app.auth.listSessions(userId('local', 'alice'))
+  t.equal(after.length, before.length, 'no session listed for the pending login')
 })

@@ -4,7 +4,7 @@
  */
 import t from 'tap'
 import Fastify from 'fastify'
-import { authPlugin } from '../../../plugins/auth.js'
+import { authPlugin } from '../../../auth.js'
 import { verifyProvider } from '../../../providers/index.js'
 
 const options = { secret: () => 'verify-test-secret-0123456789-0123456789', url: 'http://127.0.0.1' }

@@ -1,4 +1,0 @@
-export { type StateStore, type WriteOptions, type IncrementOptions, type Counter, StateStoreError } from './types.js'
-export { MemoryStateStore, type MemoryStateStoreOptions } from './memory.js'
-export { RedisStateStore, type RedisStateStoreOptions } from './redis.js'
-export { openStateStore, isStateStore, type OpenedStateStore, type StateStoreOption } from './resolve.js'

@@ -1,0 +1,347 @@
+import t from 'tap'
+import type { Test } from 'tap'
+import FakeTimers from '@sinonjs/fake-timers'
+import { Redis } from 'ioredis'
+import { once } from 'node:events'
+import Fastify from 'fastify'
+import { inspect } from 'node:util'
+import { MemoryStateStore, RedisStateStore, StateStoreError, isStateStore, openStateStore, type StateStore } from '../../../stores/state/index.js'
+import { OptionsError } from '../../../lib/errors.js'
+import { authPlugin } from '../../../auth.js'
+import { verifyProvider } from '../../../providers/verify/provider.js'
+import { RedisServer, redisMissingReason } from '../../helpers/redis-server.js'
+import { coreOf } from '../../../plugins/core/internals.js'
+
+/** The behaviour every store must share. */
+function contract (t: Test, make: () => StateStore): void {
+  t.test('setIfAbsent stores once', async (t) => {
+    const s = make()
+    t.equal(await s.setIfAbsent('a', 'one', 60_000), true)
+    t.equal(await s.setIfAbsent('a', 'two', 60_000), false)
+    t.equal(await s.get('a'), 'one')
+  })
+  t.test('set replaces', async (t) => {
+    const s = make()
+    await s.set('b', 'one', 60_000)
+    await s.set('b', 'two', 60_000)
+    t.equal(await s.get('b'), 'two')
+  })
+  t.test('take returns the value once', async (t) => {
+    const s = make()
+    await s.set('c', 'v', 60_000)
+    t.equal(await s.take('c'), 'v')
+    t.equal(await s.take('c'), undefined)
+    t.equal(await s.get('c'), undefined)
+  })
+  t.test('of concurrent takes exactly one wins', async (t) => {
+    const s = make()
+    await s.set('d', 'v', 60_000)
+    const got = await Promise.all(Array.from({ length: 25 }, () => s.take('d')))
+    t.equal(got.filter((v) => v === 'v').length, 1)
+  })
+  t.test('of concurrent setIfAbsent exactly one wins', async (t) => {
+    const s = make()
+    const got = await Promise.all(Array.from({ length: 25 }, (_, i) => s.setIfAbsent('e', String(i), 60_000)))
+    t.equal(got.filter(Boolean).length, 1)
+  })
+  t.test('delete reports existence', async (t) => {
+    const s = make()
+    await s.set('f', 'v', 60_000)
+    t.equal(await s.delete('f'), true)
+    t.equal(await s.delete('f'), false)
+    t.equal(await s.get('f'), undefined)
+  })
+  t.test('programming errors are TypeErrors', async (t) => {
+    const s = make()
+    await t.rejects(s.set('', 'v', 1000), TypeError)
+    await t.rejects(s.setIfAbsent('k', 'v', 0), TypeError)
+    await t.rejects(s.set('k', 'v', Number.NaN), TypeError)
+  })
+}
+
+t.test('memory store', async (t) => {
+  contract(t, () => new MemoryStateStore())
+
+  t.test('entries expire on the clock', async (t) => {
+    const clock = FakeTimers.install({ toFake: ['Date'] })
+    t.teardown(() => clock.uninstall())
+    const s = new MemoryStateStore()
+    await s.set('k', 'v', 1000)
+    t.equal(await s.setIfAbsent('k', 'w', 1000), false)
+    clock.tick(999)
+    t.equal(await s.get('k'), 'v')
+    clock.tick(1)
+    t.equal(await s.get('k'), undefined, 'gone at its expiry')
+    t.equal(await s.setIfAbsent('k', 'w', 1000), true, 'an expired key can be set again')
+    clock.tick(1000)
+    t.equal(await s.take('k'), undefined)
+    t.equal(await s.delete('k'), false)
+  })
+
+  t.test('bounded: full store refuses with 503, expired entries make room', async (t) => {
+    const clock = FakeTimers.install({ toFake: ['Date'] })
+    t.teardown(() => clock.uninstall())
+    const s = new MemoryStateStore({ maxEntries: 3 })
+    await s.set('a', '1', 1000)
+    await s.set('b', '1', 5000)
+    await s.set('c', '1', 5000)
+    const err = await s.set('d', '1', 5000).catch((e: unknown) => e)
+    t.ok(err instanceof StateStoreError)
+    t.equal((err as StateStoreError).statusCode, 503)
+    t.match((err as StateStoreError).toJSON(), { error: 'state store unavailable', details: /full/, code: 'GATEHOUSE_STATE_STORE' })
+    t.equal(await s.get('a'), '1', 'the failed write changed nothing')
+    clock.tick(1000)
+    await s.set('d', '1', 5000)
+    t.equal(s.size, 3)
+    t.equal(await s.get('d'), '1')
+  })
+
+  t.test('options are checked', async (t) => {
+    for (const maxEntries of [0, -1, 1.5, Number.NaN]) {
+      t.throws(() => new MemoryStateStore({ maxEntries }), { code: 'GATEHOUSE_OPTION', option: 'MemoryStateStore.maxEntries' }, String(maxEntries))
+    }
+  })
+})
+
+/** A store object that records whether it was closed. */
+function trackedStore (): MemoryStateStore & { closed: boolean } {
+  const s = new MemoryStateStore() as MemoryStateStore & { closed: boolean }
+  s.closed = false
+  const close = s.close.bind(s)
+  s.close = async () => { s.closed = true; await close() }
+  return s
+}
+
+const SECRET = () => 'resolve-secret-0123456789-0123456789abcdef'
+
+t.test('openStateStore: undefined, a store object, garbage', async (t) => {
+  const dflt = await openStateStore(undefined, 'x')
+  t.ok(dflt.store instanceof MemoryStateStore, 'nothing given: an in-memory store')
+  t.equal(dflt.owned, true, '… that the caller opened and so closes')
+  const own = new MemoryStateStore()
+  const given = await openStateStore(own, 'x')
+  t.equal(given.store, own, 'a store object is used as given')
+  t.equal(given.owned, false, '… and left to its owner to close')
+  t.ok(isStateStore(own))
+  t.notOk(isStateStore({ get () {} }))
+
+  for (const bad of [42, null, { get () {} }, 'mysql://x', 'localhost:6379', '']) {
+    await t.rejects(openStateStore(bad, 'my.store'), { code: 'GATEHOUSE_OPTION', option: 'my.store' }, JSON.stringify(bad))
+  }
+  t.test('an address with credentials never shows them', async (t) => {
+    for (const address of ['http://admin:hunter2@x', 'mysql://admin:hunter2@db/x', 'admin:hunter2@x:6379', 'redis://admin:hunter2@127.0.0.1:notaport', 'redis://admin:hunter2@[::1']) {
+      const err = await openStateStore(address, 'my.store').then(() => undefined, (e: unknown) => e)
+      t.ok(err instanceof OptionsError, address)
+      t.match(err, { code: 'GATEHOUSE_OPTION', option: 'my.store' })
+      t.notMatch(inspect(err, { depth: 10 }), /hunter2|admin/, 'neither the password nor the user, cause chain included')
+    }
+  })
+})
+
+t.test('the root stateStore option: fastify.auth.stateStore', async (t) => {
+  t.test('not given: an in-memory store, closed with the app', async (t) => {
+    const app = Fastify()
+    await app.register(authPlugin, { secret: SECRET, url: 'http://127.0.0.1' })
+    const store = coreOf(app).stateStore
+    t.ok(store instanceof MemoryStateStore)
+    await store.set('k', 'v', 60_000)
+    await app.close()
+    t.equal((store as MemoryStateStore).size, 0, 'closing the app closed (emptied) it')
+  })
+
+  t.test('a store object: used as given, not closed with the app', async (t) => {
+    const own = trackedStore()
+    const app = Fastify()
+    await app.register(authPlugin, { secret: SECRET, url: 'http://127.0.0.1', stateStore: own })
+    t.equal(coreOf(app).stateStore, own)
+    await own.set('k', 'v', 60_000)
+    await app.close()
+    t.equal(own.closed, false, 'its owner closes it')
+    t.equal(await own.get('k'), 'v')
+  })
+
+  t.test('garbage: an OptionsError naming the option, credentials not echoed', async (t) => {
+    for (const bad of [42, { get () {} }, 'http://user:pa55word@x']) {
+      const app = Fastify()
+      const err = await app.register(authPlugin, { secret: SECRET, url: 'http://127.0.0.1', stateStore: bad as never }).then(() => undefined, (e: unknown) => e)
+      t.match(err, { code: 'GATEHOUSE_OPTION', option: 'stateStore' }, JSON.stringify(bad))
+      t.notMatch(inspect(err, { depth: 10 }), /pa55word/)
+      await app.close()
+    }
+  })
+
+  t.test('providers without a store of their own use it', async (t) => {
+    const own = trackedStore()
+    const outbox: string[] = []
+    const app = Fastify()
+    // Throttling and the session list off: their entries would live in this store too (test/lib/throttle and
+    // test/plugins/core/sessions.test.ts count them).
+    await app.register(authPlugin, { secret: SECRET, url: 'http://127.0.0.1', stateStore: own, rateLimit: false, revocation: { sessionList: false } })
+    await app.register(verifyProvider, { name: 'mail', template: '{{.Token}}', sender: (_a: string, text: string) => { outbox.push(text) } })
+    t.teardown(() => app.close())
+    t.equal((await app.inject('/auth/mail/login?user=u&address=u@example.com')).statusCode, 200)
+    t.equal(own.size, 0, 'sending stores nothing')
+    t.equal((await app.inject(`/auth/mail/login?token=${outbox[0]!}`)).statusCode, 200)
+    t.equal(own.size, 1, 'the used token is remembered in the root store')
+  })
+
+  t.test('a provider\'s own store option: garbage names that option', async (t) => {
+    const app = Fastify()
+    await app.register(authPlugin, { secret: SECRET, url: 'http://127.0.0.1' })
+    app.register(verifyProvider, { name: 'mail', template: '{{.Token}}', sender: () => {}, stateStore: 'mysql://user:pa55word@x' })
+    const err = await app.ready().then(() => undefined, (e: unknown) => e)
+    t.match(err, { code: 'GATEHOUSE_OPTION', option: 'verify.mail.stateStore' })
+    t.notMatch(inspect(err, { depth: 10 }), /pa55word/)
+    await app.close()
+  })
+})
+
+const missing = redisMissingReason()
+t.test('redis store', { skip: missing ?? false }, async (t) => {
+  const redis = new RedisServer()
+  await redis.start()
+  t.teardown(() => redis.stop())
+  const stores: StateStore[] = []
+  t.teardown(async () => { for (const s of stores) await s.close() })
+  const make = (): RedisStateStore => {
+    const s = new RedisStateStore(redis.url, { keyPrefix: `t${stores.length}:`, commandTimeoutMs: 500 })
+    stores.push(s)
+    return s
+  }
+
+  contract(t, make)
+
+  t.test('ttl is set in milliseconds on the server', async (t) => {
+    const s = make()
+    await s.set('k', 'v', 60_000)
+    await s.setIfAbsent('n', 'v', 1500)
+    const pttl = await s.client.pttl('t' + String(stores.length - 1) + ':{k}')
+    t.ok(pttl > 59_000 && pttl <= 60_000, `pttl ${pttl}`)
+    const pttl2 = await s.client.pttl('t' + String(stores.length - 1) + ':{n}')
+    t.ok(pttl2 > 500 && pttl2 <= 1500, `pttl ${pttl2}`)
+  })
+
+  t.test('two clients see one another: a key taken by one is gone for the other', async (t) => {
+    const a = new RedisStateStore(redis.url, { keyPrefix: 'shared:' })
+    const b = new RedisStateStore(redis.url, { keyPrefix: 'shared:' })
+    stores.push(a, b)
+    t.equal(await a.setIfAbsent('jti', '1', 60_000), true)
+    t.equal(await b.setIfAbsent('jti', '1', 60_000), false)
+    await a.set('p', 'x', 60_000)
+    t.equal(await b.take('p'), 'x')
+    t.equal(await a.take('p'), undefined)
+  })
+
+  t.test('a client passed in is used and not closed by the store', async (t) => {
+    const owner = make()
+    const s = new RedisStateStore(owner.client, { keyPrefix: 'borrowed:' })
+    await s.set('k', 'v', 60_000)
+    await s.close()
+    t.equal(owner.client.status, 'ready')
+    t.equal(await owner.client.get('borrowed:{k}'), 'v')
+  })
+
+  /** Connections the Redis server has now, polled until `until` holds (a quit is answered before the socket closes). */
+  async function connections (until: (n: number) => boolean = () => true): Promise<number> {
+    const admin = new Redis(redis.url)
+    try {
+      for (let i = 0; ; i++) {
+        const n = String(await admin.client('LIST')).trim().split('\n').length - 1 // less the admin's own
+        if (until(n) || i >= 40) return n
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+    } finally {
+      admin.disconnect()
+    }
+  }
+
+  t.test('openStateStore with an address: a Redis store the caller owns', async (t) => {
+    const errors: Error[] = []
+    const { store, owned } = await openStateStore(redis.url, 'x', (e) => errors.push(e))
+    t.ok(store instanceof RedisStateStore)
+    t.equal(owned, true)
+    await store.set('k', 'v', 1000)
+    t.equal(await store.get('k'), 'v')
+    await store.close()
+    await t.rejects(store.get('k'), StateStoreError, 'closed')
+  })
+
+  t.test('a root stateStore address: opened by the core, closed with the app', async (t) => {
+    const before = await connections()
+    const app = Fastify()
+    await app.register(authPlugin, { secret: SECRET, url: 'http://127.0.0.1', stateStore: redis.url })
+    const s = coreOf(app).stateStore as RedisStateStore
+    t.ok(s instanceof RedisStateStore)
+    await s.set('k', 'v', 1000)
+    t.equal(await s.get('k'), 'v')
+    // One connection for commands, one for the revocation channel (a Redis connection that subscribes takes no
+    // other command).
+    t.equal(await connections((n) => n === before + 2), before + 2)
+    await app.close()
+    await t.rejects(s.get('k'), { code: 'GATEHOUSE_STATE_STORE' }, 'its connection is gone')
+    t.equal(await connections((n) => n === before), before)
+  })
+
+  t.test('a root Redis store object: used as given, not closed with the app', async (t) => {
+    const own = make()
+    await own.set('warm', '1', 1000) // connected before the app takes it, so "ready" below means "not closed"
+    const app = Fastify()
+    await app.register(authPlugin, { secret: SECRET, url: 'http://127.0.0.1', stateStore: own })
+    t.equal(coreOf(app).stateStore, own)
+    await app.close()
+    t.equal(own.client.status, 'ready')
+    await own.set('still', 'open', 1000)
+    t.equal(await own.get('still'), 'open')
+  })
+
+  t.test('a provider\'s own address: opened for it, used, closed with the app', async (t) => {
+    const before = await connections()
+    const outbox: string[] = []
+    const app = Fastify()
+    await app.register(authPlugin, { secret: SECRET, url: 'http://127.0.0.1' })
+    app.auth.addVerifProvider('mail', '{{.Token}}', (_a, text) => { outbox.push(text) }, { stateStore: redis.url })
+    await app.ready()
+    t.equal((await app.inject('/auth/mail/login?user=u&address=u@example.com')).statusCode, 200)
+    t.equal((await app.inject(`/auth/mail/login?token=${outbox[0]!}`)).statusCode, 200)
+    const again = await app.inject(`/auth/mail/login?token=${outbox[0]!}`)
+    t.equal(again.statusCode, 401)
+    t.equal(again.json().code, 'GATEHOUSE_ALREADY_USED')
+    const admin = new Redis(redis.url)
+    t.equal((await admin.keys('gatehouse:{verify:used:*')).length, 1, 'the used token is in Redis, not in the core\'s memory store')
+    admin.disconnect()
+    t.equal(await connections(), before + 1)
+    await app.close()
+    t.equal(await connections((n) => n === before), before, 'closed with the app')
+  })
+
+  t.test('bad constructor arguments are OptionsErrors', async (t) => {
+    t.throws(() => new RedisStateStore(42 as never), { code: 'GATEHOUSE_OPTION', option: 'RedisStateStore' })
+    t.throws(() => new RedisStateStore('redis://127.0.0.1:1', { commandTimeoutMs: -1 }), { code: 'GATEHOUSE_OPTION', option: 'RedisStateStore.commandTimeoutMs' })
+    t.throws(() => new RedisStateStore('redis://127.0.0.1:1', { keyPrefix: 5 as never }), { code: 'GATEHOUSE_OPTION', option: 'RedisStateStore.keyPrefix' })
+    t.throws(() => new RedisStateStore('redis://127.0.0.1:1', { onError: 'log' as never }), { code: 'GATEHOUSE_OPTION', option: 'RedisStateStore.onError' })
+    const err = (() => { try { return new RedisStateStore('redis://admin:hunter2@127.0.0.1:notaport') } catch (e) { return e } })()
+    t.match(err, { code: 'GATEHOUSE_OPTION', option: 'RedisStateStore' })
+    t.notMatch(inspect(err, { depth: 10 }), /hunter2/, 'the address is not echoed')
+  })
+
+  t.test('redis down: 503 errors; back: the same store works again', async (t) => {
+    const errors: Error[] = []
+    const s = new RedisStateStore(redis.url, { keyPrefix: 'outage:', commandTimeoutMs: 500, onError: (e) => errors.push(e) })
+    stores.push(s)
+    await s.set('before', 'v', 60_000)
+    await redis.stop()
+    for (const op of [() => s.get('before'), () => s.take('before'), () => s.setIfAbsent('x', 'v', 1000), () => s.delete('x')]) {
+      const err = await op().then(() => undefined, (e: unknown) => e)
+      t.ok(err instanceof StateStoreError, 'rejects with StateStoreError')
+      t.equal((err as StateStoreError).statusCode, 503)
+      t.equal((err as StateStoreError).code, 'GATEHOUSE_STATE_STORE')
+      t.equal((err as StateStoreError).details, 'Redis did not answer', 'the kind of peer, not its reply')
+    }
+    t.equal(errors.length, 1, 'the outage is reported once')
+    await redis.start()
+    if (s.client.status !== 'ready') await once(s.client, 'ready')
+    t.equal(await s.setIfAbsent('after', 'v', 60_000), true)
+    t.equal(await s.get('after'), 'v')
+    t.equal(await s.get('before'), undefined, 'redis ran without persistence')
+  })
+})
