@@ -26,6 +26,7 @@ import { makeRedirectPolicy } from './core/redirect.js'
 import { AudienceRule } from './core/audience.js'
 import { authRoutes } from './core/routes.js'
 import { clearSiteCookies } from './core/cookies.js'
+import { requestCookie } from './core/cookie-jar.js'
 import { providerNames } from './core/mount.js'
 import { attachCore, type CoreInternals } from './core/internals.js'
 import { providerOfRoute, SessionList } from './core/sessions.js'
@@ -82,7 +83,7 @@ async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Prom
     admin: adminHook(resolve),
     rbac: (roles) => rbacHook(resolve, roles),
     trace: traceHook(resolve),
-    xsrf: xsrfHook({ ...o.xsrf, cookieName: o.cookies.xsrfName }),
+    xsrf: xsrfHook({ ...o.xsrf, cookieOf: (request) => requestCookie(request, o.cookies.xsrfName) }),
     recent: (opts) => recentHook(resolve, sessionIdOf, stateStore, o.audit, opts),
     updateUser (updater?: UserUpdater | UserUpdFunc) {
       const fn = updater === undefined ? o.userUpdater : adaptUpdater(updater)
@@ -214,8 +215,4 @@ function adaptUpdater (u: UserUpdater | UserUpdFunc): UserUpdFunc {
 }
 
 /** The core plugin (`gatehouse-core`). Decorates `fastify.auth`; its hooks set `request.user`. */
-export const corePlugin = fp(gatehouseCore, {
-  name: 'gatehouse-core',
-  fastify: '5.x',
-  decorators: { fastify: ['parseCookie'] }
-})
+export const corePlugin = fp(gatehouseCore, { name: 'gatehouse-core', fastify: '5.x' })
