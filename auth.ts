@@ -5,10 +5,9 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { ErrorCodes, GatehouseError, OptionsError } from './lib/errors.js'
+import { OptionsError } from './lib/errors.js'
 import { checkKeys, keyList } from './lib/options.js'
 import { openCore } from './plugins/core/plugin.js'
-import { registerLazyCookies } from './plugins/core/cookie-jar.js'
 import { CORE_OPTION_KEYS, type CoreOptions } from './plugins/core/options.js'
 import { avatarPlugin } from './plugins/avatar/plugin.js'
 import type { AvatarOptions } from './plugins/avatar/options.js'
@@ -53,38 +52,15 @@ function split (opts: AuthOptions): { core: CoreOptions; avatar: AvatarOptions |
 
 async function gatehouse (fastify: FastifyInstance, opts: AuthOptions): Promise<void> {
   const parts = split(opts)
-  // Reuse the host's @fastify/cookie when it has one: registering it twice throws. Loaded here, not at import,
-  // so that importing the package stays cheap. Without the host's own, `request.cookies` is parsed only when
-  // something reads it. Forms are parsed in the auth routes' own scopes (core/scope.ts).
-  if (!fastify.hasDecorator('parseCookie')) {
-    await registerLazyCookies(fastify)
-    explainLateCookie(fastify)
-  }
+  // Nothing of the host's Fastify is decorated for cookies: the package reads and writes its own cookies itself
+  // (core/cookie-jar.ts), and the auth routes' scopes have @fastify/cookie. A host may register @fastify/cookie
+  // before or after this plugin, or not at all. Forms are parsed in the auth routes' own scopes (core/scope.ts).
   const core = await openCore(fastify, parts.core)
   // The app's API, composed once: the core's and the seed's registration methods (compat.ts).
   const api: GatehouseApi = { ...core.api, ...providerMethods(fastify) }
   fastify.decorate(core.decoratorName, api)
   if (parts.avatar !== false) await fastify.register(avatarPlugin, parts.avatar)
   for (const entry of parts.providers) registerEntry(fastify, entry)
-}
-
-const COOKIE_DECORATORS = new Set(['parseCookie', 'serializeCookie', 'signCookie', 'unsignCookie'])
-
-/**
- * @fastify/cookie registered by the host after this plugin (which registered it, finding none) fails on its first
- * decorator with Fastify's "decorator 'serializeCookie' has already been added": that error is given a cause and
- * a remedy here. Every other decoration goes through Fastify's own `decorate`, unchanged.
- */
-function explainLateCookie (fastify: FastifyInstance): void {
-  const decorate = fastify.decorate as (this: FastifyInstance, name: string, ...rest: unknown[]) => FastifyInstance
-  fastify.decorate = function (this: FastifyInstance, name: string, ...rest: unknown[]) {
-    try {
-      return decorate.call(this, name, ...rest)
-    } catch (err) {
-      if (!COOKIE_DECORATORS.has(name) || (err as { code?: string | undefined }).code !== 'FST_ERR_DEC_ALREADY_PRESENT') throw err
-      throw new GatehouseError(`fastify-gatehouse: @fastify/cookie is registered after authPlugin, which found none and registered it (decorator "${name}" exists): register @fastify/cookie before authPlugin, which then uses yours`, ErrorCodes.OPTION, { cause: err })
-    }
-  } as FastifyInstance['decorate']
 }
 
 /** The root plugin (`gatehouse`). Register once per application. */

@@ -143,6 +143,9 @@ export function median (xs: number[]): number {
 /** A reply for calling a hook outside Fastify: takes what the hook may do to one (cookies, headers) and drops it. */
 export const IDLE_REPLY = {
   setCookie () { return this },
+  // The package writes its own Set-Cookie lines: a header is read, set and removed (and forgotten here).
+  getHeader () { return undefined },
+  removeHeader () { return this },
   header () { return this },
   code () { return this },
   send () { return this }

@@ -13,8 +13,9 @@ import { PEERS, cookieObject, type Peer } from './peer-apps.js'
 import { LOGIN_APPS } from './login-apps.js'
 import { TOOLKIT_APPS } from './toolkit-apps.js'
 import { scaleApp } from './scale-app.js'
+import { LADDER_APPS } from './ladder-apps.js'
 
-const APPS: Record<string, () => Promise<Peer>> = { ...PEERS, ...LOGIN_APPS, ...TOOLKIT_APPS, scale: scaleApp }
+const APPS: Record<string, () => Promise<Peer>> = { ...PEERS, ...LOGIN_APPS, ...TOOLKIT_APPS, ...LADDER_APPS, scale: scaleApp }
 
 type Command = { cmd: 'cpu' } | { cmd: 'check'; headers: Record<string, string>; ms: number } | { cmd: 'stop' }
 

@@ -11,6 +11,7 @@ import { benchLogin } from './login.js'
 import { benchScale } from './scale.js'
 import { benchDemo } from './demo.js'
 import { benchSoak } from './soak.js'
+import { benchLadder } from './ladder.js'
 
 const suites: Record<string, () => Promise<void>> = {
   core: benchCore,
@@ -20,7 +21,8 @@ const suites: Record<string, () => Promise<void>> = {
   login: benchLogin,
   scale: benchScale,
   demo: benchDemo,
-  soak: benchSoak
+  soak: benchSoak,
+  ladder: benchLadder
 }
 
 const wanted = process.argv.slice(2)

@@ -22,9 +22,12 @@ export function ask<T> (child: ChildProcess, message?: object): Promise<T> {
   })
 }
 
-/** Starts app `name` in a process of its own; `env` is added to this process's environment for it. */
-export async function startServer<N extends string> (name: N, env: Record<string, string> = {}): Promise<ServerProcess<N>> {
-  const child = fork(SERVER, [name], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...env } })
+/**
+ * Starts app `name` in a process of its own; `env` is added to this process's environment for it. `server`: the
+ * peer-server script of another build (a before/after in one run), this build's by default.
+ */
+export async function startServer<N extends string> (name: N, env: Record<string, string> = {}, server = SERVER): Promise<ServerProcess<N>> {
+  const child = fork(server, [name], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...env } })
   return { name, child, hello: await ask<Hello>(child) }
 }
 

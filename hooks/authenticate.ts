@@ -6,35 +6,99 @@ import { HttpError, refuse } from '../lib/errors.js'
 /** Outcome of a guard: the user to attach, or the error to answer with. */
 export type Guard = (user: User | null) => HttpError | null
 
+/** Fastify's (and @fastify/auth's) `done` of a callback-style hook. */
+type HookDone = (err?: Error) => void
+
+/** A user hook's two forms: awaited by the app's code, or called back by Fastify. */
+export interface UserHook {
+  (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined>
+  (request: FastifyRequest, reply: FastifyReply, done: HookDone): void
+}
+
 /**
- * Builds a hook (for `onRequest`, where cookies are parsed already, or `preHandler`) that resolves the user,
- * applies `guard`, and either attaches the user or refuses the request (see `refuse`: thrown to the app's error
- * handler when it has one, else answered `{error, details?, code}`). authenticate, admin and rbac are this with
- * different guards.
+ * What a user hook decides for a request: undefined to go on (the user attached), or the refusal to answer with.
+ * `resolved` is the user the request carries, or the HttpError its credentials earned.
  */
-export function guardedHook (resolve: ResolveUser, guard: Guard) {
-  // Answering hooks return the reply: without it, Fastify carries on to the handler whenever an async onSend
-  // hook delays the send (the client would get the 401, but the handler's side effects would happen).
-  return async function gatehouseGuard (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-    let user: User | null
+export type Decide = (request: FastifyRequest, resolved: User | null | HttpError) => HttpError | undefined
+
+/**
+ * A hook (for `onRequest`, or `preHandler`) that resolves the user, lets `decide` judge it, and either goes on or
+ * refuses the request (see `refuse`: thrown to the app's error handler when it has one, else answered
+ * `{error, details?, code}`). authenticate, admin, rbac and trace are this with different decisions.
+ *
+ * It has both of Fastify's hook forms in one function. Called with `done` (by Fastify, or @fastify/auth), it is a
+ * callback hook: a session served from the verified-session cache is decided and `done()` called at once, with no
+ * promise made; only a session that must be verified waits. A refusal answered by the hook itself does not call
+ * `done`, so that Fastify stops the chain even when an async `onSend` hook delays the answer (the handler's side
+ * effects never happen). Called without `done` (awaited by code of the app's), it answers a promise of the reply
+ * it refused with, or of undefined.
+ */
+export function userHook (resolve: ResolveUser, decide: Decide): UserHook {
+  /** The decision, synchronous when the user is. Errors other than HttpError are thrown (or rejected) as they are. */
+  function decision (request: FastifyRequest, reply: FastifyReply): HttpError | undefined | Promise<HttpError | undefined> {
+    let resolved: User | null | Promise<User | null>
     try {
-      // A session served from the cache resolves synchronously: nothing is awaited on the hot path.
-      const resolved = resolve(request, reply)
-      user = resolved instanceof Promise ? await resolved : resolved
+      resolved = resolve(request, reply)
     } catch (err) {
-      if (err instanceof HttpError) return refuse(request, reply.header('cache-control', 'no-store'), err)
-      throw err
+      return decide(request, httpErrorOrThrow(err))
     }
-    const denied = guard(user)
-    if (denied !== null) return refuse(request, reply.header('cache-control', 'no-store'), denied)
-    request.user = user
-    return undefined
+    if (!(resolved instanceof Promise)) return decide(request, resolved)
+    return resolved.then((user) => decide(request, user), (err: unknown) => decide(request, httpErrorOrThrow(err)))
   }
+
+  return function gatehouseUserHook (request: FastifyRequest, reply: FastifyReply, done?: HookDone): Promise<FastifyReply | undefined> | undefined {
+    if (done === undefined) return awaited(request, reply, decision(request, reply))
+    let decided: HttpError | undefined | Promise<HttpError | undefined>
+    try {
+      decided = decision(request, reply)
+    } catch (err) {
+      done(err as Error)
+      return undefined
+    }
+    if (decided instanceof Promise) decided.then((d) => { settle(request, reply, d, done) }, done)
+    else settle(request, reply, decided, done)
+    return undefined
+  } as UserHook
+}
+
+function httpErrorOrThrow (err: unknown): HttpError {
+  if (err instanceof HttpError) return err
+  throw err
+}
+
+/** Ends a callback-form hook: `done()` to go on, `done(err)` to the app's error handler, or nothing once answered. */
+function settle (request: FastifyRequest, reply: FastifyReply, refusal: HttpError | undefined, done: HookDone): void {
+  if (refusal === undefined) {
+    done()
+    return
+  }
+  try {
+    refuse(request, reply.header('cache-control', 'no-store'), refusal)
+  } catch (err) {
+    done(err as Error)
+  }
+}
+
+/** The promise form: the refused reply (so that Fastify stops the chain), or undefined to go on. */
+async function awaited (request: FastifyRequest, reply: FastifyReply, decided: HttpError | undefined | Promise<HttpError | undefined>): Promise<FastifyReply | undefined> {
+  const refusal = await decided
+  return refusal === undefined ? undefined : refuse(request, reply.header('cache-control', 'no-store'), refusal)
+}
+
+/** A guard's hook: a refused credential or guard answers; otherwise the user is attached. */
+export function guardedHook (resolve: ResolveUser, guard: Guard): UserHook {
+  return userHook(resolve, (request, resolved) => {
+    if (resolved instanceof HttpError) return resolved
+    const denied = guard(resolved)
+    if (denied !== null) return denied
+    request.user = resolved
+    return undefined
+  })
 }
 
 export const requireUser: Guard = (user) => user === null ? new HttpError(401, 'unauthorized', 'not logged in') : null
 
 /** onRequest or preHandler: a signed-in user is required. */
-export function authenticateHook (resolve: ResolveUser) {
+export function authenticateHook (resolve: ResolveUser): UserHook {
   return guardedHook(resolve, requireUser)
 }

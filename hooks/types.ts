@@ -14,12 +14,13 @@ export type ResolveUser = (request: FastifyRequest, reply: FastifyReply) => User
 /** Replaces a request's user (the `updateUser` hook). */
 export type UpdateUser = (user: User) => MaybePromise<User>
 
-/** What the session-less XSRF hook compares: the header (`headerName`, lower case) with the cookie (`cookieName`). */
+/** What the session-less XSRF hook compares: the header (`headerName`, lower case) with the XSRF cookie. */
 export interface XsrfHookOptions {
   disable: boolean
   ignoreMethods: ReadonlySet<string>
   headerName: string
-  cookieName: string
+  /** The request's XSRF cookie (read from the Cookie header: the host need not have registered @fastify/cookie). */
+  cookieOf: (request: FastifyRequest) => string | undefined
 }
 
 /**

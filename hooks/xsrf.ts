@@ -12,7 +12,7 @@ export function xsrfHook (o: XsrfHookOptions) {
   return async function gatehouseXsrf (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     if (o.disable || o.ignoreMethods.has(request.method)) return undefined
     const header = request.headers[o.headerName]
-    const cookie = request.cookies?.[o.cookieName]
+    const cookie = o.cookieOf(request)
     if (typeof header !== 'string' || header === '' || typeof cookie !== 'string' || !safeEqual(header, cookie)) {
       // Returned so that Fastify stops the chain (see hooks/authenticate.ts).
       return refuse(request, reply, new HttpError(403, 'forbidden', 'missing or mismatched XSRF header', ErrorCodes.XSRF))

@@ -1,32 +1,22 @@
 /**
- * Reading request cookies without parsing the whole Cookie header on every request. When the host did not
- * register @fastify/cookie itself, the root plugin registers it without its parsing hook and makes
- * `request.cookies` a lazy accessor: the header is parsed (by @fastify/cookie's own parser) the first time
- * anything reads `request.cookies`, and an assignment (as @fastify/cookie's `setCookie` makes) is kept. The
- * session and XSRF cookies are read straight from the header by `requestCookie`, with the same result the
- * parser gives for that one name (first occurrence wins, spaces and tabs around names and values trimmed,
- * quotes kept, `%` sequences URL-decoded when they decode). When the host registered @fastify/cookie itself,
- * its `request.cookies` is read as it is.
+ * The package's own cookies, without touching the host's Fastify. The session and XSRF cookies are read straight
+ * from the Cookie header (`readCookie`: the result the `cookie` parser gives for that one name, first occurrence
+ * wins, spaces and tabs around names and values trimmed, quotes kept, `%` sequences URL-decoded when they
+ * decode), or from `request.cookies` when the host's @fastify/cookie parsed it already (a hook of the host's may
+ * have changed it). They are written as Set-Cookie lines by the `cookie` package's serializer (the one
+ * @fastify/cookie uses), beside whatever Set-Cookie lines the reply carries: no `onSend` hook, no decorator. The
+ * auth routes, whose providers use `reply.setCookie` and `request.cookies`, get @fastify/cookie in their own
+ * encapsulated scopes only (`scopeCookies`), so that the host's routes pay nothing for it.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-
-type Jar = Record<string, string | undefined>
-/** The parsed (or assigned) cookies of a request with the lazy accessor; absent until read or assigned. */
-const JAR = Symbol('gatehouse.cookieJar')
-/** True on requests whose `cookies` is the lazy accessor (a getter on the request prototype). */
-const LAZY = Symbol('gatehouse.lazyCookies')
-
-interface JarRequest { [JAR]?: Jar | null | undefined; [LAZY]?: boolean | undefined; raw: FastifyRequest['raw'] }
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { stringifySetCookie, type SetCookie } from 'cookie'
 
 /** The value of cookie `name` on the request, as `request.cookies[name]` would give it. */
 export function requestCookie (request: FastifyRequest, name: string): string | undefined {
-  const r = request as unknown as JarRequest
-  if (r[LAZY] !== true) return request.cookies?.[name]
-  const jar = r[JAR]
-  // Once parsed or assigned, the jar is what everyone else sees (a hook may have changed it): read it.
-  return jar === undefined || jar === null ? readCookie(r.raw.headers.cookie, name) : jar[name]
+  const jar = request.cookies as Record<string, string | undefined> | null | undefined
+  return jar !== null && jar !== undefined ? jar[name] : readCookie(request.headers.cookie, name)
 }
-
 /**
  * The value of cookie `name` in a Cookie header, or undefined. Walks the header as `cookie`'s `parseCookie`
  * does, comparing names in place, so that nothing is allocated for the other cookies.
@@ -77,41 +67,40 @@ function decode (value: string): string {
   }
 }
 
+/** The attributes of a Set-Cookie line (what `cookie`'s serializer takes besides the name and value). */
+export type CookieAttributes = Omit<SetCookie, 'name' | 'value'>
+
 /**
- * Registers @fastify/cookie (setCookie, clearCookie, parseCookie, …) with `request.cookies` parsed on first
- * read instead of in an onRequest hook. The lazy accessor is put in place of the plugin's own `cookies`
- * decorator as it registers.
+ * Adds the Set-Cookie line of cookie `name` to the reply, replacing a line of the same name set earlier in this
+ * reply (a refresh in a hook, then a new session set by the route: the browser keeps the last one anyway).
  */
-export async function registerLazyCookies (fastify: FastifyInstance): Promise<void> {
-  const plugin = (await import('@fastify/cookie')).default
-  let parse: ((header: string) => Jar) | undefined
-  const accessor = {
-    getter (this: JarRequest): Jar {
-      let jar = this[JAR]
-      if (jar === undefined || jar === null) {
-        const header = this.raw.headers.cookie
-        jar = this[JAR] = header !== undefined && header !== '' ? parse!(header) : {}
-      }
-      return jar
-    },
-    setter (this: JarRequest, value: Jar | null) { this[JAR] = value }
+export function setReplyCookie (reply: FastifyReply, name: string, value: string, attributes: CookieAttributes): void {
+  const line = stringifySetCookie({ name, value, ...attributes })
+  const present = reply.getHeader('set-cookie')
+  if (present === undefined) {
+    reply.header('set-cookie', line)
+    return
   }
-  let swapped = false
-  const own = Object.getOwnPropertyDescriptor(fastify, 'decorateRequest')
-  const decorateRequest = fastify.decorateRequest as (this: FastifyInstance, name: string | symbol, value: unknown, deps?: string[]) => FastifyInstance
-  fastify.decorateRequest = function (this: FastifyInstance, name: string | symbol, value: unknown, deps?: string[]) {
-    if (name !== 'cookies') return decorateRequest.call(this, name, value, deps)
-    swapped = true
-    return decorateRequest.call(this, name, accessor, deps)
-  } as FastifyInstance['decorateRequest']
-  try {
-    await fastify.register(plugin, { hook: false })
-  } finally {
-    if (own === undefined) delete (fastify as Partial<FastifyInstance>).decorateRequest
-    else Object.defineProperty(fastify, 'decorateRequest', own)
-  }
-  // Should the plugin ever stop declaring `cookies`, the accessor is declared here.
-  if (!swapped) fastify.decorateRequest('cookies', accessor as never)
-  parse = fastify.parseCookie.bind(fastify)
-  fastify.decorateRequest(LAZY, { getter: () => true })
+  const lines = (Array.isArray(present) ? present : [String(present)]).filter((l) => !l.startsWith(`${name}=`))
+  lines.push(line)
+  // Fastify appends to a Set-Cookie header rather than replacing it: removed first, then set whole.
+  reply.removeHeader('set-cookie')
+  reply.header('set-cookie', lines)
+}
+
+/** Clears cookie `name` (empty value, expired), with the attributes it was set with. */
+export function clearReplyCookie (reply: FastifyReply, name: string, attributes: CookieAttributes): void {
+  setReplyCookie(reply, name, '', { ...attributes, expires: new Date(0), maxAge: 0 })
+}
+
+/**
+ * @fastify/cookie for one auth scope (an encapsulated context: its parsing hook and its `onSend` run on the
+ * scope's routes only), unless the host registered its own where the scope can see it: that one serves as it is.
+ * Loaded on first use, so that importing the package stays cheap.
+ */
+export function scopeCookies (scope: FastifyInstance): void {
+  if (scope.hasDecorator('parseCookie')) return
+  void scope.register(fp(async (instance) => {
+    await instance.register((await import('@fastify/cookie')).default)
+  }, { name: 'gatehouse-scope-cookies' }))
 }

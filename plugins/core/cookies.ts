@@ -1,10 +1,11 @@
 /**
  * The session cookies: the token (HttpOnly) and the XSRF value (readable by the page's scripts), set together at
- * login and refresh, cleared together at logout, with the `cookies` group's attributes.
+ * login and refresh, cleared together at logout, with the `cookies` group's attributes. Written as Set-Cookie lines
+ * (cookie-jar.ts), so that a host without @fastify/cookie gets them too, from a hook on any of its routes.
  */
 import type { FastifyReply } from 'fastify'
-import type { CookieSerializeOptions } from '@fastify/cookie'
 import type { Claims, ResolvedOptions } from './types.js'
+import { clearReplyCookie, setReplyCookie, type CookieAttributes } from './cookie-jar.js'
 
 export class SessionCookies {
   private readonly maxAgeSeconds: number
@@ -15,20 +16,20 @@ export class SessionCookies {
   /** Sets both cookies of a session; session-only sessions (`sess`) get no Max-Age. */
   set (reply: FastifyReply, token: string, claims: Claims): void {
     const base = this.attributes(claims)
-    reply.setCookie(this.o.cookies.sessionName, token, { ...base, httpOnly: true })
-    reply.setCookie(this.o.cookies.xsrfName, claims.jti, { ...base, httpOnly: false })
+    setReplyCookie(reply, this.o.cookies.sessionName, token, { ...base, httpOnly: true })
+    setReplyCookie(reply, this.o.cookies.xsrfName, claims.jti, base)
   }
 
   /** Clears both cookies (logout). */
   reset (reply: FastifyReply): void {
     const base = this.attributes()
-    reply.clearCookie(this.o.cookies.sessionName, { ...base, httpOnly: true })
-    reply.clearCookie(this.o.cookies.xsrfName, base)
+    clearReplyCookie(reply, this.o.cookies.sessionName, { ...base, httpOnly: true })
+    clearReplyCookie(reply, this.o.cookies.xsrfName, base)
   }
 
-  private attributes (claims?: Claims): CookieSerializeOptions {
+  private attributes (claims?: Claims): CookieAttributes {
     const { sameSite, secure, domain } = this.o.cookies
-    const base: CookieSerializeOptions = { path: '/', sameSite, secure }
+    const base: CookieAttributes = { path: '/', sameSite, secure }
     if (domain !== undefined) base.domain = domain
     if (claims !== undefined && claims.sess !== true) base.maxAge = this.maxAgeSeconds
     return base

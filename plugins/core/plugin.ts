@@ -26,6 +26,7 @@ import { makeRedirectPolicy } from './redirect.js'
 import { AudienceRule } from './audience.js'
 import { authRoutes } from './routes.js'
 import { clearSiteCookies } from './cookies.js'
+import { requestCookie } from './cookie-jar.js'
 import { providerNames } from './mount.js'
 import { attachCore, type CoreInternals } from './internals.js'
 import { providerOfRoute, SessionList } from './sessions.js'
@@ -90,7 +91,7 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
     admin: adminHook(resolve),
     rbac: (roles) => rbacHook(resolve, roles),
     trace: traceHook(resolve),
-    xsrf: xsrfHook({ ...o.xsrf, cookieName: o.cookies.xsrfName }),
+    xsrf: xsrfHook({ ...o.xsrf, cookieOf: (request) => requestCookie(request, o.cookies.xsrfName) }),
     recent: (opts) => recentHook(resolve, sessionIdOf, stateStore, o.audit, opts),
     updateUser (updater?: UserUpdater | UserUpdFunc) {
       const fn = updater === undefined ? o.userUpdater : adaptUpdater(updater)
@@ -230,8 +231,4 @@ function adaptUpdater (u: UserUpdater | UserUpdFunc): UserUpdFunc {
 }
 
 /** The core plugin (`gatehouse-core`). Decorates `fastify.auth`; its hooks set `request.user`. */
-export const corePlugin = fp(gatehouseCore, {
-  name: 'gatehouse-core',
-  fastify: '5.x',
-  decorators: { fastify: ['parseCookie'] }
-})
+export const corePlugin = fp(gatehouseCore, { name: 'gatehouse-core', fastify: '5.x' })

@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { audOf, LEEWAY_S, unauthorized } from './claims.js'
 import { revokedError, subjectOf, type Revocations } from './revocation.js'
-import type { TokenReader } from './token-reader.js'
+import type { TokenReader, TokenSource } from './token-reader.js'
 import type { Verify } from './verify.js'
 import { mustRefresh, type SessionLifetime } from './lifetime.js'
 import type { Claims } from './types.js'
@@ -25,11 +25,12 @@ export async function revokePresented (p: PresentedSession, request: FastifyRequ
   const revocations = p.revocations
   if (revocations === null) return undefined
   const found = p.reader.read(request)
-  const source = p.reader.source
   let claims: Claims
+  let source: TokenSource
   try {
     if (found === undefined) throw unauthorized('not logged in', ErrorCodes.UNAUTHORIZED)
-    claims = (await p.verify(found, 'session')).claims
+    source = found.source
+    claims = (await p.verify(found.token, 'session')).claims
   } catch (err) {
     // Logging out without a valid session only clears the cookies; ending "every session" needs one.
     if (everywhere || !(err instanceof HttpError)) throw err

@@ -1,7 +1,7 @@
 /**
  * What every auth route shares, whether the core or a provider plugin registers it: answers are `no-store`,
- * errors are `{error, details?, code}`, unknown paths a JSON 404, form bodies parsed here only (never on the
- * host's routes), and the URL Fastify's request log prints has its secret query values masked.
+ * errors are `{error, details?, code}`, unknown paths a JSON 404, form bodies and cookies parsed here only (never
+ * on the host's routes), and the URL Fastify's request log prints has its secret query values masked.
  */
 import { parse as parseQuery } from 'node:querystring'
 import type { FastifyError, FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
@@ -11,6 +11,7 @@ import type { Audit } from '../../lib/audit/audit.js'
 import { StateStoreError } from '../../lib/state-store.js'
 import { SECRET_KEY_WORDS, sanitizeUrl } from '../../lib/secret-keys.js'
 import { coreOf } from './internals.js'
+import { scopeCookies } from './cookie-jar.js'
 
 const FORM = 'application/x-www-form-urlencoded'
 const TEXT = 'text/plain'
@@ -26,6 +27,8 @@ const URL_SECRETS: ReadonlySet<string> = new Set([...SECRET_KEY_WORDS, 'code', '
  */
 export function applyAuthScope (scope: FastifyInstance, logger: Logger, audit?: Audit): void {
   const core = coreOf(scope, 'routes')
+  // The providers' routes read and set their own cookies (handshakes, ceremonies): @fastify/cookie in this scope only.
+  scopeCookies(scope)
   parseForms(scope)
   // Fastify's "incoming request" line prints the URL: a GET login's `passwd=`, a link's `token=` are masked.
   // Every auth route is documented under one tag, for @fastify/swagger (routes give their summary, routeDoc).

@@ -6,18 +6,22 @@ import type { FastifyRequest } from 'fastify'
 import type { ResolvedOptions } from './types.js'
 import { requestCookie } from './cookie-jar.js'
 
-/** Where a token came from (numbers, so that keeping one costs nothing). */
+/** Where a token came from (numbers, so that comparing them costs nothing). */
 export type TokenSource = typeof FROM_QUERY | typeof FROM_HEADER | typeof FROM_COOKIE
 export const FROM_QUERY = 0
 export const FROM_HEADER = 1
 export const FROM_COOKIE = 2
 
+/**
+ * A token and where this request carried it. Returned by value, one per read: two requests served at once never
+ * share one (the XSRF rule applies to cookie tokens only, so a source read from another request would skip it).
+ */
+export interface PresentedToken {
+  readonly token: string
+  readonly source: TokenSource
+}
+
 export class TokenReader {
-  /**
-   * Where the token of the last `read` came from. A field rather than a returned pair, so that reading allocates
-   * nothing on the hot path; valid until the next `read` (callers use it synchronously).
-   */
-  source: TokenSource = FROM_COOKIE
   private readonly query: string | null
   private readonly header: string | null
   private readonly cookie: string
@@ -28,26 +32,18 @@ export class TokenReader {
     this.cookie = o.cookies.sessionName
   }
 
-  /** The presented token, or undefined when the request carries none. */
-  read (request: FastifyRequest): string | undefined {
+  /** The presented token with its source, or undefined when the request carries none. */
+  read (request: FastifyRequest): PresentedToken | undefined {
     if (this.query !== null) {
       const q = request.query as Record<string, unknown> | null | undefined
       const token = q !== null && typeof q === 'object' ? q[this.query] : undefined
-      if (typeof token === 'string' && token !== '') {
-        this.source = FROM_QUERY
-        return token
-      }
+      if (typeof token === 'string' && token !== '') return { token, source: FROM_QUERY }
     }
     if (this.header !== null) {
       const token = request.headers[this.header]
-      if (typeof token === 'string' && token !== '') {
-        this.source = FROM_HEADER
-        return token
-      }
+      if (typeof token === 'string' && token !== '') return { token, source: FROM_HEADER }
     }
     const token = requestCookie(request, this.cookie)
-    if (typeof token !== 'string' || token === '') return undefined
-    this.source = FROM_COOKIE
-    return token
+    return typeof token === 'string' && token !== '' ? { token, source: FROM_COOKIE } : undefined
   }
 }

@@ -8,7 +8,8 @@
  * The hot path is `session`: a token verified once is served from the verified-session cache until its `exp`, as
  * long as its key is still in its audience's ring and it is not revoked; XSRF, the audience allow-list and the
  * validator run on every request either way. A cached session with a synchronous validator is answered without
- * a promise. Expiry and not-before are checked against `Date.now()`, so that tests can move the clock.
+ * a promise; every other token takes the one asynchronous verification. Expiry and not-before are checked
+ * against `Date.now()`, so that tests can move the clock.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes } from '../../lib/errors.js'
@@ -18,7 +19,7 @@ import type { SessionCache, CachedSession } from './session-cache.js'
 import { revokedError, subjectOf, type Revocations } from './revocation.js'
 import { revokePresented } from './revoke-presented.js'
 import type { AudienceRule } from './audience.js'
-import { TokenReader, type TokenSource } from './token-reader.js'
+import { TokenReader, type PresentedToken, type TokenSource } from './token-reader.js'
 import { createVerifier, type Verified, type Verify } from './verify.js'
 import { mustRefresh, type SessionLifetime } from './lifetime.js'
 import { Issuer } from './issue.js'
@@ -97,7 +98,7 @@ export function createTokenService (o: ResolvedOptions, revocations: Revocations
       return claims
     },
     revokePresented: async (request, everywhere) => await revokePresented(presented, request, everywhere),
-    sourceOf: (request) => reader.read(request) === undefined ? undefined : reader.source
+    sourceOf: (request) => reader.read(request)?.source
   }
 }
 
@@ -113,7 +114,11 @@ interface SessionParts {
   check: PostCheck
 }
 
-/** The session of a request: from the cache when it can be, else verified (and refreshed for cookie sessions). */
+/**
+ * The session of a request, in two parts written once each: `session` reads the verified-session cache
+ * synchronously, and `verified` is the one asynchronous path for everything else (a first-seen token, a cached
+ * entry due for a recheck, a refresh).
+ */
 class SessionReader {
   readonly lifetime: SessionLifetime
   private readonly audit: Audit
@@ -127,105 +132,76 @@ class SessionReader {
     this.lifetime = { maxAgeSeconds: Math.max(1, Math.round(o.session.maxAgeMs / 1000)), idleTimeoutMs: o.session.idleTimeoutMs }
   }
 
-  /** The hot path: a servable cached entry is answered without a promise, a Map lookup being all it costs. */
+  /**
+   * The hot path: a servable cached entry is admitted and answered without a promise (unless the validator is
+   * asynchronous), a Map lookup being most of what it costs. Anything else goes to `verified`.
+   */
   session (request: FastifyRequest, reply: FastifyReply): Session | null | Promise<Session | null> {
-    const p = this.p
-    const token = p.reader.read(request)
-    if (token === undefined) return null
-    const source = p.reader.source
+    const presented = this.p.reader.read(request)
+    if (presented === undefined) return null
     const now = Date.now()
-    const entry = p.verified.cache.get(token)
-    if (entry !== undefined && p.verified.servable(entry, now)) {
-      entry.hit = true
-      // A try block costs nothing until something throws; the audit is only asked on a refusal.
-      try {
-        p.check.admit(request, source, entry.claims.jti, entry.aud)
-        // One comparison per request; once a minute per entry the session list is told (seenAt is Infinity when off).
-        if (now - entry.seenAt >= SEEN_INTERVAL_MS) p.list!.sighted(entry, request, now)
-        const checked = p.check.validated(entry)
-        // A promise only with an asynchronous validator, whose refusal is audited when it comes.
-        return checked === entry || !this.audit.on ? checked : this.audited(checked as Promise<Session>, request, source, entry)
-      } catch (err) {
-        throw refused(this.audit, err, request, source, entry.claims)
-      }
-    }
+    const entry = this.p.verified.cache.get(presented.token)
     if (entry === undefined) {
       const again = this.refreshedFor.get(request)
-      return again?.from === token ? again.entry : this.firstSeen(token, source, request, reply)
+      return again?.from === presented.token ? again.entry : this.verified(presented, undefined, now, request, reply)
     }
-    return this.slow(token, source, entry, now, request, reply)
-  }
-
-  /** A token this instance has not seen: without a promise when the key ring and the revocation marks allow. */
-  private firstSeen (token: string, source: TokenSource, request: FastifyRequest, reply: FastifyReply): Session | Promise<Session> {
-    const seen: { claims?: Claims | undefined } = {}
+    if (!this.p.verified.servable(entry, now)) return this.verified(presented, entry, now, request, reply)
+    // A try block costs nothing until something throws; the audit is only asked on a refusal.
     try {
-      const s = this.fresh(token, source, request, reply, seen)
-      if (s instanceof Promise) return this.audited(s.then((v) => this.p.check.validated(v)), request, source, seen)
-      const checked = this.p.check.validated(s)
-      return checked === s || !this.audit.on ? checked : this.audited(checked as Promise<Session>, request, source, s)
+      this.admit(entry, presented.source, request, now)
+      const checked = this.p.check.validated(entry)
+      return checked === entry ? entry : this.audited(checked as Promise<Session>, request, presented.source, entry.claims)
     } catch (err) {
-      throw refused(this.audit, err, request, source, seen.claims)
+      throw refused(this.audit, err, request, presented.source, entry.claims)
     }
   }
 
-  /** Awaits a session check; a refusal is audited with the claims known by then (`seen.claims`). */
-  private async audited (checked: Promise<Session>, request: FastifyRequest, source: TokenSource, seen: { claims?: Claims | undefined }): Promise<Session> {
+  /** XSRF and the audience for a cached entry; once a minute per entry the session list is told of it. */
+  private admit (entry: CachedSession, source: TokenSource, request: FastifyRequest, now: number): void {
+    entry.hit = true
+    this.p.check.admit(request, source, entry.claims.jti, entry.aud)
+    // One comparison per request (seenAt is Infinity when the list is off).
+    if (now - entry.seenAt >= SEEN_INTERVAL_MS && this.p.list !== null) this.p.list.sighted(entry, request, now)
+  }
+
+  /** An asynchronous validator's word; its refusal is audited when it comes. */
+  private async audited (checked: Promise<Session>, request: FastifyRequest, source: TokenSource, claims: Claims): Promise<Session> {
     try {
       return await checked
     } catch (err) {
-      throw refused(this.audit, err, request, source, seen.claims)
-    }
-  }
-
-  private async slow (token: string, source: TokenSource, cached: CachedSession, now: number, request: FastifyRequest, reply: FastifyReply): Promise<Session> {
-    const seen: { claims?: Claims | undefined } = {}
-    try {
-      const entry = await this.p.verified.recheck(cached, now)
-      if (entry === undefined) return await this.p.check.validated(await this.fresh(token, source, request, reply, seen))
-      seen.claims = entry.claims
-      entry.hit = true
-      this.p.check.admit(request, source, entry.claims.jti, entry.aud)
-      if (now - entry.seenAt >= SEEN_INTERVAL_MS) this.p.list!.sighted(entry, request, now)
-      return await this.p.check.validated(entry)
-    } catch (err) {
-      // A session this instance had verified, whose key is in no ring any more: the key's removal ended it.
-      if (cached.expiresAt > now && keyRemoved(err) && this.audit.on) {
-        this.audit.emit(request, 'session.revoked', { reason: 'key_removed', by: 'key_removed', scope: 'session', userId: cached.subject.userId, aud: cached.aud })
-      }
-      throw refused(this.audit, err, request, source, seen.claims ?? cached.claims)
+      throw refused(this.audit, err, request, source, claims)
     }
   }
 
   /**
-   * A token not in the cache: verify, admit, revocation, then either cache it or refresh it (cookie sessions
-   * only). Without a promise when the key ring and the revocation marks answer synchronously. `seen` gets the
-   * claims once verified, for the audit of a later refusal.
+   * The one asynchronous path: a cached entry the fast test did not clear is rechecked (expiry, key, revocation
+   * in the store); a token not cached, or no longer servable, is verified, admitted and cached or refreshed.
    */
-  private fresh (token: string, source: TokenSource, request: FastifyRequest, reply: FastifyReply, seen: { claims?: Claims | undefined }): Session | Promise<Session> {
-    const v = this.p.verify(token, 'session')
-    return v instanceof Promise
-      ? v.then((x) => this.admitted(token, x, source, request, reply, seen))
-      : this.admitted(token, v, source, request, reply, seen)
+  private async verified ({ token, source }: PresentedToken, cached: CachedSession | undefined, now: number, request: FastifyRequest, reply: FastifyReply): Promise<Session> {
+    let claims = cached?.claims
+    try {
+      const rechecked = cached === undefined ? undefined : await this.p.verified.recheck(cached, now)
+      if (rechecked !== undefined) {
+        this.admit(rechecked, source, request, now)
+        return await this.p.check.validated(rechecked)
+      }
+      const verified = await this.p.verify(token, 'session')
+      claims = verified.claims
+      return await this.p.check.validated(await this.kept(token, verified, source, request, reply))
+    } catch (err) {
+      // A session this instance had verified, whose key is in no ring any more: the key's removal ended it.
+      if (cached !== undefined && cached.expiresAt > now && keyRemoved(err) && this.audit.on) {
+        this.audit.emit(request, 'session.revoked', { reason: 'key_removed', by: 'key_removed', scope: 'session', userId: cached.subject.userId, aud: cached.aud })
+      }
+      throw refused(this.audit, err, request, source, claims)
+    }
   }
 
-  private admitted (token: string, verified: Verified, source: TokenSource, request: FastifyRequest, reply: FastifyReply, seen: { claims?: Claims | undefined }): Session | Promise<Session> {
+  /** A verified token: admitted (before anything else happens with it), not revoked, then cached or refreshed. */
+  private async kept (token: string, { claims, key, current }: Verified, source: TokenSource, request: FastifyRequest, reply: FastifyReply): Promise<CachedSession> {
     const p = this.p
-    const { claims } = verified
-    seen.claims = claims
     p.check.admit(request, source, claims.jti, audOf(claims))
-    const revoked = p.revocations === null ? false : p.revocations.revoked(subjectOf(claims))
-    if (revoked === false) return this.kept(token, verified, source, request, reply)
-    if (revoked === true) throw revokedError()
-    return revoked.then((r) => {
-      if (r) throw revokedError()
-      return this.kept(token, verified, source, request, reply)
-    })
-  }
-
-  /** A verified, unrevoked token: cached as it is, or refreshed first when it must be. */
-  private kept (token: string, { claims, key, current }: Verified, source: TokenSource, request: FastifyRequest, reply: FastifyReply): Session | Promise<Session> {
-    const p = this.p
+    if (p.revocations !== null && await p.revocations.revoked(subjectOf(claims))) throw revokedError()
     const now = Date.now()
     if (key !== current && this.audit.on) {
       this.audit.emit(request, 'key.rotated', { reason: 'older_key', kid: key.kid, currentKid: current.kid, userId: userIdOf(claims), aud: audOf(claims) })
@@ -236,10 +212,10 @@ class SessionReader {
       if (p.list !== null) entry.seenAt = now - SEEN_INTERVAL_MS
       return entry
     }
-    return this.refreshed(token, claims, request, reply, now)
+    return await this.refreshed(token, claims, request, reply, now)
   }
 
-  private async refreshed (token: string, claims: Claims, request: FastifyRequest, reply: FastifyReply, now: number): Promise<Session> {
+  private async refreshed (token: string, claims: Claims, request: FastifyRequest, reply: FastifyReply, now: number): Promise<CachedSession> {
     const p = this.p
     const refreshed = await p.issuer.refresh(token, claims)
     p.cookies.set(reply, refreshed.token, refreshed.claims)

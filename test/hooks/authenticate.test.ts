@@ -169,3 +169,41 @@ t.test('the toolkit\'s recoverer as the app\'s error handler answers the package
   t.same(r.json(), { error: 'forbidden', details: 'admin only', code: 'GATEHOUSE_FORBIDDEN' })
   t.equal(r.headers['cache-control'], 'no-store')
 })
+
+t.test('called back by Fastify, a cached session goes on without a promise; awaited by app code, the guards answer promises', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(authPlugin, { secret: () => SECRET, url: 'http://127.0.0.1', avatar: false })
+  type CallbackForm = (request: unknown, reply: unknown, done: (err?: Error) => void) => unknown
+  const forms: string[] = []
+  for (const name of ['authenticate', 'trace'] as const) {
+    const hook = app.auth[name] as unknown as CallbackForm
+    app.get(`/callback/${name}`, {
+      onRequest (request, reply, done) {
+        let called = false
+        const returned = hook(request, reply, (err) => { called = true; done(err) })
+        forms.push(`${name}: ${returned === undefined ? 'no promise' : 'promise'}, done ${called ? 'before' : 'after'} returning`)
+      }
+    }, async (request) => ({ user: request.user?.name ?? null }))
+    app.get(`/awaited/${name}`, async (request, reply) => {
+      const answer = app.auth[name].call(app, request, reply)
+      forms.push(`${name} awaited: ${answer instanceof Promise ? 'promise' : 'no promise'}`)
+      await answer
+      return { user: request.user?.name ?? null }
+    })
+  }
+  await app.ready()
+  const s = await signIn(app, { id: 'u1', name: 'ann' })
+  for (const name of ['authenticate', 'trace']) {
+    const r = await app.inject({ url: `/callback/${name}`, cookies: { ...s.cookies }, headers: { ...s.headers } })
+    t.same([r.statusCode, r.json()], [200, { user: 'ann' }], `${name}: the cached session passes`)
+    const a = await app.inject({ url: `/awaited/${name}`, cookies: { ...s.cookies }, headers: { ...s.headers } })
+    t.same([a.statusCode, a.json()], [200, { user: 'ann' }], `${name} awaited: the user`)
+  }
+  t.same(forms, [
+    'authenticate: no promise, done before returning', 'authenticate awaited: promise',
+    'trace: no promise, done before returning', 'trace awaited: promise'
+  ])
+  const refused = await app.inject({ url: '/callback/authenticate' })
+  t.same([refused.statusCode, refused.json().code], [401, 'GATEHOUSE_UNAUTHORIZED'], 'no session: refused through the callback form')
+})

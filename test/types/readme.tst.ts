@@ -131,8 +131,8 @@ export async function esModules (): Promise<void> {
 export async function registrationOrder (): Promise<void> {
   const app = Fastify()
   // README: Registration order
-  await app.register(cookie, { secret: process.env.COOKIE_SECRET })   // your own settings first
-  await app.register(authPlugin, { secret, url })                      // reuses it
+  await app.register(cookie, { secret: process.env.COOKIE_SECRET })   // for your own routes' cookies
+  await app.register(authPlugin, { secret, url })                      // before or after it: either works
 }
 
 export async function optionGroups (): Promise<void> {

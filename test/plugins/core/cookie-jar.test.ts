@@ -1,8 +1,8 @@
 /**
- * The lazily parsed cookies (plugins/core/cookie-jar.ts): `request.cookies` parsed on first read is what
- * @fastify/cookie's hook gives, the session and XSRF cookies read straight from the header give the same session
- * as the parsed cookies for odd headers, setCookie and a host's own @fastify/cookie keep working, and a revoked
- * or expired token is not served by the cached path.
+ * The package's own cookies (plugins/core/cookie-jar.ts): the session and XSRF cookies read straight from the
+ * header give the same session as @fastify/cookie's parsed cookies for odd headers, the package's Set-Cookie
+ * lines and a host's own `setCookie` lines both reach the client, a host hook that changes `request.cookies` is
+ * what the package reads, and a revoked or expired token is not served by the cached path.
  */
 import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -20,12 +20,13 @@ async function app (hostCookie: boolean): Promise<FastifyInstance> {
   const a = Fastify()
   if (hostCookie) await a.register(cookie)
   await a.register(authPlugin, { secret: () => SECRET, url: 'http://127.0.0.1', avatar: false })
-  a.get('/cookies', async (req) => ({ cookies: { ...req.cookies } }))
   a.get('/private', { preHandler: a.auth.authenticate }, async (req) => ({ name: req.user!.name }))
-  a.get('/set', async (req, reply) => {
-    reply.setCookie('fresh', 'v1', { path: '/' })
-    return { seen: req.cookies.seen ?? null }
-  })
+  if (hostCookie) {
+    a.get('/set', { preHandler: a.auth.authenticate }, async (req, reply) => {
+      reply.setCookie('fresh', 'v1', { path: '/' })
+      return { seen: req.cookies.seen ?? null }
+    })
+  }
   await a.ready()
   return a
 }
@@ -69,29 +70,6 @@ t.test('readCookie agrees with the parser on random headers', async (t) => {
   t.equal(mismatches, 0)
 })
 
-t.test('request.cookies read lazily are the cookies @fastify/cookie parses', async (t) => {
-  const lazy = await app(false)
-  const host = await app(true)
-  t.teardown(async () => { await lazy.close(); await host.close() })
-  for (const header of [...HEADERS, undefined]) {
-    const headers = header === undefined ? {} : { cookie: header }
-    const a = await lazy.inject({ url: '/cookies', headers })
-    const b = await host.inject({ url: '/cookies', headers })
-    t.equal(a.statusCode, 200)
-    t.same(a.json(), b.json(), `same cookies for ${JSON.stringify(header)}`)
-  }
-})
-
-t.test('setCookie still sets cookies, and sees the request cookies', async (t) => {
-  for (const hostCookie of [false, true]) {
-    const a = await app(hostCookie)
-    t.teardown(() => a.close())
-    const r = await a.inject({ url: '/set', headers: { cookie: 'seen=yes' } })
-    t.same(r.json(), { seen: 'yes' })
-    t.match(r.headers['set-cookie'], /^fresh=v1; Path=\/; SameSite=Lax$/)
-  }
-})
-
 /** A session created by the app's own service, with the cookie header a browser would send. */
 async function session (a: FastifyInstance): Promise<{ token: string; jti: string }> {
   const { token, claims } = await a.auth.tokens.create({ user: USER })
@@ -130,8 +108,9 @@ t.test('odd cookie headers give the same session as parsed cookies', async (t) =
   t.equal(dup.statusCode, 401, 'the first JWT is the one read: its XSRF pair does not match')
 })
 
-t.test('a hook that changes request.cookies is what authenticate reads', async (t) => {
+t.test('a host hook that changes request.cookies (the host\'s @fastify/cookie) is what authenticate reads', async (t) => {
   const a = Fastify()
+  await a.register(cookie)
   await a.register(authPlugin, { secret: () => SECRET, url: 'http://127.0.0.1', avatar: false })
   a.addHook('onRequest', async (req) => { req.cookies.JWT = 'replaced' })
   a.get('/private', { preHandler: a.auth.authenticate }, async () => ({ ok: true }))
@@ -163,4 +142,35 @@ t.test('a revoked or expired token is not served from the cached path', async (t
   clock.tick(32 * 86_400_000)
   const expired = await get(second)
   t.equal(expired.statusCode, 401, 'past the session\'s age: refused')
+})
+
+t.test('a refreshed session\'s Set-Cookie lines and the host\'s setCookie line all reach the client', async (t) => {
+  const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() })
+  t.teardown(() => clock.uninstall())
+  const a = await app(true)
+  t.teardown(() => a.close())
+  const { token, jti } = await session(a)
+  clock.tick(16 * 60_000)
+  const r = await a.inject({ url: '/set', headers: { cookie: `JWT=${token}; XSRF-TOKEN=${jti}; seen=yes`, 'x-xsrf-token': jti } })
+  t.same(r.json(), { seen: 'yes' })
+  const lines = r.headers['set-cookie'] as string[]
+  t.same(lines.map((l) => l.split('=')[0]), ['JWT', 'XSRF-TOKEN', 'fresh'], 'the refresh\'s two cookies, then the host\'s')
+  t.match(lines[0], /^JWT=[\w-]+\.[\w-]+\.[\w-]+; Max-Age=\d+; Path=\/; HttpOnly; SameSite=Lax$/)
+  t.match(lines[2], /^fresh=v1; Path=\/; SameSite=Lax$/)
+})
+
+t.test('a second session set in the same reply replaces the first one\'s lines', async (t) => {
+  const a = Fastify()
+  await a.register(authPlugin, { secret: () => SECRET, url: 'http://127.0.0.1', avatar: false })
+  a.get('/twice', async (_req, reply) => {
+    await a.auth.tokens.set(reply, { user: USER })
+    const second = await a.auth.tokens.set(reply, { user: { ...USER, name: 'bob' } })
+    return { jti: second.claims.jti }
+  })
+  await a.ready()
+  t.teardown(() => a.close())
+  const r = await a.inject({ url: '/twice' })
+  const lines = r.headers['set-cookie'] as string[]
+  t.same(lines.map((l) => l.split('=')[0]), ['JWT', 'XSRF-TOKEN'], 'one line per cookie')
+  t.match(lines[1], new RegExp(`^XSRF-TOKEN=${r.json<{ jti: string }>().jti};`), 'the second session\'s')
 })

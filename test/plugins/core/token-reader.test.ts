@@ -7,7 +7,7 @@ import t from 'tap'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { FROM_COOKIE, FROM_HEADER, FROM_QUERY, TokenReader } from '../../../plugins/core/token-reader.js'
 import { coreOf } from '../../../plugins/core/internals.js'
-import { sessionApp } from '../../helpers/session-app.js'
+import { sessionApp, tokenOf } from '../../helpers/session-app.js'
 
 const request = (query: unknown, headers: Record<string, string>, cookies: Record<string, string>): FastifyRequest =>
   ({ query, headers, cookies }) as unknown as FastifyRequest
@@ -16,12 +16,9 @@ const defaults = { tokenSources: { query: 'token', header: 'x-jwt' }, cookies: {
 
 t.test('query, then header, then cookie; empty values are skipped; none gives undefined', async (t) => {
   const r = new TokenReader(defaults as never)
-  t.equal(r.read(request({ token: 'q' }, { 'x-jwt': 'h' }, { JWT: 'c' })), 'q')
-  t.equal(r.source, FROM_QUERY)
-  t.equal(r.read(request({ token: '' }, { 'x-jwt': 'h' }, { JWT: 'c' })), 'h')
-  t.equal(r.source, FROM_HEADER)
-  t.equal(r.read(request({}, { 'x-jwt': '' }, { JWT: 'c' })), 'c')
-  t.equal(r.source, FROM_COOKIE)
+  t.same(r.read(request({ token: 'q' }, { 'x-jwt': 'h' }, { JWT: 'c' })), { token: 'q', source: FROM_QUERY })
+  t.same(r.read(request({ token: '' }, { 'x-jwt': 'h' }, { JWT: 'c' })), { token: 'h', source: FROM_HEADER })
+  t.same(r.read(request({}, { 'x-jwt': '' }, { JWT: 'c' })), { token: 'c', source: FROM_COOKIE })
   t.equal(r.read(request(null, {}, { JWT: '' })), undefined)
   t.equal(r.read(request({ token: ['a', 'b'] }, {}, {})), undefined, 'a repeated query parameter is not a token')
 })
@@ -29,11 +26,10 @@ t.test('query, then header, then cookie; empty values are skipped; none gives un
 t.test('sources turned off are not read at all', async (t) => {
   const r = new TokenReader({ tokenSources: { query: null, header: null }, cookies: { sessionName: 'SID' } } as never)
   t.equal(r.read(request({ token: 'q' }, { 'x-jwt': 'h' }, {})), undefined)
-  t.equal(r.read(request({ token: 'q' }, { 'x-jwt': 'h' }, { SID: 'c' })), 'c')
-  t.equal(r.source, FROM_COOKIE)
+  t.same(r.read(request({ token: 'q' }, { 'x-jwt': 'h' }, { SID: 'c' })), { token: 'c', source: FROM_COOKIE })
 })
 
-t.test('a session is answered synchronously (no promise) from the cache, and on first sight with a synchronous secret and the memory store', async (t) => {
+t.test('a cached session is answered synchronously (no promise); a first-seen token takes the one asynchronous verification', async (t) => {
   const seen: string[] = []
   const s = await sessionApp({}, (app) => {
     app.get('/sync', async (request, reply) => {
@@ -51,5 +47,17 @@ t.test('a session is answered synchronously (no promise) from the cache, and on 
   await s.get(c, '/sync')
   t.equal(s.tokens.cache.size, 1, 'verified on first sight and cached')
   await s.get(c, '/sync')
-  t.same(seen.slice(3), ['session', 'session'], 'first sight without a promise (issue 28), then served from the cache')
+  t.same(seen.slice(3), ['promise', 'session'], 'first sight verified asynchronously, then served from the cache without a promise')
+})
+
+t.test('requests served at once keep their own token source: a cookie session without the XSRF header is refused beside query sessions', async (t) => {
+  const s = await sessionApp({}, (app) => {
+    app.get('/who', { preHandler: app.auth.authenticate }, async (request) => ({ user: request.user!.name }))
+  })
+  t.teardown(s.close)
+  const token = tokenOf(await s.login('ann'))
+  const answers = await Promise.all(Array.from({ length: 40 }, async (_, i) => i % 2 === 0
+    ? await s.app.inject({ url: `/who?token=${token}` })
+    : await s.app.inject({ url: '/who', cookies: { JWT: token } })))
+  t.same(answers.map((r) => r.statusCode), answers.map((_, i) => i % 2 === 0 ? 200 : 401), 'query: 200; cookie without its XSRF header: 401')
 })
