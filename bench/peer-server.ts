@@ -1,5 +1,5 @@
 /**
- * One server of the peer table or the login ladders in a process of its own: `node dist/bench/peer-server.js
+ * One server of the peer table, the login, hook or toolkit ladders in a process of its own: `node dist/bench/peer-server.js
  * <name>`, started by bench/peers.ts or bench/login.ts with an IPC channel. It builds the app
  * (bench/peer-apps.ts, bench/login-apps.ts), listens on a loopback port and sends `{ port, cookies, headers }`;
  * then it answers messages:
@@ -13,8 +13,9 @@ import { PEERS, cookieObject, type Peer } from './peer-apps.js'
 import { LOGIN_APPS } from './login-apps.js'
 import { TOOLKIT_APPS } from './toolkit-apps.js'
 import { scaleApp } from './scale-app.js'
+import { LADDER_APPS } from './ladder-apps.js'
 
-const APPS: Record<string, () => Promise<Peer>> = { ...PEERS, ...LOGIN_APPS, ...TOOLKIT_APPS, scale: scaleApp }
+const APPS: Record<string, () => Promise<Peer>> = { ...PEERS, ...LOGIN_APPS, ...TOOLKIT_APPS, ...LADDER_APPS, scale: scaleApp }
 
 type Command = { cmd: 'cpu' } | { cmd: 'check'; headers: Record<string, string>; ms: number } | { cmd: 'stop' }
 

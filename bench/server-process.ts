@@ -4,7 +4,8 @@
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { load, median, printTable, type BenchRequest } from './lib.js'
+import { loadavg } from 'node:os'
+import { load, median, type BenchRequest } from './lib.js'
 
 const SERVER = fileURLToPath(new URL('./peer-server.js', import.meta.url))
 
@@ -75,11 +76,14 @@ export async function loadServer (server: ServerProcess, req: BenchRequest, len:
 /** A case of a table measured in server processes: the app's name (peer-server.ts) and the request to send. */
 export interface ProcessCase { label: string; app: string; req: BenchRequest; target?: number }
 
+/** A case's medians across its processes, and the CPU µs per request of each process (in the order run). */
+export interface ProcessResult extends ProcessCase, ServerRun { cpuRuns: number[] }
+
 /**
  * Each case `rounds` times (default BENCH_ROUNDS or 3), alternating (1, 2, …, n, 1, 2, …), each time in a fresh
- * server process; the median req/s, CPU µs per request and p99 of each, in the order given.
+ * server process; the median req/s, CPU µs per request and p99 of each across its processes, in the order given.
  */
-export async function alternateProcesses (cases: ProcessCase[], len: LoadLengths, rounds = Number(process.env.BENCH_ROUNDS ?? 3)): Promise<Array<ProcessCase & ServerRun>> {
+export async function alternateProcesses (cases: ProcessCase[], len: LoadLengths, rounds = Number(process.env.BENCH_ROUNDS ?? 3)): Promise<ProcessResult[]> {
   const runs = cases.map(() => [] as ServerRun[])
   for (let round = 0; round < rounds; round++) {
     for (const [i, c] of cases.entries()) {
@@ -91,13 +95,31 @@ export async function alternateProcesses (cases: ProcessCase[], len: LoadLengths
     ...c,
     rps: median(runs[i]!.map((r) => r.rps)),
     cpuUs: median(runs[i]!.map((r) => r.cpuUs)),
-    p99: median(runs[i]!.map((r) => r.p99))
+    p99: median(runs[i]!.map((r) => r.p99)),
+    cpuRuns: runs[i]!.map((r) => r.cpuUs)
   }))
 }
 
-/** Measures the baseline and the rows alternately, each in its own process, and prints the ratios to the baseline. */
-export async function printProcessTable (title: string, baseline: ProcessCase, rows: ProcessCase[], len: LoadLengths): Promise<void> {
-  const [base, ...measured] = await alternateProcesses([baseline, ...rows], len)
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
-  printTable(`${title} (median of ${rounds} alternating rounds, a process per server)`, base!, measured)
+/** The 1, 5 and 15 minute load averages, as printed with every table (a busy machine moves every figure). */
+export function loadAverage (): string {
+  return loadavg().map((l) => l.toFixed(2)).join(' / ')
+}
+
+/**
+ * Prints a table measured in server processes, CPU first: per case the median CPU µs per request across its
+ * processes, the baseline's over it (the ratio a CPU-bound server reaches; targets are judged on it), the lowest
+ * and highest process, then req/s and its ratio (which follow what else the machine runs), p99 ms. `loadAtStart`:
+ * the load average when the measuring began (printed with the one at the end).
+ */
+export function printCpuTable (title: string, results: ProcessResult[], loadAtStart: string): void {
+  const base = results[0]!
+  console.log(`\n## ${title}`)
+  console.log(`load average (1 / 5 / 15 min): ${loadAtStart} at the start, ${loadAverage()} at the end`)
+  console.log(`${'case'.padEnd(52)} ${'CPU µs/req'.padStart(10)} ${'ratio'.padStart(7)} ${'min-max µs'.padStart(12)} ${'req/s'.padStart(8)} ${'ratio'.padStart(7)} ${'p99 ms'.padStart(6)}  target (CPU ratio)`)
+  for (const r of results) {
+    const ratio = base.cpuUs / r.cpuUs
+    const target = r.target === undefined ? '' : `>= ${r.target.toFixed(2)}x ${ratio >= r.target ? 'ok' : 'BELOW'}`
+    const spread = `${Math.min(...r.cpuRuns).toFixed(1)}-${Math.max(...r.cpuRuns).toFixed(1)}`
+    console.log(`${r.label.padEnd(52)} ${r.cpuUs.toFixed(2).padStart(10)} ${ratio.toFixed(3).padStart(6)}x ${spread.padStart(12)} ${Math.round(r.rps).toString().padStart(8)} ${(r.rps / base.rps).toFixed(2).padStart(6)}x ${r.p99.toFixed(0).padStart(6)}  ${target}`)
+  }
 }

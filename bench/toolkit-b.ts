@@ -5,7 +5,7 @@
  * alternating rounds, medians (bench/server-process.ts).
  */
 import type { BenchRequest } from './lib.js'
-import { printProcessTable } from './server-process.js'
+import { printProcessTable } from './process-table.js'
 import { TOOLKIT_LENGTHS } from './toolkit-apps.js'
 
 const basic = (user: string, passwd: string): Record<string, string> =>

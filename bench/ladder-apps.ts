@@ -1,0 +1,69 @@
+/**
+ * The servers of the hook ladder (`npm run bench -- ladder`), each run in a process of its own by
+ * bench/peer-server.ts: one GET route `/r` answering `{ ok: true }`, and one step more per rung:
+ * - `ladder-bare`: nothing else;
+ * - `ladder-async-hook`, `ladder-callback-hook`: an empty route `onRequest` hook, async (a promise per request)
+ *   or callback-style (`(request, reply, done) => done()`);
+ * - `ladder-cookie-onsend`: @fastify/cookie registered without its parsing hook (`hook: false`), which leaves
+ *   its global `onSend` hook and its request and reply decorators: what the root plugin registers of it;
+ * - `ladder-root`: the root plugin (`authPlugin`) registered, the route without any of its hooks;
+ * - `ladder-auth-onrequest`, `ladder-auth-prehandler`: `authenticate` as the route's onRequest or preHandler;
+ * - `ladder-auth-callback`: `authenticate` as a callback-style onRequest hook that calls `done()` synchronously
+ *   when the session is served from the verified-session cache (bench/callback-auth.ts: a wrapper of the bench,
+ *   not the product's hook).
+ * Every server verifies the same session (same secret and options as `ladderSession`, which the bench uses to
+ * make the one request all of them receive).
+ */
+import Fastify, { type FastifyInstance, type RouteShorthandOptions } from 'fastify'
+import cookie from '@fastify/cookie'
+import { authPlugin } from '../plugins/auth.js'
+import type { Peer } from './peer-apps.js'
+import { callbackAuthenticate } from './callback-auth.js'
+import type { BenchRequest } from './lib.js'
+
+const SECRET = 'bench-ladder-secret-0123456789abcdef-0123456789abcdef'
+const AUTH = { secret: () => SECRET, url: 'http://127.0.0.1' }
+const USER = { name: 'bench', id: 'local_0123456789abcdef0123456789abcdef01234567' }
+
+const ok = async (): Promise<{ ok: boolean }> => ({ ok: true })
+
+type Setup = (app: FastifyInstance) => Promise<RouteShorthandOptions>
+
+function ladderApp (setup: Setup): () => Promise<Peer> {
+  return async () => {
+    const app = Fastify()
+    app.get('/r', await setup(app), ok)
+    await app.ready()
+    return { app, cookies: [], headers: {} }
+  }
+}
+
+const withAuth = (route: (app: FastifyInstance) => RouteShorthandOptions): Setup => async (app) => {
+  await app.register(authPlugin, AUTH)
+  await app.after()
+  return route(app)
+}
+
+export const LADDER_APPS: Record<string, () => Promise<Peer>> = {
+  'ladder-bare': ladderApp(async () => ({})),
+  'ladder-async-hook': ladderApp(async () => ({ onRequest: async () => {} })),
+  'ladder-callback-hook': ladderApp(async () => ({ onRequest: (_req, _reply, done) => { done() } })),
+  'ladder-cookie-onsend': ladderApp(async (app) => { await app.register(cookie, { hook: false }); return {} }),
+  'ladder-root': ladderApp(withAuth(() => ({}))),
+  'ladder-auth-onrequest': ladderApp(withAuth((app) => ({ onRequest: app.auth.authenticate }))),
+  'ladder-auth-prehandler': ladderApp(withAuth((app) => ({ preHandler: app.auth.authenticate }))),
+  'ladder-auth-callback': ladderApp(withAuth((app) => ({ onRequest: callbackAuthenticate(app) })))
+}
+
+/** The request every rung receives: a session of the ladder's servers (cookie pair and XSRF header). */
+export async function ladderSession (): Promise<BenchRequest> {
+  const app = Fastify()
+  await app.register(authPlugin, AUTH)
+  await app.ready()
+  try {
+    const { token, claims } = await app.auth.tokens.create({ user: USER })
+    return { path: '/r', headers: { cookie: `JWT=${token}; XSRF-TOKEN=${claims.jti}`, 'x-xsrf-token': claims.jti } }
+  } finally {
+    await app.close()
+  }
+}
