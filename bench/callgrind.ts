@@ -1,13 +1,17 @@
 /**
  * Instructions per request, counted by valgrind's callgrind: a figure the machine's load does not move (CPU time
  * per request does, by ±3 µs between two processes of the same build on a shared machine). Each case's server
- * (bench/peer-server.ts) runs under `valgrind --tool=callgrind --separate-threads=yes`; autocannon sends it a
- * fixed number of requests to warm it up, then `phases` times: the counters are zeroed (`callgrind_control -z`),
- * `requests` requests are sent, the counters dumped (`callgrind_control -d`). Reported per request, for the
- * phase with the median count: the instructions of the main thread (every request's JavaScript, Node's HTTP
- * parsing and writing, and the collector's main-thread part), and those of the other threads apart (V8's
- * background compiler and the collector's helpers: mostly what is left of the warm-up's optimising compiles).
- * Instructions in the kernel (the system calls' own work) are not counted.
+ * (bench/peer-server.ts) runs under `valgrind --tool=callgrind --separate-threads=yes`, its V8 single-threaded
+ * (`--single-threaded`: optimising compiles and the collector's work on the main thread, when they are due,
+ * instead of on helper threads that valgrind runs one at a time and a busy machine starves, which left the
+ * measured phases running code not yet optimised). Autocannon sends it a fixed number of requests to warm it up,
+ * then `phases` times: a full collection (`--expose-gc`; so that no phase inherits a heap about to be collected
+ * from the one before), the counters zeroed (`callgrind_control -z`), `requests` requests sent, the counters
+ * dumped (`callgrind_control -d`). The young generation's collections fall within the phases, as often as
+ * each case allocates. Reported per request, for the phase with the median count: the
+ * instructions of the main thread (every request's JavaScript, Node's HTTP parsing and writing, the collector),
+ * and those of the other threads apart (libuv's and Node's own; next to nothing). Instructions in the kernel (the
+ * system calls' own work) are not counted.
  *
  * Valgrind runs the server some 50-100 times slower, so the load generator always finds it busy: every turn of
  * the event loop finds requests of all `connections` waiting, the same batching in every case.
@@ -27,10 +31,10 @@ const run = promisify(execFile)
 /** Lengths of a count, in requests. */
 export interface IrOptions { warmup: number; requests: number; phases: number; connections: number }
 
-/** BENCH_IR_WARMUP (4000 requests), BENCH_IR_REQUESTS (1500 per phase), BENCH_IR_PHASES (3), 10 connections. */
+/** BENCH_IR_WARMUP (5000 requests), BENCH_IR_REQUESTS (1500 per phase), BENCH_IR_PHASES (3), 10 connections. */
 export function irOptions (): IrOptions {
   return {
-    warmup: Number(process.env.BENCH_IR_WARMUP ?? 4000),
+    warmup: Number(process.env.BENCH_IR_WARMUP ?? 5000),
     requests: Number(process.env.BENCH_IR_REQUESTS ?? 1500),
     phases: Number(process.env.BENCH_IR_PHASES ?? 3),
     connections: 10
@@ -61,7 +65,7 @@ export async function callgrindAvailable (): Promise<boolean> {
 async function startUnderCallgrind (app: string, outDir: string): Promise<ServerProcess> {
   const child = spawn('valgrind', [
     '--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(outDir, 'cg.%p')}`,
-    process.execPath, SERVER, app
+    process.execPath, '--single-threaded', '--expose-gc', SERVER, app
   ], { stdio: ['ignore', 'inherit', 'ignore', 'ipc'] })
   return { name: app, child, hello: await ask<Hello>(child) }
 }
@@ -76,6 +80,9 @@ export async function countInstructions (c: ProcessCase, o: IrOptions): Promise<
     await checkedLoad(c, url, o.warmup, o.connections)
     const phases: Array<{ main: number; others: number; functions: Map<string, number> }> = []
     for (let p = 1; p <= o.phases; p++) {
+      // Each phase starts on a collected heap: a full collection due in one phase and not in another would
+      // otherwise move a phase's count by more than the differences sought.
+      if (!(await ask<{ gc: boolean }>(server.child, { cmd: 'gc' })).gc) throw new Error('the server has no gc()')
       await run('callgrind_control', ['-z', pid])
       await checkedLoad(c, url, o.requests, o.connections)
       await run('callgrind_control', ['-d', pid])
@@ -156,6 +163,8 @@ export async function countAll (cases: ProcessCase[], o: IrOptions, parallel = N
     while (next < cases.length) {
       const i = next++
       out[i] = await countInstructions(cases[i]!, o)
+      // Counts take minutes each: each is shown as it comes (the table follows at the end).
+      console.log(`  counted ${out[i]!.label}: ${Math.round(out[i]!.main)} Ir/req (phases ${out[i]!.phases.map((p) => Math.round(p)).join(' ')}; other threads ${Math.round(out[i]!.others)})`)
     }
   }
   await Promise.all(Array.from({ length: Math.max(1, parallel) }, worker))

@@ -4,6 +4,9 @@
  * - `ladder-bare`: nothing else;
  * - `ladder-async-hook`, `ladder-callback-hook`: an empty route `onRequest` hook, async (a promise per request)
  *   or callback-style (`(request, reply, done) => done()`);
+ * - `ladder-empty-onsend`: an empty callback-style `onSend` hook on every route (as @fastify/cookie adds);
+ * - `ladder-decorators`: the request and reply decorators with values that the root plugin declares (`user`,
+ *   `cookies`, and @fastify/cookie's two reply symbols), without any hook;
  * - `ladder-cookie-onsend`: @fastify/cookie registered without its parsing hook (`hook: false`), which leaves
  *   its global `onSend` hook and its request and reply decorators: what the root plugin registers of it;
  * - `ladder-root`: the root plugin (`authPlugin`) registered, the route without any of its hooks;
@@ -48,6 +51,16 @@ export const LADDER_APPS: Record<string, () => Promise<Peer>> = {
   'ladder-bare': ladderApp(async () => ({})),
   'ladder-async-hook': ladderApp(async () => ({ onRequest: async () => {} })),
   'ladder-callback-hook': ladderApp(async () => ({ onRequest: (_req, _reply, done) => { done() } })),
+  'ladder-empty-onsend': ladderApp(async (app) => { app.addHook('onSend', (_req, _reply, _payload, done) => { done() }); return {} }),
+  'ladder-decorators': ladderApp(async (app) => {
+    // Untyped: the package's and @fastify/cookie's declarations type these two as they are, not as null.
+    const decorateRequest = app.decorateRequest.bind(app) as (name: string, value: unknown) => FastifyInstance
+    decorateRequest('user', null)
+    decorateRequest('cookies', null)
+    app.decorateReply(Symbol('setCookies'), null)
+    app.decorateReply(Symbol('setCookiesHookRan'), false)
+    return {}
+  }),
   'ladder-cookie-onsend': ladderApp(async (app) => { await app.register(cookie, { hook: false }); return {} }),
   'ladder-root': ladderApp(withAuth(() => ({}))),
   'ladder-auth-onrequest': ladderApp(withAuth((app) => ({ onRequest: app.auth.authenticate }))),

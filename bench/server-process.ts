@@ -3,6 +3,7 @@
  * CPU time and counters, stops it. A server that exits early fails the question being asked.
  */
 import { fork, type ChildProcess } from 'node:child_process'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadavg } from 'node:os'
 import { load, median, type BenchRequest } from './lib.js'
@@ -23,9 +24,15 @@ export function ask<T> (child: ChildProcess, message?: object): Promise<T> {
   })
 }
 
-/** Starts app `name` in a process of its own; `env` is added to this process's environment for it. */
+/**
+ * Starts app `name` in a process of its own; `env` is added to this process's environment for it. With
+ * BENCH_CPU_PROF set to a directory, the server writes a V8 CPU profile into its `<app>` folder when it stops
+ * (Node's default file name; bench/profile-summary.ts reads it).
+ */
 export async function startServer<N extends string> (name: N, env: Record<string, string> = {}): Promise<ServerProcess<N>> {
-  const child = fork(SERVER, [name], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...env } })
+  const profileDir = process.env.BENCH_CPU_PROF
+  const execArgv = profileDir === undefined || profileDir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`]
+  const child = fork(SERVER, [name], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...env }, execArgv })
   return { name, child, hello: await ask<Hello>(child) }
 }
 
@@ -45,13 +52,30 @@ export function cpuOf<S extends object = Record<string, number>> (server: Server
 export interface ServerRun { rps: number; cpuUs: number; p99: number }
 
 /** Lengths of one load: seconds of warm-up (every case measured compiled, not the first to meet the JIT), then of load. */
-export interface LoadLengths { warmup: number; seconds: number }
+export interface LoadLengths {
+  warmup: number
+  seconds: number
+  /**
+   * Counts instead of seconds, when set: requests of warm-up, then of load. On a busy machine a server gets
+   * through fewer requests per second, and a warm-up by time can end before its code is optimised.
+   */
+  warmupRequests?: number
+  requests?: number
+}
 
-/** BENCH_WARMUP and BENCH_SECONDS when set, else a suite's defaults. */
+/**
+ * BENCH_WARMUP and BENCH_SECONDS when set, else a suite's defaults; BENCH_WARMUP_REQUESTS and BENCH_REQUESTS,
+ * when set, measure by counts of requests instead (e.g. 20000 and 40000 on a shared machine).
+ */
 export function lengths (defaults: LoadLengths): LoadLengths {
+  const count = (name: string): number | undefined => process.env[name] === undefined || process.env[name] === '' ? undefined : Number(process.env[name])
+  const warmupRequests = count('BENCH_WARMUP_REQUESTS')
+  const requests = count('BENCH_REQUESTS')
   return {
     warmup: Number(process.env.BENCH_WARMUP ?? defaults.warmup),
-    seconds: Number(process.env.BENCH_SECONDS ?? defaults.seconds)
+    seconds: Number(process.env.BENCH_SECONDS ?? defaults.seconds),
+    ...(warmupRequests === undefined ? {} : { warmupRequests }),
+    ...(requests === undefined ? {} : { requests })
   }
 }
 
@@ -64,9 +88,10 @@ export async function loadServer (server: ServerProcess, req: BenchRequest, len:
   const probe = await fetch(url, { method: req.method ?? 'GET', headers: req.headers ?? {}, body: req.body ?? null })
   await probe.arrayBuffer()
   if (probe.status !== expectStatus) throw new Error(`${server.name}: probe answered ${probe.status}, expected ${expectStatus}`)
-  if (len.warmup > 0) await load(url, req, 50, len.warmup)
+  if (len.warmupRequests !== undefined) await load(url, req, 50, { requests: len.warmupRequests })
+  else if (len.warmup > 0) await load(url, req, 50, len.warmup)
   const before = (await cpuOf(server)).cpu
-  const result = await load(url, req, 50, len.seconds)
+  const result = await load(url, req, 50, len.requests === undefined ? len.seconds : { requests: len.requests })
   const after = (await cpuOf(server)).cpu
   const bad = result.non2xx + result.errors + result.timeouts
   if (expectStatus < 300 && bad > 0) throw new Error(`${server.name}: ${bad} failed responses under load`)
