@@ -1,44 +1,82 @@
 /**
- * The servers of the hook ladder (`npm run bench -- ladder`, issue 39 item 3): where the CPU of an authenticated
- * request goes, one step at a time, each server in a process of its own (bench/peer-server.ts). Every server gets
- * the same request bytes (the session cookie pair and the XSRF header) and answers `{ ok: true }` on `/r`.
+ * The servers of the hook ladder (`npm run bench -- ladder`), each run in a process of its own by
+ * bench/peer-server.ts: one GET route `/r` answering `{ ok: true }`, and one step more per rung:
+ * - `ladder-bare`: nothing else;
+ * - `ladder-async-hook`, `ladder-callback-hook`: an empty route `onRequest` hook, async (a promise per request)
+ *   or callback-style (`(request, reply, done) => done()`);
+ * - `ladder-empty-onsend`: an empty callback-style `onSend` hook on every route (as @fastify/cookie adds);
+ * - `ladder-decorators`: the request and reply decorators with values that the root plugin declares (`user`,
+ *   `cookies`, and @fastify/cookie's two reply symbols), without any hook;
+ * - `ladder-cookie-onsend`: @fastify/cookie registered without its parsing hook (`hook: false`), which leaves
+ *   its global `onSend` hook and its request and reply decorators: what the root plugin registers of it;
+ * - `ladder-root`: the root plugin (`authPlugin`) registered, the route without any of its hooks;
+ * - `ladder-auth-onrequest`, `ladder-auth-prehandler`: `authenticate` as the route's onRequest or preHandler;
+ * - `ladder-auth-callback`: `authenticate` as a callback-style onRequest hook that calls `done()` synchronously
+ *   when the session is served from the verified-session cache (bench/callback-auth.ts: a wrapper of the bench,
+ *   not the product's hook).
+ * Every server verifies the same session (same secret and options as `ladderSession`, which the bench uses to
+ * make the one request all of them receive).
  */
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type RouteShorthandOptions } from 'fastify'
 import cookie from '@fastify/cookie'
 import { authPlugin } from '../auth.js'
 import type { Peer } from './peer-apps.js'
-
-export const LADDER_NAMES = ['ladder-bare', 'ladder-async-hook', 'ladder-callback-hook', 'ladder-cookie', 'ladder-root', 'ladder-auth-onrequest', 'ladder-auth-prehandler', 'ladder-trace'] as const
-export type LadderName = typeof LADDER_NAMES[number]
+import { callbackAuthenticate } from './callback-auth.js'
+import type { BenchRequest } from './lib.js'
 
 const SECRET = 'bench-ladder-secret-0123456789abcdef-0123456789abcdef'
+const AUTH = { secret: () => SECRET, url: 'http://127.0.0.1' }
 const USER = { name: 'bench', id: 'local_0123456789abcdef0123456789abcdef01234567' }
+
 const ok = async (): Promise<{ ok: boolean }> => ({ ok: true })
 
-/** A server without the package, given the same cookie and header bytes as the others (they are ignored). */
-async function plain (setup: (app: FastifyInstance) => void | Promise<void>): Promise<Peer> {
-  const app = Fastify()
-  await setup(app)
-  return { app, cookies: [], headers: {} }
+type Setup = (app: FastifyInstance) => Promise<RouteShorthandOptions>
+
+function ladderApp (setup: Setup): () => Promise<Peer> {
+  return async () => {
+    const app = Fastify()
+    app.get('/r', await setup(app), ok)
+    await app.ready()
+    return { app, cookies: [], headers: {} }
+  }
 }
 
-/** `authPlugin` registered, `/r` set up by `route`; the session its cookie pair carries. */
-async function withRoot (route: (app: FastifyInstance) => void): Promise<Peer> {
+const withAuth = (route: (app: FastifyInstance) => RouteShorthandOptions): Setup => async (app) => {
+  await app.register(authPlugin, AUTH)
+  await app.after()
+  return route(app)
+}
+
+export const LADDER_APPS: Record<string, () => Promise<Peer>> = {
+  'ladder-bare': ladderApp(async () => ({})),
+  'ladder-async-hook': ladderApp(async () => ({ onRequest: async () => {} })),
+  'ladder-callback-hook': ladderApp(async () => ({ onRequest: (_req, _reply, done) => { done() } })),
+  'ladder-empty-onsend': ladderApp(async (app) => { app.addHook('onSend', (_req, _reply, _payload, done) => { done() }); return {} }),
+  'ladder-decorators': ladderApp(async (app) => {
+    // Untyped: the package's and @fastify/cookie's declarations type these two as they are, not as null.
+    const decorateRequest = app.decorateRequest.bind(app) as (name: string, value: unknown) => FastifyInstance
+    decorateRequest('user', null)
+    decorateRequest('cookies', null)
+    app.decorateReply(Symbol('setCookies'), null)
+    app.decorateReply(Symbol('setCookiesHookRan'), false)
+    return {}
+  }),
+  'ladder-cookie-onsend': ladderApp(async (app) => { await app.register(cookie, { hook: false }); return {} }),
+  'ladder-root': ladderApp(withAuth(() => ({}))),
+  'ladder-auth-onrequest': ladderApp(withAuth((app) => ({ onRequest: app.auth.authenticate }))),
+  'ladder-auth-prehandler': ladderApp(withAuth((app) => ({ preHandler: app.auth.authenticate }))),
+  'ladder-auth-callback': ladderApp(withAuth((app) => ({ onRequest: callbackAuthenticate(app) })))
+}
+
+/** The request every rung receives: a session of the ladder's servers (cookie pair and XSRF header). */
+export async function ladderSession (): Promise<BenchRequest> {
   const app = Fastify()
-  await app.register(authPlugin, { secret: () => SECRET, url: 'http://127.0.0.1', avatar: false })
-  route(app)
+  await app.register(authPlugin, AUTH)
   await app.ready()
-  const { token, claims } = await app.auth.tokens.create({ user: USER })
-  return { app, cookies: [`JWT=${token}`, `XSRF-TOKEN=${claims.jti}`], headers: { 'x-xsrf-token': claims.jti } }
-}
-
-export const LADDER_APPS: Record<LadderName, () => Promise<Peer>> = {
-  'ladder-bare': async () => await plain((app) => { app.get('/r', ok) }),
-  'ladder-async-hook': async () => await plain((app) => { app.get('/r', { onRequest: async () => {} }, ok) }),
-  'ladder-callback-hook': async () => await plain((app) => { app.get('/r', { onRequest: (_req, _reply, done) => { done() } }, ok) }),
-  'ladder-cookie': async () => await plain(async (app) => { await app.register(cookie); app.get('/r', ok) }),
-  'ladder-root': async () => await withRoot((app) => { app.get('/r', ok) }),
-  'ladder-auth-onrequest': async () => await withRoot((app) => { app.get('/r', { onRequest: app.auth.authenticate }, ok) }),
-  'ladder-auth-prehandler': async () => await withRoot((app) => { app.get('/r', { preHandler: app.auth.authenticate }, ok) }),
-  'ladder-trace': async () => await withRoot((app) => { app.get('/r', { preHandler: app.auth.trace }, ok) })
+  try {
+    const { token, claims } = await app.auth.tokens.create({ user: USER })
+    return { path: '/r', headers: { cookie: `JWT=${token}; XSRF-TOKEN=${claims.jti}`, 'x-xsrf-token': claims.jti } }
+  } finally {
+    await app.close()
+  }
 }

@@ -1,76 +1,31 @@
 /**
- * The hook ladder, `npm run bench -- ladder` (issue 39 items 3 and 5): a bare route; an empty async and an empty
- * callback `onRequest`; @fastify/cookie with its parsing hook; `authPlugin` registered with a route without its
- * hooks; `authenticate` as `onRequest` and as `preHandler`, and `trace`, on a cached cookie session. Each case in a
- * fresh server process per round (BENCH_ROUNDS, default 5), alternating, all sent the same request bytes; the
- * median of the server's CPU µs per request first, req/s beside it. With BENCH_OLD_DIST (the `dist/` of an older
- * build), its bare route and `authenticate` run in the same rounds, for a before/after of one change.
+ * The hook ladder, `npm run bench -- ladder`: where the server CPU of an authenticated request goes, rung by rung
+ * (bench/ladder-apps.ts): a bare route; an empty async and an empty callback-style `onRequest`; an empty `onSend`
+ * hook; the root plugin's request and reply decorators alone; @fastify/cookie's `onSend` hook and decorators
+ * alone; the root plugin registered with a route that uses none of its hooks; `authenticate` as onRequest, as
+ * preHandler, and as a callback-style onRequest that calls `done()` synchronously on a cached session (a wrapper
+ * of the bench). Every rung receives the same request bytes (a session's cookie
+ * pair and XSRF header), each server in a process of its own, a fresh one per round, rounds alternating (default
+ * BENCH_ROUNDS 5, 1 s of warm-up then 3 s of load: about 4 minutes), medians across processes; CPU first.
+ * Targets (issue 39): the root plugin costs a route that does not use it nothing (>= 0.98x of bare in CPU);
+ * `authenticate` >= 0.95x. `npm run bench -- ladder:ir` counts instructions per request under callgrind instead.
  */
-import { fileURLToPath } from 'node:url'
-import { median, type BenchRequest } from './lib.js'
-import { LADDER_NAMES } from './ladder-apps.js'
-import { lengths, loadServer, startServer, stopServer, type ServerProcess, type ServerRun } from './server-process.js'
-
-const LABELS: Record<string, string> = {
-  'ladder-bare': 'bare route',
-  'ladder-async-hook': 'an empty async onRequest',
-  'ladder-callback-hook': 'an empty callback onRequest',
-  'ladder-cookie': '+ @fastify/cookie (its parsing hook)',
-  'ladder-root': 'authPlugin registered, route without a hook',
-  'ladder-auth-onrequest': 'authenticate as onRequest (cached session)',
-  'ladder-auth-prehandler': 'authenticate as preHandler (cached session)',
-  'ladder-trace': 'trace as preHandler (cached session)',
-  'new:gatehouse': 'peer table\'s gatehouse app, this build',
-  'old:bare': 'bare route, older build (BENCH_OLD_DIST)',
-  'old:gatehouse': 'peer table\'s gatehouse app, older build'
-}
-
-interface Case { key: string; app: string; server?: string }
+import { ladderSession } from './ladder-apps.js'
+import { printProcessTable } from './process-table.js'
+import { lengths } from './server-process.js'
 
 export async function benchLadder (): Promise<void> {
+  const req = await ladderSession()
   const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
-  const len = lengths({ warmup: 1, seconds: 3 })
-  const old = process.env.BENCH_OLD_DIST
-  const cases: Case[] = LADDER_NAMES.map((name) => ({ key: name, app: name }))
-  if (old !== undefined) {
-    const server = fileURLToPath(new URL('bench/peer-server.js', `file://${old.endsWith('/') ? old : `${old}/`}`))
-    cases.push({ key: 'new:gatehouse', app: 'gatehouse' }, { key: 'old:bare', app: 'bare', server }, { key: 'old:gatehouse', app: 'gatehouse', server })
-  }
-  const runs = new Map<string, ServerRun[]>(cases.map((c) => [c.key, []]))
-  const reference = await referenceRequest()
-  for (let r = 0; r < rounds; r++) {
-    for (const c of cases) {
-      const s: ServerProcess = await startServer(c.app, {}, c.server)
-      try {
-        // A server with a session of its own is sent that one (same length as the reference), the others the reference.
-        runs.get(c.key)!.push(await loadServer(s, s.hello.cookies.length > 0 ? requestOf(s) : reference, len))
-      } finally {
-        await stopServer(s)
-      }
-    }
-  }
-  print(rounds, cases, runs)
-}
-
-function requestOf (s: ServerProcess): BenchRequest {
-  return { path: '/r', headers: { ...s.hello.headers, cookie: s.hello.cookies.join('; ') } }
-}
-
-/** The bytes every server is sent: a session cookie pair and its XSRF header, from a server started for it. */
-async function referenceRequest (): Promise<BenchRequest> {
-  const s = await startServer('ladder-root')
-  try { return requestOf(s) } finally { await stopServer(s) }
-}
-
-function print (rounds: number, cases: Case[], runs: Map<string, ServerRun[]>): void {
-  const rows = cases.map((c) => {
-    const rs = runs.get(c.key)!
-    return { key: c.key, cpuUs: median(rs.map((x) => x.cpuUs)), rps: median(rs.map((x) => x.rps)), all: rs.map((x) => x.cpuUs.toFixed(2)).join(' ') }
-  })
-  const bare = rows[0]!
-  console.log(`\n## hook ladder: server CPU µs per request (median of ${rounds} alternating rounds, a process per server per round)`)
-  console.log(`${'case'.padEnd(46)} ${'CPU µs/req'.padStart(10)} ${'bare/case'.padStart(9)} ${'req/s'.padStart(8)} ${'ratio'.padStart(6)}  each round's CPU µs/req`)
-  for (const r of rows) {
-    console.log(`${LABELS[r.key]!.padEnd(46)} ${r.cpuUs.toFixed(2).padStart(10)} ${(bare.cpuUs / r.cpuUs).toFixed(3).padStart(9)} ${Math.round(r.rps).toString().padStart(8)} ${(r.rps / bare.rps).toFixed(2).padStart(5)}x  ${r.all}`)
-  }
+  await printProcessTable('hook ladder: one GET route, same request bytes (session cookie pair + XSRF header)', { label: 'bare route', app: 'ladder-bare', req }, [
+    { label: 'empty async onRequest', app: 'ladder-async-hook', req },
+    { label: 'empty callback onRequest', app: 'ladder-callback-hook', req },
+    { label: 'an empty callback onSend hook', app: 'ladder-empty-onsend', req },
+    { label: 'request and reply decorators of the root plugin', app: 'ladder-decorators', req },
+    { label: '@fastify/cookie, hook: false (its onSend hook)', app: 'ladder-cookie-onsend', req },
+    { label: 'root plugin registered, route without a hook', app: 'ladder-root', req, target: 0.98 },
+    { label: 'authenticate as onRequest', app: 'ladder-auth-onrequest', req, target: 0.95 },
+    { label: 'authenticate as preHandler', app: 'ladder-auth-prehandler', req, target: 0.95 },
+    { label: 'authenticate as callback onRequest (bench wrapper)', app: 'ladder-auth-callback', req, target: 0.95 }
+  ], lengths({ warmup: 1, seconds: 3 }), rounds)
 }

@@ -14,12 +14,18 @@ const AUTOCANNON_CLI = createRequire(import.meta.url).resolve('autocannon/autoca
 /** What is read of autocannon's `--json` result (latency in ms). */
 export interface LoadResult { requests: { average: number; total: number }; latency: { p99: number }; non2xx: number; errors: number; timeouts: number }
 
+/** A fixed number of requests, each given up after `timeout` seconds (autocannon's default: 10). */
+export interface RequestCount { requests: number; timeout?: number }
+
 /**
- * Runs the autocannon CLI with `--json` and returns its result. `uniqueIds`: every `[<id>]` in the body becomes
- * a fresh random id per request (autocannon's `-I`).
+ * Runs the autocannon CLI with `--json` and returns its result. `seconds`: how long to load, or a `RequestCount`.
+ * `uniqueIds`: every `[<id>]` in the body becomes a fresh random id per request (autocannon's `-I`).
  */
-export function load (url: string, req: BenchRequest, connections: number, seconds: number, uniqueIds = false): Promise<LoadResult> {
-  const args = [AUTOCANNON_CLI, '--json', '-c', String(connections), '-d', String(seconds), '-m', req.method ?? 'GET', ...(uniqueIds ? ['-I'] : [])]
+export function load (url: string, req: BenchRequest, connections: number, seconds: number | RequestCount, uniqueIds = false): Promise<LoadResult> {
+  const length = typeof seconds === 'number'
+    ? ['-d', String(seconds)]
+    : ['-a', String(seconds.requests), ...(seconds.timeout === undefined ? [] : ['-t', String(seconds.timeout)])]
+  const args = [AUTOCANNON_CLI, '--json', '-c', String(connections), ...length, '-m', req.method ?? 'GET', ...(uniqueIds ? ['-I'] : [])]
   for (const [k, v] of Object.entries(req.headers ?? {})) args.push('-H', `${k}=${v}`)
   if (req.body !== undefined) args.push('-b', req.body)
   args.push(url)

@@ -1,12 +1,15 @@
 /**
- * One server of the peer table or the login ladders in a process of its own: `node dist/bench/peer-server.js
- * <name>`, started by bench/peers.ts or bench/login.ts with an IPC channel. It builds the app
- * (bench/peer-apps.ts, bench/login-apps.ts), listens on a loopback port and sends `{ port, cookies, headers }`;
+ * One server of the peer table, the login and hook ladders or the toolkit tables in a process of its own: `node
+ * dist/bench/peer-server.js <name>`, started by bench/server-process.ts or bench/callgrind.ts with an IPC channel.
+ * It builds the app (bench/peer-apps.ts, login-apps.ts, toolkit-apps.ts, ladder-apps.ts, scale-app.ts), listens
+ * on a loopback port and sends `{ port, cookies, headers }`;
  * then it answers messages:
  * - `{ cmd: 'cpu' }` → `{ cpu, stats }`: this process's CPU time so far (µs, user + system), and the app's
  *   own counters;
  * - `{ cmd: 'check', headers, ms }` → `{ check }`: the peer's session check called in a loop for `ms`
  *   milliseconds, after a warm-up, as mean µs per call;
+ * - `{ cmd: 'gc' }` → `{ gc: true }`: a full collection first, when the process runs with `--expose-gc`
+ *   (bench/callgrind.ts starts each measured phase on a collected heap), `{ gc: false }` otherwise;
  * - `{ cmd: 'stop' }`: closes the server and exits.
  */
 import { PEERS, cookieObject, type Peer } from './peer-apps.js'
@@ -17,7 +20,7 @@ import { LADDER_APPS } from './ladder-apps.js'
 
 const APPS: Record<string, () => Promise<Peer>> = { ...PEERS, ...LOGIN_APPS, ...TOOLKIT_APPS, ...LADDER_APPS, scale: scaleApp }
 
-type Command = { cmd: 'cpu' } | { cmd: 'check'; headers: Record<string, string>; ms: number } | { cmd: 'stop' }
+type Command = { cmd: 'cpu' } | { cmd: 'check'; headers: Record<string, string>; ms: number } | { cmd: 'gc' } | { cmd: 'stop' }
 
 function send (message: object): void {
   process.send!(message)
@@ -46,6 +49,14 @@ async function timeCheck (peer: Peer, headers: Record<string, string>, ms: numbe
   return Number(now - start) / 1_000 / calls
 }
 
+/** A full collection, when `--expose-gc` made `gc` available. */
+function collect (): boolean {
+  const gc = (globalThis as { gc?: () => void }).gc
+  if (gc === undefined) return false
+  gc()
+  return true
+}
+
 const name = process.argv[2] ?? ''
 if (!Object.hasOwn(APPS, name)) {
   console.error(`peer-server: unknown app ${name}; choose from ${Object.keys(APPS).join(', ')}`)
@@ -57,6 +68,7 @@ const { port } = peer.app.server.address() as { port: number }
 process.on('message', (message: Command) => {
   if (message.cmd === 'cpu') send({ cpu: cpuNow(), stats: peer.stats?.() ?? {} })
   else if (message.cmd === 'check') void timeCheck(peer, message.headers, message.ms).then((check) => { send({ check }) })
+  else if (message.cmd === 'gc') send({ gc: collect() })
   else void peer.app.close().then(() => { process.exit(0) })
 })
 // The parent going away ends this process too (no server left behind).

@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: every benchmark in one run, so baselines and competitors share the machine's state.
- * Pick some with `npm run bench -- core toolkit avatar`.
+ * Pick some with `npm run bench -- core toolkit avatar`. `ladder:ir` and `toolkit:ir` (never part of a full run)
+ * count instructions per request under callgrind instead of CPU time (bench/callgrind.ts; needs valgrind).
  */
 import { benchCore } from './core.js'
 import { benchToolkitA } from './toolkit-a.js'
@@ -10,8 +11,8 @@ import { benchPeers } from './peers.js'
 import { benchLogin } from './login.js'
 import { benchScale } from './scale.js'
 import { benchDemo } from './demo.js'
-import { benchSoak } from './soak.js'
 import { benchLadder } from './ladder.js'
+import { callgrindAvailable } from './callgrind.js'
 
 const suites: Record<string, () => Promise<void>> = {
   core: benchCore,
@@ -21,17 +22,27 @@ const suites: Record<string, () => Promise<void>> = {
   login: benchLogin,
   scale: benchScale,
   demo: benchDemo,
-  soak: benchSoak,
   ladder: benchLadder
 }
+/** Suites that can count instructions instead: `<name>:ir`. */
+const COUNTABLE = new Set(['ladder', 'toolkit'])
 
 const wanted = process.argv.slice(2)
-const unknown = wanted.filter((w) => !(w in suites))
+const counted = wanted.filter((w) => w.endsWith(':ir')).map((w) => w.slice(0, -3))
+const unknown = wanted.filter((w) => !(w in suites) && !(w.endsWith(':ir') && COUNTABLE.has(w.slice(0, -3))))
 if (unknown.length > 0) {
-  console.error(`bench: unknown suite(s) ${unknown.join(', ')}; choose from ${Object.keys(suites).join(', ')}`)
+  console.error(`bench: unknown suite(s) ${unknown.join(', ')}; choose from ${Object.keys(suites).join(', ')}, ${[...COUNTABLE].map((n) => `${n}:ir`).join(', ')}`)
   process.exit(2)
 }
 for (const [name, run] of Object.entries(suites)) {
   if (wanted.length > 0 && !wanted.includes(name)) continue
   await run()
+}
+if (counted.length > 0) {
+  if (!await callgrindAvailable()) {
+    console.error('bench: the :ir suites need valgrind (valgrind and callgrind_control on the PATH)')
+    process.exit(2)
+  }
+  process.env.BENCH_MEASURE = 'callgrind'
+  for (const name of counted) await suites[name]!()
 }

@@ -3,8 +3,10 @@
  * CPU time and counters, stops it. A server that exits early fails the question being asked.
  */
 import { fork, type ChildProcess } from 'node:child_process'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { load, median, printTable, type BenchRequest } from './lib.js'
+import { loadavg } from 'node:os'
+import { load, median, type BenchRequest } from './lib.js'
 
 const SERVER = fileURLToPath(new URL('./peer-server.js', import.meta.url))
 
@@ -23,11 +25,14 @@ export function ask<T> (child: ChildProcess, message?: object): Promise<T> {
 }
 
 /**
- * Starts app `name` in a process of its own; `env` is added to this process's environment for it. `server`: the
- * peer-server script of another build (a before/after in one run), this build's by default.
+ * Starts app `name` in a process of its own; `env` is added to this process's environment for it. With
+ * BENCH_CPU_PROF set to a directory, the server writes a V8 CPU profile into its `<app>` folder when it stops
+ * (Node's default file name; bench/profile-summary.ts reads it).
  */
-export async function startServer<N extends string> (name: N, env: Record<string, string> = {}, server = SERVER): Promise<ServerProcess<N>> {
-  const child = fork(server, [name], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...env } })
+export async function startServer<N extends string> (name: N, env: Record<string, string> = {}): Promise<ServerProcess<N>> {
+  const profileDir = process.env.BENCH_CPU_PROF
+  const execArgv = profileDir === undefined || profileDir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`]
+  const child = fork(SERVER, [name], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...env }, execArgv })
   return { name, child, hello: await ask<Hello>(child) }
 }
 
@@ -47,13 +52,30 @@ export function cpuOf<S extends object = Record<string, number>> (server: Server
 export interface ServerRun { rps: number; cpuUs: number; p99: number }
 
 /** Lengths of one load: seconds of warm-up (every case measured compiled, not the first to meet the JIT), then of load. */
-export interface LoadLengths { warmup: number; seconds: number }
+export interface LoadLengths {
+  warmup: number
+  seconds: number
+  /**
+   * Counts instead of seconds, when set: requests of warm-up, then of load. On a busy machine a server gets
+   * through fewer requests per second, and a warm-up by time can end before its code is optimised.
+   */
+  warmupRequests?: number
+  requests?: number
+}
 
-/** BENCH_WARMUP and BENCH_SECONDS when set, else a suite's defaults. */
+/**
+ * BENCH_WARMUP and BENCH_SECONDS when set, else a suite's defaults; BENCH_WARMUP_REQUESTS and BENCH_REQUESTS,
+ * when set, measure by counts of requests instead (e.g. 20000 and 40000 on a shared machine).
+ */
 export function lengths (defaults: LoadLengths): LoadLengths {
+  const count = (name: string): number | undefined => process.env[name] === undefined || process.env[name] === '' ? undefined : Number(process.env[name])
+  const warmupRequests = count('BENCH_WARMUP_REQUESTS')
+  const requests = count('BENCH_REQUESTS')
   return {
     warmup: Number(process.env.BENCH_WARMUP ?? defaults.warmup),
-    seconds: Number(process.env.BENCH_SECONDS ?? defaults.seconds)
+    seconds: Number(process.env.BENCH_SECONDS ?? defaults.seconds),
+    ...(warmupRequests === undefined ? {} : { warmupRequests }),
+    ...(requests === undefined ? {} : { requests })
   }
 }
 
@@ -66,9 +88,10 @@ export async function loadServer (server: ServerProcess, req: BenchRequest, len:
   const probe = await fetch(url, { method: req.method ?? 'GET', headers: req.headers ?? {}, body: req.body ?? null })
   await probe.arrayBuffer()
   if (probe.status !== expectStatus) throw new Error(`${server.name}: probe answered ${probe.status}, expected ${expectStatus}`)
-  if (len.warmup > 0) await load(url, req, 50, len.warmup)
+  if (len.warmupRequests !== undefined) await load(url, req, 50, { requests: len.warmupRequests })
+  else if (len.warmup > 0) await load(url, req, 50, len.warmup)
   const before = (await cpuOf(server)).cpu
-  const result = await load(url, req, 50, len.seconds)
+  const result = await load(url, req, 50, len.requests === undefined ? len.seconds : { requests: len.requests })
   const after = (await cpuOf(server)).cpu
   const bad = result.non2xx + result.errors + result.timeouts
   if (expectStatus < 300 && bad > 0) throw new Error(`${server.name}: ${bad} failed responses under load`)
@@ -78,11 +101,14 @@ export async function loadServer (server: ServerProcess, req: BenchRequest, len:
 /** A case of a table measured in server processes: the app's name (peer-server.ts) and the request to send. */
 export interface ProcessCase { label: string; app: string; req: BenchRequest; target?: number }
 
+/** A case's medians across its processes, and the CPU µs per request of each process (in the order run). */
+export interface ProcessResult extends ProcessCase, ServerRun { cpuRuns: number[] }
+
 /**
  * Each case `rounds` times (default BENCH_ROUNDS or 3), alternating (1, 2, …, n, 1, 2, …), each time in a fresh
- * server process; the median req/s, CPU µs per request and p99 of each, in the order given.
+ * server process; the median req/s, CPU µs per request and p99 of each across its processes, in the order given.
  */
-export async function alternateProcesses (cases: ProcessCase[], len: LoadLengths, rounds = Number(process.env.BENCH_ROUNDS ?? 3)): Promise<Array<ProcessCase & ServerRun>> {
+export async function alternateProcesses (cases: ProcessCase[], len: LoadLengths, rounds = Number(process.env.BENCH_ROUNDS ?? 3)): Promise<ProcessResult[]> {
   const runs = cases.map(() => [] as ServerRun[])
   for (let round = 0; round < rounds; round++) {
     for (const [i, c] of cases.entries()) {
@@ -94,13 +120,31 @@ export async function alternateProcesses (cases: ProcessCase[], len: LoadLengths
     ...c,
     rps: median(runs[i]!.map((r) => r.rps)),
     cpuUs: median(runs[i]!.map((r) => r.cpuUs)),
-    p99: median(runs[i]!.map((r) => r.p99))
+    p99: median(runs[i]!.map((r) => r.p99)),
+    cpuRuns: runs[i]!.map((r) => r.cpuUs)
   }))
 }
 
-/** Measures the baseline and the rows alternately, each in its own process, and prints the ratios to the baseline. */
-export async function printProcessTable (title: string, baseline: ProcessCase, rows: ProcessCase[], len: LoadLengths): Promise<void> {
-  const [base, ...measured] = await alternateProcesses([baseline, ...rows], len)
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
-  printTable(`${title} (median of ${rounds} alternating rounds, a process per server)`, base!, measured)
+/** The 1, 5 and 15 minute load averages, as printed with every table (a busy machine moves every figure). */
+export function loadAverage (): string {
+  return loadavg().map((l) => l.toFixed(2)).join(' / ')
+}
+
+/**
+ * Prints a table measured in server processes, CPU first: per case the median CPU µs per request across its
+ * processes, the baseline's over it (the ratio a CPU-bound server reaches; targets are judged on it), the lowest
+ * and highest process, then req/s and its ratio (which follow what else the machine runs), p99 ms. `loadAtStart`:
+ * the load average when the measuring began (printed with the one at the end).
+ */
+export function printCpuTable (title: string, results: ProcessResult[], loadAtStart: string): void {
+  const base = results[0]!
+  console.log(`\n## ${title}`)
+  console.log(`load average (1 / 5 / 15 min): ${loadAtStart} at the start, ${loadAverage()} at the end`)
+  console.log(`${'case'.padEnd(52)} ${'CPU µs/req'.padStart(10)} ${'ratio'.padStart(7)} ${'min-max µs'.padStart(12)} ${'req/s'.padStart(8)} ${'ratio'.padStart(7)} ${'p99 ms'.padStart(6)}  target (CPU ratio)`)
+  for (const r of results) {
+    const ratio = base.cpuUs / r.cpuUs
+    const target = r.target === undefined ? '' : `>= ${r.target.toFixed(2)}x ${ratio >= r.target ? 'ok' : 'BELOW'}`
+    const spread = `${Math.min(...r.cpuRuns).toFixed(1)}-${Math.max(...r.cpuRuns).toFixed(1)}`
+    console.log(`${r.label.padEnd(52)} ${r.cpuUs.toFixed(2).padStart(10)} ${ratio.toFixed(3).padStart(6)}x ${spread.padStart(12)} ${Math.round(r.rps).toString().padStart(8)} ${(r.rps / base.rps).toFixed(2).padStart(6)}x ${r.p99.toFixed(0).padStart(6)}  ${target}`)
+  }
 }

@@ -4,7 +4,7 @@
  * req/s, ratio to the bare route, and the server's CPU µs per request.
  */
 import type { BenchRequest } from './lib.js'
-import { printProcessTable } from './server-process.js'
+import { printProcessTable } from './process-table.js'
 import { TOOLKIT_LENGTHS } from './toolkit-apps.js'
 
 const LOREM: BenchRequest = { path: '/r', method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'lorem ipsum '.repeat(86).slice(0, 1024) }

@@ -10,7 +10,7 @@ import { lengths } from './server-process.js'
 // The public entry (`fastify-gatehouse/toolkit`): what an application imports is what is measured.
 import {
   appInfoPlugin, basicAuthPlugin, bcryptHash, benchmarksPlugin, blackWordsPlugin, deprecationPlugin, gzipPlugin,
-  headersHook, headersPlugin, maybePlugin, noCachePlugin, onlyFromPlugin, pingPlugin, realIpPlugin, recovererPlugin,
+  headersHook, headersPlugin, maybePlugin, NO_CACHE_HEADERS, noCachePlugin, onlyFromPlugin, pingPlugin, realIpPlugin, recovererPlugin,
   rejectPlugin, requestLoggerPlugin, rewritePlugin, rewriteUrl, sizeLimitPlugin, tracePlugin
 } from '../toolkit.js'
 
@@ -24,11 +24,14 @@ const LETTERS = 'abcdefghijklmnopqrstuvwxyz'
 /** About 16 KiB of JSON: large enough that compressing it is the main cost. */
 const LARGE = { items: Array.from({ length: 300 }, (_, i) => ({ id: i, name: `item ${i}`, tags: ['alpha', 'beta', 'gamma'] })) }
 const RULES = { '^/old/(\\w+)$': '/$1' }
+const THREE_HEADERS = { 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' }
 
 interface AppSpec {
   method?: 'GET' | 'POST'
   /** What the GET route answers; default `{ ok: true }`. */
   body?: unknown
+  /** Headers the GET route's handler sets on its answer (a scale for plugins that add headers). */
+  headers?: Readonly<Record<string, string>>
   server?: FastifyServerOptions
   setup?: (app: FastifyInstance) => Promise<void>
 }
@@ -40,7 +43,9 @@ function build (spec: AppSpec): () => Promise<Peer> {
     if (spec.method === 'POST') app.post('/r', async (req) => ({ len: (req.body as string | object).toString().length }))
     else {
       const body = spec.body ?? { ok: true }
-      app.get('/r', async () => body)
+      const headers = spec.headers
+      if (headers === undefined) app.get('/r', async () => body)
+      else app.get('/r', async (_req, reply) => { reply.headers(headers); return body })
     }
     return { app, cookies: [], headers: {} }
   }
@@ -69,7 +74,10 @@ export const TOOLKIT_APPS: Record<string, () => Promise<Peer>> = {
   // letters keep starting partial matches) should cost about what 3 do.
   'tk-black-words-500': build({ method: 'POST', setup: use(blackWordsPlugin, { words: Array.from({ length: 500 }, (_, i) => `${LETTERS[i % 26]!}${LETTERS[(i * 7) % 26]!}x${i}`) }) }),
   'tk-no-cache': build({ setup: use(noCachePlugin) }),
-  'tk-headers': build({ setup: use(headersPlugin, { headers: ['X-Frame-Options:DENY', 'X-Content-Type-Options:nosniff', 'Referrer-Policy:no-referrer'] }) }),
+  // The same headers set by the route's own handler: what answering with them costs, without any plugin.
+  'tk-bare-get-no-cache-headers': build({ headers: NO_CACHE_HEADERS }),
+  'tk-bare-get-three-headers': build({ headers: THREE_HEADERS }),
+  'tk-headers': build({ setup: use(headersPlugin, { headers: Object.entries(THREE_HEADERS).map(([k, v]) => `${k}:${v}`) }) }),
   'tk-rewrite': build({ setup: use(rewritePlugin, { rules: RULES }) }),
   'tk-rewrite-url': build({ server: { rewriteUrl: rewriteUrl(RULES) } }),
   'tk-gzip-small': build({ setup: use(gzipPlugin) }),

@@ -5,7 +5,7 @@
  * alternating rounds, medians (bench/server-process.ts).
  */
 import type { BenchRequest } from './lib.js'
-import { printProcessTable } from './server-process.js'
+import { printProcessTable } from './process-table.js'
 import { TOOLKIT_LENGTHS } from './toolkit-apps.js'
 
 const basic = (user: string, passwd: string): Record<string, string> =>
@@ -17,6 +17,9 @@ export async function benchToolkitB (): Promise<void> {
   await printProcessTable('toolkit, part B: one plugin on a bare GET route (small JSON)', { label: 'bare GET route', app: 'tk-bare-get', req }, [
     { label: 'noCache', app: 'tk-no-cache', req, target: 0.95 },
     { label: 'headers (3 entries)', app: 'tk-headers', req, target: 0.95 },
+    // The floor of the two rows above: the route's own handler setting the same headers, no plugin.
+    { label: 'handler sets noCache\'s headers itself (for scale)', app: 'tk-bare-get-no-cache-headers', req },
+    { label: 'handler sets the 3 headers itself (for scale)', app: 'tk-bare-get-three-headers', req },
     { label: 'rewrite plugin (/old/r -> /r)', app: 'tk-rewrite', req: old, target: 0.9 },
     { label: 'rewrite plugin (no rule matches)', app: 'tk-rewrite', req, target: 0.9 },
     { label: 'rewriteUrl option (/old/r -> /r)', app: 'tk-rewrite-url', req: old, target: 0.9 },

@@ -16,7 +16,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { OptionsError, sendError } from '../../lib/errors.js'
-import { declaredLength, guardBody, type BodyRejection } from './body-guard.js'
+import { declaredLength, guardBodyHook, type BodyRejection } from './body-guard.js'
 import type { ToolkitHook } from './hook.js'
 import { WordMatcher } from './word-matcher.js'
 
@@ -100,7 +100,7 @@ const blackWordsPluginImpl: FastifyPluginAsync<BlackWordsOptions> = async (fasti
   const matcher = compileWords(opts?.words)
   const limit = opts.limit ?? fastify.initialConfig.bodyLimit ?? 1024 * 1024
   if (!Number.isSafeInteger(limit) || limit < 1) throw new OptionsError('blackWords.limit', 'must be a positive integer (bytes)')
-  fastify.addHook('preParsing', guardBody({
+  fastify.addHook('preParsing', guardBodyHook({
     limit,
     inspect: () => {
       const seen = matcher.scanner()

@@ -83,41 +83,70 @@ export function declaredLength (value: string | undefined): number | undefined {
 }
 
 /**
+ * True when the body needs no reading here: there is none, or it is a plain HTTP/1 body as sent (a
+ * `Content-Length` within the limit, no `Transfer-Encoding`, no `Content-Encoding` to inflate) that nothing
+ * inspects here (no inspector, or `leaveToParser` takes it).
+ */
+function passesUnread (opts: BodyGuardOptions, request: FastifyRequest, payload: Readable): boolean {
+  const h = request.headers
+  const te = h['transfer-encoding']
+  const declared = declaredLength(h['content-length'])
+  const http1 = request.raw.httpVersionMajor === 1
+  // HTTP/1: no body without a length or chunked framing. HTTP/2 frames bodies itself; a length is optional.
+  if (te === undefined && (declared === 0 || (http1 && h['content-length'] === undefined))) return true
+  if (te !== undefined || !http1 || declared === undefined || declared > opts.limit) return false
+  if (payload !== request.raw && (payload as Marked)[AS_SENT] !== true) return false
+  if (codingOf(h['content-encoding']) !== undefined) return false
+  return opts.inspect === undefined || opts.leaveToParser?.(request) === true
+}
+
+/**
  * Reads the body under the limit (and the inspector), then returns a stream that replays it for the content
  * parser. On rejection the answer is sent with `Connection: close`, so the rest of an oversized upload is
  * not read, and the hook resolves after the reply went out (no later stage runs).
  */
 export function guardBody (opts: BodyGuardOptions): PreParsingHook {
-  const { limit, inspect } = opts
-  return async (request, reply, payload) => {
-    const h = request.headers
-    const te = h['transfer-encoding']
-    const declared = declaredLength(h['content-length'])
-    const http1 = request.raw.httpVersionMajor === 1
-    // HTTP/1: no body without a length or chunked framing. HTTP/2 frames bodies itself; a length is optional.
-    if (te === undefined && (declared === 0 || (http1 && h['content-length'] === undefined))) return payload
-    if (declared !== undefined && declared > limit) return refuse(reply, TOO_LARGE(limit), payload)
-    // The bytes as sent (the socket's stream, or one of these replays): headers describe them.
-    const asSent = payload === request.raw || (payload as Marked)[AS_SENT] === true
-    const inflater = asSent ? codingOf(h['content-encoding']) : undefined
-    if (typeof inflater === 'object') return refuse(reply, inflater, payload)
-    const plain = inflater === undefined && asSent && http1 && te === undefined && declared !== undefined
-    if (plain && (inspect === undefined || opts.leaveToParser?.(request) === true)) return payload
+  return async (request, reply, payload) => passesUnread(opts, request, payload) ? payload : await readGuarded(opts, request, reply, payload)
+}
 
-    const look = inspect?.()
-    const chunks: Buffer[] = []
-    let size = 0
-    const read = await readUntil(payload, (chunk) => {
-      size += chunk.length
-      if (size > limit) return TOO_LARGE(limit)
-      chunks.push(chunk)
-      return inflater === undefined ? look?.(chunk) : undefined
-    })
-    if (read === 'aborted') return payload // the client went away: nothing left to answer
-    const rejection = read ?? (inflater === undefined || size === 0 ? undefined : await checkInflated(chunks, inflater(), limit, look))
-    if (rejection !== undefined) return refuse(reply, rejection, payload)
-    return replay(chunks, size, payload, asSent)
+/** Fastify's callback form of a preParsing hook. */
+export type PreParsingCallbackHook = (request: FastifyRequest, reply: FastifyReply, payload: Readable, done: (err: Error | null, payload?: Readable) => void) => void
+
+/**
+ * `guardBody` in Fastify's callback form, for the plugins' context-wide hooks: a body that needs no reading is
+ * handed on synchronously, without a promise per request (on every route of the context, most requests).
+ */
+export function guardBodyHook (opts: BodyGuardOptions): PreParsingCallbackHook {
+  return (request, reply, payload, done) => {
+    if (passesUnread(opts, request, payload)) { done(null, payload); return }
+    readGuarded(opts, request, reply, payload).then((stream) => { done(null, stream) }, done)
   }
+}
+
+/** The body that `passesUnread` did not let through: refused at once, or read, checked and replayed. */
+async function readGuarded (opts: BodyGuardOptions, request: FastifyRequest, reply: FastifyReply, payload: Readable): Promise<Readable> {
+  const { limit, inspect } = opts
+  const h = request.headers
+  const declared = declaredLength(h['content-length'])
+  if (declared !== undefined && declared > limit) return await refuse(reply, TOO_LARGE(limit), payload)
+  // The bytes as sent (the socket's stream, or one of these replays): headers describe them.
+  const asSent = payload === request.raw || (payload as Marked)[AS_SENT] === true
+  const inflater = asSent ? codingOf(h['content-encoding']) : undefined
+  if (typeof inflater === 'object') return await refuse(reply, inflater, payload)
+
+  const look = inspect?.()
+  const chunks: Buffer[] = []
+  let size = 0
+  const read = await readUntil(payload, (chunk) => {
+    size += chunk.length
+    if (size > limit) return TOO_LARGE(limit)
+    chunks.push(chunk)
+    return inflater === undefined ? look?.(chunk) : undefined
+  })
+  if (read === 'aborted') return payload // the client went away: nothing left to answer
+  const rejection = read ?? (inflater === undefined || size === 0 ? undefined : await checkInflated(chunks, inflater(), limit, look))
+  if (rejection !== undefined) return await refuse(reply, rejection, payload)
+  return replay(chunks, size, payload, asSent)
 }
 
 async function refuse (reply: FastifyReply, rejection: BodyRejection, payload: Readable): Promise<Readable> {

@@ -13,7 +13,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync } from 'fastify'
 import { OptionsError } from '../../lib/errors.js'
-import { guardBody, type PreParsingHook } from './body-guard.js'
+import { guardBody, guardBodyHook, type PreParsingHook } from './body-guard.js'
 
 export interface SizeLimitOptions {
   /** Largest accepted request body in bytes (a positive integer). */
@@ -35,7 +35,8 @@ export function sizeLimitHook (limit: number): PreParsingHook {
 
 /** fastify-plugin: the limit applies to every route of the context it is registered in. */
 const sizeLimitPluginImpl: FastifyPluginAsync<SizeLimitOptions> = async (fastify, opts) => {
-  fastify.addHook('preParsing', sizeLimitHook(opts?.limit))
+  // The callback form: a body within the limit is handed on without a promise (see body-guard.ts).
+  fastify.addHook('preParsing', guardBodyHook({ limit: checkLimit(opts?.limit) }))
 }
 
 export const sizeLimitPlugin = fp(sizeLimitPluginImpl, { name: 'gatehouse-size-limit', fastify: '5.x' })

@@ -7,18 +7,19 @@ import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { ToolkitHook } from './hook.js'
 
-
 export const REQUEST_ID_HEADER = 'X-Request-ID'
+// Fastify keeps header names in lower case: given so, `reply.header` finds nothing to lower-case per request.
+const REQUEST_ID_KEY = 'x-request-id'
 
 // A client-supplied id ends up in logs and response headers: only visible ASCII, bounded length.
 const SANE_ID = /^[\x21-\x7e]{1,128}$/
 
 /** Assigns the id to the request and the response; returns it. */
 export function assignRequestId (request: FastifyRequest, reply: FastifyReply): string {
-  const incoming = request.headers['x-request-id']
+  const incoming = request.headers[REQUEST_ID_KEY]
   const id = typeof incoming === 'string' && SANE_ID.test(incoming) ? incoming : randomUUID()
   request.requestId = id
-  reply.header(REQUEST_ID_HEADER, id)
+  reply.header(REQUEST_ID_KEY, id)
   return id
 }
 

@@ -1,5 +1,6 @@
 import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
+import { createServer } from 'node:http'
 import { listen } from '../../helpers/client.js'
 import { compileRewrite, rewritePlugin, rewriteUrl, type RewriteRules } from '../../../plugins/toolkit/rewrite.js'
 
@@ -70,6 +71,43 @@ t.test('plugin and constructor option together still rewrite once; later plugin 
   t.teardown(() => app.close())
   t.equal(await (await fetch(`${base}/a`)).text(), 'b')
   t.equal(await (await fetch(`${base}/b`)).text(), 'c', 'second plugin rule applies; constructor rule skipped')
+})
+
+t.test('plugin on a server from serverFactory, with or without another listener of its own', async (t) => {
+  for (const extra of [false, true]) {
+    // A listener beside Fastify's that only counts: the rewrite must still run before Fastify's routing.
+    const seen: string[] = []
+    const { app, base } = await listen(async (a) => {
+      await a.register(rewritePlugin, { rules: { '^/a$': '/b' } })
+      a.get('/b', async (req) => ({ url: req.url, originalUrl: req.originalUrl }))
+    }, {
+      serverFactory: (handler) => {
+        const server = createServer((req, res) => { handler(req, res) })
+        if (extra) server.on('request', (req) => { seen.push(req.url ?? '') })
+        return server
+      }
+    })
+    t.teardown(() => app.close())
+    t.equal(app.server.listenerCount('request'), extra ? 3 : 2, 'the rewrite prepended to the server\'s listeners')
+    t.same(await (await fetch(`${base}/a`)).json(), { url: '/b', originalUrl: '/a' }, `rewritten (${extra ? 'with' : 'without'} another listener)`)
+    t.same(await (await fetch(`${base}/b`)).json(), { url: '/b', originalUrl: '/b' }, 'unmatched untouched')
+    if (extra) t.same(seen, ['/b', '/b'], 'the other listener sees the rewritten URL')
+  }
+})
+
+t.test('plugin: fastify.inject passes by the server and is not rewritten; over HTTP it is', async (t) => {
+  const app = Fastify()
+  await app.register(rewritePlugin, { rules: { '^/a$': '/b' } })
+  app.get('/a', async (req) => ({ served: 'a', url: req.url }))
+  app.get('/b', async (req) => ({ served: 'b', url: req.url }))
+  await app.ready()
+  t.teardown(() => app.close())
+  t.equal(app.server.listenerCount('request'), 2, 'the rewrite prepended to Fastify\'s listener, which stays in place')
+  t.same((await app.inject('/a')).json(), { served: 'a', url: '/a' }, 'inject: not rewritten (documented)')
+  // The same app over the wire: the prepended listener rewrites before Fastify's routes.
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as { port: number }
+  t.same(await (await fetch(`http://127.0.0.1:${port}/a`)).json(), { served: 'b', url: '/b' }, 'over HTTP: rewritten')
 })
 
 t.test('bad rules fail at startup with a clear error', async (t) => {

@@ -1,0 +1,191 @@
+/**
+ * Instructions per request, counted by valgrind's callgrind: a figure the machine's load does not move (CPU time
+ * per request does, by ±3 µs between two processes of the same build on a shared machine). Each case's server
+ * (bench/peer-server.ts) runs under `valgrind --tool=callgrind --separate-threads=yes`, its V8 single-threaded
+ * (`--single-threaded`: optimising compiles and the collector's work on the main thread, when they are due,
+ * instead of on helper threads that valgrind runs one at a time and a busy machine starves, which left the
+ * measured phases running code not yet optimised). Autocannon sends it a fixed number of requests to warm it up,
+ * then `phases` times: a full collection (`--expose-gc`; so that no phase inherits a heap about to be collected
+ * from the one before), the counters zeroed (`callgrind_control -z`), `requests` requests sent, the counters
+ * dumped (`callgrind_control -d`). The young generation's collections fall within the phases, as often as
+ * each case allocates. Reported per request, for the phase with the median count: the
+ * instructions of the main thread (every request's JavaScript, Node's HTTP parsing and writing, the collector),
+ * and those of the other threads apart (libuv's and Node's own; next to nothing). Instructions in the kernel (the
+ * system calls' own work) are not counted.
+ *
+ * Valgrind runs the server some 50-100 times slower, so the load generator always finds it busy: every turn of
+ * the event loop finds requests of all `connections` waiting, the same batching in every case.
+ */
+import { spawn, execFile } from 'node:child_process'
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { load, median } from './lib.js'
+import { ask, stopServer, type Hello, type ProcessCase, type ServerProcess } from './server-process.js'
+
+const SERVER = fileURLToPath(new URL('./peer-server.js', import.meta.url))
+const run = promisify(execFile)
+
+/** Lengths of a count, in requests. */
+export interface IrOptions { warmup: number; requests: number; phases: number; connections: number }
+
+/** BENCH_IR_WARMUP (5000 requests), BENCH_IR_REQUESTS (1500 per phase), BENCH_IR_PHASES (3), 10 connections. */
+export function irOptions (): IrOptions {
+  return {
+    warmup: Number(process.env.BENCH_IR_WARMUP ?? 5000),
+    requests: Number(process.env.BENCH_IR_REQUESTS ?? 1500),
+    phases: Number(process.env.BENCH_IR_PHASES ?? 3),
+    connections: 10
+  }
+}
+
+/** One case's count: per request, main thread (median phase), each phase's, other threads, by function. */
+export interface IrCount {
+  label: string
+  main: number
+  phases: number[]
+  others: number
+  /** Main-thread instructions per request by function (exclusive), of the median phase. */
+  functions: Map<string, number>
+}
+
+/** Whether valgrind and callgrind_control are installed. */
+export async function callgrindAvailable (): Promise<boolean> {
+  try {
+    await run('valgrind', ['--version'])
+    await run('callgrind_control', ['-h'])
+    return true
+  } catch {
+    return false
+  }
+}
+
+async function startUnderCallgrind (app: string, outDir: string): Promise<ServerProcess> {
+  const child = spawn('valgrind', [
+    '--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(outDir, 'cg.%p')}`,
+    process.execPath, '--single-threaded', '--expose-gc', SERVER, app
+  ], { stdio: ['ignore', 'inherit', 'ignore', 'ipc'] })
+  return { name: app, child, hello: await ask<Hello>(child) }
+}
+
+/** Counts the instructions of one case's server per request (see the module comment). */
+export async function countInstructions (c: ProcessCase, o: IrOptions): Promise<IrCount> {
+  const outDir = mkdtempSync(join(tmpdir(), 'gatehouse-callgrind-'))
+  const server = await startUnderCallgrind(c.app, outDir)
+  try {
+    const pid = String(server.child.pid)
+    const url = `http://127.0.0.1:${server.hello.port}${c.req.path}`
+    await checkedLoad(c, url, o.warmup, o.connections)
+    const phases: Array<{ main: number; others: number; functions: Map<string, number> }> = []
+    for (let p = 1; p <= o.phases; p++) {
+      // Each phase starts on a collected heap: a full collection due in one phase and not in another would
+      // otherwise move a phase's count by more than the differences sought.
+      if (!(await ask<{ gc: boolean }>(server.child, { cmd: 'gc' })).gc) throw new Error('the server has no gc()')
+      await run('callgrind_control', ['-z', pid])
+      await checkedLoad(c, url, o.requests, o.connections)
+      await run('callgrind_control', ['-d', pid])
+      phases.push(readDump(outDir, pid, p, o.requests))
+    }
+    const sorted = [...phases].sort((a, b) => a.main - b.main)
+    const mid = sorted[Math.floor(sorted.length / 2)]!
+    return { label: c.label, main: mid.main, phases: phases.map((p) => p.main), others: median(phases.map((p) => p.others)), functions: mid.functions }
+  } finally {
+    await stopServer(server)
+    rmSync(outDir, { recursive: true, force: true })
+  }
+}
+
+async function checkedLoad (c: ProcessCase, url: string, requests: number, connections: number): Promise<void> {
+  // Valgrind's server answers in milliseconds, seconds while it compiles: autocannon's 10 s timeout is too short.
+  const result = await load(url, c.req, connections, { requests, timeout: 300 })
+  const bad = result.non2xx + result.errors + result.timeouts
+  if (bad > 0) throw new Error(`${c.label}: ${bad} failed responses under callgrind (${result.non2xx} not 2xx, ${result.errors} errors, ${result.timeouts} timeouts)`)
+}
+
+/** Dump `part` of process `pid`: thread 01 is the main thread. Counts per request. */
+function readDump (dir: string, pid: string, part: number, requests: number): { main: number; others: number; functions: Map<string, number> } {
+  const prefix = `cg.${pid}.${part}-`
+  let main: Map<string, number> | undefined
+  let others = 0
+  for (const file of readdirSync(dir).filter((f) => f.startsWith(prefix))) {
+    const functions = selfCosts(readFileSync(join(dir, file), 'utf8'))
+    if (file.endsWith('-01')) main = functions
+    else for (const v of functions.values()) others += v
+  }
+  if (main === undefined) throw new Error(`callgrind wrote no main-thread dump ${prefix}01`)
+  const perRequest = new Map([...main].map(([k, v]) => [k, v / requests]))
+  let total = 0
+  for (const v of perRequest.values()) total += v
+  return { main: total, others: others / requests, functions: perRequest }
+}
+
+/**
+ * Exclusive instruction counts by function of one callgrind dump (format: valgrind's callgrind-format docs). The
+ * cost line after a `calls=` line is the call's inclusive cost and is skipped; names are compressed as
+ * `fn=(id) name` once, `fn=(id)` after. Code V8 compiled at run time has no symbol: it is summed as one entry.
+ */
+export function selfCosts (text: string): Map<string, number> {
+  const names = new Map<string, string>()
+  const costs = new Map<string, number>()
+  let fn = '?'
+  let skipNext = false
+  for (const line of text.split('\n')) {
+    if (line.startsWith('fn=')) { fn = nameOf(line.slice(3), names); continue }
+    if (line.startsWith('cfn=')) { nameOf(line.slice(4), names); continue }
+    if (line.startsWith('calls=')) { skipNext = true; continue }
+    const first = line.charCodeAt(0)
+    const isCost = (first >= 48 && first <= 57) || first === 43 || first === 45 || first === 42
+    if (!isCost) continue
+    if (skipNext) { skipNext = false; continue }
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1))
+    costs.set(fn, (costs.get(fn) ?? 0) + value)
+  }
+  return costs
+}
+
+const JIT = 'JavaScript compiled at run time (no symbol)'
+
+function nameOf (spec: string, names: Map<string, string>): string {
+  const m = /^\((\d+)\)(?: (.*))?$/.exec(spec)
+  let name: string
+  if (m === null) name = spec
+  else if (m[2] !== undefined) { name = m[2]; names.set(m[1]!, name) } else name = names.get(m[1]!) ?? spec
+  return /^0x[0-9a-f]+$/.test(name) ? JIT : name
+}
+
+/** Counts the cases, `parallel` servers at a time (the counts do not depend on the machine's load). */
+export async function countAll (cases: ProcessCase[], o: IrOptions, parallel = Number(process.env.BENCH_IR_PARALLEL ?? 2)): Promise<IrCount[]> {
+  const out: IrCount[] = new Array(cases.length)
+  let next = 0
+  const worker = async (): Promise<void> => {
+    while (next < cases.length) {
+      const i = next++
+      out[i] = await countInstructions(cases[i]!, o)
+      // Counts take minutes each: each is shown as it comes (the table follows at the end).
+      console.log(`  counted ${out[i]!.label}: ${Math.round(out[i]!.main)} Ir/req (phases ${out[i]!.phases.map((p) => Math.round(p)).join(' ')}; other threads ${Math.round(out[i]!.others)})`)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, parallel) }, worker))
+  return out
+}
+
+/** Prints instructions per request and the ratio to the first case, then each case's largest differences by function. */
+export function printIrTable (title: string, counts: IrCount[], o: IrOptions, top = Number(process.env.BENCH_IR_TOP ?? 8)): void {
+  const base = counts[0]!
+  console.log(`\n## ${title} (callgrind: instructions per request, main thread, median of ${o.phases} phases of ${o.requests} requests after ${o.warmup}, ${o.connections} connections)`)
+  console.log(`${'case'.padEnd(52)} ${'Ir/req'.padStart(9)} ${'ratio'.padStart(7)} ${'+Ir/req'.padStart(8)} ${'phases'.padStart(26)} ${'other threads'.padStart(13)}`)
+  for (const c of counts) {
+    const phases = c.phases.map((p) => Math.round(p).toString()).join(' ')
+    console.log(`${c.label.padEnd(52)} ${Math.round(c.main).toString().padStart(9)} ${(base.main / c.main).toFixed(3).padStart(6)}x ${Math.round(c.main - base.main).toString().padStart(8)} ${phases.padStart(26)} ${Math.round(c.others).toString().padStart(13)}`)
+  }
+  if (top <= 0) return
+  for (const c of counts.slice(1)) {
+    const diffs = [...new Set([...c.functions.keys(), ...base.functions.keys()])]
+      .map((fn) => ({ fn, d: (c.functions.get(fn) ?? 0) - (base.functions.get(fn) ?? 0) }))
+      .sort((a, b) => Math.abs(b.d) - Math.abs(a.d)).slice(0, top)
+    console.log(`  ${c.label} − ${base.label}, largest differences (Ir/req, by function):`)
+    for (const { fn, d } of diffs) console.log(`    ${(d >= 0 ? '+' : '') + Math.round(d).toString().padStart(7)}  ${fn.length > 110 ? fn.slice(0, 107) + '...' : fn}`)
+  }
+}
