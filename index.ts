@@ -33,13 +33,14 @@ export {
   hcaptchaVerifier, recaptchaV3Verifier, turnstileVerifier, type HcaptchaOptions, type RecaptchaV3Options, type SiteverifyOptions, type TurnstileOptions
 } from './lib/captcha/siteverify.js'
 export type { LastLoginMethodOptions } from './plugins/core/last-login.js'
+export { breachedPasswords, type BreachedPasswords, type BreachedPasswordsOptions, type BreachVerdict } from './lib/breached-passwords.js'
 export type { Duration } from './lib/duration.js'
 export type { RecentOptions } from './lib/step-up.js'
 export { safeEqual } from './lib/compare.js'
 export { AUDIT_CHANNEL, AUDIT_EVENT_TYPES } from './lib/audit/events.js'
 export type {
   AuditBase, AuditEvent, AuditEventOf, AuditEventType, AuditListener, AuditOutcome, ConfirmationSentEvent, CrossSiteRefusedEvent,
-  KeyRotatedEvent, LockoutStartedEvent, LoginFailedEvent, LoginSecondFactorRequiredEvent, LoginSucceededEvent, LogoutEvent,
+  KeyRotatedEvent, LockoutStartedEvent, PasswordBreachedEvent, LoginFailedEvent, LoginSecondFactorRequiredEvent, LoginSucceededEvent, LogoutEvent,
   PasskeyAddedEvent, PasskeyRemovedEvent, RateLimitedEvent, RecoveryCodesCreatedEvent, RevokedBy, SecondFactorAddedEvent,
   SecondFactorRemovedEvent, SessionRefreshedEvent, SessionRefusedEvent, SessionRevokedEvent, StateStoreUnavailableEvent,
   StepUpRefusedEvent, StepUpSucceededEvent
