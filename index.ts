@@ -28,13 +28,19 @@ export type { ClientKey } from './lib/throttle/client.js'
 export type { Throttle } from './lib/throttle/throttle.js'
 export { normaliseAccountName } from './lib/throttle/lockout.js'
 export type { CrossSiteOptions, CrossSiteGuard } from './lib/cross-site.js'
+export type { CaptchaCheck, CaptchaOption, CaptchaVerdict, CaptchaVerifier, ResolvedCaptcha } from './lib/captcha/verifier.js'
+export {
+  hcaptchaVerifier, recaptchaV3Verifier, turnstileVerifier, type HcaptchaOptions, type RecaptchaV3Options, type SiteverifyOptions, type TurnstileOptions
+} from './lib/captcha/siteverify.js'
+export type { LastLoginMethodOptions, ResolvedLastLoginMethod } from './plugins/core/last-login.js'
+export { breachedPasswords, type BreachedPasswords, type BreachedPasswordsOptions, type BreachVerdict } from './lib/breached-passwords.js'
 export type { Duration } from './lib/duration.js'
 export type { RecentOptions } from './lib/step-up.js'
 export { safeEqual } from './lib/compare.js'
 export { AUDIT_CHANNEL, AUDIT_EVENT_TYPES } from './lib/audit/events.js'
 export type {
   AuditBase, AuditEvent, AuditEventOf, AuditEventType, AuditListener, AuditOutcome, ConfirmationSentEvent, CrossSiteRefusedEvent,
-  KeyRotatedEvent, LockoutStartedEvent, LoginFailedEvent, LoginSecondFactorRequiredEvent, LoginSucceededEvent, LogoutEvent,
+  KeyRotatedEvent, LockoutStartedEvent, PasswordBreachedEvent, LoginFailedEvent, LoginSecondFactorRequiredEvent, LoginSucceededEvent, LogoutEvent,
   PasskeyAddedEvent, PasskeyRemovedEvent, RateLimitedEvent, RecoveryCodesCreatedEvent, RevokedBy, SecondFactorAddedEvent,
   SecondFactorRemovedEvent, SessionRefreshedEvent, SessionRefusedEvent, SessionRevokedEvent, StateStoreUnavailableEvent,
   StepUpRefusedEvent, StepUpSucceededEvent

@@ -5,5 +5,6 @@
 import './toolkit-augment.js'
 
 export * from './plugins/toolkit/index.js'
+export * from './plugins/toolkit/breached-passwords.js'
 export { ErrorCodes, GatehouseError, HttpError, OptionsError, sendError, type ErrorBody, type ErrorCode } from './lib/errors.js'
 export { funcLogger, noopLogger, pinoLogger, stdLogger, type Logger, type LogLevel } from './lib/logger.js'

@@ -55,6 +55,10 @@ export const ErrorCodes = {
   UNSUPPORTED_ENCODING: 'GATEHOUSE_UNSUPPORTED_ENCODING',
   /** 415: the body's media type is not one the route reads (the auth routes read JSON and forms). */
   UNSUPPORTED_MEDIA_TYPE: 'GATEHOUSE_UNSUPPORTED_MEDIA_TYPE',
+  /** 400/403: a login route's captcha (`captcha` option) is missing (400) or was refused by its service: reused, another site's, a bot's score (403). */
+  CAPTCHA: 'GATEHOUSE_CAPTCHA',
+  /** 403: the password is right but known from data breaches, and the host refuses such sign-ins (`breachedPasswords` of the direct provider). */
+  BREACHED_PASSWORD: 'GATEHOUSE_BREACHED_PASSWORD',
   /** 429: too many attempts; see `Retry-After`. */
   RATE_LIMITED: 'GATEHOUSE_RATE_LIMITED',
   /** 500: a failure of the server itself (logged with its cause). */

@@ -14,6 +14,7 @@ import type { UserData } from '../lib/user.js'
 import { requestLogger } from '../lib/logger.js'
 import { readCheckerAnswer } from './direct-answer.js'
 import type { ReauthCheck } from '../lib/reauth.js'
+import type { BreachedPasswords } from '../lib/breached-passwords.js'
 import { refuseReservedName } from './oauth2/builtins.js'
 import { providerKit, type AuthProvider, type CredChecker, type ProviderKit } from '../plugins/core/kit.js'
 
@@ -32,13 +33,31 @@ export interface DirectProviderOptions {
    * 405 (`Allow: POST`), since a password in a URL ends up in access logs, proxies and browser histories.
    */
   allowGet?: boolean | undefined
+  /**
+   * Checks the password of every sign-in against known data breaches (ASVS 5.0 6.2.12), once the checker said it
+   * is right: `{ check: breachedPasswords({ … }), onBreached: 'warn' | 'refuse' }`. `warn` signs in with the
+   * answer's `Gatehouse-Password-Breached: true` header and a `password.breached` audit event (ask the user to
+   * change it); `refuse` answers 403 `GATEHOUSE_BREACHED_PASSWORD` and issues nothing. Default off.
+   */
+  breachedPasswords?: DirectBreachedPasswords | undefined
 }
+
+/** The direct provider's `breachedPasswords` option. */
+export interface DirectBreachedPasswords {
+  /** The check (`breachedPasswords(options)`, or any `{ check(password) }`). */
+  check: BreachedPasswords
+  /** What a breached password does at sign-in: `warn` (sign in, flag and audit) or `refuse` (403). Default `warn`. */
+  onBreached?: 'warn' | 'refuse' | undefined
+}
+
+/** The header that flags a sign-in with a breached password (`onBreached: 'warn'`). */
+export const BREACHED_PASSWORD_HEADER = 'gatehouse-password-breached'
 
 const MAX_USER = 256
 const MAX_PASSWD = 4096
 
 /** The provider object: what `directProvider` mounts. The mount has counted the request and read `login`. */
-export function createDirectProvider (kit: ProviderKit, name: string, checker: CredChecker, allowGet = false): AuthProvider {
+export function createDirectProvider (kit: ProviderKit, name: string, checker: CredChecker, allowGet = false, breached?: ResolvedBreached): AuthProvider {
   return {
     name,
     async login (request: FastifyRequest, reply: FastifyReply, login: LoginRequest) {
@@ -51,6 +70,7 @@ export function createDirectProvider (kit: ProviderKit, name: string, checker: C
       // The one user every spelling of the account signs in (the checker's answer): its id keys the second factor,
       // the session list and revokeUser.
       const account = await kit.throttle.guard(request, `direct/${name}:${user}`, async () => await check(kit, request, name, checker, user, passwd))
+      if (breached !== undefined) await checkBreached(kit, request, reply, name, breached, account.id, passwd)
       const result = { user: account, ...login }
       // A second factor required of this provider (e.g. passkeys) may take the login over: then no session yet.
       const outcome = await kit.secondFactors.of(name)?.(request, reply, result) ?? 'complete'
@@ -79,6 +99,34 @@ async function check (kit: ProviderKit, request: FastifyRequest, name: string, c
   throw new HttpError(403, 'forbidden', 'incorrect user or password', ErrorCodes.CREDENTIALS)
 }
 
+/** The `breachedPasswords` option, checked. */
+interface ResolvedBreached { check: BreachedPasswords; refuse: boolean }
+
+/**
+ * After a right password: a breached one is refused (403, nothing issued) or flagged on the answer, audited either
+ * way. A check that could not answer (fail-open) lets the sign-in go on, logged.
+ */
+async function checkBreached (kit: ProviderKit, request: FastifyRequest, reply: FastifyReply, name: string, o: ResolvedBreached, userId: string, passwd: string): Promise<void> {
+  const found = await o.check.check(passwd)
+  if (!found.checked) requestLogger(kit.logger, request).logf('[WARN] direct provider "%s": breached-password check unavailable; sign-in of %s let in unchecked', name, userId)
+  if (!found.breached) return
+  if (kit.audit.on) kit.audit.emit(request, 'password.breached', { reason: o.refuse ? 'refused' : 'warned', outcome: o.refuse ? 'failure' : 'success', provider: name, userId, count: found.count })
+  if (o.refuse) throw new HttpError(403, 'forbidden', 'this password is known from data breaches; reset it to sign in', ErrorCodes.BREACHED_PASSWORD)
+  reply.header(BREACHED_PASSWORD_HEADER, 'true')
+}
+
+function breachedOption (value: unknown): ResolvedBreached | undefined {
+  if (value === undefined) return undefined
+  const o = checkKeys(value, ['check', 'onBreached'], 'direct.breachedPasswords')
+  const check = o.check as BreachedPasswords | undefined
+  if (check === null || typeof check !== 'object' || typeof check.check !== 'function') {
+    throw new OptionsError('direct.breachedPasswords.check', 'is required: breachedPasswords({ rangeUrl?, file?, … }) or { check(password) }')
+  }
+  const on = o.onBreached ?? 'warn'
+  if (on !== 'warn' && on !== 'refuse') throw new OptionsError('direct.breachedPasswords.onBreached', 'must be \'warn\' or \'refuse\'')
+  return { check, refuse: on === 'refuse' }
+}
+
 function refuseGet (reply: FastifyReply, name: string): never {
   reply.header('allow', 'POST')
   throw new HttpError(405, 'method not allowed', `POST the user and passwd; GET logins are off (direct provider "${name}" option allowGet)`, ErrorCodes.BAD_REQUEST)
@@ -98,14 +146,14 @@ function secretField (src: Record<string, unknown>, key: string, max: number): s
 }
 
 async function direct (fastify: FastifyInstance, opts: DirectProviderOptions): Promise<void> {
-  const o = checkKeys(opts, ['name', 'checker', 'allowGet'], 'direct')
+  const o = checkKeys(opts, ['name', 'checker', 'allowGet', 'breachedPasswords'], 'direct')
   const name = optionName('direct.name', o.name, 'local')
   refuseReservedName('direct.name', name)
   const checker = optionFunction<CredChecker>('direct.checker', o.checker)
   if (checker === undefined) throw new OptionsError('direct.checker', 'is required: (user, passwd) => boolean | { ok, user } (or a promise of one)')
   if (o.allowGet !== undefined && typeof o.allowGet !== 'boolean') throw new OptionsError('direct.allowGet', 'must be true or false')
   const kit = providerKit(fastify, 'direct')
-  kit.mount(createDirectProvider(kit, name, checker, o.allowGet === true))
+  kit.mount(createDirectProvider(kit, name, checker, o.allowGet === true, breachedOption(o.breachedPasswords)))
   kit.secondFactors.take(name)
   kit.reauth.register('password', passwordAgain(kit, name, checker))
 }

@@ -15,7 +15,7 @@
 export { providerKit, type ProviderKit, type ProviderOrFactory, type ProviderThrottle, type PurposeTokens } from '../plugins/core/kit.js'
 export type { MountOptions, LoginHandler, SignedInSession } from '../plugins/core/kit.js'
 export type { LoginRequest } from '../lib/login-request.js'
-export { directProvider, type DirectProviderOptions } from './direct.js'
+export { directProvider, BREACHED_PASSWORD_HEADER, type DirectProviderOptions, type DirectBreachedPasswords } from './direct.js'
 export { handlerProvider, type HandlerProviderOptions } from './handler.js'
 export {
   oauth2Provider, oidcProvider, appleProvider,

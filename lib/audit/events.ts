@@ -131,13 +131,23 @@ export interface KeyRotatedEvent extends AuditBase {
   readonly currentKid: string
 }
 
+/**
+ * A sign-in's password was right but is known from data breaches (the direct provider's `breachedPasswords`):
+ * reason `warned` (signed in, flagged) or `refused` (403).
+ */
+export interface PasswordBreachedEvent extends AuditBase {
+  readonly type: 'password.breached'
+  /** How many times the breach corpus has seen it. */
+  readonly count: number
+}
+
 /** Every audit event, discriminated by `type`. */
 export type AuditEvent =
   | LoginSucceededEvent | LoginFailedEvent | LoginSecondFactorRequiredEvent | LogoutEvent
   | SessionRefreshedEvent | SessionRevokedEvent | SessionRefusedEvent
   | LockoutStartedEvent | RateLimitedEvent | CrossSiteRefusedEvent | ConfirmationSentEvent
   | PasskeyAddedEvent | PasskeyRemovedEvent | SecondFactorAddedEvent | SecondFactorRemovedEvent | RecoveryCodesCreatedEvent
-  | StepUpSucceededEvent | StepUpRefusedEvent | StateStoreUnavailableEvent | KeyRotatedEvent
+  | StepUpSucceededEvent | StepUpRefusedEvent | StateStoreUnavailableEvent | KeyRotatedEvent | PasswordBreachedEvent
 
 /** The name of an event type. */
 export type AuditEventType = AuditEvent['type']
@@ -153,5 +163,5 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'login.succeeded', 'login.failed', 'login.second_factor_required', 'logout', 'session.refreshed', 'session.revoked',
   'session.refused', 'lockout.started', 'rate_limited', 'cross_site.refused', 'confirmation.sent', 'passkey.added',
   'passkey.removed', 'second_factor.added', 'second_factor.removed', 'recovery_codes.created', 'step_up.succeeded',
-  'step_up.refused', 'state_store.unavailable', 'key.rotated'
+  'step_up.refused', 'state_store.unavailable', 'key.rotated', 'password.breached'
 ]

@@ -45,6 +45,9 @@ export class LockedOutError extends RateLimitedError {
   }
 }
 
+/** The refusals that count as a failed attempt: a wrong credential, a refused captcha (see plugins/core/captcha.ts). */
+const FAILURES = new Set<string>([ErrorCodes.CREDENTIALS, ErrorCodes.CAPTCHA])
+
 export class Lockout {
   /** How long counts and lock records live after their last change: at least as long as the longest lock. */
   private readonly keepMs: number
@@ -134,7 +137,7 @@ export class Lockout {
 
   /**
    * Runs a credential check under the lockout: 429 (and no check) while locked; otherwise the outcome is
-   * recorded. `ok(result)` tells a success; a thrown `GATEHOUSE_CREDENTIALS` error is a failure; any other error
+   * recorded. `ok(result)` tells a success; a thrown `GATEHOUSE_CREDENTIALS` or `GATEHOUSE_CAPTCHA` error is a failure; any other error
    * (the checker's backend down) is neither and is passed on. `onLock` hears of every lock the attempt sets.
    */
   async guard<T> (client: string, account: string, check: () => Promise<T>, ok: (result: T) => boolean, onLock?: LockNotice): Promise<T> {
@@ -143,7 +146,7 @@ export class Lockout {
     try {
       result = await check()
     } catch (err) {
-      if (err instanceof HttpError && err.code === ErrorCodes.CREDENTIALS) await this.failed(attempt)
+      if (err instanceof HttpError && FAILURES.has(err.code)) await this.failed(attempt)
       throw err
     }
     await (ok(result) ? this.succeeded(attempt) : this.failed(attempt))

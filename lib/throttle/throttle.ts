@@ -27,7 +27,7 @@ export interface Throttle {
   loginRequest(request: FastifyRequest): Promise<void>
   /**
    * Runs a credential check for `account` (realm-qualified, e.g. `direct/local:alice`) under the lockout: 429
-   * with `Retry-After` (and no check) while the account or the client is locked out. A `GATEHOUSE_CREDENTIALS`
+   * with `Retry-After` (and no check) while the account or the client is locked out. A `GATEHOUSE_CREDENTIALS` (or `GATEHOUSE_CAPTCHA`)
    * error thrown by `check` counts as a failure; returning counts as a success.
    */
   guard<T>(request: FastifyRequest, account: string, check: () => Promise<T>): Promise<T>

@@ -26,6 +26,8 @@ const FAILURES: Record<string, string> = {
   [ErrorCodes.PASSKEY]: 'passkey',
   [ErrorCodes.TOTP]: 'totp',
   [ErrorCodes.TOO_LARGE]: 'bad_request',
+  [ErrorCodes.CAPTCHA]: 'captcha',
+  [ErrorCodes.BREACHED_PASSWORD]: 'breached_password',
   [ErrorCodes.UPSTREAM]: 'upstream_error',
   [ErrorCodes.UPSTREAM_TIMEOUT]: 'upstream_error',
   [ErrorCodes.UNAVAILABLE]: 'unavailable',

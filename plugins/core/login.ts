@@ -15,6 +15,8 @@ import { checkArrivalOrigin } from './url-check.js'
 import { audOf } from './claims.js'
 import { userIdOf } from './session-audit.js'
 import { recordFactor } from '../../lib/step-up.js'
+import { checkCaptcha } from './captcha.js'
+import { setLastLoginMethod } from './last-login.js'
 
 /**
  * Throws HttpError 403 when `audiences` is set and `aud` is not in it, or is absent where `required` (checked
@@ -31,6 +33,8 @@ export interface PreludeRules {
   counted: boolean
   /** The request continues a login begun earlier, whose audience that step kept: an audience is not required. */
   continues: boolean
+  /** The provider whose login it is (the `captcha` option may guard only some). */
+  provider: string
 }
 
 /**
@@ -47,6 +51,9 @@ export async function loginPrelude (core: CoreInternals, request: FastifyRequest
   const invalid = request.validationError
   if (invalid !== undefined && invalid !== null) throw new HttpError(400, 'bad request', invalid.message)
   checkAudience(core, login.aud, !rules.continues)
+  // A request that starts a login shows its solved captcha before the provider sees it (plugins/core/captcha.ts).
+  const captcha = core.options.captcha
+  if (captcha !== undefined && rules.counted && !rules.continues) await checkCaptcha(core, captcha, request, rules.provider)
   // A `from` that may not be followed is dropped here, so that no provider carries it anywhere.
   return { ...login, from: followable(core, request, login.from) }
 }
@@ -80,6 +87,7 @@ export async function completeLogin (core: CoreInternals, request: FastifyReques
   }
   const provider = providerOfRoute(request, core.options, core.providers)
   await core.sessions?.login(request, claims, provider)
+  if (provider !== null) setLastLoginMethod(core.options.lastLoginMethod, reply, provider)
   const audit = core.options.audit
   if (audit.on) {
     audit.emit(request, 'login.succeeded', {

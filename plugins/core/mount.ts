@@ -135,10 +135,10 @@ function providerRoutes (scope: FastifyInstance, core: CoreInternals, provider: 
     })
   }
   login(['GET', 'POST'], 'start', (request, reply, fields) => provider.login(request, reply, fields),
-    (request) => ({ counted: opts.countsAsLogin?.(request) ?? true, continues: opts.continuesLogin?.(request) ?? false }))
+    (request) => ({ counted: opts.countsAsLogin?.(request) ?? true, continues: opts.continuesLogin?.(request) ?? false, provider: name }))
   for (const [step, given] of Object.entries(opts.loginSteps ?? {})) {
     const { handler, continuesLogin } = typeof given === 'function' ? { handler: given, continuesLogin: undefined } : given
-    login(['POST'], step, handler, (request) => ({ counted: true, continues: continuesLogin?.(request) ?? false }))
+    login(['POST'], step, handler, (request) => ({ counted: true, continues: continuesLogin?.(request) ?? false, provider: name }))
   }
   scope.route({
     method: ['GET', 'POST'],

@@ -23,6 +23,8 @@ import type { StateStoreOption } from '../../stores/state/resolve.js'
 import { resolveRateLimit, type RateLimitOptions } from '../../lib/throttle/options.js'
 import { defaultClientKey, type ClientKey } from '../../lib/throttle/client.js'
 import { crossSiteGuard, type CrossSiteOptions } from '../../lib/cross-site.js'
+import { resolveCaptcha, type CaptchaOption } from '../../lib/captcha/verifier.js'
+import { resolveLastLoginMethod, type LastLoginMethodOptions } from './last-login.js'
 
 /** How long sessions live and how they are kept (`session` group). */
 export interface SessionOptions {
@@ -211,6 +213,19 @@ export interface CoreOptions {
    */
   crossSite?: CrossSiteOptions | false | undefined
   /**
+   * A captcha on the login routes of every provider (or those the verifier names): `turnstileVerifier({ secret })`,
+   * `hcaptchaVerifier(…)`, `recaptchaV3Verifier(…)` or your own `(check) => boolean`. Checked after the login count
+   * and before the provider (no checker, mail or redirect without a solved captcha); 400/403 `GATEHOUSE_CAPTCHA`,
+   * 503 when the service cannot tell. Default off.
+   */
+  captcha?: CaptchaOption | undefined
+  /**
+   * A readable cookie naming the provider of the last sign-in in this browser, for the sign-in page to highlight
+   * it: `true` or `{ cookieName?, maxAge? }`. Never a secret in it; not HttpOnly, so that the page's script can read
+   * it. Default off.
+   */
+  lastLoginMethod?: boolean | LastLoginMethodOptions | undefined
+  /**
    * Receives every audit event of this instance (login succeeded or failed, lockout, refusal, revocation, …; the
    * catalogue is docs/reference/events.md), beside the `gatehouse:audit` diagnostics channel. An error it throws
    * (or a promise it rejects) is logged and never fails the request. Events carry no token, password, secret,
@@ -224,7 +239,7 @@ export const CORE_OPTION_KEYS = keyList<CoreOptions>({
   secret: true, url: true, issuer: true, authPrefix: true, audiences: true, allowedRedirectHosts: true, validator: true,
   claimsUpdater: true, userUpdater: true, logger: true, decoratorName: true, stateStore: true, session: true, cookies: true, xsrf: true,
   tokenSources: true, basicAuth: true, revocation: true, reauthentication: true, rateLimit: true, crossSite: true,
-  onEvent: true
+  captcha: true, lastLoginMethod: true, onEvent: true
 })
 export const SESSION_KEYS = keyList<SessionOptions>({
   tokenDuration: true, maxAge: true, idleTimeout: true, cacheSize: true, signingKeys: true, refreshCache: true
@@ -274,6 +289,8 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
     rateLimit,
     clientKey,
     crossSite: crossSiteGuard(o.crossSite, url.origin, allowedRedirectHosts),
+    captcha: resolveCaptcha(o.captcha),
+    lastLoginMethod: resolveLastLoginMethod(o.lastLoginMethod, url),
     audit: new Audit(optionFunction<AuditListener>('onEvent', o.onEvent), logger, clientKey)
   }
 }

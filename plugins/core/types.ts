@@ -12,6 +12,8 @@ import type { JwsKey } from './jws.js'
 import type { ResolvedRateLimit } from '../../lib/throttle/options.js'
 import type { ClientKey } from '../../lib/throttle/client.js'
 import type { CrossSiteGuard } from '../../lib/cross-site.js'
+import type { ResolvedCaptcha } from '../../lib/captcha/verifier.js'
+import type { ResolvedLastLoginMethod } from './last-login.js'
 import type { LoginRequest } from '../../lib/login-request.js'
 import type { RecentOptions } from '../../lib/step-up.js'
 
@@ -276,6 +278,10 @@ export interface ResolvedOptions {
   clientKey: ClientKey
   /** The cross-site check of login, confirm and logout routes; false when off. */
   crossSite: CrossSiteGuard | false
+  /** The captcha of the login routes; undefined when off. */
+  captcha: ResolvedCaptcha | undefined
+  /** The last-login-method cookie; undefined when off. */
+  lastLoginMethod: ResolvedLastLoginMethod | undefined
   /** Publishes the audit events (`onEvent` and the `gatehouse:audit` channel); `audit.on` before building one. */
   audit: Audit
 }

@@ -3,7 +3,7 @@
  * test/docs/readme-examples.test.ts checks they stay the same).
  */
 import Fastify from 'fastify'
-import authPlugin, { stdLogger, type Claims, type User } from '../../index.js'
+import authPlugin, { stdLogger, turnstileVerifier, type Claims, type User } from '../../index.js'
 
 declare const secret: () => string
 declare const url: string
@@ -41,6 +41,8 @@ await app.register(authPlugin, { secret, url, logger: stdLogger() })
 await app.register(authPlugin, { secret, url, decoratorName: 'gatehouse' })
 await app.register(authPlugin, { secret, url, stateStore: 'redis://127.0.0.1:6379/0' })
 await app.register(authPlugin, { secret, url, providers: [{ kind: 'oauth2', name: 'github', cid: process.env.GITHUB_CID!, csecret: process.env.GITHUB_CSEC! }] })
+await app.register(authPlugin, { secret, url, captcha: turnstileVerifier({ secret: process.env.TURNSTILE_SECRET!, action: 'login' }) })
+await app.register(authPlugin, { secret, url, lastLoginMethod: { cookieName: 'last_login', maxAge: '90d' } })
 await app.register(authPlugin, { secret, url, onEvent: (event) => { if (event.type === 'lockout.started') app.log.warn({ audit: event }, 'account locked') } })
 await app.register(authPlugin, { secret, url, session: { tokenDuration: '5m' } })
 await app.register(authPlugin, { secret, url, session: { maxAge: '7d' } })

@@ -4,7 +4,7 @@
  */
 import Fastify from 'fastify'
 import { bcryptVerify } from '../../toolkit.js'
-import authPlugin, { oauth2Provider, appleProvider, appleKeyFromFile, oidcProvider, verifyProvider, SmtpSender, telegramProvider, directProvider, normaliseAccountName, type CredChecker } from '../../index.js'
+import authPlugin, { oauth2Provider, appleProvider, appleKeyFromFile, oidcProvider, verifyProvider, SmtpSender, telegramProvider, directProvider, normaliseAccountName, breachedPasswords, type CredChecker } from '../../index.js'
 
 declare const secret: () => string
 declare const cid: string
@@ -56,3 +56,4 @@ await app.register(directProvider, {
   }
 })
 await app.register(directProvider, { name: 'legacy', checker, allowGet: true })
+await app.register(directProvider, { name: 'local', checker, breachedPasswords: { check: breachedPasswords({ onUnavailable: 'allow' }), onBreached: 'warn' } })
