@@ -15,7 +15,7 @@ export async function benchToolkitC (): Promise<void> {
   const get: BenchRequest = { path: '/r' }
   await printProcessTable('toolkit, part C: one plugin on a bare GET route (small JSON)', { label: 'bare GET route', app: 'tk-bare-get', req: get }, [
     { label: 'cors (allowed Origin, credentials)', app: 'tk-cors', req: { path: '/r', headers: { origin: 'https://admin.example.com' } }, target: 0.9 },
-    { label: 'secureHeaders (helmet\'s 12 headers)', app: 'tk-secure-headers', req: get, target: 0.9 },
+    { label: 'secureHeaders (helmet\'s set of 12 fields)', app: 'tk-secure-headers', req: get, target: 0.9 },
     { label: 'crossOriginProtection (GET)', app: 'tk-cross-origin', req: get, target: 0.95 },
     { label: 'timeout (5 s, answered in time)', app: 'tk-timeout', req: get, target: 0.9 },
     { label: 'cacheControl (200 with its ETag)', app: 'tk-cache-control', req: get, target: 0.9 },
