@@ -2,10 +2,12 @@
  * `npm run bench`: every benchmark in one run, so baselines and competitors share the machine's state.
  * Pick some with `npm run bench -- core toolkit avatar`. `ladder:ir` and `toolkit:ir` (never part of a full run)
  * count instructions per request under callgrind instead of CPU time (bench/callgrind.ts; needs valgrind).
+ * `toolkit-c` runs only the third part of the toolkit suite (go-pkgz/rest v1.21-v1.24's middleware).
  */
 import { benchCore } from './core.js'
 import { benchToolkitA } from './toolkit-a.js'
 import { benchToolkitB } from './toolkit-b.js'
+import { benchToolkitC } from './toolkit-c.js'
 import { benchAvatar } from './avatar.js'
 import { benchPeers } from './peers.js'
 import { benchLogin } from './login.js'
@@ -16,7 +18,8 @@ import { callgrindAvailable } from './callgrind.js'
 
 const suites: Record<string, () => Promise<void>> = {
   core: benchCore,
-  toolkit: async () => { await benchToolkitA(); await benchToolkitB() },
+  toolkit: async () => { await benchToolkitA(); await benchToolkitB(); await benchToolkitC() },
+  'toolkit-c': benchToolkitC,
   avatar: benchAvatar,
   peers: benchPeers,
   login: benchLogin,
@@ -24,6 +27,8 @@ const suites: Record<string, () => Promise<void>> = {
   demo: benchDemo,
   ladder: benchLadder
 }
+/** Parts of a suite, run only when named (a full run reaches them through their suite). */
+const PARTS = new Set(['toolkit-c'])
 /** Suites that can count instructions instead: `<name>:ir`. */
 const COUNTABLE = new Set(['ladder', 'toolkit'])
 
@@ -35,7 +40,7 @@ if (unknown.length > 0) {
   process.exit(2)
 }
 for (const [name, run] of Object.entries(suites)) {
-  if (wanted.length > 0 && !wanted.includes(name)) continue
+  if (wanted.length > 0 ? !wanted.includes(name) : PARTS.has(name)) continue
   await run()
 }
 if (counted.length > 0) {

@@ -99,7 +99,8 @@ export async function loadServer (server: ServerProcess, req: BenchRequest, len:
 }
 
 /** A case of a table measured in server processes: the app's name (peer-server.ts) and the request to send. */
-export interface ProcessCase { label: string; app: string; req: BenchRequest; target?: number }
+/** One row: `expectStatus` when the case's answer is not a 200 (a 304 of a revalidation). */
+export interface ProcessCase { label: string; app: string; req: BenchRequest; target?: number; expectStatus?: number }
 
 /** A case's medians across its processes, and the CPU µs per request of each process (in the order run). */
 export interface ProcessResult extends ProcessCase, ServerRun { cpuRuns: number[] }
@@ -113,7 +114,7 @@ export async function alternateProcesses (cases: ProcessCase[], len: LoadLengths
   for (let round = 0; round < rounds; round++) {
     for (const [i, c] of cases.entries()) {
       const server = await startServer(c.app)
-      try { runs[i]!.push(await loadServer(server, c.req, len)) } finally { await stopServer(server) }
+      try { runs[i]!.push(await loadServer(server, c.req, len, c.expectStatus)) } finally { await stopServer(server) }
     }
   }
   return cases.map((c, i) => ({

@@ -9,7 +9,8 @@ import type { Peer } from './peer-apps.js'
 import { lengths } from './server-process.js'
 // The public entry (`fastify-gatehouse/toolkit`): what an application imports is what is measured.
 import {
-  appInfoPlugin, basicAuthPlugin, bcryptHash, benchmarksPlugin, blackWordsPlugin, deprecationPlugin, gzipPlugin,
+  appInfoPlugin, basicAuthPlugin, bcryptHash, benchmarksPlugin, blackWordsPlugin, cacheControlPlugin, cleanPathPlugin, corsPlugin,
+  crossOriginProtectionPlugin, deprecationPlugin, gzipPlugin, secureHeadersPlugin, stripSlashesPlugin, timeoutPlugin,
   headersHook, headersPlugin, maybePlugin, NO_CACHE_HEADERS, noCachePlugin, onlyFromPlugin, pingPlugin, realIpPlugin, recovererPlugin,
   rejectPlugin, requestLoggerPlugin, rewritePlugin, rewriteUrl, sizeLimitPlugin, tracePlugin
 } from '../toolkit.js'
@@ -90,5 +91,14 @@ export const TOOLKIT_APPS: Record<string, () => Promise<Peer>> = {
   'tk-compress-large': build({ body: LARGE, setup: async (app) => { await app.register((await import('@fastify/compress')).default, { encodings: ['gzip'], threshold: 1024, globalDecompression: false }) } }),
   'tk-gzip-large': build({ body: LARGE, setup: use(gzipPlugin) }),
   'tk-compress-large-1': build({ body: LARGE, setup: async (app) => { await app.register((await import('@fastify/compress')).default, { encodings: ['gzip'], threshold: 1024, globalDecompression: false, zlibOptions: { level: 1 } }) } }),
-  'tk-gzip-large-1': build({ body: LARGE, setup: use(gzipPlugin, { level: 1 }) })
+  'tk-gzip-large-1': build({ body: LARGE, setup: use(gzipPlugin, { level: 1 }) }),
+  // Part C: go-pkgz/rest v1.21-v1.24's middleware.
+  'tk-cors': build({ setup: use(corsPlugin, { origins: ['https://app.example.com', 'https://admin.example.com'], credentials: true }) }),
+  'tk-secure-headers': build({ setup: use(secureHeadersPlugin) }),
+  'tk-cross-origin': build({ setup: use(crossOriginProtectionPlugin, { trustedOrigins: ['https://sso.example.com'] }) }),
+  'tk-cross-origin-post': build({ method: 'POST', setup: use(crossOriginProtectionPlugin, { trustedOrigins: ['https://sso.example.com'] }) }),
+  'tk-timeout': build({ setup: use(timeoutPlugin, { timeout: 5000 }) }),
+  'tk-cache-control': build({ setup: use(cacheControlPlugin, { maxAge: 60, version: 'v1.2.3' }) }),
+  'tk-clean-path': build({ setup: use(cleanPathPlugin) }),
+  'tk-strip-slashes': build({ setup: use(stripSlashesPlugin) })
 }

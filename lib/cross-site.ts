@@ -78,7 +78,8 @@ export function crossSiteGuard (value: unknown, ownOrigin: string, allowedHosts:
   }
 }
 
-function originOf (entry: string, option: string): string {
+/** The origin `entry` names (`https://app.example.com`, lower-cased), or an OptionsError naming `option`. */
+export function originOf (entry: string, option: string): string {
   let u: URL | undefined
   try { u = new URL(entry) } catch { u = undefined }
   if (u === undefined || (u.protocol !== 'https:' && u.protocol !== 'http:') || u.origin !== entry.replace(/\/$/, '').toLowerCase()) {

@@ -27,7 +27,7 @@ export const ErrorCodes = {
   CREDENTIALS: 'GATEHOUSE_CREDENTIALS',
   /** 403: authenticated but not allowed (admin, role, audience). */
   FORBIDDEN: 'GATEHOUSE_FORBIDDEN',
-  /** 403: a cross-site request to a login, confirm or logout route. */
+  /** 403: a cross-site request to a login, confirm or logout route, or an unsafe one under the toolkit's crossOriginProtection. */
   CROSS_SITE: 'GATEHOUSE_CROSS_SITE',
   /** 400/403: the OAuth2 handshake cookie is missing, expired, forged or of another provider. */
   HANDSHAKE: 'GATEHOUSE_HANDSHAKE',
@@ -69,6 +69,8 @@ export const ErrorCodes = {
   UNAVAILABLE: 'GATEHOUSE_UNAVAILABLE',
   /** 503: the state store (memory or Redis) could not answer or is full. */
   STATE_STORE: 'GATEHOUSE_STATE_STORE',
+  /** 503/504: the toolkit's timeout: the route did not answer before its deadline. */
+  TIMEOUT: 'GATEHOUSE_TIMEOUT',
   /** 504: a peer did not answer in time. */
   UPSTREAM_TIMEOUT: 'GATEHOUSE_UPSTREAM_TIMEOUT'
 } as const

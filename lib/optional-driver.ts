@@ -22,6 +22,8 @@ export const OPTIONAL_DRIVERS = {
   nodemailer: '^10.6.0',
   '@simplewebauthn/server': '^14.0.3',
   '@fastify/static': '^10.1.11',
+  '@fastify/cors': '^11.4.3',
+  helmet: '^8.3.0',
   otpauth: '^9.5.2',
   qrcode: '^1.5.4',
   '@opentelemetry/api': '^1.9.0'

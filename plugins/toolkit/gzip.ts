@@ -28,6 +28,25 @@ export interface GzipOptions {
   contentTypes?: readonly string[] | undefined
   /** zlib level 1..9 (default zlib's 6). */
   level?: number | undefined
+  /**
+   * Compress only answers of these content types, replacing mime-db's list (go-pkgz/rest's `Gzip(types...)`,
+   * upstream #51): exact types or prefixes ending in `/`, matched on the answer's `Content-Type` once the handler
+   * has set it. Not with `contentTypes`. Default: every type mime-db marks compressible, plus `contentTypes`.
+   */
+  onlyContentTypes?: readonly string[] | undefined
+}
+
+/** A content-type test from exact types and `prefix/` entries; throws an OptionsError naming `option`. */
+function typeMatcher (option: string, list: unknown): (type: string) => boolean {
+  if (!Array.isArray(list) || list.some((c) => typeof c !== 'string' || c === '')) {
+    throw new OptionsError(option, 'must be an array of non-empty content types')
+  }
+  const exact = new Set(list.filter((c) => !c.endsWith('/')).map((c) => c.toLowerCase()))
+  const prefixes = list.filter((c) => c.endsWith('/')).map((c) => c.toLowerCase())
+  return (type) => {
+    const mime = type.split(';', 1)[0]!.trim().toLowerCase()
+    return exact.has(mime) || prefixes.some((p) => mime.startsWith(p))
+  }
 }
 
 const gzipPluginImpl: FastifyPluginAsync<GzipOptions> = async (fastify, opts = {}) => {
@@ -36,12 +55,12 @@ const gzipPluginImpl: FastifyPluginAsync<GzipOptions> = async (fastify, opts = {
   if (opts.level !== undefined && (!Number.isInteger(opts.level) || opts.level < 1 || opts.level > 9)) {
     throw new OptionsError('gzip.level', 'must be an integer from 1 to 9')
   }
-  const extra = opts.contentTypes ?? []
-  if (!Array.isArray(extra) || extra.some((c) => typeof c !== 'string' || c === '')) {
-    throw new OptionsError('gzip.contentTypes', 'must be an array of non-empty content types')
+  if (opts.contentTypes !== undefined && opts.onlyContentTypes !== undefined) {
+    throw new OptionsError('gzip.onlyContentTypes', 'replaces the list: give it or contentTypes, not both')
   }
-  const exact = new Set(extra.filter((c) => !c.endsWith('/')).map((c) => c.toLowerCase()))
-  const prefixes = extra.filter((c) => c.endsWith('/')).map((c) => c.toLowerCase())
+  const only = opts.onlyContentTypes === undefined ? undefined : typeMatcher('gzip.onlyContentTypes', opts.onlyContentTypes)
+  const extra = opts.contentTypes ?? []
+  const listed = only ?? (extra.length === 0 ? undefined : typeMatcher('gzip.contentTypes', extra))
   // Loaded when gzip is registered, not when the toolkit is imported.
   await fastify.register((await import('@fastify/compress')).default, {
     encodings: ['gzip'],
@@ -49,13 +68,17 @@ const gzipPluginImpl: FastifyPluginAsync<GzipOptions> = async (fastify, opts = {
     globalDecompression: false,
     ...(opts.level !== undefined ? { zlibOptions: { level: opts.level } } : {}),
     // Asked for every answer before mime-db: without extra types it answers at once (no string work).
-    customTypes: extra.length === 0
-      ? () => false
-      : (type: string) => {
-          const mime = type.split(';', 1)[0]!.trim().toLowerCase()
-          return exact.has(mime) || prefixes.some((p) => mime.startsWith(p))
-        }
+    customTypes: listed ?? (() => false)
   })
+  if (only !== undefined) {
+    // Runs before @fastify/compress's own onSend (a route-level hook, so after the context's): an answer of
+    // another type is marked with its documented opt-out header, so mime-db's list cannot add it.
+    fastify.addHook('onSend', (request, reply, payload, done) => {
+      const type = reply.getHeader('content-type')
+      if (typeof type !== 'string' || !only(type)) request.headers['x-no-compression'] = '1'
+      done(null, payload)
+    })
+  }
   fastify.addHook('onRequest', (request, _reply, done) => {
     const ae = request.headers['accept-encoding']
     if (ae !== undefined && ae.includes('*') && !acceptsGzip(ae)) request.headers['x-no-compression'] = '1'

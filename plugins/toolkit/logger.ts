@@ -29,6 +29,13 @@ export interface RequestLoggerOptions {
   withBody?: boolean | undefined
   /** Characters of the body kept when captured. Default 1024. */
   maxBodySize?: number | undefined
+  /**
+   * Rewrites the captured body before it is logged (go-pkgz/rest's `BodyFn`): mask fields, shorten, summarize. Gets
+   * the body as text after key masking, cut to `maxBodySize`, and whether it was cut; what it returns is logged
+   * as is (control characters still escaped, so it stays one line). Runs only with `withBody` and a non-empty
+   * body. A function that throws logs `[bodyFn failed]` instead of the body.
+   */
+  bodyFn?: ((body: string, truncated: boolean) => string) | undefined
   /** The JWT query parameter name to mask besides the built-in ones. Default `token`. */
   jwtQueryName?: string | undefined
   /** More words of secret query/body keys, added to `SECRET_KEY_WORDS` (case-insensitive, same rule). */
@@ -37,8 +44,12 @@ export interface RequestLoggerOptions {
 
 /** Escapes control characters so that a field can never start a new line or move the cursor. */
 export function escapeControl (s: string): string {
+  // C0 controls, DEL, and the line breaks some log viewers honour beyond CR/LF: NEL, LINE and PARAGRAPH SEPARATOR.
   // eslint-disable-next-line no-control-regex
-  return /[\x00-\x1f\x7f]/.test(s) ? s.replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`) : s
+  return /[\x00-\x1f\x7f\x85\u2028\u2029]/.test(s)
+    // eslint-disable-next-line no-control-regex
+    ? s.replace(/[\x00-\x1f\x7f\x85\u2028\u2029]/g, (c) => { const n = c.charCodeAt(0); return n > 0xff ? `\\u${n.toString(16)}` : `\\x${n.toString(16).padStart(2, '0')}` })
+    : s
 }
 
 function defaultUserInfo (request: FastifyRequest): string | undefined {
@@ -64,6 +75,7 @@ interface Compiled {
   subject: ((request: FastifyRequest) => string | undefined) | undefined
   withBody: boolean
   maxBody: number
+  bodyFn: ((body: string, truncated: boolean) => string) | undefined
   secretKeys: ReadonlySet<string>
 }
 
@@ -75,6 +87,7 @@ function compile (opts: RequestLoggerOptions, fallback: Logger): Compiled {
   fnOpt('requestLogger.maskIp', opts.maskIp)
   fnOpt('requestLogger.userInfo', opts.userInfo)
   fnOpt('requestLogger.subject', opts.subject)
+  fnOpt('requestLogger.bodyFn', opts.bodyFn)
   if (opts.withBody !== undefined && typeof opts.withBody !== 'boolean') throw new OptionsError('requestLogger.withBody', 'must be a boolean')
   const maxBody = opts.maxBodySize ?? 1024
   if (!Number.isInteger(maxBody) || maxBody < 1) throw new OptionsError('requestLogger.maxBodySize', 'must be a positive integer')
@@ -94,6 +107,7 @@ function compile (opts: RequestLoggerOptions, fallback: Logger): Compiled {
     subject: opts.subject,
     withBody: opts.withBody === true,
     maxBody,
+    bodyFn: opts.bodyFn,
     secretKeys: new Set([...SECRET_KEY_WORDS, jwtName, ...extra].map((k) => k.toLowerCase()))
   }
 }
@@ -113,11 +127,20 @@ function formatLine (c: Compiled, request: FastifyRequest, reply: FastifyReply):
   if (typeof rid === 'string' && rid !== '') line += ` - ${escapeControl(rid.slice(0, 128))}`
   if (c.withBody) {
     const body = bodyText(request.body, c.secretKeys)
-    if (body !== undefined && body !== '') {
-      line += ` - ${escapeControl(body.length > c.maxBody ? `${body.slice(0, c.maxBody)}...` : body)}`
-    }
+    if (body !== undefined && body !== '') line += ` - ${escapeControl(renderBody(c, body))}`
   }
   return line
+}
+
+/** The body as logged: cut to `maxBodySize` (marked `...`), or what `bodyFn` makes of the cut body. */
+function renderBody (c: Compiled, body: string): string {
+  const truncated = body.length > c.maxBody
+  const kept = truncated ? body.slice(0, c.maxBody) : body
+  if (c.bodyFn === undefined) return truncated ? `${kept}...` : kept
+  try {
+    const out = c.bodyFn(kept, truncated)
+    return typeof out === 'string' ? out : '[bodyFn returned no string]'
+  } catch { return '[bodyFn failed]' }
 }
 
 function formatDuration (ms: number): string {

@@ -62,7 +62,7 @@ const rows: Row[] = [
     }
   },
   {
-    name: 'the toolkit loads bcryptjs, argon2, @fastify/static, @fastify/compress and zlib on use, not on import',
+    name: 'the toolkit loads bcryptjs, argon2, @fastify/static, @fastify/compress, @fastify/cors and zlib on use, not on import',
     child: 'toolkit-child.ts',
     expected: {
       imported: [],
@@ -72,7 +72,8 @@ const rows: Row[] = [
       bcryptHashed: ['bcryptjs', 'node:zlib'],
       argon2Hashed: ['bcryptjs', 'argon2', 'node:zlib'],
       gzipRegistered: ['bcryptjs', 'argon2', '@fastify/compress', 'node:zlib'],
-      fileServerRegistered: ['bcryptjs', 'argon2', '@fastify/static', '@fastify/compress', 'node:zlib']
+      fileServerRegistered: ['bcryptjs', 'argon2', '@fastify/static', '@fastify/compress', 'node:zlib'],
+      corsAndHeadersRegistered: ['bcryptjs', 'argon2', '@fastify/static', '@fastify/compress', '@fastify/cors', 'node:zlib']
     }
   },
   {

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 const require = createRequire(import.meta.url)
-const HEAVY = ['bcryptjs', 'argon2', '@fastify/static', '@fastify/compress']
+// (helmet, loaded by secureHeaders the same way as @fastify/cors, is an ES module: it never shows in require.cache.)
+const HEAVY = ['bcryptjs', 'argon2', '@fastify/static', '@fastify/compress', '@fastify/cors']
 // ESM imports of a CommonJS package land in the same module cache, so a static import would show here too.
 // Node's own zlib is no package: its loading shows in the list of loaded built-in modules.
 const loaded = (): string[] => [
@@ -63,5 +64,12 @@ try {
   rmSync(dir, { recursive: true, force: true })
 }
 steps.fileServerRegistered = loaded()
+
+const web = Fastify()
+await web.register(toolkit.corsPlugin, { origins: ['https://app.example.com'] })
+await web.register(toolkit.secureHeadersPlugin)
+await web.ready()
+await web.close()
+steps.corsAndHeadersRegistered = loaded()
 
 process.stdout.write(JSON.stringify(steps))

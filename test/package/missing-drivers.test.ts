@@ -10,7 +10,7 @@ import { PassThrough } from 'node:stream'
 import { driverResolution, installCommand, type DriverName } from '../../lib/optional-driver.js'
 import { openStateStore, RedisStateStore } from '../../stores/state/index.js'
 import { authPlugin, passkeyProvider, SmtpSender } from '../../index.js'
-import { argon2Hash, fileServerPlugin, withArgon2Hash } from '../../toolkit.js'
+import { argon2Hash, corsPlugin, fileServerPlugin, secureHeadersPlugin, withArgon2Hash } from '../../toolkit.js'
 import { GridFsStore, newStore, openPasskeyStore } from '../../stores/index.js'
 import { runHashCli } from '../../plugins/toolkit/hash-cli.js'
 import { identiconPng } from '../../plugins/avatar/plugin.js'
@@ -93,9 +93,15 @@ t.test('@simplewebauthn/server: the passkey provider fails at registration', asy
   })
 })
 
-t.test('nodemailer, @fastify/static, argon2: the sender, the file server, the Argon2id helpers and the hash CLI', async (t) => {
+t.test('nodemailer, @fastify/cors, helmet, @fastify/static, argon2: the sender, cors, secure headers, the file server, the Argon2id helpers and the hash CLI', async (t) => {
   await without('nodemailer', async () => {
     t.match(await failure(() => new SmtpSender({ host: '127.0.0.1', from: 'site@example.com' })), missing('SmtpSender', 'nodemailer'))
+  })
+  await without('@fastify/cors', async () => {
+    t.match(await registration(async (app) => await app.register(corsPlugin, { origins: ['https://app.example.com'] })), missing('cors', '@fastify/cors'))
+  })
+  await without('helmet', async () => {
+    t.match(await registration(async (app) => await app.register(secureHeadersPlugin)), missing('secureHeaders', 'helmet'))
   })
   await without('@fastify/static', async () => {
     t.match(await registration(async (app) => await app.register(fileServerPlugin, { root: t.testdir() })), missing('fileServer', '@fastify/static'))

@@ -295,6 +295,8 @@ t.test('without the optional packages, every feature that needs one stops at con
     totpQr: ['totp', ['otpauth', 'qrcode']],
     totp: ['totp', ['otpauth']],
     fileServer: ['fileServer', ['@fastify/static']],
+    cors: ['cors', ['@fastify/cors']],
+    secureHeaders: ['secureHeaders', ['helmet']],
     basicAuthArgon2: ['basicAuth.argon2Hash', ['argon2']],
     argon2Hash: ['argon2Hash', ['argon2']],
     smtp: ['SmtpSender', ['nodemailer']]
@@ -353,6 +355,7 @@ t.test('with the drivers installed, each feature works', { skip: redisMissingRea
   t.same(out.redisOnce, [true, false], 'setIfAbsent on Redis: once')
   t.same(out.argon2, [true, false], 'Argon2id hash verifies the password and refuses another')
   t.same(out.web, { ops: [200, 'ops ok'], wrong: 403, file: [200, 'hello from the file server'] }, 'basic auth with Argon2id, the file server')
+  t.same(out.headed, ['https://app.example.com', 'nosniff'], 'cors over @fastify/cors, secure headers from helmet')
   t.match(mail.mails, [{ from: 'site@example.com', to: ['bob@example.com'], body: 'your code: 1234' }], 'the mail reached the SMTP server')
   t.equal(out.mongoRegistered, true, 'a mongodb:// avatar store registers')
   const client = new Redis(redis.url)

@@ -120,7 +120,7 @@ console.log(JSON.stringify({ status: res.statusCode, type: res.headers['content-
 const MISSING = `
 import Fastify from 'fastify'
 import authPlugin, { passkeyProvider, SmtpSender, totpProvider } from 'fastify-gatehouse'
-import { argon2Hash, fileServerPlugin, withArgon2Hash } from 'fastify-gatehouse/toolkit'
+import { argon2Hash, corsPlugin, fileServerPlugin, secureHeadersPlugin, withArgon2Hash } from 'fastify-gatehouse/toolkit'
 import { newStore, openPasskeyStore, RedisStateStore } from 'fastify-gatehouse/stores'
 const core = (extra = {}) => async (app) => app.register(authPlugin, { secret: () => process.env.AUTH_SECRET, url: 'http://127.0.0.1', ...extra })
 async function registration (...plugins) {
@@ -144,6 +144,8 @@ const errors = {
   totpQr: await registration(core(), (app) => app.register(totpProvider, { encryptionKey: 'a1'.repeat(32) })),
   totp: await registration(core(), (app) => app.register(totpProvider, { encryptionKey: 'a1'.repeat(32), qrCode: false })),
   fileServer: await registration((app) => app.register(fileServerPlugin, { root: '.' })),
+  cors: await registration((app) => app.register(corsPlugin, { origins: ['https://app.example.com'] })),
+  secureHeaders: await registration((app) => app.register(secureHeadersPlugin)),
   basicAuthArgon2: thrown(() => withArgon2Hash('ops', 'aGFzaGhhc2g=', 'c2FsdHNhbHRzYWx0')),
   argon2Hash: await argon2Hash('pw').then(() => null, (err) => err),
   smtp: thrown(() => new SmtpSender({ host: '127.0.0.1', from: 'site@example.com' })),
@@ -161,7 +163,7 @@ const DRIVERS = `
 import Fastify from 'fastify'
 import { existsSync } from 'node:fs'
 import authPlugin, { directProvider, passkeyProvider, SmtpSender } from 'fastify-gatehouse'
-import { argon2Hash, argon2Verify, decodeArgon2Secret, fileServerPlugin, withArgon2Hash } from 'fastify-gatehouse/toolkit'
+import { argon2Hash, argon2Verify, corsPlugin, decodeArgon2Secret, fileServerPlugin, secureHeadersPlugin, withArgon2Hash } from 'fastify-gatehouse/toolkit'
 import { openStateStore } from 'fastify-gatehouse/stores'
 ${CLIENT}
 const secret = () => process.env.AUTH_SECRET
@@ -200,6 +202,13 @@ const ops = await web.inject({ url: '/ops', headers: basic('ops-pw') })
 const file = await web.inject('/static/hello.txt')
 out.web = { ops: [ops.statusCode, ops.body], wrong: (await web.inject({ url: '/ops', headers: basic('wrong') })).statusCode, file: [file.statusCode, file.body] }
 await web.close()
+const headed = Fastify()
+await headed.register(corsPlugin, { origins: ['https://app.example.com'], credentials: true })
+await headed.register(secureHeadersPlugin)
+headed.get('/h', async () => 'h')
+const h = await headed.inject({ url: '/h', headers: { origin: 'https://app.example.com' } })
+out.headed = [h.headers['access-control-allow-origin'], h.headers['x-content-type-options']]
+await headed.close()
 
 const smtp = new SmtpSender({ host: '127.0.0.1', port: Number(process.env.SMTP_PORT), from: 'site@example.com' })
 await smtp.send('bob@example.com', 'your code: 1234')

@@ -107,7 +107,10 @@ t.test('bad options fail at startup', async (t) => {
     [{ level: 10 }, 'gzip.level'],
     [{ level: 0 }, 'gzip.level'],
     [{ contentTypes: [''] }, 'gzip.contentTypes'],
-    [{ contentTypes: 'text/' }, 'gzip.contentTypes']
+    [{ contentTypes: 'text/' }, 'gzip.contentTypes'],
+    [{ onlyContentTypes: [''] }, 'gzip.onlyContentTypes'],
+    [{ onlyContentTypes: 'application/json' }, 'gzip.onlyContentTypes'],
+    [{ onlyContentTypes: ['text/'], contentTypes: ['application/x-ndjson'] }, 'gzip.onlyContentTypes']
   ]
   for (const [opts, option] of bad) {
     const app = Fastify()
@@ -146,4 +149,28 @@ t.test('gzip without extra content types: what mime-db marks compressible, nothi
     t.equal(r.headers['content-encoding'], undefined, `${path}: not compressible by mime-db, not compressed`)
     t.equal(r.body.toString(), bigText)
   }
+})
+
+t.test('gzip onlyContentTypes (upstream #51): decided on the type the handler answered with, mime-db not consulted', async (t) => {
+  const { app, base } = await listen(async (app) => {
+    await app.register(gzipPlugin, { onlyContentTypes: ['text/', 'application/x-ndjson'] })
+    app.get('/json', async () => big)
+    app.get('/text', async (_req, reply) => { reply.type('text/plain; charset=utf-8'); return bigText })
+    app.get('/ndjson', async (_req, reply) => { reply.type('Application/X-NDJSON'); return bigText })
+    // The same route answering two types: the answer's type decides, not the route or the request.
+    app.get('/either', async (req, reply) => (req.query as { as?: string }).as === 'text' ? reply.type('text/csv').send(bigText) : big)
+  })
+  t.teardown(() => app.close())
+  for (const path of ['/text', '/ndjson', '/either?as=text']) {
+    const r = await get(base, path, 'gzip')
+    t.equal(r.headers['content-encoding'], 'gzip', `${path} compressed`)
+    t.equal(gunzipSync(r.body).toString(), bigText)
+  }
+  for (const path of ['/json', '/either']) {
+    const r = await get(base, path, 'gzip')
+    t.equal(r.headers['content-encoding'], undefined, `${path}: JSON is not listed (mime-db would compress it)`)
+    t.same(JSON.parse(r.body.toString()), big)
+  }
+  const refused = await get(base, '/text', 'gzip;q=0')
+  t.equal(refused.headers['content-encoding'], undefined, 'the client\'s gzip;q=0 still wins')
 })

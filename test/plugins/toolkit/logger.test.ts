@@ -101,7 +101,8 @@ t.test('sanitizeUrl and option validation', async (t) => {
     [{ withBody: 'yes' }, 'requestLogger.withBody'],
     [{ maxBodySize: 0 }, 'requestLogger.maxBodySize'],
     [{ jwtQueryName: '' }, 'requestLogger.jwtQueryName'],
-    [{ maskKeys: [1] }, 'requestLogger.maskKeys']
+    [{ maskKeys: [1] }, 'requestLogger.maskKeys'],
+    [{ bodyFn: 'mask' }, 'requestLogger.bodyFn']
   ] as const) {
     const bad = Fastify()
     await t.rejects(async () => { await bad.register(requestLoggerPlugin, opts as never).ready() }, { code: 'GATEHOUSE_OPTION', option }, JSON.stringify(opts))
@@ -178,4 +179,37 @@ t.test('logger mask list: short secret words as whole keys or key parts, long on
     t.equal(masked, builtIn, `sanitizeUrl with SECRET_KEY_WORDS: ${k} ${builtIn ? 'masked' : 'kept (host word)'}`)
   }
   for (const [k, v] of Object.entries(harmless)) t.equal(l.split(v).length, 3, `${k} kept in the query and the body`)
+})
+
+t.test('logger bodyFn (upstream BodyFn): the masked, cut body and whether it was cut; its result stays one line', async (t) => {
+  const lines: string[] = []
+  const seen: Array<[string, boolean]> = []
+  const app = Fastify()
+  await app.register(requestLoggerPlugin, {
+    logger: (line: string) => lines.push(line),
+    withBody: true,
+    maxBodySize: 40,
+    bodyFn: (body, truncated) => {
+      seen.push([body, truncated])
+      if (body.includes('throw')) throw new Error('bad transform')
+      if (body.includes('nostring')) return 42 as unknown as string
+      return `${truncated ? 'CUT ' : ''}${body.replace(/"card":"\d+"/, '"card":"****"')}\n\u2028forged - 200`
+    }
+  })
+  app.post('/p', async () => 'ok')
+  app.get('/g', async () => 'ok')
+  t.teardown(() => app.close())
+  await app.inject({ method: 'POST', url: '/p', payload: { card: '4111', password: 'pw' } })
+  await app.inject({ method: 'POST', url: '/p', payload: { text: 'x'.repeat(100) } })
+  await app.inject({ method: 'POST', url: '/p', payload: { text: 'throw' } })
+  await app.inject({ method: 'POST', url: '/p', payload: { text: 'nostring' } })
+  await app.inject('/g')
+  t.same(seen[0], ['{"card":"4111","password":"********"}', false], 'keys masked before bodyFn sees the body')
+  t.same(seen[1], [`{"text":"${'x'.repeat(31)}`, true], 'cut to maxBodySize, marked truncated')
+  t.equal(seen.length, 4, 'not called without a body')
+  t.match(lines[0], /- \{"card":"\*\*\*\*","password":"\*\*\*\*\*\*\*\*"\}\\x0a\\u2028forged - 200$/, 'its result logged, line breaks escaped')
+  t.match(lines[1], / - CUT \{"text":"x+\\x0a/, 'the function decides how a cut body looks')
+  t.match(lines[2], / - \[bodyFn failed\]$/)
+  t.match(lines[3], / - \[bodyFn returned no string\]$/)
+  for (const line of lines) t.notMatch(line, /[\n\r\u2028\u2029\x85]/, 'one line')
 })

@@ -95,3 +95,22 @@ t.test('onlyFrom refuses bad options at registration', async (t) => {
   t.throws(() => onlyFromHook(['nope']), { code: 'GATEHOUSE_OPTION', option: 'onlyFrom.allow' })
   t.throws(() => onlyFromHook(['10.'], { trustedProxies: ['nope'] }), { code: 'GATEHOUSE_OPTION', option: 'onlyFrom.trustedProxies' })
 })
+
+t.test('onlyFrom: a complete address matches that address only, never a longer one with its text (upstream #48)', async (t) => {
+  const app = Fastify()
+  await app.register(onlyFromPlugin, { allow: ['10.1.2.3', '2001:db8::1', '192.168.7.'], trustedProxies: [] })
+  app.get('/in', async () => 'allowed')
+  await app.ready()
+  t.teardown(() => app.close())
+  const cases: Array<[string, number, string]> = [
+    ['10.1.2.3', 200, 'the address itself'],
+    ['10.1.2.30', 403, 'a longer IPv4 address with the same text start'],
+    ['10.1.2.34', 403, 'another'],
+    ['2001:db8::1', 200, 'IPv6 itself'],
+    ['2001:db8:0:0:0:0:0:1', 200, 'IPv6 in its long form'],
+    ['2001:db8::10', 403, 'a longer IPv6 address with the same text start'],
+    ['2001:db8::1:0', 403, 'another IPv6 one'],
+    ['192.168.7.200', 200, 'an explicit prefix keeps matching by prefix']
+  ]
+  for (const [ip, status, why] of cases) t.equal((await app.inject({ url: '/in', remoteAddress: ip })).statusCode, status, `${ip}: ${why}`)
+})
