@@ -36,6 +36,20 @@ export interface StandinProfile {
   formPost?: boolean
   /** Extra form field of a form_post answer (Apple's `user` at first sign-up); read per request. */
   formUser?: string
+  /** Paths of the endpoints, where a provider documents its own (`/realms/x/protocol/openid-connect/auth`). */
+  paths?: Partial<Record<'authorize' | 'token' | 'userinfo' | 'jwks', string>>
+  /** Name of the client-id parameter at authorize and token (TikTok's `client_key`). Default `client_id`. */
+  clientIdParam?: string
+  /** Token request body: `json` requires a JSON object (Notion, Atlassian). Default form fields. */
+  tokenFormat?: 'form' | 'json'
+  /** Fields added to a good token answer (Notion's `owner`, Slack's `ok`). */
+  tokenExtra?: Record<string, unknown>
+  /** Headers the userinfo endpoint requires, with their values (Twitch's `Client-Id`). */
+  infoHeaders?: Record<string, string>
+  /** Method of the userinfo endpoint (Dropbox, GraphQL: POST). Default GET. */
+  infoMethod?: 'GET' | 'POST'
+  /** The JSON body a POST userinfo endpoint requires (a GraphQL query). */
+  infoBody?: unknown
 }
 
 /**
@@ -153,11 +167,13 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
     close: async () => { await app.close() }
   }
 
-  app.get('/authorize', async (request, reply) => {
+  const paths = { authorize: '/authorize', token: '/token', userinfo: '/userinfo', jwks: '/jwks', ...profile.paths }
+  const clientIdParam = profile.clientIdParam ?? 'client_id'
+  app.get(paths.authorize, async (request, reply) => {
     const q = new URLSearchParams(request.query as Record<string, string>)
     self.authorizeRequests.push(q)
     const redirectUri = q.get('redirect_uri')
-    if (q.get('response_type') !== 'code' || q.get('client_id') !== profile.clientId || redirectUri === null) {
+    if (q.get('response_type') !== 'code' || q.get(clientIdParam) !== profile.clientId || redirectUri === null) {
       return reply.code(400).send({ error: 'invalid_request' })
     }
     const rec: CodeRecord = { redirectUri, used: false }
@@ -185,7 +201,9 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
     return reply.redirect(to.href, 302)
   })
 
-  app.post('/token', async (request, reply) => {
+  app.post(paths.token, async (request, reply) => {
+    const json = (request.headers['content-type'] ?? '').startsWith('application/json')
+    if (json !== (profile.tokenFormat === 'json')) return reply.code(400).send({ error: 'invalid_request', error_description: 'wrong body format' })
     const form = { ...(request.body as Record<string, string>) }
     const header = request.headers.authorization ?? ''
     const basic = header.startsWith('Basic ')
@@ -198,7 +216,7 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
       cid = decodeURIComponent(id ?? ''); secret = decodeURIComponent(sec ?? '')
     } else {
       if (basic) return reply.code(401).send({ error: 'invalid_client' })
-      cid = form.client_id; secret = form.client_secret
+      cid = form[clientIdParam]; secret = form.client_secret
     }
     if (cid !== profile.clientId || secret === undefined) return reply.code(401).send({ error: 'invalid_client' })
     if (profile.verifyClientSecret !== undefined) {
@@ -231,7 +249,7 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
     const accessToken = randomBytes(20).toString('hex')
     tokens.set(accessToken, rec)
     if (self.faults.token === 'form') return reply.type('application/x-www-form-urlencoded').send(`access_token=${accessToken}&scope=&token_type=bearer`)
-    const body: Record<string, unknown> = { access_token: accessToken, token_type: 'bearer', expires_in: 3600 }
+    const body: Record<string, unknown> = { access_token: accessToken, token_type: 'bearer', expires_in: 3600, ...profile.tokenExtra }
     if (profile.oidc === true && self.faults.token !== 'no-id-token') body.id_token = await idToken(rec)
     return body
   })
@@ -250,9 +268,14 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
     return await jwt.sign(f === 'badsig' ? keys!.other : keys!.privateKey)
   }
 
-  app.get('/userinfo', async (request, reply) => {
+  app.route({ method: ['GET', 'POST'], url: paths.userinfo, handler: async (request, reply) => {
     // GitHub's API, for one, refuses requests without a User-Agent.
     if (!request.headers['user-agent']) return reply.code(403).send({ message: 'Request forbidden by administrative rules. Please make sure your request has a User-Agent header' })
+    if (request.method !== (profile.infoMethod ?? 'GET')) return reply.code(405).send({ error: 'method not allowed' })
+    for (const [k, v] of Object.entries(profile.infoHeaders ?? {})) {
+      if (request.headers[k.toLowerCase()] !== v) return reply.code(400).send({ error: `header ${k} missing or wrong` })
+    }
+    if (JSON.stringify(request.body) !== JSON.stringify(profile.infoBody)) return reply.code(400).send({ error: 'unexpected body' })
     const header = request.headers.authorization ?? ''
     self.infoAuth.push(header)
     const scheme = profile.infoAuthScheme ?? 'Bearer'
@@ -268,9 +291,9 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
       case 'huge': return { id: 1, name: 'x'.repeat(2 << 20) }
     }
     return profile.userinfo
-  })
+  } })
 
-  app.get('/jwks', async (_request, reply) => {
+  app.get(paths.jwks, async (_request, reply) => {
     self.jwksRequests++
     const jf = self.faults.jwks
     if (jf === '500') return reply.code(500).send('no')
