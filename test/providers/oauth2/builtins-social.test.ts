@@ -277,3 +277,31 @@ for (const r of RECYCLE) {
     t.not(other.id, first, 'another account with the old account\'s former name: another user')
   })
 }
+
+t.test('bad provider answers of the quirky ones: 502 GATEHOUSE_UPSTREAM, no session', async (t) => {
+  const cases: Array<[string, string, (p: any) => void]> = [
+    ['notion', 'a workspace-owned token names no person', (p) => { p.tokenExtra = { ...p.tokenExtra, owner: { workspace: true } } }],
+    ['notion', 'an owner without its user', (p) => { p.tokenExtra = { ...p.tokenExtra, owner: { type: 'user' } } }],
+    ['slack', 'userinfo answered 200 with ok: false', (p) => { p.userinfo = { ok: false, error: 'invalid_auth' } }],
+    ['slack', 'no workspace id', (p) => { p.userinfo = { ok: true, sub: 'U0R7JM', name: 'krane' } }],
+    ['slack', 'the token endpoint answered 200 with an error object', (p) => { p.tokenExtra = { ok: false, error: 'invalid_code' } }],
+    ['tiktok', 'an error code other than ok', (p) => { p.userinfo = { data: {}, error: { code: 'access_token_invalid', message: 'x', log_id: '1' } } }],
+    ['naver', 'a result code other than 00', (p) => { p.userinfo = { resultcode: '024', message: 'Authentication failed' } }],
+    ['twitch', 'an empty data list', (p) => { p.userinfo = { data: [] } }],
+    ['kick', 'data not a list', (p) => { p.userinfo = { data: { user_id: 1 }, message: 'OK' } }],
+    ['linear', 'a GraphQL error instead of data', (p) => { p.userinfo = { errors: [{ message: 'authentication required' }] } }],
+    ['dropbox', 'a wrongly typed account id', (p) => { p.userinfo = { account_id: { id: 1 }, name: { display_name: 'x' } } }],
+    ['bitbucket', 'no uuid (a username alone is not an id)', (p) => { p.userinfo = { username: 'evzijst', display_name: 'Erik' } }]
+  ]
+  for (const [name, what, spoil] of cases) {
+    const run = running.get(name)!
+    const saved = { userinfo: run.profile.userinfo, tokenExtra: run.profile.tokenExtra }
+    spoil(run.profile)
+    const browser = testApp.browser()
+    const nav = await browser.navigate(`${APP_URL}/auth/${name}/login`)
+    Object.assign(run.profile, saved)
+    t.equal(nav.res.status, 502, `${name}: ${what}`)
+    t.match(JSON.parse(nav.body), { code: 'GATEHOUSE_UPSTREAM' }, `${name}: ${what}: the upstream code`)
+    t.notOk(browser.cookieFor(`${APP_URL}/`, 'JWT'), `${name}: ${what}: no session`)
+  }
+})
