@@ -310,6 +310,23 @@ const vercel: BuiltinSpec = {
   mapUser: mapStandardClaims
 }
 
+// VK ID (OAuth 2.1): https://id.vk.com/about/business/go/docs/en/vkid/latest/vk-id/connection/api-description
+// PKCE required; the callback's `device_id` and `state` go back to the token call; the user is
+// `POST /oauth2/user_info` with `client_id` and `access_token` in the form: `{user: {user_id, first_name, …}}`.
+const vk: BuiltinSpec = {
+  authURL: 'https://id.vk.com/authorize',
+  tokenURL: 'https://id.vk.com/oauth2/auth',
+  infoURL: 'https://id.vk.com/oauth2/user_info',
+  infoTokenIn: 'form',
+  tokenParams: ['device_id', 'state'],
+  scopes: ['vkid.personal_info'],
+  mapUser: (d) => {
+    const u = objectAt(d, 'user')
+    const name = [text(u.first_name), text(u.last_name)].filter(Boolean).join(' ')
+    return { id: idAt(u, 'user_id'), name: name === '' ? undefined : name, picture: text(u.avatar) }
+  }
+}
+
 /** The first picture of Spotify's `images: [{url, height, width}]`, if any. */
 function firstPicture (images: unknown): string | undefined {
   if (!Array.isArray(images) || images.length === 0) return undefined
@@ -320,5 +337,5 @@ function firstPicture (images: unknown): string | undefined {
 /** The public-service built-ins, by their registered names. */
 export const SOCIAL_BUILTINS = {
   twitch, spotify, reddit, dropbox, zoom, notion, atlassian, bitbucket, figma, paypal, amazon, kakao, naver, line,
-  tiktok, kick, linear, roblox, huggingface, linkedin, slack, vercel
+  tiktok, kick, linear, roblox, huggingface, linkedin, slack, vercel, vk
 }

@@ -98,6 +98,16 @@ export interface OAuth2ProviderConfig {
   /** JSON body of a POST userinfo request (a GraphQL query); none when absent. */
   infoBody?: string | undefined
   /**
+   * Callback parameters sent on to the token request (VK ID's `device_id` and `state`): each read as a short
+   * value, sent only when present.
+   */
+  tokenParams?: string[] | undefined
+  /**
+   * Where the userinfo request carries the access token: the `Authorization` header (default), or a POSTed form
+   * `{client_id, access_token}` (VK ID's `user_info`).
+   */
+  infoTokenIn?: 'header' | 'form' | undefined
+  /**
    * Where the user's document comes from: the userinfo endpoint (default) or the token endpoint's answer itself
    * (Notion puts the user in the token answer's `owner`). With `token`, `infoURL` is not called.
    */
@@ -227,7 +237,7 @@ async function finishLogin (e: Engine, request: FastifyRequest, reply: FastifyRe
     if (code === undefined) throw new HttpError(400, 'missing code', 'the provider did not return an authorization code')
   })
 
-  const { fields: tokenResponse, accessToken } = await exchangeCode(e, code!, hs.codeVerifier)
+  const { fields: tokenResponse, accessToken } = await exchangeCode(e, code!, hs.codeVerifier, forwardedParams(e.cfg, params))
   let idToken: JWTPayload | undefined
   if (e.verifyIdToken !== undefined) {
     if (typeof tokenResponse.id_token !== 'string') throw upstreamError('token endpoint answered garbage', 'no id_token from an OpenID Connect provider')
@@ -277,9 +287,19 @@ function checkResponseIssuer (cfg: OAuth2ProviderConfig, iss: string | undefined
   if (!issuers.includes(iss)) throw new HttpError(400, 'issuer mismatch', 'the authorization response comes from another issuer')
 }
 
-async function exchangeCode (e: Engine, code: string, verifier: string | undefined): Promise<TokenAnswer> {
+/** The callback parameters a provider wants back at its token endpoint (`tokenParams`), those present. */
+function forwardedParams (cfg: OAuth2ProviderConfig, params: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const name of cfg.tokenParams ?? []) {
+    const value = queryText(params, name, 512, false)
+    if (value !== undefined) out[name] = value
+  }
+  return out
+}
+
+async function exchangeCode (e: Engine, code: string, verifier: string | undefined, forwarded: Record<string, string>): Promise<TokenAnswer> {
   const { cfg } = e
-  const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: e.redirectURI })
+  const form = new URLSearchParams({ ...forwarded, grant_type: 'authorization_code', code, redirect_uri: e.redirectURI })
   if (verifier !== undefined) form.set('code_verifier', verifier)
   const secret = typeof cfg.csecret === 'function' ? await cfg.csecret() : cfg.csecret
   const json = cfg.tokenFormat === 'json'
@@ -297,14 +317,18 @@ async function exchangeCode (e: Engine, code: string, verifier: string | undefin
 
 async function fetchUserinfo (e: Engine, accessToken: string): Promise<{ data: Record<string, unknown>; raw: Buffer }> {
   const { cfg } = e
-  const headers: Record<string, string> = { authorization: `${cfg.infoAuthScheme ?? 'Bearer'} ${accessToken}`, accept: 'application/json' }
+  const inForm = cfg.infoTokenIn === 'form'
+  const headers: Record<string, string> = { accept: 'application/json' }
+  if (!inForm) headers.authorization = `${cfg.infoAuthScheme ?? 'Bearer'} ${accessToken}`
   for (const [k, v] of Object.entries(cfg.infoHeaders ?? {})) headers[k.toLowerCase()] = v.replaceAll('{cid}', cfg.cid)
-  if (cfg.infoBody !== undefined) headers['content-type'] = 'application/json'
-  const ans = await callProvider(cfg.infoURL!, {
-    method: cfg.infoMethod ?? 'GET',
-    headers,
-    body: cfg.infoBody
-  }, 'userinfo endpoint', e.timeoutMs)
+  let body = cfg.infoBody
+  if (inForm) {
+    headers['content-type'] = 'application/x-www-form-urlencoded'
+    body = new URLSearchParams({ client_id: cfg.cid, access_token: accessToken }).toString()
+  } else if (body !== undefined) {
+    headers['content-type'] = 'application/json'
+  }
+  const ans = await callProvider(cfg.infoURL!, { method: inForm ? 'POST' : cfg.infoMethod ?? 'GET', headers, body }, 'userinfo endpoint', e.timeoutMs)
   if (ans.status < 200 || ans.status > 299) throw upstreamError('userinfo request failed', `status ${ans.status}`)
   const data = jsonObject(ans.body)
   if (data === undefined) throw upstreamError('userinfo malformed', 'not a JSON object')

@@ -82,6 +82,8 @@ export async function loginCase (t: Test, testApp: TestApp, run: RunningCase, c:
   t.equal(s.tokenRequests.at(-1)!.basic, c.profile.tokenAuth === 'basic', `client authenticates by ${c.profile.tokenAuth}`)
   if (c.profile.userinfo === undefined) {
     t.equal(s.infoAuth.length, infoCalls, 'no userinfo call: the user came with the token or the ID token')
+  } else if (c.profile.infoTokenIn === 'form') {
+    t.equal(s.infoAuth.at(-1), '', 'the access token travels in the userinfo form, not a header')
   } else {
     t.match(s.infoAuth.at(-1), new RegExp(`^${c.profile.infoAuthScheme ?? 'Bearer'} `), 'userinfo auth scheme')
   }

@@ -50,6 +50,12 @@ export interface StandinProfile {
   infoMethod?: 'GET' | 'POST'
   /** The JSON body a POST userinfo endpoint requires (a GraphQL query). */
   infoBody?: unknown
+  /** Fields added to the authorization answer (VK ID's `device_id`). */
+  callbackExtra?: Record<string, string>
+  /** Token request fields that must carry the authorization answer's values back (VK ID's `device_id`, `state`). */
+  tokenEcho?: string[]
+  /** The userinfo request carries `client_id` and `access_token` in a POSTed form instead of a header (VK ID). */
+  infoTokenIn?: 'form'
 }
 
 /**
@@ -125,7 +131,7 @@ function hostile (reply: FastifyReply, kind: Hostile, sent: HostileLog): Fastify
   return reply
 }
 
-interface CodeRecord { redirectUri: string; challenge?: string; nonce?: string; used: boolean }
+interface CodeRecord { redirectUri: string; challenge?: string; nonce?: string; used: boolean; answer?: Record<string, string> }
 
 export interface Standin {
   url: string
@@ -189,6 +195,8 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
       const code = randomBytes(16).toString('hex')
       codes.set(code, rec)
       answer.code = code
+      Object.assign(answer, profile.callbackExtra)
+      rec.answer = { ...answer }
       if (profile.formUser !== undefined) answer.user = profile.formUser
     }
     if (profile.formPost === true) {
@@ -229,6 +237,9 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
       return reply.code(400).send({ error: 'invalid_grant' })
     }
     rec.used = true
+    for (const field of profile.tokenEcho ?? []) {
+      if (form[field] === undefined || form[field] !== rec.answer?.[field]) return reply.code(400).send({ error: 'invalid_request', error_description: `${field} missing or wrong` })
+    }
     if (rec.challenge !== undefined) {
       const expected = createHash('sha256').update(form.code_verifier ?? '').digest('base64url')
       if (!safeEqual(expected, rec.challenge)) return reply.code(400).send({ error: 'invalid_grant', error_description: 'PKCE verification failed' })
@@ -275,11 +286,16 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
     for (const [k, v] of Object.entries(profile.infoHeaders ?? {})) {
       if (request.headers[k.toLowerCase()] !== v) return reply.code(400).send({ error: `header ${k} missing or wrong` })
     }
-    if (JSON.stringify(request.body) !== JSON.stringify(profile.infoBody)) return reply.code(400).send({ error: 'unexpected body' })
+    if (profile.infoTokenIn !== 'form' && JSON.stringify(request.body) !== JSON.stringify(profile.infoBody)) return reply.code(400).send({ error: 'unexpected body' })
     const header = request.headers.authorization ?? ''
     self.infoAuth.push(header)
     const scheme = profile.infoAuthScheme ?? 'Bearer'
-    const token = header.startsWith(`${scheme} `) ? header.slice(scheme.length + 1) : ''
+    let token = header.startsWith(`${scheme} `) ? header.slice(scheme.length + 1) : ''
+    if (profile.infoTokenIn === 'form') {
+      const body = (request.body ?? {}) as Record<string, string>
+      if (header !== '' || body.client_id !== profile.clientId) return reply.code(400).send({ error: 'invalid_request' })
+      token = body.access_token ?? ''
+    }
     if (!tokens.has(token)) return reply.code(401).send({ error: 'invalid_token' })
     const inf = self.faults.info
     switch (inf) {

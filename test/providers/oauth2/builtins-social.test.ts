@@ -219,6 +219,20 @@ const CASES: BuiltinCase[] = [
     },
     scope: 'openid profile',
     expect: { rawId: '345e869043f1e55f8bdc837c', name: 'Vera Cell', picture: 'https://api.vercel.com/www/avatar/abc' }
+  },
+  {
+    name: 'vk',
+    // VK ID: https://id.vk.com/about/business/go/docs/en/vkid/latest/vk-id/connection/api-description
+    // (device_id and state back to /oauth2/auth; user_info takes client_id and access_token in a POSTed form)
+    profile: {
+      tokenAuth: 'post', pkce: true, infoTokenIn: 'form', infoMethod: 'POST',
+      callbackExtra: { device_id: 'b0f9a5e1-1d8c-4d3e-9a7c-2c6f1e0b7a11', type: 'code_v2', ext_id: 'x' },
+      tokenEcho: ['device_id', 'state'],
+      tokenExtra: { user_id: 1234567890, scope: 'vkid.personal_info', refresh_token: 'rt', id_token: 'header.payload.sig' },
+      userinfo: { user: { user_id: '1234567890', first_name: 'Ivan', last_name: 'Ivanov', avatar: 'https://sun1-1.userapi.com/s/v1/ig2/abc.jpg?size=200x200', sex: 2, verified: false } }
+    },
+    scope: 'vkid.personal_info',
+    expect: { rawId: '1234567890', name: 'Ivan Ivanov', picture: 'https://sun1-1.userapi.com/s/v1/ig2/abc.jpg?size=200x200' }
   }
 ]
 
