@@ -1,7 +1,7 @@
 /**
- * The built-in OAuth2 providers (the first nine here, the others in builtins-social.ts and builtins-presets.ts): each is data (endpoints as its provider documents them, minimal scopes,
- * whether it takes PKCE, how the client authenticates) plus a mapping from its documented user document to a
- * user. Everything runs on the one engine. Every endpoint is overridable (tests, self-hosted variants such as
+ * The built-in OAuth2 providers (the first nine here; the others in builtins-social.ts and builtins-presets.ts):
+ * each is data (endpoints as its provider documents them, minimal scopes, whether it takes PKCE, how the client
+ * authenticates) plus a mapping from its documented user document to a user. Everything runs on the one engine. Every endpoint is overridable (tests, self-hosted variants such as
  * GitHub Enterprise, other API versions).
  */
 import type { Duration } from '../../lib/duration.js'
