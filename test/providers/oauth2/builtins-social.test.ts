@@ -319,3 +319,17 @@ t.test('bad provider answers of the quirky ones: 502 GATEHOUSE_UPSTREAM, no sess
     t.notOk(browser.cookieFor(`${APP_URL}/`, 'JWT'), `${name}: ${what}: no session`)
   }
 })
+
+t.test('vk: a callback value sent on to the token call is read like any callback field: too long is a 400, no session', async (t) => {
+  const run = running.get('vk')!
+  const saved = run.profile.callbackExtra
+  run.profile.callbackExtra = { ...saved, device_id: 'd'.repeat(600) }
+  t.teardown(() => { run.profile.callbackExtra = saved })
+  const tokenCalls = run.standin.tokenRequests.length
+  const browser = testApp.browser()
+  const nav = await browser.navigate(`${APP_URL}/auth/vk/login`)
+  t.equal(nav.res.status, 400)
+  t.match(JSON.parse(nav.body), { code: 'GATEHOUSE_BAD_REQUEST' })
+  t.equal(run.standin.tokenRequests.length, tokenCalls, 'the token endpoint was not called')
+  t.notOk(browser.cookieFor(`${APP_URL}/`, 'JWT'), 'no session')
+})
