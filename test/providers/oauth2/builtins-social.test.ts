@@ -295,12 +295,13 @@ for (const r of RECYCLE) {
 t.test('bad provider answers of the quirky ones: 502 GATEHOUSE_UPSTREAM, no session', async (t) => {
   const cases: Array<[string, string, (p: any) => void]> = [
     ['notion', 'a workspace-owned token names no person', (p) => { p.tokenExtra = { ...p.tokenExtra, owner: { workspace: true } } }],
+    ['notion', 'an owner typed workspace, whatever else it holds', (p) => { p.tokenExtra = { ...p.tokenExtra, owner: { ...p.tokenExtra.owner, type: 'workspace' } } }],
     ['notion', 'an owner without its user', (p) => { p.tokenExtra = { ...p.tokenExtra, owner: { type: 'user' } } }],
-    ['slack', 'userinfo answered 200 with ok: false', (p) => { p.userinfo = { ok: false, error: 'invalid_auth' } }],
+    ['slack', 'userinfo answered 200 with ok: false', (p) => { p.userinfo = { ...p.userinfo, ok: false, error: 'invalid_auth' } }],
     ['slack', 'no workspace id', (p) => { p.userinfo = { ok: true, sub: 'U0R7JM', name: 'krane' } }],
     ['slack', 'the token endpoint answered 200 with an error object', (p) => { p.tokenExtra = { ok: false, error: 'invalid_code' } }],
-    ['tiktok', 'an error code other than ok', (p) => { p.userinfo = { data: {}, error: { code: 'access_token_invalid', message: 'x', log_id: '1' } } }],
-    ['naver', 'a result code other than 00', (p) => { p.userinfo = { resultcode: '024', message: 'Authentication failed' } }],
+    ['tiktok', 'an error code other than ok', (p) => { p.userinfo = { ...p.userinfo, error: { code: 'access_token_invalid', message: 'x', log_id: '1' } } }],
+    ['naver', 'a result code other than 00', (p) => { p.userinfo = { ...p.userinfo, resultcode: '024', message: 'Authentication failed' } }],
     ['twitch', 'an empty data list', (p) => { p.userinfo = { data: [] } }],
     ['kick', 'data not a list', (p) => { p.userinfo = { data: { user_id: 1 }, message: 'OK' } }],
     ['linear', 'a GraphQL error instead of data', (p) => { p.userinfo = { errors: [{ message: 'authentication required' }] } }],
