@@ -22,7 +22,8 @@ export {
   type OAuth2Client, type OAuth2ProviderOptions, type BuiltinProviderOptions, type CustomOAuth2ProviderOptions,
   type OidcPluginOptions, type AppleProviderOptions
 } from './oauth2/plugins.js'
-export { OAUTH2_BUILTIN_NAMES, RESERVED_PROVIDER_NAMES, type BuiltinProviderName, type OAuth2Overrides } from './oauth2/builtins.js'
+export { builtinProviders, OAUTH2_BUILTIN_NAMES, RESERVED_PROVIDER_NAMES, type BuiltinProviderName, type OAuth2Overrides } from './oauth2/builtins.js'
+export type { ProviderSettings } from './oauth2/builtin-spec.js'
 export type { CustomClient, CustomProviderOptions } from './oauth2/custom.js'
 export { discoverOidc, mapStandardClaims, type OidcProviderOptions } from './oauth2/oidc.js'
 export { appleKeyFromFile, type AppleConfig, type AppleKeyLoader, type ApplePrivateKey } from './oauth2/apple.js'

@@ -1,7 +1,7 @@
 /**
- * The nine built-in OAuth2 providers: each is data (endpoints as its provider documents them, minimal scopes,
- * whether it takes PKCE, how the client authenticates) plus a mapping from its documented user document to a
- * user. Everything runs on the one engine. Every endpoint is overridable (tests, self-hosted variants such as
+ * The built-in OAuth2 providers (the first nine here; the others in builtins-social.ts and builtins-presets.ts):
+ * each is data (endpoints as its provider documents them, minimal scopes, whether it takes PKCE, how the client
+ * authenticates) plus a mapping from its documented user document to a user. Everything runs on the one engine. Every endpoint is overridable (tests, self-hosted variants such as
  * GitHub Enterprise, other API versions).
  */
 import type { Duration } from '../../lib/duration.js'
@@ -11,6 +11,9 @@ import type { MapUserFn, OAuth2ProviderConfig } from './engine.js'
 import type { OidcSettings } from './idtoken.js'
 import { idAt, objectAt, text } from './fields.js'
 import type { StateStoreOption } from '../../stores/state/resolve.js'
+import { resolveSpec, settingNames, type BuiltinEntry, type BuiltinSpec } from './builtin-spec.js'
+import { SOCIAL_BUILTINS } from './builtins-social.js'
+import { PRESET_BUILTINS } from './builtins-presets.js'
 
 /** Endpoint and behaviour overrides of a built-in provider. */
 export interface OAuth2Overrides {
@@ -20,7 +23,7 @@ export interface OAuth2Overrides {
   tokenURL?: string | undefined
   /** Userinfo endpoint. */
   infoURL?: string | undefined
-  /** JWKS of an OIDC provider (google, microsoft). */
+  /** JWKS of an OpenID Connect provider. */
   jwksURL?: string | undefined
   /** Expected ID-token issuer of an OIDC provider; `{tenantid}` is replaced by the token's `tid`. */
   issuer?: string | string[] | undefined
@@ -34,12 +37,6 @@ export interface OAuth2Overrides {
   stateStore?: StateStoreOption | undefined
 }
 
-type FullSpec = Omit<OAuth2ProviderConfig, 'name' | 'cid' | 'csecret' | 'timeout' | 'handshakeTtl'>
-/**
- * A built-in as written below: PKCE S256 and client authentication by form fields unless the provider says
- * otherwise (most document both), so each entry states only what is its own.
- */
-type BuiltinSpec = Omit<FullSpec, 'pkce' | 'tokenAuth'> & Partial<Pick<FullSpec, 'pkce' | 'tokenAuth'>>
 
 const github: BuiltinSpec = {
   authURL: 'https://github.com/login/oauth/authorize',
@@ -150,13 +147,20 @@ const twitter: BuiltinSpec = {
   }
 }
 
-const BUILTINS = { github, google, facebook, microsoft, yandex, battlenet, patreon, discord, twitter }
+// The others are in builtins-social.ts and builtins-presets.ts.
+const BUILTINS = { github, google, facebook, microsoft, yandex, battlenet, patreon, discord, twitter, ...SOCIAL_BUILTINS, ...PRESET_BUILTINS }
 
 /** A built-in OAuth2 provider's name. */
 export type BuiltinProviderName = keyof typeof BUILTINS
 
 /** Names of the built-in OAuth2 providers. */
 export const OAUTH2_BUILTIN_NAMES: readonly string[] = Object.freeze(Object.keys(BUILTINS))
+
+/**
+ * The built-in OAuth2/OpenID Connect providers' names, each registered with `oauth2Provider({ name, cid, csecret })`
+ * (or `fastify.auth.addProvider(name, cid, csecret)`); their endpoints and settings: docs/providers/builtins.md.
+ */
+export const builtinProviders: readonly BuiltinProviderName[] = OAUTH2_BUILTIN_NAMES as readonly BuiltinProviderName[]
 
 /**
  * Every name a custom provider may not take: the OAuth2 built-ins, the other built-in login methods
@@ -182,10 +186,11 @@ const OVERRIDES = ['authURL', 'tokenURL', 'infoURL', 'jwksURL', 'issuer', 'scope
 /** The engine configuration of a built-in provider with the caller's overrides. Throws OptionsError. */
 export function builtinConfig (name: BuiltinProviderName, cid: string, csecret: string, overrides: OAuth2Overrides = {}): OAuth2ProviderConfig {
   const label = `oauth2.${name}`
-  const spec: BuiltinSpec = BUILTINS[name]
-  const o = checkKeys(overrides, OVERRIDES, label) as OAuth2Overrides
+  const entry: BuiltinEntry = BUILTINS[name]
+  const o = checkKeys(overrides, [...OVERRIDES, ...settingNames(entry)], label) as OAuth2Overrides
+  const spec: BuiltinSpec = resolveSpec(entry, o as Record<string, unknown>, label)
   if ((o.jwksURL !== undefined || o.issuer !== undefined) && spec.oidc === undefined) {
-    throw new OptionsError(`${label}.jwksURL`, 'and issuer apply only to OpenID Connect providers (google, microsoft)')
+    throw new OptionsError(`${label}.jwksURL`, 'and issuer apply only to OpenID Connect providers')
   }
   const oidc: OidcSettings | undefined = spec.oidc === undefined
     ? undefined

@@ -87,6 +87,31 @@ export interface OAuth2ProviderConfig {
   tokenAuth: 'basic' | 'post'
   /** Extra authorization-request parameters. */
   authParams?: Record<string, string> | undefined
+  /** Name of the client-id parameter at the authorization and token endpoints. Default `client_id` (TikTok: `client_key`). */
+  clientIdParam?: string | undefined
+  /** Body of the token request: form fields (RFC 6749) or a JSON object (Notion, Atlassian document JSON). Default `form`. */
+  tokenFormat?: 'form' | 'json' | undefined
+  /** Extra headers of the userinfo request; `{cid}` in a value becomes the client id (Twitch's `Client-Id`). */
+  infoHeaders?: Record<string, string> | undefined
+  /** Method of the userinfo request (Dropbox and GraphQL APIs take POST). Default `GET`. */
+  infoMethod?: 'GET' | 'POST' | undefined
+  /** JSON body of a POST userinfo request (a GraphQL query); none when absent. */
+  infoBody?: string | undefined
+  /**
+   * Callback parameters sent on to the token request (VK ID's `device_id` and `state`): each read as a short
+   * value, sent only when present.
+   */
+  tokenParams?: string[] | undefined
+  /**
+   * Where the userinfo request carries the access token: the `Authorization` header (default), or a POSTed form
+   * `{client_id, access_token}` (VK ID's `user_info`).
+   */
+  infoTokenIn?: 'header' | 'form' | undefined
+  /**
+   * Where the user's document comes from: the userinfo endpoint (default) or the token endpoint's answer itself
+   * (Notion puts the user in the token answer's `owner`). With `token`, `infoURL` is not called.
+   */
+  userFrom?: 'userinfo' | 'token' | undefined
   /** `form_post`: the callback arrives as a POSTed form (Apple). Default `query`. */
   responseMode?: 'query' | 'form_post' | undefined
   /** OIDC: nonce + ID-token verification. */
@@ -167,7 +192,7 @@ async function startLogin (e: Engine, reply: FastifyReply, login: LoginRequest):
   const target = new URL(cfg.authURL)
   const sp = target.searchParams
   sp.set('response_type', 'code')
-  sp.set('client_id', cfg.cid)
+  sp.set(cfg.clientIdParam ?? 'client_id', cfg.cid)
   sp.set('redirect_uri', e.redirectURI)
   if (cfg.scopes.length > 0) sp.set('scope', cfg.scopes.join(' '))
   sp.set('state', hs.state)
@@ -212,13 +237,15 @@ async function finishLogin (e: Engine, request: FastifyRequest, reply: FastifyRe
     if (code === undefined) throw new HttpError(400, 'missing code', 'the provider did not return an authorization code')
   })
 
-  const { fields: tokenResponse, accessToken } = await exchangeCode(e, code!, hs.codeVerifier)
+  const { fields: tokenResponse, accessToken } = await exchangeCode(e, code!, hs.codeVerifier, forwardedParams(e.cfg, params))
   let idToken: JWTPayload | undefined
   if (e.verifyIdToken !== undefined) {
     if (typeof tokenResponse.id_token !== 'string') throw upstreamError('token endpoint answered garbage', 'no id_token from an OpenID Connect provider')
     idToken = await e.verifyIdToken(tokenResponse.id_token, hs.nonce)
   }
-  const { data, raw } = await userDocument(e, accessToken, idToken)
+  const { data, raw } = e.cfg.userFrom === 'token'
+    ? { data: tokenResponse, raw: Buffer.from(JSON.stringify(tokenResponse)) }
+    : await userDocument(e, accessToken, idToken)
   const form = e.formPost ? stringFields(request.body) : undefined
   let mapped: MappedUser
   try {
@@ -260,27 +287,48 @@ function checkResponseIssuer (cfg: OAuth2ProviderConfig, iss: string | undefined
   if (!issuers.includes(iss)) throw new HttpError(400, 'issuer mismatch', 'the authorization response comes from another issuer')
 }
 
-async function exchangeCode (e: Engine, code: string, verifier: string | undefined): Promise<TokenAnswer> {
+/** The callback parameters a provider wants back at its token endpoint (`tokenParams`), those present. */
+function forwardedParams (cfg: OAuth2ProviderConfig, params: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const name of cfg.tokenParams ?? []) {
+    const value = queryText(params, name, 512, false)
+    if (value !== undefined) out[name] = value
+  }
+  return out
+}
+
+async function exchangeCode (e: Engine, code: string, verifier: string | undefined, forwarded: Record<string, string>): Promise<TokenAnswer> {
   const { cfg } = e
-  const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: e.redirectURI })
+  const form = new URLSearchParams({ ...forwarded, grant_type: 'authorization_code', code, redirect_uri: e.redirectURI })
   if (verifier !== undefined) form.set('code_verifier', verifier)
   const secret = typeof cfg.csecret === 'function' ? await cfg.csecret() : cfg.csecret
-  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }
+  const json = cfg.tokenFormat === 'json'
+  const headers: Record<string, string> = { 'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded', accept: 'application/json' }
   if (cfg.tokenAuth === 'basic') {
     headers.authorization = `Basic ${Buffer.from(`${formEncode(cfg.cid)}:${formEncode(secret)}`).toString('base64')}`
   } else {
-    form.set('client_id', cfg.cid)
+    form.set(cfg.clientIdParam ?? 'client_id', cfg.cid)
     form.set('client_secret', secret)
   }
-  const ans = await callProvider(cfg.tokenURL, { method: 'POST', headers, body: form.toString() }, 'token endpoint', e.timeoutMs)
+  const body = json ? JSON.stringify(Object.fromEntries(form)) : form.toString()
+  const ans = await callProvider(cfg.tokenURL, { method: 'POST', headers, body }, 'token endpoint', e.timeoutMs)
   return checkTokenAnswer(ans)
 }
 
 async function fetchUserinfo (e: Engine, accessToken: string): Promise<{ data: Record<string, unknown>; raw: Buffer }> {
-  const ans = await callProvider(e.cfg.infoURL!, {
-    method: 'GET',
-    headers: { authorization: `${e.cfg.infoAuthScheme ?? 'Bearer'} ${accessToken}`, accept: 'application/json' }
-  }, 'userinfo endpoint', e.timeoutMs)
+  const { cfg } = e
+  const inForm = cfg.infoTokenIn === 'form'
+  const headers: Record<string, string> = { accept: 'application/json' }
+  if (!inForm) headers.authorization = `${cfg.infoAuthScheme ?? 'Bearer'} ${accessToken}`
+  for (const [k, v] of Object.entries(cfg.infoHeaders ?? {})) headers[k.toLowerCase()] = v.replaceAll('{cid}', cfg.cid)
+  let body = cfg.infoBody
+  if (inForm) {
+    headers['content-type'] = 'application/x-www-form-urlencoded'
+    body = new URLSearchParams({ client_id: cfg.cid, access_token: accessToken }).toString()
+  } else if (body !== undefined) {
+    headers['content-type'] = 'application/json'
+  }
+  const ans = await callProvider(cfg.infoURL!, { method: inForm ? 'POST' : cfg.infoMethod ?? 'GET', headers, body }, 'userinfo endpoint', e.timeoutMs)
   if (ans.status < 200 || ans.status > 299) throw upstreamError('userinfo request failed', `status ${ans.status}`)
   const data = jsonObject(ans.body)
   if (data === undefined) throw upstreamError('userinfo malformed', 'not a JSON object')
@@ -331,7 +379,7 @@ function validateConfig (cfg: OAuth2ProviderConfig, warn: (text: string) => void
   optionUrl(`${label}.authURL`, cfg.authURL)
   optionUrl(`${label}.tokenURL`, cfg.tokenURL)
   if (cfg.infoURL !== undefined) optionUrl(`${label}.infoURL`, cfg.infoURL)
-  if (cfg.infoURL === undefined && cfg.oidc === undefined) bad('infoURL', 'is required unless the provider is OpenID Connect')
+  if (cfg.infoURL === undefined && cfg.oidc === undefined && cfg.userFrom !== 'token') bad('infoURL', 'is required unless the provider is OpenID Connect')
   if (cfg.oidc !== undefined) {
     optionUrl(`${label}.jwksURL`, cfg.oidc.jwksURL)
     const issuers = Array.isArray(cfg.oidc.issuer) ? cfg.oidc.issuer : [cfg.oidc.issuer]

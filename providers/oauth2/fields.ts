@@ -2,6 +2,7 @@
  * Typed access to untyped provider JSON, for mapping functions. A missing or wrongly typed required field
  * throws, which the engine reports as "userinfo malformed" (502).
  */
+import type { MapUserFn } from './engine.js'
 
 /** The nested object at `key`; throws when it is not an object. */
 export function objectAt (data: Record<string, unknown>, key: string): Record<string, unknown> {
@@ -22,3 +23,18 @@ export function idAt (data: Record<string, unknown>, key: string): string {
   if (typeof v === 'string' && v !== '') return v
   throw new Error(`field "${key}" is not a user id`)
 }
+
+/** The first element of the array at `key`, an object (Twitch's and Kick's `{data: [user]}`); throws otherwise. */
+export function firstItem (data: Record<string, unknown>, key: string): Record<string, unknown> {
+  const v = data[key]
+  if (!Array.isArray(v) || v.length === 0) throw new Error(`field "${key}" is not a non-empty list`)
+  return objectAt({ item: v[0] }, 'item')
+}
+
+/** Standard OIDC claims (userinfo or ID token) to a user: `sub`, a display name, `picture`, a verified e-mail. */
+export const mapStandardClaims: MapUserFn = (d) => ({
+  id: idAt(d, 'sub'),
+  name: text(d.name) ?? text(d.preferred_username) ?? text(d.nickname),
+  picture: text(d.picture),
+  email: d.email_verified === true ? text(d.email) : undefined
+})

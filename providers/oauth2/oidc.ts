@@ -8,7 +8,7 @@ import { HttpError, OptionsError } from '../../lib/errors.js'
 import { optionDuration } from '../../lib/options.js'
 import type { MapUserFn, OAuth2ProviderConfig } from './engine.js'
 import { customConfig, type CustomClient, type CustomProviderOptions } from './custom.js'
-import { idAt, text } from './fields.js'
+import { mapStandardClaims } from './fields.js'
 import type { StateStoreOption } from '../../stores/state/resolve.js'
 import { callProvider, causeOf, DEFAULT_TIMEOUT_MS, jsonObject } from './upstream.js'
 
@@ -30,15 +30,10 @@ export interface OidcProviderOptions {
   stateStore?: StateStoreOption | undefined
 }
 
+export { mapStandardClaims }
+
 const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i
 
-/** Standard OIDC claims to a user. */
-export const mapStandardClaims: MapUserFn = (d) => ({
-  id: idAt(d, 'sub'),
-  name: text(d.name) ?? text(d.preferred_username) ?? text(d.nickname),
-  picture: text(d.picture),
-  email: d.email_verified === true ? text(d.email) : undefined
-})
 
 /**
  * Reads the issuer's discovery document and returns custom-provider options for it.

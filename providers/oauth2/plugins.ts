@@ -13,6 +13,7 @@ import { checkKeys } from '../../lib/options.js'
 import { providerKit, type ProviderKit } from '../../plugins/core/kit.js'
 import { createOAuth2Provider, type OAuth2ProviderConfig } from './engine.js'
 import { builtinConfig, isBuiltinName, OAUTH2_BUILTIN_NAMES, type BuiltinProviderName, type OAuth2Overrides } from './builtins.js'
+import type { ProviderSettings } from './builtin-spec.js'
 import { customConfig, type CustomProviderOptions } from './custom.js'
 import { oidcConfig, type OidcProviderOptions } from './oidc.js'
 import { appleConfig, type AppleConfig, type AppleKeyLoader } from './apple.js'
@@ -27,8 +28,11 @@ export interface OAuth2Client {
   csecret: string
 }
 
-/** A built-in provider: its name, client credentials and optional overrides. */
-export interface BuiltinProviderOptions extends OAuth2Client, OAuth2Overrides { name: BuiltinProviderName }
+/**
+ * A built-in provider: its name, client credentials, optional overrides and, for a provider that needs them, its
+ * settings (`issuer`, `domain`, `tenant`, `userPool`, `baseURL`: see its section in the built-ins page).
+ */
+export interface BuiltinProviderOptions extends OAuth2Client, OAuth2Overrides, ProviderSettings { name: BuiltinProviderName }
 /** A custom OAuth2 provider: any name that is not a built-in's, endpoints and a mapping function. */
 export interface CustomOAuth2ProviderOptions extends OAuth2Client, CustomProviderOptions {}
 /** Options of `oauth2Provider`. */

@@ -36,6 +36,26 @@ export interface StandinProfile {
   formPost?: boolean
   /** Extra form field of a form_post answer (Apple's `user` at first sign-up); read per request. */
   formUser?: string
+  /** Paths of the endpoints, where a provider documents its own (`/realms/x/protocol/openid-connect/auth`). */
+  paths?: Partial<Record<'authorize' | 'token' | 'userinfo' | 'jwks', string>>
+  /** Name of the client-id parameter at authorize and token (TikTok's `client_key`). Default `client_id`. */
+  clientIdParam?: string
+  /** Token request body: `json` requires a JSON object (Notion, Atlassian). Default form fields. */
+  tokenFormat?: 'form' | 'json'
+  /** Fields added to a good token answer (Notion's `owner`, Slack's `ok`). */
+  tokenExtra?: Record<string, unknown>
+  /** Headers the userinfo endpoint requires, with their values (Twitch's `Client-Id`). */
+  infoHeaders?: Record<string, string>
+  /** Method of the userinfo endpoint (Dropbox, GraphQL: POST). Default GET. */
+  infoMethod?: 'GET' | 'POST'
+  /** The JSON body a POST userinfo endpoint requires (a GraphQL query). */
+  infoBody?: unknown
+  /** Fields added to the authorization answer (VK ID's `device_id`). */
+  callbackExtra?: Record<string, string>
+  /** Token request fields that must carry the authorization answer's values back (VK ID's `device_id`, `state`). */
+  tokenEcho?: string[]
+  /** The userinfo request carries `client_id` and `access_token` in a POSTed form instead of a header (VK ID). */
+  infoTokenIn?: 'form'
 }
 
 /**
@@ -111,7 +131,7 @@ function hostile (reply: FastifyReply, kind: Hostile, sent: HostileLog): Fastify
   return reply
 }
 
-interface CodeRecord { redirectUri: string; challenge?: string; nonce?: string; used: boolean }
+interface CodeRecord { redirectUri: string; challenge?: string; nonce?: string; used: boolean; answer?: Record<string, string> }
 
 export interface Standin {
   url: string
@@ -153,11 +173,13 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
     close: async () => { await app.close() }
   }
 
-  app.get('/authorize', async (request, reply) => {
+  const paths = { authorize: '/authorize', token: '/token', userinfo: '/userinfo', jwks: '/jwks', ...profile.paths }
+  const clientIdParam = profile.clientIdParam ?? 'client_id'
+  app.get(paths.authorize, async (request, reply) => {
     const q = new URLSearchParams(request.query as Record<string, string>)
     self.authorizeRequests.push(q)
     const redirectUri = q.get('redirect_uri')
-    if (q.get('response_type') !== 'code' || q.get('client_id') !== profile.clientId || redirectUri === null) {
+    if (q.get('response_type') !== 'code' || q.get(clientIdParam) !== profile.clientId || redirectUri === null) {
       return reply.code(400).send({ error: 'invalid_request' })
     }
     const rec: CodeRecord = { redirectUri, used: false }
@@ -173,6 +195,8 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
       const code = randomBytes(16).toString('hex')
       codes.set(code, rec)
       answer.code = code
+      Object.assign(answer, profile.callbackExtra)
+      rec.answer = { ...answer }
       if (profile.formUser !== undefined) answer.user = profile.formUser
     }
     if (profile.formPost === true) {
@@ -185,7 +209,9 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
     return reply.redirect(to.href, 302)
   })
 
-  app.post('/token', async (request, reply) => {
+  app.post(paths.token, async (request, reply) => {
+    const json = (request.headers['content-type'] ?? '').startsWith('application/json')
+    if (json !== (profile.tokenFormat === 'json')) return reply.code(400).send({ error: 'invalid_request', error_description: 'wrong body format' })
     const form = { ...(request.body as Record<string, string>) }
     const header = request.headers.authorization ?? ''
     const basic = header.startsWith('Basic ')
@@ -198,7 +224,7 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
       cid = decodeURIComponent(id ?? ''); secret = decodeURIComponent(sec ?? '')
     } else {
       if (basic) return reply.code(401).send({ error: 'invalid_client' })
-      cid = form.client_id; secret = form.client_secret
+      cid = form[clientIdParam]; secret = form.client_secret
     }
     if (cid !== profile.clientId || secret === undefined) return reply.code(401).send({ error: 'invalid_client' })
     if (profile.verifyClientSecret !== undefined) {
@@ -211,6 +237,9 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
       return reply.code(400).send({ error: 'invalid_grant' })
     }
     rec.used = true
+    for (const field of profile.tokenEcho ?? []) {
+      if (form[field] === undefined || form[field] !== rec.answer?.[field]) return reply.code(400).send({ error: 'invalid_request', error_description: `${field} missing or wrong` })
+    }
     if (rec.challenge !== undefined) {
       const expected = createHash('sha256').update(form.code_verifier ?? '').digest('base64url')
       if (!safeEqual(expected, rec.challenge)) return reply.code(400).send({ error: 'invalid_grant', error_description: 'PKCE verification failed' })
@@ -231,7 +260,7 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
     const accessToken = randomBytes(20).toString('hex')
     tokens.set(accessToken, rec)
     if (self.faults.token === 'form') return reply.type('application/x-www-form-urlencoded').send(`access_token=${accessToken}&scope=&token_type=bearer`)
-    const body: Record<string, unknown> = { access_token: accessToken, token_type: 'bearer', expires_in: 3600 }
+    const body: Record<string, unknown> = { access_token: accessToken, token_type: 'bearer', expires_in: 3600, ...profile.tokenExtra }
     if (profile.oidc === true && self.faults.token !== 'no-id-token') body.id_token = await idToken(rec)
     return body
   })
@@ -250,13 +279,23 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
     return await jwt.sign(f === 'badsig' ? keys!.other : keys!.privateKey)
   }
 
-  app.get('/userinfo', async (request, reply) => {
+  app.route({ method: ['GET', 'POST'], url: paths.userinfo, handler: async (request, reply) => {
     // GitHub's API, for one, refuses requests without a User-Agent.
     if (!request.headers['user-agent']) return reply.code(403).send({ message: 'Request forbidden by administrative rules. Please make sure your request has a User-Agent header' })
+    if (request.method !== (profile.infoMethod ?? 'GET')) return reply.code(405).send({ error: 'method not allowed' })
+    for (const [k, v] of Object.entries(profile.infoHeaders ?? {})) {
+      if (request.headers[k.toLowerCase()] !== v) return reply.code(400).send({ error: `header ${k} missing or wrong` })
+    }
+    if (profile.infoTokenIn !== 'form' && JSON.stringify(request.body) !== JSON.stringify(profile.infoBody)) return reply.code(400).send({ error: 'unexpected body' })
     const header = request.headers.authorization ?? ''
     self.infoAuth.push(header)
     const scheme = profile.infoAuthScheme ?? 'Bearer'
-    const token = header.startsWith(`${scheme} `) ? header.slice(scheme.length + 1) : ''
+    let token = header.startsWith(`${scheme} `) ? header.slice(scheme.length + 1) : ''
+    if (profile.infoTokenIn === 'form') {
+      const body = (request.body ?? {}) as Record<string, string>
+      if (header !== '' || body.client_id !== profile.clientId) return reply.code(400).send({ error: 'invalid_request' })
+      token = body.access_token ?? ''
+    }
     if (!tokens.has(token)) return reply.code(401).send({ error: 'invalid_token' })
     const inf = self.faults.info
     switch (inf) {
@@ -268,9 +307,9 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
       case 'huge': return { id: 1, name: 'x'.repeat(2 << 20) }
     }
     return profile.userinfo
-  })
+  } })
 
-  app.get('/jwks', async (_request, reply) => {
+  app.get(paths.jwks, async (_request, reply) => {
     self.jwksRequests++
     const jf = self.faults.jwks
     if (jf === '500') return reply.code(500).send('no')

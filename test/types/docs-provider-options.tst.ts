@@ -41,6 +41,10 @@ await app.register(oauth2Provider, { name: 'github', cid, csecret, scopes: ['rea
 await app.register(oauth2Provider, { name: 'github', cid, csecret, timeout: '5s' })
 await app.register(oauth2Provider, { name: 'github', cid, csecret, handshakeTtl: '5m' })
 await app.register(oauth2Provider, { name: 'github', cid, csecret, stateStore: 'redis://127.0.0.1:6379/0' })
+await app.register(oauth2Provider, { name: 'gitlab', cid, csecret, baseURL: 'https://gitlab.example.com' })
+await app.register(oauth2Provider, { name: 'auth0', cid, csecret, domain: 'acme.eu.auth0.com' })
+await app.register(oauth2Provider, { name: 'entra', cid, csecret, tenant: '9188040d-6c67-4c5b-b112-36a304b66dad' })
+await app.register(oauth2Provider, { name: 'cognito', cid, csecret, domain: 'acme.auth.eu-west-1.amazoncognito.com', userPool: 'eu-west-1_AbCdEfGhI' })
 
 // docs/providers/custom-oauth2.md
 await app.register(oauth2Provider, { ...corp, name: 'intranet' })

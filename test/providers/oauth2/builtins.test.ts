@@ -121,8 +121,9 @@ const testApp = await startApp(async (app) => {
 })
 t.teardown(testApp.close)
 
-t.test('every built-in is one of the nine and all are listed', async (t) => {
-  t.same([...OAUTH2_BUILTIN_NAMES].sort(), CASES.map((c) => c.name).sort())
+t.test('the first nine are built-ins and all are listed', async (t) => {
+  // The others have their own files: builtins-social.test.ts, builtins-presets.test.ts.
+  t.same(OAUTH2_BUILTIN_NAMES.slice(0, CASES.length), CASES.map((c) => c.name))
   const res = await testApp.browser().request(`${APP_URL}/auth/list`)
   t.same(await res.json(), CASES.map((c) => c.name))
 })
