@@ -30,6 +30,7 @@ export type { MappedUser, MapContext, MapUserFn, OAuth2ProviderConfig } from './
 export type { OidcSettings } from './oauth2/idtoken.js'
 export { devProvider, DEV_PORT, type DevProviderOptions } from './oauth2/dev.js'
 export { verifyProvider, type VerifyOptions, type VerifyProviderOptions } from './verify/provider.js'
+export type { EmailCodeOptions } from './verify/code.js'
 export { SendError, isMailAddress, senderFunc, type Sender, type SenderFunc, type SendErrorKind, type SendOptions } from './verify/sender.js'
 export { SmtpSender, type SmtpSenderOptions } from './verify/smtp.js'
 export type { TemplateEscape } from './verify/template.js'

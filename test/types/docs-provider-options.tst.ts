@@ -118,6 +118,8 @@ await app.register(verifyProvider, { name: 'email', template, sender, stateStore
 await app.register(verifyProvider, { name: 'email', template, sender, escape: 'html' })
 await app.register(verifyProvider, { name: 'email', template, sender, sendTimeout: '10s' })
 await app.register(verifyProvider, { name: 'sms', template, sender, isAddress: (address) => /^\+[0-9]{8,15}$/.test(address) })
+await app.register(verifyProvider, { name: 'email', sender, template: 'Your Example sign-in code: {{.Code}}', code: { digits: 6, ttl: '10m', attempts: 5 } })
+await app.register(verifyProvider, { name: 'email', sender, template: 'Your code: {{.Code}}', code: true })
 
 // docs/providers/telegram.md
 await app.register(telegramProvider, { token: process.env.TELEGRAM_TOKEN! })
