@@ -7,7 +7,7 @@ import './augment.js'
 
 export { authPlugin, authPlugin as default, type AuthOptions, type ProviderEntry } from './auth.js'
 export type {
-  BasicAuthOptions, CookieOptions, CoreOptions, ReauthenticationOptions, RevocationOptions, SessionListOptions, SessionOptions, TokenSourceOptions, XsrfOptions
+  BasicAuthOptions, CookieOptions, CoreOptions, ReauthenticationOptions, RevocationOptions, SessionListOptions, SessionOptions, TokenSourceOptions, TrustedDevicesOptions, XsrfOptions
 } from './plugins/core/options.js'
 export type {
   AuthHook, AuthProvider, AvatarSaver, BasicAuthChecker, BasicAuthResult, Claims, ClaimsInput, ClaimsUpdater, ClaimsUpdFunc,

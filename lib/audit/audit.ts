@@ -43,7 +43,11 @@ const OUTCOMES: Record<AuditEventType, AuditOutcome> = {
   'step_up.succeeded': 'success',
   'step_up.refused': 'failure',
   'state_store.unavailable': 'failure',
-  'key.rotated': 'success'
+  'key.rotated': 'success',
+  'trusted_device.added': 'success',
+  'trusted_device.used': 'success',
+  'trusted_device.refused': 'failure',
+  'trusted_device.removed': 'success'
 }
 
 export class Audit {

@@ -77,6 +77,7 @@ export async function completeLogin (core: CoreInternals, request: FastifyReques
   if (result.secondFactor !== undefined) {
     // A session whose factor could not be recorded is not handed out: the cookies just set are taken back.
     await recordFactor(core.stateStore, claims.jti, result.secondFactor).catch((err: unknown) => { core.tokens.reset(reply); throw err })
+    if (result.trustDevice === true) await core.trustedDevices?.remember(request, reply, userIdOf(claims) ?? user.id, result.secondFactor)
   }
   const provider = providerOfRoute(request, core.options, core.providers)
   await core.sessions?.login(request, claims, provider)
