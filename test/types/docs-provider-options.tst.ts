@@ -59,6 +59,7 @@ await app.register(oauth2Provider, { ...corp, timeout: '5s' })
 await app.register(oauth2Provider, { ...corp, handshakeTtl: '5m' })
 await app.register(oauth2Provider, { ...corp, stateStore: 'redis://127.0.0.1:6379/0' })
 await app.register(oauth2Provider, { ...corp, onRedirectUri: (uri) => { console.log('register %s at the provider', uri) } })
+await app.register(oauth2Provider, { ...corp, keepTokens: { key: process.env.PROVIDER_TOKENS_KEY!, revocationURL: 'https://sso.example.com/oauth/revoke' } })
 
 // docs/providers/oidc.md
 await app.register(oidcProvider, { name: 'keycloak', cid, csecret, issuer })
