@@ -34,7 +34,7 @@ export { safeEqual } from './lib/compare.js'
 export { AUDIT_CHANNEL, AUDIT_EVENT_TYPES } from './lib/audit/events.js'
 export type {
   AuditBase, AuditEvent, AuditEventOf, AuditEventType, AuditListener, AuditOutcome, ConfirmationSentEvent, CrossSiteRefusedEvent,
-  KeyRotatedEvent, LockoutStartedEvent, LoginFailedEvent, LoginSecondFactorRequiredEvent, LoginSucceededEvent, LogoutEvent,
+  KeyRotatedEvent, TrustedDeviceAddedEvent, TrustedDeviceRefusedEvent, TrustedDeviceRemovedEvent, TrustedDeviceUsedEvent, LockoutStartedEvent, LoginFailedEvent, LoginSecondFactorRequiredEvent, LoginSucceededEvent, LogoutEvent,
   PasskeyAddedEvent, PasskeyRemovedEvent, RateLimitedEvent, RecoveryCodesCreatedEvent, RevokedBy, SecondFactorAddedEvent,
   SecondFactorRemovedEvent, SessionRefreshedEvent, SessionRefusedEvent, SessionRevokedEvent, StateStoreUnavailableEvent,
   StepUpRefusedEvent, StepUpSucceededEvent
