@@ -41,6 +41,7 @@ await app.register(oauth2Provider, { name: 'github', cid, csecret, scopes: ['rea
 await app.register(oauth2Provider, { name: 'github', cid, csecret, timeout: '5s' })
 await app.register(oauth2Provider, { name: 'github', cid, csecret, handshakeTtl: '5m' })
 await app.register(oauth2Provider, { name: 'github', cid, csecret, stateStore: 'redis://127.0.0.1:6379/0' })
+await app.register(oauth2Provider, { name: 'github', cid, csecret, keepTokens: { key: process.env.PROVIDER_TOKENS_KEY! } })
 
 // docs/providers/custom-oauth2.md
 await app.register(oauth2Provider, { ...corp, name: 'intranet' })

@@ -210,3 +210,17 @@ t.test('keepTokens is checked at registration', async (t) => {
     await app.close()
   }
 })
+
+t.test('a built-in provider takes keepTokens too', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(authPlugin, { secret: () => 'x'.repeat(40), url: 'http://127.0.0.1' })
+  app.register(oauth2Provider, { name: 'github', cid: CID, csecret: CSECRET, keepTokens: { key: 'not-hex' } })
+  await t.rejects(app.ready(), { name: 'OptionsError', option: 'oauth2.github.keepTokens.key' })
+  const ok = Fastify()
+  t.teardown(() => ok.close())
+  await ok.register(authPlugin, { secret: () => 'x'.repeat(40), url: 'http://127.0.0.1' })
+  await ok.register(oauth2Provider, { name: 'github', cid: CID, csecret: CSECRET, keepTokens: { key: KEY } })
+  await ok.ready()
+  t.same(ok.auth.providers(), ['github'])
+})
