@@ -7,7 +7,7 @@ import './augment.js'
 
 export { authPlugin, authPlugin as default, type AuthOptions, type ProviderEntry } from './auth.js'
 export type {
-  BasicAuthOptions, CookieOptions, CoreOptions, ReauthenticationOptions, RevocationOptions, SessionListOptions, SessionOptions, TokenSourceOptions, XsrfOptions
+  BasicAuthOptions, CookieOptions, CoreOptions, ReauthenticationOptions, RevocationOptions, SessionListOptions, SessionOptions, TokenSourceOptions, TrustedDevicesOptions, XsrfOptions
 } from './plugins/core/options.js'
 export type {
   AuthHook, AuthProvider, AvatarSaver, BasicAuthChecker, BasicAuthResult, Claims, ClaimsInput, ClaimsUpdater, ClaimsUpdFunc,
@@ -40,7 +40,7 @@ export { safeEqual } from './lib/compare.js'
 export { AUDIT_CHANNEL, AUDIT_EVENT_TYPES } from './lib/audit/events.js'
 export type {
   AuditBase, AuditEvent, AuditEventOf, AuditEventType, AuditListener, AuditOutcome, ConfirmationSentEvent, CrossSiteRefusedEvent,
-  KeyRotatedEvent, LockoutStartedEvent, PasswordBreachedEvent, LoginFailedEvent, LoginSecondFactorRequiredEvent, LoginSucceededEvent, LogoutEvent,
+  KeyRotatedEvent, PasswordBreachedEvent, TrustedDeviceAddedEvent, TrustedDeviceRefusedEvent, TrustedDeviceRemovedEvent, TrustedDeviceUsedEvent, LockoutStartedEvent, LoginFailedEvent, LoginSecondFactorRequiredEvent, LoginSucceededEvent, LogoutEvent,
   PasskeyAddedEvent, PasskeyRemovedEvent, RateLimitedEvent, RecoveryCodesCreatedEvent, RevokedBy, SecondFactorAddedEvent,
   SecondFactorRemovedEvent, SessionRefreshedEvent, SessionRefusedEvent, SessionRevokedEvent, StateStoreUnavailableEvent,
   StepUpRefusedEvent, StepUpSucceededEvent

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import {
-  appleKeyFromFile, devProvider, discoverOidc, oauth2Provider, passkeyProvider, safeEqual, totpProvider, SmtpSender,
+  appleKeyFromFile, verifyProvider, devProvider, discoverOidc, oauth2Provider, passkeyProvider, safeEqual, totpProvider, SmtpSender,
   type ClaimsUpdFunc, type CredChecker, type Logger, type Sender
 } from '../index.js'
 import { startLocalOAuth2Server, type RunningOAuth2Server } from '../servers/index.js'
@@ -67,6 +67,8 @@ export async function addDemoProviders (app: FastifyInstance, ctx: ProviderConte
   })
 
   auth.addVerifProvider('email', emailTemplate(ctx.url), emailSender(ctx))
+  // The same sender with a typed 6-digit code instead of a link (for phones and native apps).
+  await app.register(verifyProvider, { name: 'emailcode', template: 'Your gatehouse demo sign-in code: {{.Code}} (10 minutes)', sender: emailSender(ctx), code: true })
 
   // custom: the embeddable local OAuth2 server, with its login page, registered as any third-party server. It
   // sends codes to our callback only, as a real provider does with the callback registered in its console.

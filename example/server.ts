@@ -100,7 +100,9 @@ async function assemble (app: FastifyInstance, cfg: ReturnType<typeof readConfig
     providers: [{ kind: 'direct', name: 'local', checker: checkLocalUser }],
     claimsUpdater: addDemoRoles,
     // Shared by every provider (one-time tokens, passkey challenges), revocation and throttling.
-    stateStore: cfg.stateStore
+    stateStore: cfg.stateStore,
+    // "Trust this device" on the authenticator-code step: this browser then skips the code for 30 days.
+    trustedDevices: true
   }
   if (cfg.adminPasswd !== undefined) opts.basicAuth = { adminPasswd: cfg.adminPasswd }
   await app.register(authPlugin, opts)

@@ -43,6 +43,14 @@ export function queryFlag (query: Record<string, unknown>, key: string): boolean
   throw new HttpError(400, 'bad request', `${key} must be 1, 0, true or false`)
 }
 
+/**
+ * `trustDevice` of a second-factor step ("trust this device"): a JSON boolean, or a flag as `queryFlag` reads it.
+ */
+export function trustDeviceFlag (fields: Record<string, unknown>): boolean {
+  const v = fields.trustDevice
+  return typeof v === 'boolean' ? v : queryFlag(fields, 'trustDevice')
+}
+
 /** The common fields of a login request. */
 export interface LoginRequest {
   /** `aud` or `site`: the audience of the session. */

@@ -60,6 +60,11 @@ export type SecondFactors = (request: FastifyRequest, reply: FastifyReply, login
 export class SecondFactorRegistry {
   readonly #takers = new Set<string>()
   readonly #factors = new Map<string, Array<{ method: string; factor: SecondFactor }>>()
+  /**
+   * Whether the request's browser is trusted to skip the second factor of a user ("trust this device", set by the
+   * auth core when its `trustedDevices` option is on).
+   */
+  trustedBrowser: ((request: FastifyRequest, userId: string) => Promise<boolean>) | undefined
 
   /** Declares that provider `name` asks `of(name)` after its first factor. */
   take (name: string): void {
@@ -100,6 +105,7 @@ export class SecondFactorRegistry {
     const factors = this.#factors.get(name)
     if (factors === undefined) return undefined
     return async (request, reply, firstFactor) => {
+      if (this.trustedBrowser !== undefined && await this.trustedBrowser(request, firstFactor.user.id)) return 'complete'
       const login = { ...firstFactor, attempt: randomUUID() }
       const steps: SecondFactorStep[] = []
       for (const { factor } of factors) {

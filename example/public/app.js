@@ -3,7 +3,7 @@
 const $ = (sel) => document.querySelector(sel)
 const AUTH = '/auth'
 // Providers with a form or flow of their own on this page; every other one is an OAuth2 redirect.
-const OWN_UI = new Set(['local', 'email', 'telegram', 'passkey', 'totp'])
+const OWN_UI = new Set(['local', 'email', 'emailcode', 'telegram', 'passkey', 'totp'])
 const LABELS = { dev: 'dev (fake OAuth2 server)', custom: 'custom (local OAuth2 server)', oidc: 'OpenID Connect' }
 
 function xsrfHeader () {
@@ -98,6 +98,7 @@ async function loadProviders () {
   $('#method-password').hidden = !names.includes('local')
   $('#method-oauth2').hidden = box.childElementCount === 0
   $('#method-email').hidden = !names.includes('email')
+  $('#method-emailcode').hidden = !names.includes('emailcode')
   $('#telegram').hidden = !names.includes('telegram')
 }
 
@@ -134,6 +135,25 @@ $('#email-confirm').addEventListener('click', async () => {
   // The token carries `from`, so a good one answers with a redirect to this page (followed by fetch).
   const r = await api(`${AUTH}/email/login?token=${encodeURIComponent(token)}`)
   if (r.status !== 200) { showMessage(`Confirmation failed: ${reason(r)}`); return }
+  showMessage('')
+  await refresh()
+})
+
+$('#emailcode-form').addEventListener('submit', async (ev) => {
+  ev.preventDefault()
+  const form = new FormData(ev.target)
+  const q = new URLSearchParams({ user: form.get('user'), address: form.get('address'), from: `${location.origin}/` })
+  const r = await api(`${AUTH}/emailcode/login?${q}`)
+  if (r.status === 200) showMessage(`Code sent: type the ${r.body.digits} digits below.`, 'info')
+  else showMessage(`Sending failed: ${reason(r)}`)
+})
+
+$('#emailcode-confirm').addEventListener('click', async () => {
+  const form = $('#emailcode-form').elements
+  // A code is never put in a link: it goes back as a POST, with the address it was sent to.
+  const body = JSON.stringify({ address: form.address.value.trim(), code: form.code.value.trim() })
+  const r = await api(`${AUTH}/emailcode/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body })
+  if (r.status !== 200) { showMessage(`Sign-in failed: ${reason(r)}`); return }
   showMessage('')
   await refresh()
 })

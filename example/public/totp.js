@@ -83,7 +83,8 @@ function setRecoveryMode () {
 async function secondStep (ev) {
   ev.preventDefault()
   const value = $('#totp-login-code').value.trim()
-  const r = await postJSON(`${TOTP}/login`, recovery ? { recoveryCode: value } : { code: value })
+  const trustDevice = $('#totp-trust').checked
+  const r = await postJSON(`${TOTP}/login`, recovery ? { recoveryCode: value, trustDevice } : { code: value, trustDevice })
   if (r.status !== 200) { showMessage(`Sign-in failed: ${reason(r)}`); return }
   ev.target.reset()
   $('#totp-step').hidden = true

@@ -44,7 +44,11 @@ const OUTCOMES: Record<AuditEventType, AuditOutcome> = {
   'step_up.refused': 'failure',
   'state_store.unavailable': 'failure',
   'key.rotated': 'success',
-  'password.breached': 'failure'
+  'password.breached': 'failure',
+  'trusted_device.added': 'success',
+  'trusted_device.used': 'success',
+  'trusted_device.refused': 'failure',
+  'trusted_device.removed': 'success'
 }
 
 export class Audit {

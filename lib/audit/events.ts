@@ -141,6 +141,22 @@ export interface PasswordBreachedEvent extends AuditBase {
   readonly count: number
 }
 
+/** A browser was trusted to skip the second factor of its user (reason: the factor just confirmed, `totp`, `passkey`). */
+export interface TrustedDeviceAddedEvent extends AuditBase { readonly type: 'trusted_device.added' }
+/** A trusted browser's login skipped the second factor (reason `trusted`). */
+export interface TrustedDeviceUsedEvent extends AuditBase { readonly type: 'trusted_device.used' }
+/**
+ * A device cookie was presented and not honoured (reason `other_user`: signed for another user; `forgotten`: removed
+ * or expired; `invalid`: forged, of another purpose or unreadable). The second factor is asked for as usual.
+ */
+export interface TrustedDeviceRefusedEvent extends AuditBase { readonly type: 'trusted_device.refused' }
+/** Trusted browsers of a user were forgotten (reason `session_list` or `revokeUser`). */
+export interface TrustedDeviceRemovedEvent extends AuditBase {
+  readonly type: 'trusted_device.removed'
+  /** How many were forgotten. */
+  readonly count: number
+}
+
 /** Every audit event, discriminated by `type`. */
 export type AuditEvent =
   | LoginSucceededEvent | LoginFailedEvent | LoginSecondFactorRequiredEvent | LogoutEvent
@@ -148,6 +164,7 @@ export type AuditEvent =
   | LockoutStartedEvent | RateLimitedEvent | CrossSiteRefusedEvent | ConfirmationSentEvent
   | PasskeyAddedEvent | PasskeyRemovedEvent | SecondFactorAddedEvent | SecondFactorRemovedEvent | RecoveryCodesCreatedEvent
   | StepUpSucceededEvent | StepUpRefusedEvent | StateStoreUnavailableEvent | KeyRotatedEvent | PasswordBreachedEvent
+  | TrustedDeviceAddedEvent | TrustedDeviceUsedEvent | TrustedDeviceRefusedEvent | TrustedDeviceRemovedEvent
 
 /** The name of an event type. */
 export type AuditEventType = AuditEvent['type']
@@ -163,5 +180,7 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'login.succeeded', 'login.failed', 'login.second_factor_required', 'logout', 'session.refreshed', 'session.revoked',
   'session.refused', 'lockout.started', 'rate_limited', 'cross_site.refused', 'confirmation.sent', 'passkey.added',
   'passkey.removed', 'second_factor.added', 'second_factor.removed', 'recovery_codes.created', 'step_up.succeeded',
-  'step_up.refused', 'state_store.unavailable', 'key.rotated', 'password.breached'
+  'step_up.refused', 'state_store.unavailable', 'key.rotated', 'password.breached',
+  'trusted_device.added', 'trusted_device.used',
+  'trusted_device.refused', 'trusted_device.removed'
 ]

@@ -17,6 +17,7 @@ import type { AudienceRule } from './audience.js'
 import type { AuthProvider, AvatarSaver, GatehouseAuth, ResolvedOptions } from './types.js'
 import type { CoreTokenService } from './tokens.js'
 import type { SessionList } from './sessions.js'
+import type { TrustedDevices } from './trusted-devices.js'
 import type { RedirectVerdict } from './redirect.js'
 
 /** The core's instance-private services. */
@@ -49,6 +50,10 @@ export interface CoreInternals {
   readonly secondFactors: SecondFactorRegistry
   /** The checks that re-authenticate a signed-in user (the provider kit's `reauth`). */
   readonly reauth: ReauthRegistry
+  /** Browsers trusted to skip the second factor (`trustedDevices`); null when the option is off. */
+  trustedDevices: TrustedDevices | null
+  /** Called at every logout of a verified session with its user (the provider kit's `onLogout`), in order. */
+  readonly logoutListeners: Array<(request: FastifyRequest, userId: string) => Promise<void>>
   /** The error handler in effect where the core was registered, read when an auth route fails (the app may set it later). */
   appErrorHandler(): ErrorHandlerFunction
 }
@@ -56,7 +61,7 @@ export interface CoreInternals {
 const CORE = Symbol('gatehouse-core')
 
 /** Decorates `instance` (the core plugin's, the app's scope) with the internals of its new core. */
-export function attachCore (instance: FastifyInstance, core: Omit<CoreInternals, 'avatar' | 'providers' | 'ready' | 'appErrorHandler' | 'secondFactors' | 'reauth'>): CoreInternals {
+export function attachCore (instance: FastifyInstance, core: Omit<CoreInternals, 'avatar' | 'providers' | 'ready' | 'appErrorHandler' | 'secondFactors' | 'reauth' | 'trustedDevices' | 'logoutListeners'>): CoreInternals {
   const internals: CoreInternals = {
     ...core,
     avatar: null,
@@ -64,6 +69,8 @@ export function attachCore (instance: FastifyInstance, core: Omit<CoreInternals,
     ready: false,
     secondFactors: new SecondFactorRegistry(),
     reauth: new ReauthRegistry(),
+    trustedDevices: null,
+    logoutListeners: [],
     appErrorHandler: () => instance.errorHandler as ErrorHandlerFunction
   }
   instance.decorate(CORE, internals)

@@ -128,6 +128,11 @@ export interface ProviderKit {
    */
   readonly reauth: Pick<ReauthRegistry, 'register'>
   /**
+   * Calls `listener` at every logout of a signed-in user (the session verified), after the session ended: for what
+   * a provider keeps for the user (its tokens). Errors are the listener's to handle.
+   */
+  onLogout(listener: (request: FastifyRequest, userId: string) => Promise<void>): void
+  /**
    * Lets the avatar proxy fetch pictures from `origin` (a local identity server's own address, the dev provider).
    * @internal For the dev provider.
    */
@@ -174,7 +179,8 @@ export function providerKit (fastify: FastifyInstance, who = 'providers'): Provi
     },
     secondFactors: core.secondFactors,
     reauth: core.reauth,
-    trustAvatarOrigin: (origin) => { core.avatar?.trustOrigin?.(origin) }
+    trustAvatarOrigin: (origin) => { core.avatar?.trustOrigin?.(origin) },
+    onLogout: (listener) => { core.logoutListeners.push(listener) }
   }
   return kit
 }

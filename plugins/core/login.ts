@@ -84,6 +84,12 @@ export async function completeLogin (core: CoreInternals, request: FastifyReques
   if (result.secondFactor !== undefined) {
     // A session whose factor could not be recorded is not handed out: the cookies just set are taken back.
     await recordFactor(core.stateStore, claims.jti, result.secondFactor).catch((err: unknown) => { core.tokens.reset(reply); throw err })
+    // Trust is a convenience: a store that cannot record it costs the user the shortcut, never the login.
+    if (result.trustDevice === true) {
+      await core.trustedDevices?.remember(request, reply, userIdOf(claims) ?? user.id, result.secondFactor).catch((err: unknown) => {
+        requestLogger(core.logger, request).logf('[WARN] login: this browser was not trusted: %s', err instanceof Error ? err.message : String(err))
+      })
+    }
   }
   const provider = providerOfRoute(request, core.options, core.providers)
   await core.sessions?.login(request, claims, provider)

@@ -129,6 +129,14 @@ export interface SessionListOptions {
   ip?: 'address' | 'hash' | false | undefined
 }
 
+/** The `trustedDevices` option ("trust this device" after a second factor); `true` for the defaults. */
+export interface TrustedDevicesOptions {
+  /** How long a trusted browser skips the second factor: ms or `'30d'`, 1 hour to 400 days. Default 30 days. */
+  ttl?: Duration | undefined
+  /** Most trusted browsers kept per user; past it the oldest is forgotten. 1 to 100, default 10. */
+  maxPerUser?: number | undefined
+}
+
 /**
  * Re-authentication before a change of factors (`reauthentication` group, ASVS 5.0 7.5.1): adding or removing an
  * authenticator app or a passkey, new recovery codes and (with `otherSessions`) ending other sessions need a cookie
@@ -202,6 +210,13 @@ export interface CoreOptions {
   /** How recent a sign-in a change of factors needs, or the password in the request (see `ReauthenticationOptions`). */
   reauthentication?: ReauthenticationOptions | undefined
   /**
+   * "Trust this device": a browser whose second factor was confirmed with `trustDevice` asked for gets a signed,
+   * HttpOnly device cookie for its user and skips the second factor at later logins, for `ttl` (default 30 days),
+   * until forgotten from the session list (`DELETE {authPrefix}/sessions/devices/:id`) or by `revokeUser`. Never for
+   * header or bearer clients. `true` for the defaults; off by default.
+   */
+  trustedDevices?: TrustedDevicesOptions | boolean | undefined
+  /**
    * Throttling and lockout of login routes (see the README's "Throttling"): login requests per address, failed
    * credential checks per account and per address, confirmation sends per address. On by default; `false`
    * turns every limit off.
@@ -239,8 +254,9 @@ export const CORE_OPTION_KEYS = keyList<CoreOptions>({
   secret: true, url: true, issuer: true, authPrefix: true, audiences: true, allowedRedirectHosts: true, validator: true,
   claimsUpdater: true, userUpdater: true, logger: true, decoratorName: true, stateStore: true, session: true, cookies: true, xsrf: true,
   tokenSources: true, basicAuth: true, revocation: true, reauthentication: true, rateLimit: true, crossSite: true,
-  captcha: true, lastLoginMethod: true, onEvent: true
+  captcha: true, lastLoginMethod: true, onEvent: true, trustedDevices: true
 })
+export const TRUSTED_DEVICES_KEYS = keyList<TrustedDevicesOptions>({ ttl: true, maxPerUser: true })
 export const SESSION_KEYS = keyList<SessionOptions>({
   tokenDuration: true, maxAge: true, idleTimeout: true, cacheSize: true, signingKeys: true, refreshCache: true
 })
@@ -286,6 +302,7 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
     basicAuth: basicAuthGroup(o.basicAuth),
     revocation: revocationGroup(o.revocation, session.tokenDurationMs),
     reauthentication: reauthenticationGroup(o.reauthentication, warn),
+    trustedDevices: trustedDevicesGroup(o.trustedDevices, warn),
     rateLimit,
     clientKey,
     crossSite: crossSiteGuard(o.crossSite, url.origin, allowedRedirectHosts),
@@ -383,6 +400,16 @@ function tokenSourcesGroup (value: unknown): ResolvedOptions['tokenSources'] {
 function basicAuthGroup (value: unknown): ResolvedOptions['basicAuth'] {
   const b = optionGroup<BasicAuthOptions>('basicAuth', value, BASIC_AUTH_KEYS)
   return { adminPasswd: optionString('basicAuth.adminPasswd', b.adminPasswd), checker: optionFunction('basicAuth.checker', b.checker) }
+}
+
+function trustedDevicesGroup (value: unknown, warn: (text: string) => void): ResolvedOptions['trustedDevices'] {
+  if (value === undefined || value === false) return null
+  const t = value === true ? {} : optionGroup<TrustedDevicesOptions>('trustedDevices', value, TRUSTED_DEVICES_KEYS)
+  const ttlMs = optionLifetime('trustedDevices.ttl', t.ttl, 30 * 86_400_000, warn)
+  if (ttlMs < 3_600_000 || ttlMs > 400 * 86_400_000) throw new OptionsError('trustedDevices.ttl', 'must be between 1 hour and 400 days')
+  const maxPerUser = optionInt('trustedDevices.maxPerUser', t.maxPerUser, 10, 1)
+  if (maxPerUser > 100) throw new OptionsError('trustedDevices.maxPerUser', 'must be at most 100')
+  return { ttlMs, maxPerUser }
 }
 
 function reauthenticationGroup (value: unknown, warn: (text: string) => void): ResolvedOptions['reauthentication'] {

@@ -30,6 +30,7 @@ import { requestCookie } from './cookie-jar.js'
 import { providerNames } from './mount.js'
 import { attachCore, type CoreInternals } from './internals.js'
 import { providerOfRoute, SessionList } from './sessions.js'
+import { TrustedDevices } from './trusted-devices.js'
 import { audOf } from './claims.js'
 import { userIdOf } from './session-audit.js'
 import type { Claims, GatehouseAuth, ResolvedOptions, UserUpdater, UserUpdFunc } from './types.js'
@@ -79,6 +80,9 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
       throw err
     }
     signOut()
+    const userId = userIdOf(claims)
+    // What providers keep for the user (their tokens) goes with the session; a listener's failure is its own.
+    if (userId !== undefined) for (const listener of core.logoutListeners) await listener(request, userId)
     if (o.audit.on) auditLogout(core, request, claims, everywhere)
     return reply.send({ status: 'logged out' })
   }
@@ -113,6 +117,8 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
       if (revocations === null) throw new OptionsError('revocation', 'is off: revokeUser needs it')
       await revocations.revokeUser(userId)
       if (o.audit.on) o.audit.emit(undefined, 'session.revoked', { reason: 'revokeUser', by: 'revokeUser', scope: 'user', userId })
+      // Ending every session of a user also ends the trust of their browsers: the next login asks the second factor.
+      await core.trustedDevices?.forget(undefined, userId, undefined, 'revokeUser')
     },
     async listSessions (userId) {
       if (sessions === null) throw new OptionsError('revocation.sessionList', 'is off: listSessions needs it')
@@ -121,6 +127,11 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
     jwks: tokens.jwks
   }
   const core = attachCore(fastify, { api: auth, options: o, logger: o.logger, tokens, stateStore, throttle, audiences, sessions, safeRedirect: redirects.safe, judgeRedirect: redirects.judge, logout })
+  if (o.trustedDevices !== null) {
+    const devices = new TrustedDevices(core, o.trustedDevices.ttlMs, o.trustedDevices.maxPerUser)
+    core.trustedDevices = devices
+    core.secondFactors.trustedBrowser = async (request, userId) => await devices.trusts(request, userId)
+  }
   fastify.addHook('onReady', async () => { core.ready = true })
   fastify.addHook('onReady', async () => { await checkAtStartup(o) })
 

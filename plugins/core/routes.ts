@@ -18,6 +18,7 @@ import { checkCrossSite } from './login-audit.js'
 import { freshSession, signedInSession, type SignedInSession } from './reauth.js'
 import { bodyFields } from '../../lib/login-request.js'
 import { clearSiteCookies } from './cookies.js'
+import { deviceRoutes } from './device-routes.js'
 
 /**
  * The core's own routes under `authPrefix`: `/list`, `/user`, `/status`, `/logout`, `/sessions` (unless the session
@@ -57,6 +58,7 @@ export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: U
     })
 
     if (core.sessions !== null) sessionRoutes(scope, core, core.sessions)
+    if (core.trustedDevices !== null) deviceRoutes(scope, core, core.trustedDevices)
 
     // The public keys of asymmetric session signing, for services that verify sessions without a secret.
     if (auth.jwks !== null) scope.get('/.well-known/jwks.json', { schema: doc('Public keys of the session signing (JWK set)') }, async () => auth.jwks)

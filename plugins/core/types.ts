@@ -39,7 +39,7 @@ export interface Claims {
   [extra: string]: unknown
 }
 
-export type TokenPurpose = 'session' | 'handshake' | 'confirm'
+export type TokenPurpose = 'session' | 'handshake' | 'confirm' | 'device'
 
 /** What a caller supplies to create a session: everything else is filled by the token service. */
 export interface ClaimsInput {
@@ -178,6 +178,12 @@ export interface LoginResult {
    * that `fastify.auth.recent()` sees it at once in that session (and in no other).
    */
   secondFactor?: string | undefined
+  /**
+   * The user asked to trust this browser (`trustDevice` with the second factor): with the core's `trustedDevices`
+   * on and `secondFactor` given, a browser (no token header) gets the user's device cookie and later skips the
+   * second factor. Ignored otherwise.
+   */
+  trustDevice?: boolean | undefined
 }
 
 export type { Logger }
@@ -272,6 +278,8 @@ export interface ResolvedOptions {
   revocation: { recheckMs: number; sessionList: { maxPerUser: number; ip: 'address' | 'hash' | false } | null } | null
   /** How recent a sign-in a change of factors needs (ms), and whether ending other sessions is one. */
   reauthentication: { withinMs: number; otherSessions: boolean }
+  /** `trustedDevices` after defaults; null when off. */
+  trustedDevices: { ttlMs: number; maxPerUser: number } | null
   /** `rateLimit` after defaults; false when off. */
   rateLimit: ResolvedRateLimit | false
   /** The client a request counts for (`rateLimit.clientKey`, default its address, IPv6 by /64). */

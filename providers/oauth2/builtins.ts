@@ -14,6 +14,7 @@ import type { StateStoreOption } from '../../stores/state/resolve.js'
 import { resolveSpec, settingNames, type BuiltinEntry, type BuiltinSpec } from './builtin-spec.js'
 import { SOCIAL_BUILTINS } from './builtins-social.js'
 import { PRESET_BUILTINS } from './builtins-presets.js'
+import type { KeepTokensOptions } from './provider-tokens.js'
 
 /** Endpoint and behaviour overrides of a built-in provider. */
 export interface OAuth2Overrides {
@@ -35,6 +36,11 @@ export interface OAuth2Overrides {
   handshakeTtl?: Duration | undefined
   /** Where used login states are remembered (StateStore or `redis://` address). Default: root `stateStore`, else memory. */
   stateStore?: StateStoreOption | undefined
+  /**
+   * Keep the provider's access and refresh tokens for the app, sealed with AES-256-GCM under `key` in the state
+   * store (`getProviderToken`, `revokeProviderToken`; revoked at `revocationURL` and dropped at logout). Default off.
+   */
+  keepTokens?: KeepTokensOptions | undefined
 }
 
 
@@ -181,7 +187,7 @@ export function isBuiltinName (name: unknown): name is BuiltinProviderName {
   return typeof name === 'string' && Object.hasOwn(BUILTINS, name)
 }
 
-const OVERRIDES = ['authURL', 'tokenURL', 'infoURL', 'jwksURL', 'issuer', 'scopes', 'timeout', 'handshakeTtl', 'stateStore']
+const OVERRIDES = ['authURL', 'tokenURL', 'infoURL', 'jwksURL', 'issuer', 'scopes', 'timeout', 'handshakeTtl', 'stateStore', 'keepTokens']
 
 /** The engine configuration of a built-in provider with the caller's overrides. Throws OptionsError. */
 export function builtinConfig (name: BuiltinProviderName, cid: string, csecret: string, overrides: OAuth2Overrides = {}): OAuth2ProviderConfig {
@@ -209,7 +215,8 @@ export function builtinConfig (name: BuiltinProviderName, cid: string, csecret: 
     oidc,
     timeout: o.timeout,
     handshakeTtl: o.handshakeTtl,
-    stateStore: o.stateStore
+    stateStore: o.stateStore,
+    keepTokens: o.keepTokens
   }
 }
 

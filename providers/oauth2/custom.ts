@@ -6,6 +6,7 @@ import type { Duration } from '../../lib/duration.js'
 import { OptionsError } from '../../lib/errors.js'
 import type { MapUserFn, OAuth2ProviderConfig } from './engine.js'
 import type { OidcSettings } from './idtoken.js'
+import type { KeepTokensOptions } from './provider-tokens.js'
 import { refuseReservedName } from './builtins.js'
 import type { StateStoreOption } from '../../stores/state/resolve.js'
 
@@ -51,6 +52,12 @@ export interface CustomProviderOptions {
    * OAuth2 server set it, so that the server accepts exactly this callback as `redirect_uri`.
    */
   onRedirectUri?: ((uri: string) => void) | undefined
+  /**
+   * Keep the provider's access and refresh tokens for the app, sealed with AES-256-GCM under `key` in the state
+   * store: `getProviderToken(request, name)` answers a fresh one (refreshed when expired), the logout revokes them
+   * at `revocationURL` (RFC 7009) and drops them. Default off.
+   */
+  keepTokens?: KeepTokensOptions | undefined
 }
 
 /** The engine configuration of a custom provider. Throws OptionsError on a reserved name or bad options. */
@@ -77,6 +84,7 @@ export function customConfig (name: string, client: CustomClient, opts: CustomPr
     timeout: opts.timeout,
     handshakeTtl: opts.handshakeTtl,
     stateStore: opts.stateStore,
-    onRedirectUri: opts.onRedirectUri
+    onRedirectUri: opts.onRedirectUri,
+    keepTokens: opts.keepTokens
   }
 }

@@ -20,7 +20,7 @@ import { userId, type UserData } from '../../lib/user.js'
 import { requestLogger } from '../../lib/logger.js'
 import { HttpError } from '../../lib/errors.js'
 import { pkceChallenge } from '../../lib/pkce.js'
-import { callProvider, causeOf, DEFAULT_TIMEOUT_MS, excerpt, jsonObject, upstreamError } from './upstream.js'
+import { callProvider, causeOf, DEFAULT_TIMEOUT_MS, excerpt, jsonObject, upstreamError, type UpstreamAnswer } from './upstream.js'
 import { checkTokenAnswer, type TokenAnswer } from './token-answer.js'
 import {
   clearHandshake, DEFAULT_HANDSHAKE_TTL_MS, handshakeCookie, randomToken, setHandshake, takeHandshake, type Handshake, type HandshakeCookie
@@ -31,6 +31,7 @@ import { OptionsError } from '../../lib/errors.js'
 import { optionDuration, optionLifetime, optionUrl, optionName } from '../../lib/options.js'
 import { queryText, type LoginRequest } from '../../lib/login-request.js'
 import type { OidcSettings } from './idtoken.js'
+import { keepRules, TokenKeeper, type KeepTokensOptions } from './provider-tokens.js'
 
 export type { OidcSettings }
 
@@ -131,6 +132,12 @@ export interface OAuth2ProviderConfig {
    * `providerOptions` set this so that the server accepts exactly this provider's callback.
    */
   onRedirectUri?: ((uri: string) => void) | undefined
+  /**
+   * Keep the provider's access and refresh tokens for the app, sealed (AES-256-GCM, `key`) in the state store:
+   * `getProviderToken(request, name)` answers a fresh one, refreshing it when expired; the logout revokes them
+   * (`revocationURL`) and drops them. Default off.
+   */
+  keepTokens?: KeepTokensOptions | undefined
 }
 
 /** One provider's engine: its configuration with defaults, and what its routes share. */
@@ -146,13 +153,15 @@ interface Engine {
   /** Where used `state` values are remembered. */
   usedStates: StateStore
   verifyIdToken: ((idToken: string, nonce: string | undefined) => Promise<JWTPayload>) | undefined
+  /** The provider's tokens kept for the app (`keepTokens`); undefined when off. */
+  keeper: TokenKeeper | undefined
 }
 
 /**
  * Builds the provider (not mounted) on `usedStates`, where used `state` values are remembered. Validates the
  * configuration, naming the bad field. OIDC providers load jose (ID-token verification) here, on first use.
  */
-export async function createOAuth2Provider (kit: ProviderKit, cfg: OAuth2ProviderConfig, usedStates: StateStore): Promise<AuthProvider> {
+export async function createOAuth2Provider (kit: ProviderKit, cfg: OAuth2ProviderConfig, usedStates: StateStore, onKeeper?: (keeper: TokenKeeper) => void): Promise<AuthProvider> {
   const { timeoutMs, handshakeTtlMs } = validateConfig(cfg, (text) => { kit.logger.logf('[WARN] %s', text) })
   const name = cfg.name
   const formPost = cfg.responseMode === 'form_post'
@@ -168,7 +177,23 @@ export async function createOAuth2Provider (kit: ProviderKit, cfg: OAuth2Provide
     cookie: handshakeCookie(kit, name, formPost),
     redirectURI,
     usedStates,
-    verifyIdToken: cfg.oidc === undefined ? undefined : (await import('./idtoken.js')).idTokenVerifier(cfg.oidc, cfg.cid, timeoutMs)
+    verifyIdToken: cfg.oidc === undefined ? undefined : (await import('./idtoken.js')).idTokenVerifier(cfg.oidc, cfg.cid, timeoutMs),
+    keeper: undefined
+  }
+  const rules = keepRules(`oauth2.${name}`, cfg.keepTokens)
+  if (rules !== undefined) {
+    const keeper = new TokenKeeper(name, rules, usedStates, {
+      token: async (form) => checkTokenAnswer(await tokenRequest(engine, cfg.tokenURL, form, 'token endpoint')).fields,
+      revoke: async (url, form) => (await tokenRequest(engine, url, form, 'revocation endpoint')).status
+    })
+    engine.keeper = keeper
+    onKeeper?.(keeper)
+    // Signing out ends the grant at the provider too (best effort: the user is signed out here whatever it answers).
+    kit.onLogout(async (request, userId) => {
+      await keeper.revoke(userId).catch((err: unknown) => {
+        requestLogger(kit.logger, request).logf('[WARN] oauth2 %s: provider tokens not revoked at logout: %s', name, err instanceof Error ? err.message : String(err))
+      })
+    })
   }
   return {
     name,
@@ -238,6 +263,7 @@ async function finishLogin (e: Engine, request: FastifyRequest, reply: FastifyRe
   })
 
   const { fields: tokenResponse, accessToken } = await exchangeCode(e, code!, hs.codeVerifier, forwardedParams(e.cfg, params))
+  const keptFor = (user: UserData): Promise<void> => e.keeper?.keep(user.id, tokenResponse) ?? Promise.resolve()
   let idToken: JWTPayload | undefined
   if (e.verifyIdToken !== undefined) {
     if (typeof tokenResponse.id_token !== 'string') throw upstreamError('token endpoint answered garbage', 'no id_token from an OpenID Connect provider')
@@ -253,8 +279,11 @@ async function finishLogin (e: Engine, request: FastifyRequest, reply: FastifyRe
   } catch (err) {
     throw upstreamError('userinfo malformed', excerpt((err as Error).message ?? err))
   }
+  const user = toUserData(e.name, mapped)
+  // Kept before the session is issued: a store that cannot keep them fails the login (503), not the later call.
+  await keptFor(user)
   return await e.kit.completeLogin(request, reply, {
-    user: toUserData(e.name, mapped),
+    user,
     aud: hs.site,
     from: hs.from,
     sessionOnly: hs.sessionOnly === true,
@@ -298,9 +327,14 @@ function forwardedParams (cfg: OAuth2ProviderConfig, params: Record<string, unkn
 }
 
 async function exchangeCode (e: Engine, code: string, verifier: string | undefined, forwarded: Record<string, string>): Promise<TokenAnswer> {
-  const { cfg } = e
   const form = new URLSearchParams({ ...forwarded, grant_type: 'authorization_code', code, redirect_uri: e.redirectURI })
   if (verifier !== undefined) form.set('code_verifier', verifier)
+  return checkTokenAnswer(await tokenRequest(e, e.cfg.tokenURL, form, 'token endpoint'))
+}
+
+/** A form POST to one of the provider's token endpoints (token, revocation) with the client's authentication. */
+async function tokenRequest (e: Engine, url: string, form: URLSearchParams, peer: string): Promise<UpstreamAnswer> {
+  const { cfg } = e
   const secret = typeof cfg.csecret === 'function' ? await cfg.csecret() : cfg.csecret
   const json = cfg.tokenFormat === 'json'
   const headers: Record<string, string> = { 'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded', accept: 'application/json' }
@@ -311,8 +345,7 @@ async function exchangeCode (e: Engine, code: string, verifier: string | undefin
     form.set('client_secret', secret)
   }
   const body = json ? JSON.stringify(Object.fromEntries(form)) : form.toString()
-  const ans = await callProvider(cfg.tokenURL, { method: 'POST', headers, body }, 'token endpoint', e.timeoutMs)
-  return checkTokenAnswer(ans)
+  return await callProvider(url, { method: 'POST', headers, body }, peer, e.timeoutMs)
 }
 
 async function fetchUserinfo (e: Engine, accessToken: string): Promise<{ data: Record<string, unknown>; raw: Buffer }> {

@@ -12,6 +12,7 @@ import { OptionsError } from '../../lib/errors.js'
 import { checkKeys } from '../../lib/options.js'
 import { providerKit, type ProviderKit } from '../../plugins/core/kit.js'
 import { createOAuth2Provider, type OAuth2ProviderConfig } from './engine.js'
+import { registerKeeper } from './provider-tokens.js'
 import { builtinConfig, isBuiltinName, OAUTH2_BUILTIN_NAMES, type BuiltinProviderName, type OAuth2Overrides } from './builtins.js'
 import type { ProviderSettings } from './builtin-spec.js'
 import { customConfig, type CustomProviderOptions } from './custom.js'
@@ -48,7 +49,7 @@ export interface AppleProviderOptions extends AppleConfig {
 /** Mounts an engine provider, its state store being its own option or the core's. */
 async function mountEngine (fastify: FastifyInstance, kit: ProviderKit, cfg: OAuth2ProviderConfig): Promise<void> {
   const store = await kit.openStateStore(cfg.stateStore, `oauth2.${cfg.name}.stateStore`)
-  kit.mount(await createOAuth2Provider(kit, cfg, store))
+  kit.mount(await createOAuth2Provider(kit, cfg, store, (keeper) => { registerKeeper(fastify, keeper) }))
 }
 
 function client (opts: unknown, family: string): OAuth2Client & Record<string, unknown> {
@@ -77,7 +78,7 @@ async function oauth2 (fastify: FastifyInstance, opts: OAuth2ProviderOptions): P
 
 const CUSTOM_KEYS = [
   'endpoint', 'infoURL', 'mapUser', 'scopes', 'oidc', 'pkce', 'tokenAuth', 'infoAuthScheme', 'authParams',
-  'timeout', 'handshakeTtl', 'stateStore', 'onRedirectUri'
+  'timeout', 'handshakeTtl', 'stateStore', 'onRedirectUri', 'keepTokens'
 ]
 
 async function oidc (fastify: FastifyInstance, opts: OidcPluginOptions): Promise<void> {

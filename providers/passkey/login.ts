@@ -14,7 +14,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { LoginHandler } from '../../plugins/core/kit.js'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import { queryText, requestFields } from '../../lib/login-request.js'
+import { queryText, requestFields, trustDeviceFlag } from '../../lib/login-request.js'
 import type { UserData } from '../../lib/user.js'
 import type { PasskeyCredential } from '../../stores/passkey/index.js'
 import type { CeremonyRecord } from './ceremony.js'
@@ -63,6 +63,7 @@ export function verifyLogin (ctx: PasskeyContext) {
   return async function login (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     if (request.method !== 'POST') throw new HttpError(400, 'bad request', 'POST the passkey response; ask for options at …/login/options first')
     const response = readAuthentication(request.body)
+    const trustDevice = trustDeviceFlag(requestFields(request))
     const record = await ceremonies.finish(request, reply, 'login')
     const credential = await passkeys.get(response.id)
     if (credential === undefined) throw new HttpError(401, 'unknown passkey', 'no account has this passkey', ErrorCodes.CREDENTIALS)
@@ -79,7 +80,9 @@ export function verifyLogin (ctx: PasskeyContext) {
       from: record.pending?.from ?? record.from,
       sessionOnly: record.pending?.sess ?? record.sess,
       // A passkey is a second factor confirmed now, for routes behind `fastify.auth.recent` (step-up) in this session.
-      secondFactor: 'passkey'
+      secondFactor: 'passkey',
+      // Only a passkey confirming a password is a second factor a browser can be trusted to skip.
+      trustDevice: second && trustDevice
     })
   }
 }

@@ -7,6 +7,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError } from '../../lib/errors.js'
+import { requestFields, trustDeviceFlag } from '../../lib/login-request.js'
 import { readCode, readRecoveryCode } from './codes.js'
 import { checkCode, spendRecoveryCode, type TotpContext } from './context.js'
 import type { PendingLogins } from './pending.js'
@@ -19,11 +20,12 @@ export function totpLogin (ctx: TotpContext, pending: PendingLogins) {
     if (request.method !== 'POST' || body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new HttpError(400, 'bad request', 'POST {code} or {recoveryCode} after the password')
     }
-    const fields = body as Record<string, unknown>
+    const fields = requestFields(request)
     const waiting = await pending.read(request)
     const user = waiting.user
     // Read (400 for a malformed one, which counts for nothing) before the try is counted.
     const recoveryCode = fields.recoveryCode === undefined ? undefined : readRecoveryCode(fields.recoveryCode)
+    const trustDevice = trustDeviceFlag(fields)
     if (recoveryCode === undefined) readCode(fields.code, ctx.o.digits)
     await pending.attempt(reply, waiting)
     let factor = 'totp'
@@ -37,6 +39,6 @@ export function totpLogin (ctx: TotpContext, pending: PendingLogins) {
     }
     await pending.spend(reply, waiting)
     ctx.log('INFO', 'user %s signed in with %s (second factor)', user.id, factor === 'totp' ? 'a code' : 'a recovery code')
-    return await ctx.kit.completeLogin(request, reply, { user, aud: waiting.aud, from: waiting.from, sessionOnly: waiting.sess, secondFactor: factor })
+    return await ctx.kit.completeLogin(request, reply, { user, aud: waiting.aud, from: waiting.from, sessionOnly: waiting.sess, secondFactor: factor, trustDevice })
   }
 }

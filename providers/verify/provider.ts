@@ -22,6 +22,7 @@ import { Deadline } from '../../lib/http/deadline.js'
 import { inSpan, SpanKinds } from '../../lib/telemetry/spans.js'
 import { SendError, isMailAddress, toSender, type Sender, type SenderFunc } from './sender.js'
 import { checkTemplate, defaultEscape, renderTemplate, type TemplateEscape } from './template.js'
+import { codeRules, EmailCodes, type EmailCodeOptions } from './code.js'
 
 /** Options of the verified provider plugin. */
 export interface VerifyProviderOptions extends VerifyOptions {
@@ -59,6 +60,12 @@ export interface VerifyOptions {
    * gives its own rule.
    */
   isAddress?: ((address: string) => boolean) | undefined
+  /**
+   * E-mail code sign-in: mail a typed 6-8 digit code (`{{.Code}}` in the template, which then has no
+   * `{{.Token}}`) instead of a link; the code is sent back as `POST {address, code}`. `true` for the defaults
+   * (6 digits, 10 minutes, 5 wrong tries per code). Off by default.
+   */
+  code?: boolean | EmailCodeOptions | undefined
 }
 
 const MAX_USER = 128
@@ -71,7 +78,10 @@ const USED_MARGIN_MS = 60_000
 /** The provider object: what `verifyProvider` mounts. Throws OptionsError on bad arguments. */
 export function createVerifyProvider (kit: ProviderKit, name: string, template: string, sender: Sender | SenderFunc, opts: VerifyOptions, store: StateStore): AuthProvider {
   const label = `verify.${name}`
-  checkTemplate(template, name)
+  const rules = codeRules(label, opts.code)
+  checkTemplate(template, name, rules !== undefined)
+  if (rules !== undefined && store.increment === undefined) throw new OptionsError(`${label}.code`, 'needs a state store with increment (counting wrong codes)')
+  const codes = rules === undefined ? undefined : new EmailCodes(kit, name, rules, store)
   const send = toSender(sender, `${label}.sender`)
   const ttlMs = optionLifetime(`${label}.tokenTtl`, opts.tokenTtl, 30 * 60_000, (text) => { kit.logger.logf('[WARN] %s', text) })
   const sendTimeoutMs = optionDuration(`${label}.sendTimeout`, opts.sendTimeout, 30_000)
@@ -84,18 +94,25 @@ export function createVerifyProvider (kit: ProviderKit, name: string, template: 
   // The SMTP sender's own refusal, now given for every sender before anything is counted or sent.
   const notAnAddress = ownRule === undefined ? 'not a single mail address' : 'not an address this provider sends to'
 
+  function readAddress (fields: Record<string, unknown>): string {
+    const address = queryText(fields, 'address', MAX_ADDRESS, true)!
+    if (isAddress(address) !== true) throw new HttpError(400, 'address rejected', notAnAddress, ErrorCodes.BAD_REQUEST)
+    return address
+  }
+
   async function sendConfirmation (request: FastifyRequest, query: Record<string, unknown>, reply: FastifyReply, login: LoginRequest): Promise<unknown> {
     const user = queryText(query, 'user', MAX_USER, true)!
-    const address = queryText(query, 'address', MAX_ADDRESS, true)!
-    if (isAddress(address) !== true) throw new HttpError(400, 'address rejected', notAnAddress, ErrorCodes.BAD_REQUEST)
+    const address = readAddress(query)
     const aud = login.aud
     // Per destination address and per client (rateLimit.sends): a mailbox cannot be flooded from this site.
     await kit.throttle.send(request, address)
     const payload: Record<string, unknown> = { provider: name, user, address }
     if (login.from !== undefined) payload.from = login.from
     if (login.sessionOnly) payload.sessionOnly = true
-    const token = await kit.confirmation.sign(payload, ttlMs, aud)
-    const message = renderTemplate(template, { Address: address, User: user, Token: token, Site: aud ?? '' }, escape)
+    // With codes the message carries the code alone: no link is signed.
+    const code = codes === undefined ? undefined : await codes.issue(request, address, user, login)
+    const token = codes === undefined ? await kit.confirmation.sign(payload, ttlMs, aud) : ''
+    const message = renderTemplate(template, { Address: address, User: user, Token: token, Site: aud ?? '', Code: code }, escape)
     try {
       // The span names the provider, never the address or the message (it carries the confirmation link).
       await inSpan('gatehouse.verify.send', { 'gatehouse.provider': name }, async () => { await sendWithin(send, address, message, sendTimeoutMs) }, SpanKinds.CLIENT)
@@ -104,7 +121,8 @@ export function createVerifyProvider (kit: ProviderKit, name: string, template: 
     }
     requestLogger(kit.logger, request).logf('[INFO] verified provider %s: confirmation sent for user %s', name, user)
     const audit = kit.audit
-    if (audit.on) audit.emit(request, 'confirmation.sent', { reason: 'sent', provider: name, aud, to: maskAddress(address) })
+    if (audit.on) audit.emit(request, 'confirmation.sent', { reason: codes === undefined ? 'sent' : 'code_sent', provider: name, aud, to: maskAddress(address) })
+    if (codes !== undefined) return reply.send({ status: 'sent', user, address, ...codes.shape })
     return reply.send({ status: 'sent', user, address })
   }
 
@@ -139,7 +157,8 @@ export function createVerifyProvider (kit: ProviderKit, name: string, template: 
     async login (request, reply, login) {
       // A confirmation may come back as a POST from the page below; sending is a GET (or a POST) as before.
       const fields = requestFields(request)
-      if (fields.token !== undefined) return await confirm(request, reply, fields, login)
+      if (codes !== undefined && fields.code !== undefined) return await codes.signIn(request, reply, readAddress(fields), fields.code)
+      if (codes === undefined && fields.token !== undefined) return await confirm(request, reply, fields, login)
       return await sendConfirmation(request, fields, reply, login)
     }
   }
@@ -206,14 +225,18 @@ function sendFailure (log: Logger, name: string, peer: string, err: unknown): Ht
 }
 
 async function verify (fastify: FastifyInstance, opts: VerifyProviderOptions): Promise<void> {
-  const o = checkKeys(opts, ['name', 'template', 'sender', 'tokenTtl', 'stateStore', 'escape', 'sendTimeout', 'isAddress'], 'verify') as unknown as VerifyProviderOptions
+  const o = checkKeys(opts, ['name', 'template', 'sender', 'tokenTtl', 'stateStore', 'escape', 'sendTimeout', 'isAddress', 'code'], 'verify') as unknown as VerifyProviderOptions
   const name = optionName('verify.name', o.name)
   refuseReservedName('verify.name', name)
   const { template, sender, ...tuning } = o
   const kit = providerKit(fastify, `verify.${name}`)
   const store = await kit.openStateStore(tuning.stateStore, `verify.${name}.stateStore`)
   // A confirmation (`token`) carries the audience of the login it confirms.
-  const confirming = (request: FastifyRequest): boolean => requestFields(request).token !== undefined
+  // A code (`code`) likewise: the audience was kept with the code when it was sent.
+  const confirming = (request: FastifyRequest): boolean => {
+    const fields = requestFields(request)
+    return fields.token !== undefined || (tuning.code !== undefined && tuning.code !== false && fields.code !== undefined)
+  }
   kit.mount(createVerifyProvider(kit, name, template, sender, tuning, store), { crossSiteLogin: continueFromMail(kit, name), continuesLogin: confirming })
 }
 

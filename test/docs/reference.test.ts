@@ -9,7 +9,7 @@ import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { AVATAR_KEYS } from '../../plugins/avatar/options.js'
-import { BASIC_AUTH_KEYS, CORE_OPTION_KEYS, COOKIE_KEYS, REAUTHENTICATION_KEYS, REVOCATION_KEYS, SESSION_LIST_KEYS, SESSION_KEYS, TOKEN_SOURCE_KEYS, XSRF_KEYS } from '../../plugins/core/options.js'
+import { BASIC_AUTH_KEYS, CORE_OPTION_KEYS, COOKIE_KEYS, REAUTHENTICATION_KEYS, REVOCATION_KEYS, TRUSTED_DEVICES_KEYS, SESSION_LIST_KEYS, SESSION_KEYS, TOKEN_SOURCE_KEYS, XSRF_KEYS } from '../../plugins/core/options.js'
 import { ErrorCodes } from '../../lib/errors.js'
 import { root } from './pages.js'
 
@@ -44,7 +44,7 @@ function expand (group: string, keys: readonly string[], subs: Record<string, re
   return keys.flatMap((k) => subs[k] !== undefined ? under(`${group}.${k}.`, subs[k]) : [`${group}.${k}`])
 }
 
-const GROUPED = ['session', 'cookies', 'xsrf', 'tokenSources', 'basicAuth', 'revocation', 'reauthentication', 'rateLimit', 'crossSite']
+const GROUPED = ['session', 'cookies', 'xsrf', 'tokenSources', 'basicAuth', 'revocation', 'reauthentication', 'trustedDevices', 'rateLimit', 'crossSite']
 const THROTTLE = 'lib/throttle/options.ts'
 const GROUPS: Array<[string, readonly string[]]> = [
   // The root adds `providers` (and `avatar`, its own section) to the core's keys (auth.ts ROOT_KEYS).
@@ -54,6 +54,7 @@ const GROUPS: Array<[string, readonly string[]]> = [
   // Groups that may be `false` have a heading of their own besides their keys.
   ['revocation', ['revocation', 'revocation.sessionList', ...expand('revocation', REVOCATION_KEYS, { sessionList: SESSION_LIST_KEYS })]],
   ['reauthentication', under('reauthentication.', REAUTHENTICATION_KEYS)],
+  ['trustedDevices', ['trustedDevices', ...under('trustedDevices.', TRUSTED_DEVICES_KEYS)]],
   ['rateLimit', ['rateLimit', ...expand('rateLimit', sourceKeys(THROTTLE, 'RateLimitOptions'), {
     login: sourceKeys(THROTTLE, 'LoginLimit'), failures: sourceKeys(THROTTLE, 'FailureOptions'), sends: sourceKeys(THROTTLE, 'SendLimit')
   })]],

@@ -91,10 +91,10 @@ t.test('a running demo', async (t) => {
   t.teardown(stop)
   const c = client(`http://127.0.0.1:${demo.port}`)
   t.equal(demo.url, `http://localhost:${demo.port}`)
-  t.same(demo.providers, ['local', 'dev', 'email', 'custom', 'passkey', 'totp'])
+  t.same(demo.providers, ['local', 'dev', 'email', 'emailcode', 'custom', 'passkey', 'totp'])
   t.match(io.outLines, [/./], 'prints something')
   t.ok(io.outLines.includes(`demo: open ${demo.url}/`), 'prints where to open it')
-  t.ok(io.outLines.includes('demo: providers on: local, dev, email, custom, passkey, totp'), 'prints the providers')
+  t.ok(io.outLines.includes('demo: providers on: local, dev, email, emailcode, custom, passkey, totp'), 'prints the providers')
 
   t.test('/ serves the page, gzipped when asked, with app info and a request id', async (t) => {
     const plain = await c.fetch('/')
@@ -190,6 +190,18 @@ t.test('a running demo', async (t) => {
     t.equal((await e.fetch(`/auth/email/login?token=${token}`)).status, 401, 'second use refused')
   })
 
+  t.test('e-mail code: the printed code signs in once; guesses are capped', async (t) => {
+    const e = client(c.base)
+    t.equal((await e.fetch('/auth/emailcode/login?user=erin&address=erin.code@example.com')).status, 200)
+    const [, code] = await io.waitFor(/^email to erin\.code@example\.com: .*code: ([0-9]{6})/)
+    const wrong = code === '000000' ? '000001' : '000000'
+    t.equal((await e.fetch('/auth/emailcode/login', { method: 'POST', json: { address: 'erin.code@example.com', code: wrong } })).status, 403)
+    const ok = await e.fetch('/auth/emailcode/login', { method: 'POST', json: { address: 'erin.code@example.com', code } })
+    t.equal(ok.status, 200)
+    t.match(await ok.json(), { name: 'erin', id: /^emailcode_/ })
+    t.equal((await e.fetch('/auth/emailcode/login', { method: 'POST', json: { address: 'erin.code@example.com', code } })).status, 403, 'second use refused')
+  })
+
   t.test('a failed provider login sends a browser back to the page; API clients get JSON', async (t) => {
     // fetch() may not send Sec-Fetch-Mode itself: a raw request stands for the browser's navigation.
     const nav = await rawGet(`${c.base}/auth/dev/callback?error=access_denied`, { 'sec-fetch-mode': 'navigate', accept: 'text/html' })
@@ -265,7 +277,7 @@ t.test('built-ins and Apple come on from their variables; a login goes to the pr
     APPLE_CID: 'com.example.web', APPLE_TEAM_ID: 'TEAM1', APPLE_KEY_ID: 'K1', APPLE_KEY_FILE: keyFile
   })
   t.teardown(stop)
-  t.same(demo.providers, ['local', 'dev', 'email', 'custom', 'github', 'discord', 'apple', 'passkey', 'totp'])
+  t.same(demo.providers, ['local', 'dev', 'email', 'emailcode', 'custom', 'github', 'discord', 'apple', 'passkey', 'totp'])
   const c = client(`http://127.0.0.1:${demo.port}`)
   const res = await c.fetch('/auth/github/login?from=' + encodeURIComponent(`${demo.url}/`))
   t.equal(res.status, 302)

@@ -45,6 +45,7 @@ await app.register(oauth2Provider, { name: 'gitlab', cid, csecret, baseURL: 'htt
 await app.register(oauth2Provider, { name: 'auth0', cid, csecret, domain: 'acme.eu.auth0.com' })
 await app.register(oauth2Provider, { name: 'entra', cid, csecret, tenant: '9188040d-6c67-4c5b-b112-36a304b66dad' })
 await app.register(oauth2Provider, { name: 'cognito', cid, csecret, domain: 'acme.auth.eu-west-1.amazoncognito.com', userPool: 'eu-west-1_AbCdEfGhI' })
+await app.register(oauth2Provider, { name: 'github', cid, csecret, keepTokens: { key: process.env.PROVIDER_TOKENS_KEY! } })
 
 // docs/providers/custom-oauth2.md
 await app.register(oauth2Provider, { ...corp, name: 'intranet' })
@@ -63,6 +64,7 @@ await app.register(oauth2Provider, { ...corp, timeout: '5s' })
 await app.register(oauth2Provider, { ...corp, handshakeTtl: '5m' })
 await app.register(oauth2Provider, { ...corp, stateStore: 'redis://127.0.0.1:6379/0' })
 await app.register(oauth2Provider, { ...corp, onRedirectUri: (uri) => { console.log('register %s at the provider', uri) } })
+await app.register(oauth2Provider, { ...corp, keepTokens: { key: process.env.PROVIDER_TOKENS_KEY!, revocationURL: 'https://sso.example.com/oauth/revoke' } })
 
 // docs/providers/oidc.md
 await app.register(oidcProvider, { name: 'keycloak', cid, csecret, issuer })
@@ -122,6 +124,8 @@ await app.register(verifyProvider, { name: 'email', template, sender, stateStore
 await app.register(verifyProvider, { name: 'email', template, sender, escape: 'html' })
 await app.register(verifyProvider, { name: 'email', template, sender, sendTimeout: '10s' })
 await app.register(verifyProvider, { name: 'sms', template, sender, isAddress: (address) => /^\+[0-9]{8,15}$/.test(address) })
+await app.register(verifyProvider, { name: 'email', sender, template: 'Your Example sign-in code: {{.Code}}', code: { digits: 6, ttl: '10m', attempts: 5 } })
+await app.register(verifyProvider, { name: 'email', sender, template: 'Your code: {{.Code}}', code: true })
 
 // docs/providers/telegram.md
 await app.register(telegramProvider, { token: process.env.TELEGRAM_TOKEN! })

@@ -93,7 +93,7 @@ t.test('the kit: documented members only, completeLogin issues the session', asy
   })
   await app.ready()
   t.teardown(() => app.close())
-  t.same(Object.keys(kit!).sort(), ['api', 'audit', 'authPrefix', 'completeLogin', 'confirmation', 'cookies', 'handshake', 'logger', 'loginState', 'mount', 'openStateStore', 'origin', 'reauth', 'routes', 'savesAvatars', 'secondFactors', 'sessions', 'stateStore', 'throttle', 'trustAvatarOrigin', 'url'])
+  t.same(Object.keys(kit!).sort(), ['api', 'audit', 'authPrefix', 'completeLogin', 'confirmation', 'cookies', 'handshake', 'logger', 'loginState', 'mount', 'onLogout', 'openStateStore', 'origin', 'reauth', 'routes', 'savesAvatars', 'secondFactors', 'sessions', 'stateStore', 'throttle', 'trustAvatarOrigin', 'url'])
   t.equal(kit!.url, 'https://app.example')
   t.equal(kit!.authPrefix, '/auth')
   const r = await app.inject({ url: '/auth/magic/login' })
