@@ -43,7 +43,8 @@ const OUTCOMES: Record<AuditEventType, AuditOutcome> = {
   'step_up.succeeded': 'success',
   'step_up.refused': 'failure',
   'state_store.unavailable': 'failure',
-  'key.rotated': 'success'
+  'key.rotated': 'success',
+  'session.migrated': 'success'
 }
 
 export class Audit {

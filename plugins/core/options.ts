@@ -23,6 +23,7 @@ import type { StateStoreOption } from '../../stores/state/resolve.js'
 import { resolveRateLimit, type RateLimitOptions } from '../../lib/throttle/options.js'
 import { defaultClientKey, type ClientKey } from '../../lib/throttle/client.js'
 import { crossSiteGuard, type CrossSiteOptions } from '../../lib/cross-site.js'
+import { resolveMigration, type MigrationOptions } from './migration.js'
 
 /** How long sessions live and how they are kept (`session` group). */
 export interface SessionOptions {
@@ -217,6 +218,11 @@ export interface CoreOptions {
    * one-time value or full e-mail address. Default none.
    */
   onEvent?: AuditListener | undefined
+  /**
+   * Sessions of another service accepted while users move over: `{ goPkgz: { secret } }` exchanges each session
+   * token of a go-pkgz/auth v2 service, once, for a session of this package (see the migration guide). Default off.
+   */
+  migration?: MigrationOptions | undefined
 }
 
 /** The keys the core reads; the root plugin hands it exactly these. */
@@ -224,7 +230,7 @@ export const CORE_OPTION_KEYS = keyList<CoreOptions>({
   secret: true, url: true, issuer: true, authPrefix: true, audiences: true, allowedRedirectHosts: true, validator: true,
   claimsUpdater: true, userUpdater: true, logger: true, decoratorName: true, stateStore: true, session: true, cookies: true, xsrf: true,
   tokenSources: true, basicAuth: true, revocation: true, reauthentication: true, rateLimit: true, crossSite: true,
-  onEvent: true
+  onEvent: true, migration: true
 })
 export const SESSION_KEYS = keyList<SessionOptions>({
   tokenDuration: true, maxAge: true, idleTimeout: true, cacheSize: true, signingKeys: true, refreshCache: true
@@ -274,7 +280,8 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
     rateLimit,
     clientKey,
     crossSite: crossSiteGuard(o.crossSite, url.origin, allowedRedirectHosts),
-    audit: new Audit(optionFunction<AuditListener>('onEvent', o.onEvent), logger, clientKey)
+    audit: new Audit(optionFunction<AuditListener>('onEvent', o.onEvent), logger, clientKey),
+    migration: resolveMigration(o.migration)
   }
 }
 
