@@ -107,7 +107,7 @@ t.test('end to end over SMTP: mail with the rendered template, its token signs i
   t.equal(mail.body, `Hello alice <alice@example.com>, confirm your login to site1: ${token}`)
 
   const login = await c.fetch(`/auth/email/login?token=${token}&sess=1`)
-  t.equal(login.status, 302, 'redirects to the allowed from')
+  t.equal(login.status, 303, 'redirects to the allowed from')
   t.equal(login.headers.get('location'), 'http://127.0.0.1/after')
   t.ok(c.jar.cookies.get('JWT'), 'session cookie set')
   cookieLifetime(t, login, true, 'sess=1')
