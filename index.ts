@@ -28,6 +28,7 @@ export type { ClientKey } from './lib/throttle/client.js'
 export type { Throttle } from './lib/throttle/throttle.js'
 export { normaliseAccountName } from './lib/throttle/lockout.js'
 export type { CrossSiteOptions, CrossSiteGuard } from './lib/cross-site.js'
+export type { MigrationOptions, GoPkgzMigrationOptions } from './plugins/core/migration.js'
 export type { Duration } from './lib/duration.js'
 export type { RecentOptions } from './lib/step-up.js'
 export { safeEqual } from './lib/compare.js'
@@ -36,7 +37,7 @@ export type {
   AuditBase, AuditEvent, AuditEventOf, AuditEventType, AuditListener, AuditOutcome, ConfirmationSentEvent, CrossSiteRefusedEvent,
   KeyRotatedEvent, LockoutStartedEvent, LoginFailedEvent, LoginSecondFactorRequiredEvent, LoginSucceededEvent, LogoutEvent,
   PasskeyAddedEvent, PasskeyRemovedEvent, RateLimitedEvent, RecoveryCodesCreatedEvent, RevokedBy, SecondFactorAddedEvent,
-  SecondFactorRemovedEvent, SessionRefreshedEvent, SessionRefusedEvent, SessionRevokedEvent, StateStoreUnavailableEvent,
+  SecondFactorRemovedEvent, SessionMigratedEvent, SessionRefreshedEvent, SessionRefusedEvent, SessionRevokedEvent, StateStoreUnavailableEvent,
   StepUpRefusedEvent, StepUpSucceededEvent
 } from './lib/audit/events.js'
 export type { Audit, AuditFields } from './lib/audit/audit.js'

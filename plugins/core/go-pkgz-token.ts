@@ -6,6 +6,7 @@
  * required and must be ahead, the audience is compared exactly, `iss` must be the root `issuer`, and a token that
  * carries a login handshake (go-pkgz's OAuth2 state) is no session.
  */
+import { ErrorCodes } from '../../lib/errors.js'
 import { decodeJws, hmacKey, type DecodedJws } from './jws.js'
 import { LEEWAY_S, nowSeconds, unauthorized } from './claims.js'
 import type { AudienceRule } from './audience.js'
@@ -66,7 +67,7 @@ function sessionOf (d: DecodedJws, aud: string, issuer: string, now: number): Go
   const p = d.payload
   if (p.iss !== issuer) throw unauthorized('wrong issuer')
   if (!isDate(p.exp)) throw unauthorized('exp must be a numeric date')
-  if (p.exp <= now) throw unauthorized('token expired')
+  if (p.exp <= now) throw unauthorized('token expired', ErrorCodes.TOKEN_EXPIRED)
   for (const date of [p.nbf, p.iat]) {
     if (date !== undefined && !isDate(date)) throw unauthorized('iat and nbf must be numeric dates')
     if (isDate(date) && date > now + LEEWAY_S) throw unauthorized('token not valid yet')

@@ -41,6 +41,8 @@ await app.register(oauth2Provider, { name: 'github', cid, csecret, scopes: ['rea
 await app.register(oauth2Provider, { name: 'github', cid, csecret, timeout: '5s' })
 await app.register(oauth2Provider, { name: 'github', cid, csecret, handshakeTtl: '5m' })
 await app.register(oauth2Provider, { name: 'github', cid, csecret, stateStore: 'redis://127.0.0.1:6379/0' })
+await app.register(oauth2Provider, { name: 'github', cid, csecret, idFrom: 'login' })
+await app.register(oauth2Provider, { name: 'microsoft', cid, csecret, tenant: 'organizations' })
 
 // docs/providers/custom-oauth2.md
 await app.register(oauth2Provider, { ...corp, name: 'intranet' })
