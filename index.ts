@@ -11,7 +11,7 @@ export type {
 } from './plugins/core/options.js'
 export type {
   AuthHook, AuthProvider, AvatarSaver, BasicAuthChecker, BasicAuthResult, Claims, ClaimsInput, ClaimsUpdater, ClaimsUpdFunc,
-  CheckedUser, CredChecker, CredCheckResult, GatehouseAuth, ListedSession, LoginResult, MaybePromise, RefreshCache, ResolvedOptions, SecretFunc, SecretKeyEntry, SecretReader,
+  CheckedUser, CredChecker, CredCheckResult, GatehouseAuth, ListedSession, LoginResult, MaybePromise, RefreshCache, ResolvedGoPkgz, ResolvedOptions, SecretFunc, SecretKeyEntry, SecretReader,
   SecretValue, Session, SessionKey, TokenPurpose, TokenService, UserUpdater, UserUpdFunc, Validator, ValidatorFunc
 } from './plugins/core/types.js'
 export type { JwsKey } from './plugins/core/jws.js'
