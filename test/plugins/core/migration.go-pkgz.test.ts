@@ -141,6 +141,12 @@ t.test('bad go-pkgz tokens: each 401, nothing issued', async (t) => {
   const a = await start(t, { audiences: ['test_sys'] })
   const cases: Array<[string, string]> = [
     ['go-pkgz vector signed with another secret (testJwtBadSign)', GO.testJwtBadSign!],
+    ['signed with another secret', goToken(goClaims(), undefined, 'another secret')],
+    ['go-pkgz vector with its claims changed (sess_only added), signature kept', (() => {
+      const [h, p, sig] = GO.testJwtValidNoHandshake!.split('.')
+      const claims = { ...JSON.parse(Buffer.from(p!, 'base64url').toString()), sess_only: true }
+      return `${h}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${sig}`
+    })()],
     ['go-pkgz vector alg none (testJwtNoneAlg)', GO.testJwtNoneAlg!],
     ['alg none, claims fine, no signature', `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify(goClaims())).toString('base64url')}.`],
     ['RS256 header signed with the HS secret', goToken(goClaims(), { alg: 'RS256', typ: 'JWT' })],
