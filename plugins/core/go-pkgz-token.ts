@@ -8,7 +8,7 @@
  */
 import { ErrorCodes } from '../../lib/errors.js'
 import { decodeJws, hmacKey, type DecodedJws } from './jws.js'
-import { LEEWAY_S, nowSeconds, unauthorized } from './claims.js'
+import { isDate, LEEWAY_S, MAX_JTI_LENGTH, nowSeconds, unauthorized } from './claims.js'
 import type { AudienceRule } from './audience.js'
 import type { ResolvedGoPkgz } from './types.js'
 import type { UserData } from '../../lib/user.js'
@@ -29,7 +29,6 @@ export interface GoPkgzSession {
   issuedAt: number
 }
 
-const MAX_JTI_LENGTH = 128
 const MAX_FIELD_LENGTH = 2048
 const USER_TEXT_FIELDS = ['picture', 'ip', 'email', 'role'] as const
 
@@ -59,8 +58,6 @@ function oneAudience (aud: unknown): string {
   if (typeof one !== 'string' || one.trim() === '') throw unauthorized('a session token carries exactly one audience')
   return one
 }
-
-const isDate = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0
 
 /** The claims of a token whose signature verified. */
 function sessionOf (d: DecodedJws, aud: string, issuer: string, now: number): GoPkgzSession {

@@ -10,6 +10,9 @@ import { createHash } from 'node:crypto'
 import { builtinConfig, type BuiltinProviderName, type OAuth2Overrides } from '../../../providers/oauth2/builtins.js'
 import { toUserData } from '../../../providers/oauth2/engine.js'
 import { userId } from '../../../lib/user.js'
+import { oauth2Provider } from '../../../providers/index.js'
+import { startStandin } from '../../helpers/oauth2-standin.js'
+import { APP_URL, startApp } from '../../helpers/oauth2-app.js'
 
 /** go-pkgz's rule, written out for the test: `<provider>_` + HashID(sha1, value). */
 function goPkgzId (provider: string, value: string): string {
@@ -93,4 +96,30 @@ t.test('microsoft tenant: endpoints of that tenant; a tenant id pins the ID toke
   t.equal(builtinConfig('microsoft', 'c', 's', { tenant: 'contoso.onmicrosoft.com' }).tokenURL, 'https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token')
   t.equal(builtinConfig('microsoft', 'c', 's', {}).authURL, 'https://login.microsoftonline.com/common/oauth2/v2.0/authorize', 'default common')
   t.equal(builtinConfig('microsoft', 'c', 's', { tenant: guid, authURL: 'http://127.0.0.1:9/a' }).authURL, 'http://127.0.0.1:9/a', 'an explicit endpoint still wins')
+})
+
+t.test('over HTTP: full logins against local stand-ins give go-pkgz\'s ids (github by login, microsoft by Graph /me)', async (t) => {
+  const tenant = '9188040d-6c67-4c5b-b112-36a304b66dad'
+  const gh = await startStandin({ clientId: 'gh-cid', clientSecret: 'gh-secret', tokenAuth: 'post', pkce: true, userinfo: octocat })
+  t.teardown(gh.close)
+  // Graph /me: the object id, displayName; the ID token's sub is another (per-application) value.
+  const me = { id: '87d349ed-44d7-43e1-9a83-5f2406dee5bd', displayName: 'Adele Vance' }
+  const ms = await startStandin({ clientId: 'ms-cid', clientSecret: 'ms-secret', tokenAuth: 'post', pkce: true, oidc: true, idClaims: { sub: 'pairwise-sub-1', tid: tenant, ver: '2.0' }, userinfo: me })
+  t.teardown(ms.close)
+  ms.issuer = `${ms.url}/${tenant}/v2.0`
+  const app = await startApp(async (app) => {
+    await app.register(oauth2Provider, { name: 'github', cid: 'gh-cid', csecret: 'gh-secret', idFrom: 'login', authURL: `${gh.url}/authorize`, tokenURL: `${gh.url}/token`, infoURL: `${gh.url}/userinfo` })
+    await app.register(oauth2Provider, {
+      name: 'microsoft', cid: 'ms-cid', csecret: 'ms-secret', idFrom: 'graph', tenant,
+      authURL: `${ms.url}/authorize`, tokenURL: `${ms.url}/token`, infoURL: `${ms.url}/userinfo`, jwksURL: `${ms.url}/jwks`, issuer: `${ms.url}/${tenant}/v2.0`
+    })
+  })
+  t.teardown(app.close)
+  const github = await app.browser().navigate(`${APP_URL}/auth/github/login`)
+  t.equal(github.res.status, 200, github.body)
+  t.equal(JSON.parse(github.body).id, goPkgzId('github', 'octocat'))
+  const microsoft = await app.browser().navigate(`${APP_URL}/auth/microsoft/login`)
+  t.equal(microsoft.res.status, 200, microsoft.body)
+  t.same(JSON.parse(microsoft.body), { id: goPkgzId('microsoft', me.id), name: 'Adele Vance' })
+  t.equal(ms.authorizeRequests.at(-1)!.get('scope'), 'openid profile User.Read', 'asks for User.Read, as go-pkgz')
 })
