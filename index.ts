@@ -11,7 +11,7 @@ export type {
 } from './plugins/core/options.js'
 export type {
   AuthHook, AuthProvider, AvatarSaver, BasicAuthChecker, BasicAuthResult, Claims, ClaimsInput, ClaimsUpdater, ClaimsUpdFunc,
-  CheckedUser, CredChecker, CredCheckResult, GatehouseAuth, ListedSession, LoginResult, MaybePromise, RefreshCache, ResolvedOptions, SecretFunc, SecretKeyEntry, SecretReader,
+  CheckedUser, CredChecker, CredCheckResult, GatehouseAuth, ListedSession, LoginResult, MaybePromise, RefreshCache, ResolvedGoPkgz, ResolvedOptions, SecretFunc, SecretKeyEntry, SecretReader,
   SecretValue, Session, SessionKey, TokenPurpose, TokenService, UserUpdater, UserUpdFunc, Validator, ValidatorFunc
 } from './plugins/core/types.js'
 export type { JwsKey } from './plugins/core/jws.js'
@@ -34,6 +34,7 @@ export {
 } from './lib/captcha/siteverify.js'
 export type { LastLoginMethodOptions, ResolvedLastLoginMethod } from './plugins/core/last-login.js'
 export { breachedPasswords, type BreachedPasswords, type BreachedPasswordsOptions, type BreachVerdict } from './lib/breached-passwords.js'
+export type { MigrationOptions, GoPkgzMigrationOptions } from './plugins/core/migration.js'
 export type { Duration } from './lib/duration.js'
 export type { RecentOptions } from './lib/step-up.js'
 export { safeEqual } from './lib/compare.js'
@@ -42,7 +43,7 @@ export type {
   AuditBase, AuditEvent, AuditEventOf, AuditEventType, AuditListener, AuditOutcome, ConfirmationSentEvent, CrossSiteRefusedEvent,
   KeyRotatedEvent, PasswordBreachedEvent, TrustedDeviceAddedEvent, TrustedDeviceRefusedEvent, TrustedDeviceRemovedEvent, TrustedDeviceUsedEvent, LockoutStartedEvent, LoginFailedEvent, LoginSecondFactorRequiredEvent, LoginSucceededEvent, LogoutEvent,
   PasskeyAddedEvent, PasskeyRemovedEvent, RateLimitedEvent, RecoveryCodesCreatedEvent, RevokedBy, SecondFactorAddedEvent,
-  SecondFactorRemovedEvent, SessionRefreshedEvent, SessionRefusedEvent, SessionRevokedEvent, StateStoreUnavailableEvent,
+  SecondFactorRemovedEvent, SessionMigratedEvent, SessionRefreshedEvent, SessionRefusedEvent, SessionRevokedEvent, StateStoreUnavailableEvent,
   StepUpRefusedEvent, StepUpSucceededEvent
 } from './lib/audit/events.js'
 export type { Audit, AuditFields } from './lib/audit/audit.js'

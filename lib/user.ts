@@ -17,9 +17,18 @@ export interface UserData {
   role?: string | undefined
 }
 
-/** `<provider>_<sha1 hex>`: the provider's own id never leaves the server in the clear. */
+/** A value that is already a SHA-1 in hex: go-pkgz/auth's `HashID` hands such a value back as it is. */
+const SHA1_HEX = /^[0-9a-fA-F]{40}$/
+
+/**
+ * `<provider>_<sha1 hex>`: the provider's own id never leaves the server in the clear. A provider id that is
+ * already 40 hex digits is kept as it is, as go-pkgz/auth's `HashID` does, so that ids stored by a Go service
+ * (and ids hashed once already) come out the same here. (go-pkgz falls back to CRC-64 when its hash fails to
+ * write; node:crypto's SHA-1 cannot fail that way, so there is no fallback to mirror.)
+ */
 export function userId (provider: string, providerUserId: string): string {
-  return `${provider}_${createHash('sha1').update(providerUserId).digest('hex')}`
+  const hashed = SHA1_HEX.test(providerUserId) ? providerUserId : createHash('sha1').update(providerUserId).digest('hex')
+  return `${provider}_${hashed}`
 }
 
 const ADMIN_ATTR = 'admin'

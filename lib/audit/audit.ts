@@ -48,7 +48,8 @@ const OUTCOMES: Record<AuditEventType, AuditOutcome> = {
   'trusted_device.added': 'success',
   'trusted_device.used': 'success',
   'trusted_device.refused': 'failure',
-  'trusted_device.removed': 'success'
+  'trusted_device.removed': 'success',
+  'session.migrated': 'success'
 }
 
 export class Audit {

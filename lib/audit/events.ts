@@ -54,6 +54,17 @@ export interface LogoutEvent extends AuditBase {
 }
 /** An expired cookie session got a new token (same session). */
 export interface SessionRefreshedEvent extends AuditBase { readonly type: 'session.refreshed' }
+/**
+ * A session token of a go-pkgz/auth service was exchanged for a session of this package (`migration.goPkgz`;
+ * reason `go_pkgz`).
+ */
+export interface SessionMigratedEvent extends AuditBase {
+  readonly type: 'session.migrated'
+  /** True when the cookies are session-only (the Go token's `sess_only`). */
+  readonly sessionOnly: boolean
+  /** Where the Go token came from. */
+  readonly source: 'header' | 'cookie'
+}
 /** Who ended a session (or all of a user's): the `reason` repeats it. */
 export type RevokedBy = 'logout' | 'revokeSession' | 'revokeUser' | 'key_removed'
 /** A session, or every session of a user, was ended server-side. */
@@ -160,7 +171,7 @@ export interface TrustedDeviceRemovedEvent extends AuditBase {
 /** Every audit event, discriminated by `type`. */
 export type AuditEvent =
   | LoginSucceededEvent | LoginFailedEvent | LoginSecondFactorRequiredEvent | LogoutEvent
-  | SessionRefreshedEvent | SessionRevokedEvent | SessionRefusedEvent
+  | SessionRefreshedEvent | SessionRevokedEvent | SessionRefusedEvent | SessionMigratedEvent
   | LockoutStartedEvent | RateLimitedEvent | CrossSiteRefusedEvent | ConfirmationSentEvent
   | PasskeyAddedEvent | PasskeyRemovedEvent | SecondFactorAddedEvent | SecondFactorRemovedEvent | RecoveryCodesCreatedEvent
   | StepUpSucceededEvent | StepUpRefusedEvent | StateStoreUnavailableEvent | KeyRotatedEvent | PasswordBreachedEvent
@@ -182,5 +193,5 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'passkey.removed', 'second_factor.added', 'second_factor.removed', 'recovery_codes.created', 'step_up.succeeded',
   'step_up.refused', 'state_store.unavailable', 'key.rotated', 'password.breached',
   'trusted_device.added', 'trusted_device.used',
-  'trusted_device.refused', 'trusted_device.removed'
+  'trusted_device.refused', 'trusted_device.removed', 'session.migrated'
 ]

@@ -44,7 +44,7 @@ export function avatarRoutes (cfg: ServeConfig) {
       reply.header('etag', `"${contentId}"`)
         .header('cache-control', cacheControl)
         .header('x-content-type-options', 'nosniff')
-        .header('content-security-policy', "default-src 'none'; sandbox")
+        .header('content-security-policy', "default-src 'none'; sandbox; frame-ancestors 'none'")
       if (bytes === null) return reply.code(304).send()
       const body = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
       return reply.type('image/png').header('content-length', body.length).send(body)

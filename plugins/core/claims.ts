@@ -8,7 +8,8 @@ import type { Claims, TokenPurpose } from './types.js'
 
 /** Seconds of clock skew tolerated for `nbf`, `iat` and `auth_time`. */
 export const LEEWAY_S = 5
-const MAX_JTI_LENGTH = 128
+/** Longest `jti` taken. */
+export const MAX_JTI_LENGTH = 128
 
 /**
  * The 401 of a refused token. Built without a stack trace: it is an answer to a client, not a fault to debug, and
@@ -26,7 +27,8 @@ export function unauthorized (details: string, code: string = ErrorCodes.TOKEN_I
 
 export function nowSeconds (): number { return Math.floor(Date.now() / 1000) }
 
-const isDate = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0
+/** A numeric date (seconds since the epoch, not negative). */
+export const isDate = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0
 
 /** Checks a payload whose signature verified; returns it as claims. Throws HttpError 401. */
 export function checkClaims (payload: Record<string, unknown>, purpose: TokenPurpose, issuer: string, now: number): Claims {

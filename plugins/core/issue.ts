@@ -28,7 +28,7 @@ export class Issuer {
   }
 
   /** Signs session claims; `base` carries jti and auth_time over a refresh. */
-  async claims (input: ClaimsInput, base?: Claims): Promise<Claims> {
+  async claims (input: ClaimsInput, base?: Pick<Claims, 'jti' | 'auth_time'>): Promise<Claims> {
     const { aud: rawAud, user, sess, ...extra } = input
     const aud = sessionAud(rawAud)
     this.audiences.checkCreation(aud)

@@ -101,7 +101,8 @@ export async function completeLogin (core: CoreInternals, request: FastifyReques
     })
   }
   const to = core.safeRedirect(result.from)
-  if (to !== undefined) return reply.redirect(to, 302)
+  // 303: the browser follows with a GET whatever the callback's method was (Apple's form_post is a POST; a 307 would replay it).
+  if (to !== undefined) return reply.redirect(to, 303)
   // The claims updater may have shaped the user (role, attrs): answer with what the session carries.
   return reply.send(new User(claims.user ?? user))
 }

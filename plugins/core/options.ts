@@ -25,6 +25,7 @@ import { defaultClientKey, type ClientKey } from '../../lib/throttle/client.js'
 import { crossSiteGuard, type CrossSiteOptions } from '../../lib/cross-site.js'
 import { resolveCaptcha, type CaptchaOption } from '../../lib/captcha/verifier.js'
 import { resolveLastLoginMethod, type LastLoginMethodOptions } from './last-login.js'
+import { resolveMigration, type MigrationOptions } from './migration.js'
 
 /** How long sessions live and how they are kept (`session` group). */
 export interface SessionOptions {
@@ -247,6 +248,11 @@ export interface CoreOptions {
    * one-time value or full e-mail address. Default none.
    */
   onEvent?: AuditListener | undefined
+  /**
+   * Sessions of another service accepted while users move over: `{ goPkgz: { secret } }` exchanges each session
+   * token of a go-pkgz/auth v2 service, once, for a session of this package (see the migration guide). Default off.
+   */
+  migration?: MigrationOptions | undefined
 }
 
 /** The keys the core reads; the root plugin hands it exactly these. */
@@ -254,7 +260,7 @@ export const CORE_OPTION_KEYS = keyList<CoreOptions>({
   secret: true, url: true, issuer: true, authPrefix: true, audiences: true, allowedRedirectHosts: true, validator: true,
   claimsUpdater: true, userUpdater: true, logger: true, decoratorName: true, stateStore: true, session: true, cookies: true, xsrf: true,
   tokenSources: true, basicAuth: true, revocation: true, reauthentication: true, rateLimit: true, crossSite: true,
-  captcha: true, lastLoginMethod: true, onEvent: true, trustedDevices: true
+  captcha: true, lastLoginMethod: true, onEvent: true, trustedDevices: true, migration: true
 })
 export const TRUSTED_DEVICES_KEYS = keyList<TrustedDevicesOptions>({ ttl: true, maxPerUser: true })
 export const SESSION_KEYS = keyList<SessionOptions>({
@@ -308,7 +314,8 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
     crossSite: crossSiteGuard(o.crossSite, url.origin, allowedRedirectHosts),
     captcha: resolveCaptcha(o.captcha),
     lastLoginMethod: resolveLastLoginMethod(o.lastLoginMethod, url),
-    audit: new Audit(optionFunction<AuditListener>('onEvent', o.onEvent), logger, clientKey)
+    audit: new Audit(optionFunction<AuditListener>('onEvent', o.onEvent), logger, clientKey),
+    migration: resolveMigration(o.migration)
   }
 }
 

@@ -168,7 +168,7 @@ async function openServices (fastify: FastifyInstance, o: ResolvedOptions, store
     })
   const audiences = new AudienceRule(o.audiences)
   const sessions = await openSessionList(o, stateStore, revocations)
-  const tokens = createTokenService(o, revocations, audiences, sessions)
+  const tokens = createTokenService(o, revocations, audiences, sessions, stateStore)
   cache.drop = () => { tokens.cache.clear() }
   fastify.addHook('onClose', async () => {
     await sessions?.close()

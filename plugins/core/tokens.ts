@@ -12,7 +12,7 @@
  * against `Date.now()`, so that tests can move the clock.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ErrorCodes } from '../../lib/errors.js'
+import { ErrorCodes, OptionsError } from '../../lib/errors.js'
 import { createKeyRings, type Jwks } from './keys.js'
 import { audOf, nowSeconds, unauthorized } from './claims.js'
 import type { SessionCache, CachedSession } from './session-cache.js'
@@ -30,6 +30,9 @@ import type { Audit } from '../../lib/audit/audit.js'
 import { VerifiedSessions } from './verified-sessions.js'
 import { SEEN_INTERVAL_MS, type SessionList } from './sessions.js'
 import type { Claims, ClaimsInput, ResolvedOptions, Session, TokenPurpose, TokenService } from './types.js'
+import { GoPkgzMigration } from './migration.js'
+import { looksLikeGoPkgz } from './go-pkgz-token.js'
+import type { StateStore } from '../../lib/state-store.js'
 
 /** The token service plus what only the core uses. */
 export interface CoreTokenService extends TokenService {
@@ -54,7 +57,11 @@ export interface CoreTokenService extends TokenService {
   readonly jwks: Jwks | null
 }
 
-export function createTokenService (o: ResolvedOptions, revocations: Revocations | null, audiences: AudienceRule, list: SessionList | null = null): CoreTokenService {
+/**
+ * The token service. `store` (the state store) is needed only by `migration.goPkgz`, which marks each exchanged
+ * Go token there.
+ */
+export function createTokenService (o: ResolvedOptions, revocations: Revocations | null, audiences: AudienceRule, list: SessionList | null = null, store?: StateStore): CoreTokenService {
   const keys = createKeyRings(o.secret, o.session.signingKeys, (reason) => unauthorized(reason, ErrorCodes.UNAUTHORIZED))
   const verify = createVerifier(keys, o.issuer, audiences)
   const issuer = new Issuer(o, keys, audiences)
@@ -62,7 +69,10 @@ export function createTokenService (o: ResolvedOptions, revocations: Revocations
   const reader = new TokenReader(o)
   const verified = new VerifiedSessions(o.session.cacheSize, o.session.tokenDurationMs, keys, o.session.signingKeys, revocations, list !== null)
   const check = new PostCheck(o, audiences)
-  const sessions = new SessionReader(o, { reader, verify, issuer, cookies, verified, revocations, list, check })
+  const goPkgz = o.migration.goPkgz
+  if (goPkgz !== null && store === undefined) throw new OptionsError('migration.goPkgz', 'needs the state store (register the core plugin, not the token service alone)')
+  const migration = goPkgz === null || store === undefined ? null : new GoPkgzMigration(o, goPkgz, { issuer, verified, cookies, revocations, list, audiences, store })
+  const sessions = new SessionReader(o, { reader, verify, issuer, cookies, verified, revocations, list, check, migration })
   const presented = { reader, verify, revocations, lifetime: sessions.lifetime, audit: o.audit, check }
 
   async function issue (input: ClaimsInput): Promise<{ token: string; claims: Session['claims'] }> {
@@ -112,6 +122,8 @@ interface SessionParts {
   /** The session list, told of a session seen at most once a minute per entry (null when off). */
   list: SessionList | null
   check: PostCheck
+  /** Exchanges go-pkgz/auth tokens for sessions (`migration.goPkgz`); null when off. */
+  migration: GoPkgzMigration | null
 }
 
 /**
@@ -138,7 +150,7 @@ class SessionReader {
    */
   session (request: FastifyRequest, reply: FastifyReply): Session | null | Promise<Session | null> {
     const presented = this.p.reader.read(request)
-    if (presented === undefined) return null
+    if (presented === undefined) return this.p.migration === null ? null : this.goCookie(request, reply)
     const now = Date.now()
     const entry = this.p.verified.cache.get(presented.token)
     if (entry === undefined) {
@@ -153,6 +165,21 @@ class SessionReader {
       return checked === entry ? entry : this.audited(checked as Promise<Session>, request, presented.source, entry.claims)
     } catch (err) {
       throw refused(this.audit, err, request, presented.source, entry.claims)
+    }
+  }
+
+  /** The go-pkgz service's own cookie (`migration.goPkgz.cookieName`), when the request carries no token of ours. */
+  private goCookie (request: FastifyRequest, reply: FastifyReply): Promise<Session> | null {
+    const presented = this.p.migration!.goCookie(request)
+    return presented === undefined ? null : this.migrated(presented, request, reply)
+  }
+
+  /** A go-pkgz/auth token exchanged for a session of ours (migration.ts), then the validator's word on that session. */
+  private async migrated (presented: PresentedToken, request: FastifyRequest, reply: FastifyReply): Promise<Session> {
+    try {
+      return await this.p.check.validated(await this.p.migration!.exchange(presented, request, reply))
+    } catch (err) {
+      throw refused(this.audit, err, request, presented.source)
     }
   }
 
@@ -178,6 +205,8 @@ class SessionReader {
    * in the store); a token not cached, or no longer servable, is verified, admitted and cached or refreshed.
    */
   private async verified ({ token, source }: PresentedToken, cached: CachedSession | undefined, now: number, request: FastifyRequest, reply: FastifyReply): Promise<Session> {
+    // One separate step: a token in go-pkgz/auth's layout goes to the migration, when it is on (else it is refused below).
+    if (cached === undefined && this.p.migration !== null && looksLikeGoPkgz(token)) return await this.migrated({ token, source }, request, reply)
     let claims = cached?.claims
     try {
       const rechecked = cached === undefined ? undefined : await this.p.verified.recheck(cached, now)

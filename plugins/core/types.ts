@@ -292,6 +292,15 @@ export interface ResolvedOptions {
   lastLoginMethod: ResolvedLastLoginMethod | undefined
   /** Publishes the audit events (`onEvent` and the `gatehouse:audit` channel); `audit.on` before building one. */
   audit: Audit
+  /** Sessions of another service accepted during a move; `goPkgz` null when off. */
+  migration: { goPkgz: ResolvedGoPkgz | null }
+}
+
+/** `migration.goPkgz` after checks: the Go service's secret per audience and its cookie names. */
+export interface ResolvedGoPkgz {
+  secret: (aud: string) => MaybePromise<string>
+  cookieName: string
+  xsrfCookieName: string
 }
 
 /**

@@ -41,6 +41,21 @@ export interface OAuth2Overrides {
    * store (`getProviderToken`, `revokeProviderToken`; revoked at `revocationURL` and dropped at logout). Default off.
    */
   keepTokens?: KeepTokensOptions | undefined
+  /**
+   * Which field of the provider's user document becomes the user id (`<name>_<sha1 of it>`), for `github` and
+   * `microsoft` only. GitHub: `'id'` (the numeric account id, which a renamed or recycled login does not change;
+   * the default) or `'login'` (the login, go-pkgz/auth's default: ids equal to a Go service's). Microsoft: `'sub'`
+   * (the OpenID Connect subject; the default) or `'graph'` (the Graph `/me` `id`, go-pkgz/auth's: adds the
+   * `User.Read` scope and reads `https://graph.microsoft.com/v1.0/me`). See the migration guide's id table.
+   */
+  idFrom?: 'id' | 'login' | 'sub' | 'graph' | undefined
+  /**
+   * The Microsoft Entra tenant of the `microsoft` provider (go-pkgz/auth's `MicrosoftTenant`): `common` (the
+   * default: work and personal accounts), `organizations`, `consumers`, a tenant id (GUID: the ID token's issuer
+   * is then pinned to that tenant) or a verified domain (`contoso.onmicrosoft.com`). The `entra` preset requires
+   * it, as a tenant id (GUID).
+   */
+  tenant?: string | undefined
 }
 
 
@@ -50,6 +65,12 @@ const github: BuiltinSpec = {
   infoURL: 'https://api.github.com/user',
   scopes: [], // public profile needs no scope
   mapUser: (d) => ({ id: idAt(d, 'id'), name: text(d.name) ?? text(d.login), picture: text(d.avatar_url) })
+}
+
+/** GitHub with go-pkgz/auth's default id: the login (a renamed account gets a new id, a freed login an old one). */
+const githubByLogin: BuiltinSpec = {
+  ...github,
+  mapUser: (d) => ({ id: idAt(d, 'login'), name: text(d.name) ?? text(d.login), picture: text(d.avatar_url) })
 }
 
 const google: BuiltinSpec = {
@@ -81,6 +102,18 @@ const microsoft: BuiltinSpec = {
   oidc: { issuer: 'https://login.microsoftonline.com/{tenantid}/v2.0', jwksURL: 'https://login.microsoftonline.com/common/discovery/v2.0/keys' },
   // Its `picture` link needs the access token, so the avatar proxy could not fetch it: identicon instead.
   mapUser: (d) => ({ id: idAt(d, 'sub'), name: text(d.name) ?? [text(d.given_name), text(d.family_name)].filter(Boolean).join(' ') })
+}
+
+/**
+ * Microsoft with go-pkgz/auth's id: the Graph `/me` document's `id` (the account's object id), which differs from
+ * the OIDC `sub` (a per-application value). The ID token is still verified; Graph is read with the access token
+ * of the same answer.
+ */
+const microsoftByGraph: BuiltinSpec = {
+  ...microsoft,
+  infoURL: 'https://graph.microsoft.com/v1.0/me',
+  scopes: ['openid', 'profile', 'User.Read'],
+  mapUser: (d) => ({ id: idAt(d, 'id'), name: text(d.displayName) ?? [text(d.givenName), text(d.surname)].filter(Boolean).join(' ') })
 }
 
 const yandex: BuiltinSpec = {
@@ -187,14 +220,52 @@ export function isBuiltinName (name: unknown): name is BuiltinProviderName {
   return typeof name === 'string' && Object.hasOwn(BUILTINS, name)
 }
 
-const OVERRIDES = ['authURL', 'tokenURL', 'infoURL', 'jwksURL', 'issuer', 'scopes', 'timeout', 'handshakeTtl', 'stateStore', 'keepTokens']
+const OVERRIDES = ['authURL', 'tokenURL', 'infoURL', 'jwksURL', 'issuer', 'scopes', 'timeout', 'handshakeTtl', 'stateStore', 'keepTokens', 'idFrom', 'tenant']
+
+/** The `idFrom` values each provider takes, its default first. */
+const ID_SOURCES: Partial<Record<BuiltinProviderName, readonly string[]>> = { github: ['id', 'login'], microsoft: ['sub', 'graph'] }
+
+/** The built-in's spec for its `idFrom` and (Microsoft) `tenant` options. Throws OptionsError. */
+function specFor (name: BuiltinProviderName, entry: BuiltinEntry, o: OAuth2Overrides, label: string): BuiltinSpec {
+  const sources = ID_SOURCES[name]
+  if (o.idFrom !== undefined && (sources === undefined || !sources.includes(o.idFrom))) {
+    throw new OptionsError(`${label}.idFrom`, sources === undefined
+      ? 'applies only to github and microsoft'
+      : `must be ${sources.map((v) => `'${v}'`).join(' or ')}`)
+  }
+  if (name === 'github') return o.idFrom === 'login' ? githubByLogin : github
+  if (name !== 'microsoft') {
+    // A settings-built preset (entra) reads its own `tenant`; to any other provider it means nothing.
+    if (o.tenant !== undefined && !settingNames(entry).includes('tenant')) throw new OptionsError(`${label}.tenant`, 'applies only to microsoft and entra')
+    return resolveSpec(entry, o as Record<string, unknown>, label)
+  }
+  return withTenant(o.idFrom === 'graph' ? microsoftByGraph : microsoft, o.tenant, label)
+}
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const TENANT_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*$/
+
+/**
+ * Microsoft's endpoints for one tenant. The tenant goes into URL paths, so only a GUID or a host-name-like word
+ * is taken (go-pkgz/auth falls back to `common` on a bad one; a typo here is a startup error instead). With a
+ * tenant id the ID token's issuer is that tenant's, so a token from another tenant is refused.
+ */
+function withTenant (spec: BuiltinSpec, tenant: string | undefined, label: string): BuiltinSpec {
+  if (tenant === undefined || tenant === 'common') return spec
+  if (typeof tenant !== 'string' || tenant.length > 253 || !TENANT_NAME.test(tenant)) {
+    throw new OptionsError(`${label}.tenant`, "must be 'common', 'organizations', 'consumers', a tenant id (GUID) or a domain name")
+  }
+  const at = (url: string): string => url.replace('/common/', `/${tenant}/`)
+  const issuer = GUID.test(tenant) ? `https://login.microsoftonline.com/${tenant.toLowerCase()}/v2.0` : spec.oidc!.issuer
+  return { ...spec, authURL: at(spec.authURL), tokenURL: at(spec.tokenURL), oidc: { issuer, jwksURL: at(spec.oidc!.jwksURL) } }
+}
 
 /** The engine configuration of a built-in provider with the caller's overrides. Throws OptionsError. */
 export function builtinConfig (name: BuiltinProviderName, cid: string, csecret: string, overrides: OAuth2Overrides = {}): OAuth2ProviderConfig {
   const label = `oauth2.${name}`
   const entry: BuiltinEntry = BUILTINS[name]
   const o = checkKeys(overrides, [...OVERRIDES, ...settingNames(entry)], label) as OAuth2Overrides
-  const spec: BuiltinSpec = resolveSpec(entry, o as Record<string, unknown>, label)
+  const spec = specFor(name, entry, o, label)
   if ((o.jwksURL !== undefined || o.issuer !== undefined) && spec.oidc === undefined) {
     throw new OptionsError(`${label}.jwksURL`, 'and issuer apply only to OpenID Connect providers')
   }

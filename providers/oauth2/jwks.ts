@@ -10,6 +10,8 @@
  * make us hammer the provider. The cooldown counts from the last of these fetches only: the next login after a
  * rotation fetches the new key however recently the set was read. Concurrent logins share one fetch.
  *
+ * A failed refetch keeps the last good set (see `fetch`).
+ *
  * A token without `kid` is taken only while the set holds one signing key (OIDC Core §10.1: with several, the
  * `kid` is required), even when only one of them could verify it.
  */
@@ -60,8 +62,26 @@ export class ProviderKeys {
     return await this.fetching
   }
 
+  /**
+   * Fetches the set. When the provider fails (no answer, an error status, a malformed or empty set) and a set was
+   * fetched before, that last good set is kept and asked for again after the cooldown: a provider's bad minute
+   * (go-pkgz/auth v2.1.7 for Apple) must not sign everybody out of logging in, nor empty our keys.
+   */
   private async fetch (): Promise<KeySet> {
     this.fetches++
+    try {
+      const keys = await this.download()
+      this.keys = keys
+      this.fetchedAt = Date.now()
+      return keys
+    } catch (err) {
+      if (this.keys === undefined) throw err
+      this.fetchedAt = Date.now() - JWKS_MAX_AGE_MS + JWKS_REFETCH_COOLDOWN_MS
+      return this.keys
+    }
+  }
+
+  private async download (): Promise<KeySet> {
     const ans = await callProvider(this.url, { headers: { accept: 'application/jwk-set+json, application/json' } }, 'provider keys', this.timeoutMs)
     if (ans.status !== 200) throw upstreamError('provider keys unusable', `status ${ans.status}`)
     const doc = (jsonObject(ans.body) ?? {}) as unknown as JSONWebKeySet
@@ -71,8 +91,7 @@ export class ProviderKeys {
     } catch (err) {
       throw upstreamError('provider keys unusable', 'the JWKS document is malformed', err)
     }
-    this.keys = keys
-    this.fetchedAt = Date.now()
+    if (keys.signingKeys === 0) throw upstreamError('provider keys unusable', 'the JWKS document holds no signing key')
     return keys
   }
 }

@@ -2,7 +2,7 @@
  * SMTP sender over nodemailer, with the mail-sender parameters of go-pkgz/auth v2. Names here (Go name):
  * host (Host), port (Port), username (SMTPUserName), password (SMTPPassword), startTLS (StartTLS),
  * insecureSkipVerify (InsecureSkipVerify), from (From), subject (Subject), contentType (ContentType),
- * charset (Charset). `tls` (implicit TLS, port 465) and `timeoutMs` go beyond the Go library.
+ * charset (Charset), heloName (HELOHost). `tls` (implicit TLS, port 465) and `timeout` go beyond the Go library.
  */
 import { OptionsError } from '../../lib/errors.js'
 import type { createTransport } from 'nodemailer'
@@ -36,6 +36,11 @@ export interface SmtpSenderOptions {
   charset?: string | undefined
   /** Connect, greeting and idle-socket timeout: ms or `'10s'`. Default 10 s. */
   timeout?: Duration | undefined
+  /**
+   * The host name this client gives in its EHLO/HELO greeting (HELOHost; nodemailer's `name`): a server that checks
+   * it against the sender's address wants the public name of this machine. Default: the machine's host name.
+   */
+  heloName?: string | undefined
 }
 
 // Node can encode these natively; anything else would be sent mislabelled.
@@ -50,6 +55,9 @@ const SOCKET_CLOSE_TIMEOUT_MS = 500
 
 interface SmtpReply { responseCode?: number | undefined; response?: string | undefined }
 type SmtpError = Error & SmtpReply & { code?: string | undefined; originalCode?: string | undefined; command?: string | undefined; rejectedErrors?: SmtpReply[] | undefined }
+
+/** A host name (labels of letters, digits, hyphens) or a bracketed address literal (RFC 5321 §4.1.3), up to 253 characters. */
+const HELO_NAME = /^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\]|\[IPv6:[0-9A-Fa-f:.]+\])$/
 
 const bad = (name: string, why: string): OptionsError => new OptionsError(`SmtpSender.${name}`, why)
 
@@ -82,6 +90,9 @@ export class SmtpSender implements Sender {
     if (encoding === undefined) throw bad('charset', `must be one of ${Object.keys(CHARSETS).join(', ')}`)
     this.encoding = encoding
     const timeout = optionDuration('SmtpSender.timeout', opts.timeout, 10_000)
+    const heloName = opts.heloName
+    // It goes on the EHLO line as it is: a host name or an address literal ([192.0.2.1]), nothing that could end the line.
+    if (heloName !== undefined && (typeof heloName !== 'string' || !HELO_NAME.test(heloName))) throw bad('heloName', 'must be a host name (e.g. mail.example.com) or an address literal ([192.0.2.1])')
     this.from = opts.from
     this.subject = opts.subject ?? 'Confirmation'
     this.where = `${opts.host}:${port}`
@@ -97,7 +108,8 @@ export class SmtpSender implements Sender {
       connectionTimeout: timeout,
       greetingTimeout: timeout,
       socketTimeout: timeout,
-      socketCloseTimeout: SOCKET_CLOSE_TIMEOUT_MS
+      socketCloseTimeout: SOCKET_CLOSE_TIMEOUT_MS,
+      ...(heloName === undefined ? {} : { name: heloName })
     })
   }
 

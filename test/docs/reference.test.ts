@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { AVATAR_KEYS } from '../../plugins/avatar/options.js'
 import { BASIC_AUTH_KEYS, CORE_OPTION_KEYS, COOKIE_KEYS, REAUTHENTICATION_KEYS, REVOCATION_KEYS, TRUSTED_DEVICES_KEYS, SESSION_LIST_KEYS, SESSION_KEYS, TOKEN_SOURCE_KEYS, XSRF_KEYS } from '../../plugins/core/options.js'
 import { ErrorCodes } from '../../lib/errors.js'
+import { MIGRATION_KEYS } from '../../plugins/core/migration.js'
 import { root } from './pages.js'
 
 const options = readFileSync(join(root, 'docs/reference/options.md'), 'utf8')
@@ -44,7 +45,7 @@ function expand (group: string, keys: readonly string[], subs: Record<string, re
   return keys.flatMap((k) => subs[k] !== undefined ? under(`${group}.${k}.`, subs[k]) : [`${group}.${k}`])
 }
 
-const GROUPED = ['session', 'cookies', 'xsrf', 'tokenSources', 'basicAuth', 'revocation', 'reauthentication', 'trustedDevices', 'rateLimit', 'crossSite']
+const GROUPED = ['session', 'cookies', 'xsrf', 'tokenSources', 'basicAuth', 'revocation', 'reauthentication', 'trustedDevices', 'rateLimit', 'crossSite', 'migration']
 const THROTTLE = 'lib/throttle/options.ts'
 const GROUPS: Array<[string, readonly string[]]> = [
   // The root adds `providers` (and `avatar`, its own section) to the core's keys (auth.ts ROOT_KEYS).
@@ -59,6 +60,7 @@ const GROUPS: Array<[string, readonly string[]]> = [
     login: sourceKeys(THROTTLE, 'LoginLimit'), failures: sourceKeys(THROTTLE, 'FailureOptions'), sends: sourceKeys(THROTTLE, 'SendLimit')
   })]],
   ['crossSite', ['crossSite', ...under('crossSite.', sourceKeys('lib/cross-site.ts', 'CrossSiteOptions'))]],
+  ['migration', expand('migration', MIGRATION_KEYS, { goPkgz: sourceKeys('plugins/core/migration.ts', 'GoPkgzMigrationOptions') }).concat('migration.goPkgz')],
   ['avatar', ['avatar', ...expand('avatar', AVATAR_KEYS, { fetch: sourceKeys('plugins/avatar/options.ts', 'AvatarFetchOptions') })]]
 ]
 

@@ -33,6 +33,8 @@ export interface ReceivedMail {
   /** Body after undoing the transfer encoding, decoded with the declared charset. */
   body: string
   user: string | undefined
+  /** The host name the client gave in its EHLO/HELO greeting. */
+  helo: string
 }
 
 export class MailSink {
@@ -68,6 +70,7 @@ export class MailSink {
           mail.from = session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address
           mail.to = session.envelope.rcptTo.map((r) => r.address)
           mail.user = session.user as string | undefined
+          mail.helo = session.hostNameAppearsAs
           this.mails.push(mail)
           for (const w of this.waiters.splice(0)) w(mail)
           cb()
@@ -112,5 +115,5 @@ function parse (raw: string): ReceivedMail {
   } else bytes = Buffer.from(bodyRaw, 'latin1')
   const charset = /charset=([^;\s]+)/i.exec(headers['content-type'] ?? '')?.[1]?.toLowerCase() ?? 'utf-8'
   const body = bytes.toString(charset === 'iso-8859-1' ? 'latin1' : charset === 'us-ascii' ? 'ascii' : 'utf8').replace(/\r\n$/, '')
-  return { from: '', to: [], headers, body, user: undefined }
+  return { from: '', to: [], headers, body, user: undefined, helo: '' }
 }

@@ -7,6 +7,8 @@ import authPlugin, { stdLogger, turnstileVerifier, type Claims, type User } from
 
 declare const secret: () => string
 declare const url: string
+/** The Go service's secrets per audience. */
+declare const goSecrets: Record<string, string>
 declare const blockedUsers: Set<string>
 declare const accounts: { refresh (user: User): Promise<User | undefined> }
 /** A bounded cache of the host's, e.g. an LRU. */
@@ -25,6 +27,7 @@ await app.register(authPlugin, { secret, url, revocation: { recheckInterval: '10
 await app.register(authPlugin, { secret, url, reauthentication: { within: '5m', otherSessions: true } })
 await app.register(authPlugin, { secret, url, rateLimit: { login: { max: 10, window: '1m' }, failures: { perAccount: 5, lockout: '1m', maxLockout: '1h' }, sends: { perAddress: 3, window: '1h' } } })
 await app.register(authPlugin, { secret, url, crossSite: { trustedOrigins: ['https://app.example.com'], allowSameSite: false } })
+await app.register(authPlugin, { secret, url, issuer: 'my-go-service', migration: { goPkgz: { secret: process.env.GO_AUTH_SECRET!, cookieName: 'JWT', xsrfCookieName: 'XSRF-TOKEN' } } })
 await app.register(authPlugin, { secret, url, avatar: { store: 'bolt:///var/lib/app/avatars.db', resizeLimit: 256, maxAge: '1h', fetch: { maxBytes: 1_048_576, allowedHosts: ['avatars.githubusercontent.com'], loginWait: '1s' } } })
 
 // One example per option (docs/reference/options.md, under each option's heading)
@@ -104,3 +107,7 @@ await app.register(authPlugin, { secret, url, avatar: { fetch: { maxPixels: 1024
 await app.register(authPlugin, { secret, url, avatar: { fetch: { allowPrivate: ['10.1.2.0/24'] } } })
 await app.register(authPlugin, { secret, url, avatar: { fetch: { allowedHosts: ['avatars.githubusercontent.com', '.googleusercontent.com'] } } })
 await app.register(authPlugin, { secret, url, avatar: { fetch: { loginWait: 0 } } })
+await app.register(authPlugin, { secret, url, issuer: 'my-go-service', migration: { goPkgz: { secret: process.env.GO_AUTH_SECRET! } } })
+await app.register(authPlugin, { secret, url, migration: { goPkgz: { secret: (aud) => goSecrets[aud] ?? '' } } })
+await app.register(authPlugin, { secret, url, migration: { goPkgz: { secret: process.env.GO_AUTH_SECRET!, cookieName: 'auth-jwt' } } })
+await app.register(authPlugin, { secret, url, migration: { goPkgz: { secret: process.env.GO_AUTH_SECRET!, xsrfCookieName: 'auth-xsrf' } } })

@@ -46,6 +46,8 @@ await app.register(oauth2Provider, { name: 'auth0', cid, csecret, domain: 'acme.
 await app.register(oauth2Provider, { name: 'entra', cid, csecret, tenant: '9188040d-6c67-4c5b-b112-36a304b66dad' })
 await app.register(oauth2Provider, { name: 'cognito', cid, csecret, domain: 'acme.auth.eu-west-1.amazoncognito.com', userPool: 'eu-west-1_AbCdEfGhI' })
 await app.register(oauth2Provider, { name: 'github', cid, csecret, keepTokens: { key: process.env.PROVIDER_TOKENS_KEY! } })
+await app.register(oauth2Provider, { name: 'github', cid, csecret, idFrom: 'login' })
+await app.register(oauth2Provider, { name: 'microsoft', cid, csecret, tenant: 'organizations' })
 
 // docs/providers/custom-oauth2.md
 await app.register(oauth2Provider, { ...corp, name: 'intranet' })

@@ -1,6 +1,7 @@
 import t from 'tap'
 import type { Test } from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
+import { hostname } from 'node:os'
 import { freePort } from '../../helpers/redis-server.js'
 import { authPlugin } from '../../../auth.js'
 import { SmtpSender, SendError, verifyProvider } from '../../../providers/index.js'
@@ -107,7 +108,7 @@ t.test('end to end over SMTP: mail with the rendered template, its token signs i
   t.equal(mail.body, `Hello alice <alice@example.com>, confirm your login to site1: ${token}`)
 
   const login = await c.fetch(`/auth/email/login?token=${token}&sess=1`)
-  t.equal(login.status, 302, 'redirects to the allowed from')
+  t.equal(login.status, 303, 'redirects to the allowed from')
   t.equal(login.headers.get('location'), 'http://127.0.0.1/after')
   t.ok(c.jar.cookies.get('JWT'), 'session cookie set')
   cookieLifetime(t, login, true, 'sess=1')
@@ -387,4 +388,21 @@ t.test('a malformed session flag: 400, nothing sent, the confirmation token not 
   const ok = await c.fetch(`/auth/func/login?token=${token}&sess=1`)
   t.equal(ok.status, 200, 'the token still works')
   cookieLifetime(t, ok, true, 'after the refused attempts')
+})
+
+t.test('heloName (go-pkgz/auth HELOHost) is the name the server sees in EHLO; a bad one is an OptionsError', async (t) => {
+  const named = smtp({ port: sink.port, heloName: 'mail.gatehouse.example' })
+  const got = sink.next()
+  await named.send('helo@example.com', 'hello')
+  t.equal((await got).helo, 'mail.gatehouse.example', 'EHLO with the configured name')
+  const plain = smtp({ port: sink.port })
+  const dflt = sink.next()
+  await plain.send('helo@example.com', 'hello')
+  const dfltName = (await dflt).helo
+  // nodemailer's default: the machine's name when it is a full domain name, else the local address as a literal.
+  t.ok(dfltName === hostname() || /^\[[0-9a-f:.]+\]$/i.test(dfltName), `without it, nodemailer's default (${dfltName})`)
+  for (const bad of ['mail.example.com\r\nMAIL FROM:<x@y>', 'two words', '', '-dash.example', 'x'.repeat(254), 42]) {
+    t.throws(() => new SmtpSender({ host: '127.0.0.1', from: 'a@example.com', heloName: bad as string }), { code: 'GATEHOUSE_OPTION', option: 'SmtpSender.heloName' }, JSON.stringify(bad))
+  }
+  t.doesNotThrow(() => new SmtpSender({ host: '127.0.0.1', from: 'a@example.com', heloName: '[192.0.2.1]' }).close(), 'an address literal')
 })

@@ -57,7 +57,7 @@ t.test('an avatar is served as a PNG with safe, cacheable headers', async (t) =>
   t.match(r.headers.get('etag'), /^"[^"]+"$/)
   t.equal(r.headers.get('cache-control'), 'public, max-age=3600')
   t.equal(r.headers.get('x-content-type-options'), 'nosniff')
-  t.equal(r.headers.get('content-security-policy'), "default-src 'none'; sandbox")
+  t.equal(r.headers.get('content-security-policy'), "default-src 'none'; sandbox; frame-ancestors 'none'")
   const meta = await sharp(body).metadata()
   t.same([meta.width, meta.height], [30, 20])
 })

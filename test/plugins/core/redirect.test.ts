@@ -23,7 +23,7 @@ t.test('from redirects only to the url origin or allowed hosts', async (t) => {
   for (const [from, to] of allowed) {
     const c = client()
     const r = await c.fetch(`/auth/local/login?user=u&passwd=p&from=${encodeURIComponent(from)}`)
-    t.equal(r.status, 302, `${from} followed`)
+    t.equal(r.status, 303, `${from} followed`)
     t.equal(r.headers.get('location'), to)
     t.ok(c.jar.get('JWT'), 'session set')
   }

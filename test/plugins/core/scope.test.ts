@@ -112,7 +112,7 @@ t.test('allowGet: true signs in with GET, and Fastify\'s request log masks the p
   const { app, lines } = await appWithLog({}, true)
   t.teardown(() => app.close())
   const r = await app.inject({ method: 'GET', url: '/auth/local/login?user=alice&passwd=PW-alice-7731&from=/home' })
-  t.equal(r.statusCode, 302)
+  t.equal(r.statusCode, 303)
   t.equal(r.headers.location, 'http://127.0.0.1/home')
   const incoming = lines.map((l) => JSON.parse(l) as { msg: string; req?: { url: string } }).find((e) => e.msg === 'incoming request')
   t.match(incoming?.req?.url, /^\/auth\/local\/login\?user=alice&passwd=\*+&from=\/home$/, 'the URL is logged with passwd masked')

@@ -33,7 +33,7 @@ t.test('the tutorial url on localhost: one warning naming the origin to use, the
   const lines: string[] = []
   const app = await appWith('https://example.com', lines)
   const r = await login(app, 'localhost:8080')
-  t.equal(r.statusCode, 302, 'the login still answers')
+  t.equal(r.statusCode, 303, 'the login still answers')
   t.equal(r.headers.location, 'https://example.com/', 'what the warning is about: the redirect leaves localhost')
   t.match(String(r.headers['set-cookie']), /__Host-JWT=.*Secure/)
   await login(app, 'localhost:8080')
@@ -60,7 +60,7 @@ t.test('a url matching the loopback origin is not warned about', async (t) => {
   const lines: string[] = []
   const app = await appWith('http://localhost:8080', lines)
   const r = await login(app, 'localhost:8080')
-  t.equal(r.statusCode, 302)
+  t.equal(r.statusCode, 303)
   t.equal(r.headers.location, 'http://localhost:8080/')
   t.same(warnings(lines), [])
 })
@@ -68,7 +68,7 @@ t.test('a url matching the loopback origin is not warned about', async (t) => {
 t.test('a public host (a reverse proxy may name anything) is not warned about', async (t) => {
   const lines: string[] = []
   const app = await appWith('https://example.com', lines)
-  t.equal((await login(app, 'internal.example.net:3000')).statusCode, 302)
+  t.equal((await login(app, 'internal.example.net:3000')).statusCode, 303)
   t.same(warnings(lines), [])
 })
 
@@ -94,7 +94,7 @@ t.test('secret as a plain string', async (t) => {
   const lines: string[] = []
   const app = await appWith('http://localhost', lines)
   const r = await login(app, 'localhost')
-  t.equal(r.statusCode, 302, 'signs sessions')
+  t.equal(r.statusCode, 303, 'signs sessions')
   const me = await app.inject({ url: '/auth/status', headers: { cookie: String(r.headers['set-cookie']).split(';')[0]! } })
   t.equal(me.statusCode, 200)
   for (const [secret, why] of [['', /empty string/], ['short-secret', /is 12 bytes; at least 32/], [undefined, /is required: .*environment variable/]] as const) {

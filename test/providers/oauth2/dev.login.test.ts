@@ -37,7 +37,7 @@ t.test('dev: any user name signs in through the login page', async (t) => {
 
   const nav = await browser.submitForm(page.url, page.body, { user: 'dev_alice' })
   const callback = nav.hops.find((h) => h.url.startsWith(`${APP_URL}/auth/dev/callback`))!
-  t.equal(callback.status, 302, 'signed in, redirected to from')
+  t.equal(callback.status, 303, 'signed in, redirected to from')
   t.equal(callback.location, `${APP_URL}/welcome`)
   const me = await currentUser(browser)
   t.equal(me.status, 200)

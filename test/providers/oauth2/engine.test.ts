@@ -292,7 +292,7 @@ t.test('OIDC: unreachable keys are a 502', async (t) => {
 t.test('from: followed only to our origin or an allowed host', async (t) => {
   let nav = await testApp.browser().navigate(`${APP_URL}/auth/github/login?from=${encodeURIComponent('/dashboard?tab=1')}`)
   const fromCallback = nav.hops.find((h) => h.url.includes('/auth/github/callback'))!
-  t.equal(fromCallback.status, 302)
+  t.equal(fromCallback.status, 303)
   t.equal(fromCallback.location, `${APP_URL}/dashboard?tab=1`, 'own path followed')
   t.equal(nav.url, `${APP_URL}/dashboard?tab=1`, 'the browser arrived there')
   nav = await testApp.browser().navigate(`${APP_URL}/auth/github/login?from=${encodeURIComponent('https://partner.example/back')}`)

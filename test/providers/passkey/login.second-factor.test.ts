@@ -43,7 +43,7 @@ t.test('a password login of a user with a passkey waits for the passkey; the pas
   t.same(options.allowCredentials!.map((a) => a.id), [credential.id], 'only this user\'s passkeys are asked for')
   t.equal(options.userVerification, 'preferred', 'the password was the knowledge factor')
   const done = await c.fetch('/auth/passkey/login', { method: 'POST', json: authn.get(options, credential) })
-  t.equal(done.status, 302, 'the password login\'s from is kept')
+  t.equal(done.status, 303, 'the password login\'s from is kept')
   t.equal(done.headers.get('location'), 'http://localhost:8080/home')
   const jwt = done.headers.getSetCookie().map(parseSetCookie).find((k) => k.name === 'JWT')!
   t.equal(jwt.attrs['max-age'], undefined, 'and its session=1')

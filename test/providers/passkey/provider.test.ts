@@ -142,7 +142,7 @@ t.test('the sign-in keeps aud, session and from of the options request', async (
   t.equal(forbidden.headers.getSetCookie().length, 0)
 
   const res = await passkeyLogin(c, authn, credential, { aud: 'site-a', session: '1', from: 'http://localhost:8080/after' })
-  t.equal(res.status, 302)
+  t.equal(res.status, 303)
   t.equal(res.headers.get('location'), 'http://localhost:8080/after')
   const jwt = res.headers.getSetCookie().map(parseSetCookie).find((k) => k.name === 'JWT')!
   t.equal(jwt.attrs['max-age'], undefined, 'session-only cookie')

@@ -110,7 +110,7 @@ t.test('from and the session flag (session or sess, 1 or true) are kept from the
     const token = await ask(c, '?from=' + encodeURIComponent('http://127.0.0.1/after') + '&' + flag)
     await pressStart(bob, `/start ${token}`)
     const r = await c.fetch(`/auth/telegram/login?token=${token}`)
-    t.equal(r.status, 302, flag)
+    t.equal(r.status, 303, flag)
     t.equal(r.headers.get('location'), 'http://127.0.0.1/after')
     cookieLifetime(t, r, sessionOnly, `"${flag}"`)
   }
