@@ -67,7 +67,7 @@ export interface SessionRevokedEvent extends AuditBase {
 export interface SessionRefusedEvent extends AuditBase {
   readonly type: 'session.refused'
   /** Where the refused token came from. */
-  readonly source: 'query' | 'header' | 'cookie'
+  readonly source: 'query' | 'header' | 'cookie' | 'bearer' | 'extract'
 }
 /** Failed credential checks locked an account name or a client address. */
 export interface LockoutStartedEvent extends AuditBase {

@@ -8,6 +8,7 @@ import type {
   BasicAuthChecker, ClaimsUpdater, ClaimsUpdFunc, RefreshCache, ResolvedOptions, SecretFunc, SecretReader,
   SessionKey, UserUpdater, UserUpdFunc, Validator, ValidatorFunc
 } from './types.js'
+import type { FastifyRequest } from 'fastify'
 import { sessionKeysOption } from './keys.js'
 import { noopLogger, type Logger } from '../../lib/logger.js'
 import { Audit } from '../../lib/audit/audit.js'
@@ -84,12 +85,31 @@ export interface XsrfOptions {
   navigation?: boolean | undefined
 }
 
-/** Where tokens are read besides the session cookie (`tokenSources` group); `false` turns a source off. */
+/**
+ * Where tokens are read besides the session cookie (`tokenSources` group), tried in this order: `extract`,
+ * `query`, `header`, `bearer`, then the cookie; `false` turns a source off.
+ */
 export interface TokenSourceOptions {
   /** Request header carrying a token. Default `X-JWT`. */
   header?: string | false | undefined
-  /** Query parameter carrying a token. Default `token`. */
-  query?: string | false | undefined
+  /**
+   * Query parameter carrying a token: `true` for `token` (the seed's), a name, or `false`. Default `false`: a
+   * token in a URL leaks through history, logs and the Referer header (OWASP ASVS 5.0 14.2.1).
+   */
+  query?: string | boolean | undefined
+  /** `Authorization: Bearer <token>` (RFC 6750). Default `true`. */
+  bearer?: boolean | undefined
+  /**
+   * The app's own place for a token (like @fastify/jwt's `extractToken`): `(request) => token`, tried first; an
+   * empty or non-string answer means none. It must not throw. Default none.
+   */
+  extract?: ((request: FastifyRequest) => string | undefined | null) | undefined
+  /**
+   * go-pkgz's `SendJWTHeader`: an expired header or bearer token still within `session.maxAge` (and
+   * `session.idleTimeout`) is refreshed as a cookie session is, and the new token is answered in the `X-JWT`
+   * response header (a login answers it there too). Default `false`: a token outside a cookie dies at its `exp`.
+   */
+  headerRefresh?: boolean | undefined
 }
 
 /** Basic authentication on the auth hooks (`basicAuth` group); off unless one of these is set. */
@@ -231,7 +251,7 @@ export const SESSION_KEYS = keyList<SessionOptions>({
 })
 export const COOKIE_KEYS = keyList<CookieOptions>({ sessionName: true, xsrfName: true, sameSite: true, secure: true, domain: true })
 export const XSRF_KEYS = keyList<XsrfOptions>({ disable: true, ignoreMethods: true, headerName: true, navigation: true })
-export const TOKEN_SOURCE_KEYS = keyList<TokenSourceOptions>({ header: true, query: true })
+export const TOKEN_SOURCE_KEYS = keyList<TokenSourceOptions>({ header: true, query: true, bearer: true, extract: true, headerRefresh: true })
 export const BASIC_AUTH_KEYS = keyList<BasicAuthOptions>({ adminPasswd: true, checker: true })
 export const REVOCATION_KEYS = keyList<RevocationOptions>({ recheckInterval: true, sessionList: true })
 export const SESSION_LIST_KEYS = keyList<SessionListOptions>({ maxPerUser: true, ip: true })
@@ -359,8 +379,15 @@ function xsrfGroup (value: unknown): ResolvedOptions['xsrf'] {
 function tokenSourcesGroup (value: unknown): ResolvedOptions['tokenSources'] {
   const t = optionGroup<TokenSourceOptions>('tokenSources', value, TOKEN_SOURCE_KEYS)
   const header = t.header === false ? null : (optionString('tokenSources.header', t.header) ?? 'X-JWT').toLowerCase()
-  const query = t.query === false ? null : optionString('tokenSources.query', t.query) ?? 'token'
-  return { header, query }
+  const query = t.query === undefined || t.query === false ? null : t.query === true ? 'token' : optionString('tokenSources.query', t.query) ?? null
+  const extract = optionFunction<NonNullable<TokenSourceOptions['extract']>>('tokenSources.extract', t.extract) ?? null
+  return {
+    header,
+    query,
+    bearer: optionBoolean('tokenSources.bearer', t.bearer) ?? true,
+    extract,
+    headerRefresh: optionBoolean('tokenSources.headerRefresh', t.headerRefresh) ?? false
+  }
 }
 
 function basicAuthGroup (value: unknown): ResolvedOptions['basicAuth'] {

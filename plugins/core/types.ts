@@ -196,8 +196,9 @@ export interface TokenService {
   /** Creates a session token and sets the JWT and XSRF cookies on the reply. */
   set(reply: FastifyReply, input: ClaimsInput): Promise<{ token: string; claims: Claims }>
   /**
-   * Reads the session from query `token`, header `X-JWT` or cookie `JWT` (in that order); checks XSRF for
-   * cookie sessions, the audience allow-list, revocation and the validator; refreshes an expired cookie session
+   * Reads the session from the sources of `tokenSources` (by default header `X-JWT`, `Authorization: Bearer`, then
+   * cookie `JWT`); checks XSRF for cookie sessions, the audience allow-list, revocation and the validator;
+   * refreshes an expired cookie session (a header one under `tokenSources.headerRefresh`)
    * within `session.maxAge` (and `session.idleTimeout`). Returns null when the request carries no token; throws HttpError
    * 401 when it is bad. The claims and user are frozen: they may be shared with other requests of the session.
    */
@@ -263,8 +264,14 @@ export interface ResolvedOptions {
   cookies: { sessionName: string; xsrfName: string; sameSite: 'strict' | 'lax' | 'none'; secure: boolean; domain: string | undefined }
   /** `headerName` in lower case. */
   xsrf: { disable: boolean; ignoreMethods: Set<string>; headerName: string; navigation: boolean }
-  /** Header name (lower case) and query parameter; null when that source is off. */
-  tokenSources: { header: string | null; query: string | null }
+  /** Header name (lower case) and query parameter (null when that source is off), the bearer and extractor sources, header refresh. */
+  tokenSources: {
+    header: string | null
+    query: string | null
+    bearer: boolean
+    extract: ((request: FastifyRequest) => string | undefined | null) | null
+    headerRefresh: boolean
+  }
   basicAuth: { adminPasswd: string | undefined; checker: BasicAuthChecker | undefined }
   /** null when revocation is off; `sessionList` null when the list is off. */
   revocation: { recheckMs: number; sessionList: { maxPerUser: number; ip: 'address' | 'hash' | false } | null } | null
