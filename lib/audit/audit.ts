@@ -43,7 +43,11 @@ const OUTCOMES: Record<AuditEventType, AuditOutcome> = {
   'step_up.succeeded': 'success',
   'step_up.refused': 'failure',
   'state_store.unavailable': 'failure',
-  'key.rotated': 'success'
+  'key.rotated': 'success',
+  'token.issued': 'success',
+  'token.refreshed': 'success',
+  'token.reuse_detected': 'failure',
+  'token.revoked': 'success'
 }
 
 export class Audit {

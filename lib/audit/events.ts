@@ -131,6 +131,24 @@ export interface KeyRotatedEvent extends AuditBase {
   readonly currentKid: string
 }
 
+/** What every token event of a registered client carries. */
+export interface ClientEventBase extends AuditBase {
+  /** The registered client (`clients[i].id`). */
+  readonly clientId: string
+}
+/** A client got its first token pair (a new refresh family): `sign_in`, `authorization_code`, `device_code`. */
+export interface TokenIssuedEvent extends ClientEventBase { readonly type: 'token.issued' }
+/** A refresh token was exchanged (and rotated) for a new pair. */
+export interface TokenRefreshedEvent extends ClientEventBase { readonly type: 'token.refreshed' }
+/** A rotated refresh token was presented again: two parties hold the family, and it ended. */
+export interface TokenReuseDetectedEvent extends ClientEventBase {
+  readonly type: 'token.reuse_detected'
+  /** True: the whole family ended, its access tokens included. */
+  readonly familyEnded: boolean
+}
+/** A client revoked its refresh token (RFC 7009): its family ended. */
+export interface TokenRevokedEvent extends ClientEventBase { readonly type: 'token.revoked' }
+
 /** Every audit event, discriminated by `type`. */
 export type AuditEvent =
   | LoginSucceededEvent | LoginFailedEvent | LoginSecondFactorRequiredEvent | LogoutEvent
@@ -138,6 +156,7 @@ export type AuditEvent =
   | LockoutStartedEvent | RateLimitedEvent | CrossSiteRefusedEvent | ConfirmationSentEvent
   | PasskeyAddedEvent | PasskeyRemovedEvent | SecondFactorAddedEvent | SecondFactorRemovedEvent | RecoveryCodesCreatedEvent
   | StepUpSucceededEvent | StepUpRefusedEvent | StateStoreUnavailableEvent | KeyRotatedEvent
+  | TokenIssuedEvent | TokenRefreshedEvent | TokenReuseDetectedEvent | TokenRevokedEvent
 
 /** The name of an event type. */
 export type AuditEventType = AuditEvent['type']
@@ -153,5 +172,6 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'login.succeeded', 'login.failed', 'login.second_factor_required', 'logout', 'session.refreshed', 'session.revoked',
   'session.refused', 'lockout.started', 'rate_limited', 'cross_site.refused', 'confirmation.sent', 'passkey.added',
   'passkey.removed', 'second_factor.added', 'second_factor.removed', 'recovery_codes.created', 'step_up.succeeded',
-  'step_up.refused', 'state_store.unavailable', 'key.rotated'
+  'step_up.refused', 'state_store.unavailable', 'key.rotated', 'token.issued', 'token.refreshed', 'token.reuse_detected',
+  'token.revoked'
 ]

@@ -10,6 +10,7 @@ import type {
 } from './types.js'
 import type { FastifyRequest } from 'fastify'
 import { sessionKeysOption } from './keys.js'
+import { resolveClients, type ClientOptions, type RegisteredClient } from './clients.js'
 import { noopLogger, type Logger } from '../../lib/logger.js'
 import { Audit } from '../../lib/audit/audit.js'
 import type { AuditListener } from '../../lib/audit/events.js'
@@ -237,6 +238,12 @@ export interface CoreOptions {
    * one-time value or full e-mail address. Default none.
    */
   onEvent?: AuditListener | undefined
+  /**
+   * The app's own clients without cookies (mobile apps, CLIs, browser apps on another origin): public clients
+   * that get token pairs at `{authPrefix}/token` (see the guide "API, mobile and CLI clients"). Needs `revocation`.
+   * Default none (no token endpoint).
+   */
+  clients?: readonly ClientOptions[] | undefined
 }
 
 /** The keys the core reads; the root plugin hands it exactly these. */
@@ -244,7 +251,7 @@ export const CORE_OPTION_KEYS = keyList<CoreOptions>({
   secret: true, url: true, issuer: true, authPrefix: true, audiences: true, allowedRedirectHosts: true, validator: true,
   claimsUpdater: true, userUpdater: true, logger: true, decoratorName: true, stateStore: true, session: true, cookies: true, xsrf: true,
   tokenSources: true, basicAuth: true, revocation: true, reauthentication: true, rateLimit: true, crossSite: true,
-  onEvent: true
+  onEvent: true, clients: true
 })
 export const SESSION_KEYS = keyList<SessionOptions>({
   tokenDuration: true, maxAge: true, idleTimeout: true, cacheSize: true, signingKeys: true, refreshCache: true
@@ -294,7 +301,8 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
     rateLimit,
     clientKey,
     crossSite: crossSiteGuard(o.crossSite, url.origin, allowedRedirectHosts),
-    audit: new Audit(optionFunction<AuditListener>('onEvent', o.onEvent), logger, clientKey)
+    audit: new Audit(optionFunction<AuditListener>('onEvent', o.onEvent), logger, clientKey),
+    clients: clientsOption(o.clients, session.maxAgeMs, o.revocation)
   }
 }
 
@@ -311,6 +319,13 @@ function secretOption (value: unknown): SecretFunc {
   if (bytes === 0) throw new OptionsError('secret', `is an empty string (is the environment variable that holds it set?); ${MAKE_SECRET}`)
   if (bytes < MIN_SECRET_BYTES) throw new OptionsError('secret', `is ${bytes} bytes; at least ${MIN_SECRET_BYTES} are needed, ${MAKE_SECRET}`)
   return () => value
+}
+
+/** `clients`: validated, and only with revocation (a family's end is a revoked session). */
+function clientsOption (value: unknown, maxAgeMs: number, revocation: unknown): ReadonlyMap<string, RegisteredClient> {
+  const clients = resolveClients(value, maxAgeMs)
+  if (clients.size > 0 && revocation === false) throw new OptionsError('clients', 'need revocation: a refresh family ends by revoking its session (leave `revocation` on)')
+  return clients
 }
 
 /** `decoratorName`: a JavaScript identifier, `auth` by default. */

@@ -31,8 +31,8 @@ import { VerifiedSessions } from './verified-sessions.js'
 import { SEEN_INTERVAL_MS, type SessionList } from './sessions.js'
 import type { Claims, ClaimsInput, ResolvedOptions, Session, TokenPurpose, TokenService } from './types.js'
 
-/** The token service plus what only the core uses. */
-export interface CoreTokenService extends TokenService {
+/** The token service plus what only the core uses (token pairs are the client tokens' own, client-tokens.ts). */
+export interface CoreTokenService extends Omit<TokenService, 'issuePair'> {
   /** Signs a short-lived token of another purpose (OAuth2 handshake, confirmation): the provider kit's. */
   signPurpose(purpose: Exclude<TokenPurpose, 'session'>, payload: Record<string, unknown>, ttlMs: number, aud?: string): Promise<string>
   /** Verifies a token of that purpose (signature, expiry, purpose). Throws HttpError 401 (or 400 when malformed). */
@@ -47,6 +47,11 @@ export interface CoreTokenService extends TokenService {
    * its verified claims, or undefined (none presented, or revocation off).
    */
   revokePresented (request: FastifyRequest, everywhere: boolean): Promise<Claims | undefined>
+  /**
+   * Signs an access token of a refresh family (`base`: the family's `jti` and `auth_time`; none for a new one): the
+   * claims updater and the validator run as for a cookie refresh. Rejects HttpError 401 when the validator refuses.
+   */
+  access (input: ClaimsInput, base: { jti: string; auth_time: number } | undefined): Promise<{ token: string; claims: Claims }>
   /** Where the request's token comes from (extractor, query, header, bearer or cookie), undefined when it carries none. */
   sourceOf (request: FastifyRequest): TokenSource | undefined
   readonly cache: SessionCache
@@ -96,6 +101,12 @@ export function createTokenService (o: ResolvedOptions, revocations: Revocations
       const { claims } = await verify(token, purpose)
       if (claims.exp <= nowSeconds()) throw unauthorized('token expired', ErrorCodes.TOKEN_EXPIRED)
       return claims
+    },
+    async access (input, base) {
+      const claims = await issuer.claims(input, base as Claims | undefined)
+      const { token, key } = await issuer.sign(claims)
+      await check.validated(verified.remember(token, claims, key, Date.now(), true))
+      return { token, claims }
     },
     revokePresented: async (request, everywhere) => await revokePresented(presented, request, everywhere),
     sourceOf: (request) => reader.read(request)?.source

@@ -8,6 +8,7 @@ import type { BasicAuthChecker, MaybePromise, ReadonlyUser, User, UserData } fro
 export type { BasicAuthChecker, BasicAuthResult, MaybePromise, ReadonlyUser } from '../../lib/user.js'
 import type { Logger } from '../../lib/logger.js'
 import type { Audit } from '../../lib/audit/audit.js'
+import type { RegisteredClient } from './clients.js'
 import type { JwsKey } from './jws.js'
 import type { ResolvedRateLimit } from '../../lib/throttle/options.js'
 import type { ClientKey } from '../../lib/throttle/client.js'
@@ -205,6 +206,13 @@ export interface TokenService {
   read(request: FastifyRequest, reply: FastifyReply): Promise<Session | null>
   /** Clears the JWT and XSRF cookies (logout). */
   reset(reply: FastifyReply): void
+  /**
+   * The first token pair of a registered client (`clients`) for a user the app signed in itself: a new refresh
+   * family, listed among the user's sessions, ended by `revokeSession`, `revokeUser` and logout everywhere. The
+   * answer is RFC 6749 §5.1's (`access_token`, `token_type`, `expires_in`, `refresh_token`). OptionsError for a
+   * client that is not registered (`fastify.auth.tokens.issuePair`).
+   */
+  issuePair(request: FastifyRequest, client: string, input: ClaimsInput): Promise<TokenPairResponse>
 }
 
 /** A verified session: its token, claims and user (frozen, shared by the requests of the session). */
@@ -285,6 +293,8 @@ export interface ResolvedOptions {
   crossSite: CrossSiteGuard | false
   /** Publishes the audit events (`onEvent` and the `gatehouse:audit` channel); `audit.on` before building one. */
   audit: Audit
+  /** The registered clients (`clients`) by id; empty when none. */
+  clients: ReadonlyMap<string, RegisteredClient>
 }
 
 /**
@@ -349,4 +359,13 @@ export interface GatehouseAuth {
   listSessions(userId: string): Promise<ListedSession[]>
   /** The public keys of `session.signingKeys` as a JWKS (also served at `{authPrefix}/.well-known/jwks.json`); null for HMAC sessions. */
   readonly jwks: { keys: JsonWebKey[] } | null
+}
+
+/** A token response of RFC 6749 §5.1: the access token (a session JWT) and the refresh token of its family. */
+export interface TokenPairResponse {
+  access_token: string
+  token_type: 'Bearer'
+  /** Seconds the access token lives (`session.tokenDuration`). */
+  expires_in: number
+  refresh_token: string
 }
