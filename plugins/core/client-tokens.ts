@@ -14,7 +14,9 @@ import { RefreshFamilies } from './refresh-families.js'
 import { authorizationServerMetadata, REFRESH_GRANT, tokenEndpoint, type Grant } from './token-endpoint.js'
 import { userIdOf } from './session-audit.js'
 import { audOf } from './claims.js'
-import type { ClaimsInput, ResolvedOptions, TokenPairResponse } from './types.js'
+import type { Claims, ClaimsInput, ResolvedOptions, TokenPairResponse } from './types.js'
+import { requestCookie } from './cookie-jar.js'
+import { authorizationCodeGrant, authorizeHandler } from './native-sign-in.js'
 
 export interface ClientTokens {
   /** `fastify.auth.issueTokenPair`. */
@@ -49,14 +51,29 @@ export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, 
   const metadataPath = `/.well-known/oauth-authorization-server${new URL(issuer).pathname.replace(/\/$/, '')}`
   fastify.get(metadataPath, async (_request, reply) => {
     const grantTypes = [...grants.keys(), REFRESH_GRANT]
-    return await reply.header('cache-control', 'no-cache').send(authorizationServerMetadata(issuer, issuer, grantTypes, {}))
+    const extra = redirecting ? { authorization_endpoint: `${issuer}/authorize`, response_types_supported: ['code'] } : {}
+    return await reply.header('cache-control', 'no-cache').send(authorizationServerMetadata(issuer, issuer, grantTypes, extra))
   })
+  const native = {
+    store: s.stateStore,
+    clients: o.clients,
+    families,
+    loginPage: o.loginPage,
+    issuer,
+    async session (request: FastifyRequest): Promise<Claims | null> {
+      const token = requestCookie(request, o.cookies.sessionName)
+      if (token === undefined || token === '') return null
+      try { return await s.tokens.parse(token) } catch { return null }
+    }
+  }
+  const redirecting = [...o.clients.values()].some((c) => c.kind !== 'device')
+  if (redirecting) grants.set('authorization_code', authorizationCodeGrant(native))
   return {
     async issue (request, clientId, input) {
       const client = o.clients.get(clientId)
       if (client === undefined) throw new OptionsError('client', `"${clientId}" is not a registered client (clients[].id)`)
-      return await families.issue(request, client, input)
+      return (await families.issue(request, client, input)).response
     },
-    routes: tokenEndpoint({ clients: o.clients, families, grants, revokeAccess })
+    routes: tokenEndpoint({ clients: o.clients, families, grants, revokeAccess, authorize: redirecting ? authorizeHandler(native) : undefined })
   }
 }

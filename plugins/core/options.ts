@@ -244,6 +244,12 @@ export interface CoreOptions {
    * Default none (no token endpoint).
    */
   clients?: readonly ClientOptions[] | undefined
+  /**
+   * The app's sign-in page, a path on `url`: `{authPrefix}/authorize` sends a browser without a session there with
+   * `?from=` (back to the authorization request), so that a native client signs in with any login method. Default
+   * `/login`.
+   */
+  loginPage?: string | undefined
 }
 
 /** The keys the core reads; the root plugin hands it exactly these. */
@@ -251,7 +257,7 @@ export const CORE_OPTION_KEYS = keyList<CoreOptions>({
   secret: true, url: true, issuer: true, authPrefix: true, audiences: true, allowedRedirectHosts: true, validator: true,
   claimsUpdater: true, userUpdater: true, logger: true, decoratorName: true, stateStore: true, session: true, cookies: true, xsrf: true,
   tokenSources: true, basicAuth: true, revocation: true, reauthentication: true, rateLimit: true, crossSite: true,
-  onEvent: true, clients: true
+  onEvent: true, clients: true, loginPage: true
 })
 export const SESSION_KEYS = keyList<SessionOptions>({
   tokenDuration: true, maxAge: true, idleTimeout: true, cacheSize: true, signingKeys: true, refreshCache: true
@@ -302,7 +308,8 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
     clientKey,
     crossSite: crossSiteGuard(o.crossSite, url.origin, allowedRedirectHosts),
     audit: new Audit(optionFunction<AuditListener>('onEvent', o.onEvent), logger, clientKey),
-    clients: clientsOption(o.clients, session.maxAgeMs, o.revocation)
+    clients: clientsOption(o.clients, session.maxAgeMs, o.revocation),
+    loginPage: loginPageOption(o.loginPage, url)
   }
 }
 
@@ -326,6 +333,13 @@ function clientsOption (value: unknown, maxAgeMs: number, revocation: unknown): 
   const clients = resolveClients(value, maxAgeMs)
   if (clients.size > 0 && revocation === false) throw new OptionsError('clients', 'need revocation: a refresh family ends by revoking its session (leave `revocation` on)')
   return clients
+}
+
+/** `loginPage`: a path on `url`'s origin (never another host: it is where a sign-in is sent), as an absolute URL. */
+function loginPageOption (value: unknown, url: URL): string {
+  const path = optionString('loginPage', value) ?? '/login'
+  if (!path.startsWith('/') || path.startsWith('//') || path.includes('\\')) throw new OptionsError('loginPage', `must be a path on url, like /login (got "${path}")`)
+  return new URL(path, url.origin).href
 }
 
 /** `decoratorName`: a JavaScript identifier, `auth` by default. */

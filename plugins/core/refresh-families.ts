@@ -54,14 +54,24 @@ export interface FamilyDeps {
 export class RefreshFamilies {
   constructor (private readonly d: FamilyDeps) {}
 
-  /** A new family for a signed-in user: its first pair. */
-  async issue (request: FastifyRequest, client: RegisteredClient, input: ClaimsInput): Promise<TokenResponse> {
-    const { token, claims } = await this.d.access(input, undefined)
-    const record: FamilyRecord = { f: claims.jti, at: claims.auth_time!, end: Date.now() + client.maxAgeMs, in: inputOf(claims) }
+  /**
+   * A new family for a signed-in user: its first pair and its id. `authTime` is the sign-in's (seconds; now when
+   * the app signs the user in itself); `reason` names the grant in the `token.issued` event.
+   */
+  async issue (request: FastifyRequest, client: RegisteredClient, input: ClaimsInput, authTime?: number, reason = 'sign_in'): Promise<{ response: TokenResponse; family: string }> {
+    const base = authTime === undefined ? undefined : { jti: randomBytes(16).toString('base64url'), auth_time: authTime }
+    const { token, claims } = await this.d.access(input, base)
+    const record: FamilyRecord = { f: claims.jti, at: claims.auth_time!, end: Math.round(claims.auth_time! * 1000) + client.maxAgeMs, in: inputOf(claims) }
     const refresh = await this.store(client, record)
     await this.d.list?.login(request, claims, `client:${client.id}`)
-    if (this.d.audit.on) this.d.audit.emit(request, 'token.issued', { reason: 'sign_in', clientId: client.id, userId: userIdOfInput(claims) })
-    return this.answer(token, refresh)
+    if (this.d.audit.on) this.d.audit.emit(request, 'token.issued', { reason, clientId: client.id, userId: userIdOfInput(claims) })
+    return { response: this.answer(token, refresh), family: claims.jti }
+  }
+
+  /** Ends a family because one of its one-time values (a code) was presented again: audited as a reuse. */
+  async endFamily (request: FastifyRequest, client: RegisteredClient, family: string): Promise<void> {
+    await this.end(family)
+    if (this.d.audit.on) this.d.audit.emit(request, 'token.reuse_detected', { reason: 'code_replay', clientId: client.id, familyEnded: true })
   }
 
   /** The `refresh_token` grant: a new pair, the presented token rotated; reuse of a rotated one ends the family. */
@@ -137,12 +147,12 @@ export class RefreshFamilies {
   }
 }
 
-function hashOf (token: string): string {
+export function hashOf (token: string): string {
   return createHash('sha256').update(token).digest('base64url')
 }
 
 /** The claims input of a family's next access token: its claims without the registered ones. */
-function inputOf (claims: Claims): ClaimsInput {
+export function inputOf (claims: Claims): ClaimsInput {
   const { iat, nbf, exp, iss, jti, auth_time: at, purpose, ...input } = claims
   return input
 }

@@ -40,6 +40,8 @@ export interface TokenEndpointDeps {
   grants: ReadonlyMap<string, Grant>
   /** Revokes an access token presented at `/revoke` (its family or session ends); false when it is none. */
   revokeAccess: (request: FastifyRequest, token: string) => Promise<boolean>
+  /** `GET /authorize` of native and browser clients (none without such a client). */
+  authorize?: ((request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) | undefined
 }
 
 /** Registers `/token` and `/revoke` in an auth scope of their own (their errors answer in RFC 6749's shape). */
@@ -51,6 +53,7 @@ export function tokenEndpoint (d: TokenEndpointDeps) {
   })
   return async function tokenRoutes (scope: FastifyInstance): Promise<void> {
     scope.setErrorHandler((err: FastifyError, _request, reply) => answerError(reply, err))
+    if (d.authorize !== undefined) scope.get('/authorize', { schema: doc('Signs a native or browser client in through this browser (RFC 8252)') }, d.authorize)
 
     scope.post('/token', { bodyLimit: BODY_LIMIT, schema: doc('Token endpoint of the registered clients (RFC 6749)') }, async (request, reply) => {
       const field = formOf(request)
@@ -107,7 +110,7 @@ function clientOf (clients: ReadonlyMap<string, RegisteredClient>, request: Fast
 /** Refusals in RFC 6749's shape; a body too large or unreadable is `invalid_request`; a store failure stays 503. */
 function answerError (reply: FastifyReply, err: FastifyError): FastifyReply {
   if (err instanceof OAuthError) return sendOAuthError(reply, err)
-  if (err instanceof StateStoreError || (err instanceof HttpError && err.statusCode >= 500)) return sendHttpError(reply.header('cache-control', 'no-store'), err as HttpError)
+  if (err instanceof StateStoreError || err instanceof HttpError) return sendHttpError(reply.header('cache-control', 'no-store'), err)
   const status = err.statusCode ?? 500
   if (status >= 400 && status < 500) return sendOAuthError(reply, invalidRequest(status === 413 ? `the body is larger than ${BODY_LIMIT} bytes` : 'the body cannot be read'))
   reply.log.error({ err }, 'token endpoint failed')

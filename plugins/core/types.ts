@@ -295,6 +295,8 @@ export interface ResolvedOptions {
   audit: Audit
   /** The registered clients (`clients`) by id; empty when none. */
   clients: ReadonlyMap<string, RegisteredClient>
+  /** The app's sign-in page as an absolute URL (`loginPage`). */
+  loginPage: string
 }
 
 /**
