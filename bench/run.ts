@@ -12,6 +12,7 @@ import { benchLogin } from './login.js'
 import { benchScale } from './scale.js'
 import { benchDemo } from './demo.js'
 import { benchLadder } from './ladder.js'
+import { benchRefreshGrants } from './refresh-grants.js'
 import { callgrindAvailable } from './callgrind.js'
 
 const suites: Record<string, () => Promise<void>> = {
@@ -22,7 +23,8 @@ const suites: Record<string, () => Promise<void>> = {
   login: benchLogin,
   scale: benchScale,
   demo: benchDemo,
-  ladder: benchLadder
+  ladder: benchLadder,
+  refresh: benchRefreshGrants
 }
 /** Suites that can count instructions instead: `<name>:ir`. */
 const COUNTABLE = new Set(['ladder', 'toolkit'])

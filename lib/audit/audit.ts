@@ -47,7 +47,9 @@ const OUTCOMES: Record<AuditEventType, AuditOutcome> = {
   'token.issued': 'success',
   'token.refreshed': 'success',
   'token.reuse_detected': 'failure',
-  'token.revoked': 'success'
+  'token.revoked': 'success',
+  'device.approved': 'success',
+  'device.denied': 'failure'
 }
 
 export class Audit {

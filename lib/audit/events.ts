@@ -149,6 +149,15 @@ export interface TokenReuseDetectedEvent extends ClientEventBase {
 /** A client revoked its refresh token (RFC 7009): its family ended. */
 export interface TokenRevokedEvent extends ClientEventBase { readonly type: 'token.revoked' }
 
+/** A signed-in user approved a device client's sign-in (RFC 8628) on the device page. */
+export interface DeviceApprovedEvent extends ClientEventBase { readonly type: 'device.approved' }
+/** A device sign-in was denied by the user (`denied`), or a user code matched nothing (`unknown_code`: a typo or a guess). */
+export interface DeviceDeniedEvent extends AuditBase {
+  readonly type: 'device.denied'
+  /** The client of the code; undefined for an unknown code. */
+  readonly clientId: string | undefined
+}
+
 /** Every audit event, discriminated by `type`. */
 export type AuditEvent =
   | LoginSucceededEvent | LoginFailedEvent | LoginSecondFactorRequiredEvent | LogoutEvent
@@ -156,7 +165,7 @@ export type AuditEvent =
   | LockoutStartedEvent | RateLimitedEvent | CrossSiteRefusedEvent | ConfirmationSentEvent
   | PasskeyAddedEvent | PasskeyRemovedEvent | SecondFactorAddedEvent | SecondFactorRemovedEvent | RecoveryCodesCreatedEvent
   | StepUpSucceededEvent | StepUpRefusedEvent | StateStoreUnavailableEvent | KeyRotatedEvent
-  | TokenIssuedEvent | TokenRefreshedEvent | TokenReuseDetectedEvent | TokenRevokedEvent
+  | TokenIssuedEvent | TokenRefreshedEvent | TokenReuseDetectedEvent | TokenRevokedEvent | DeviceApprovedEvent | DeviceDeniedEvent
 
 /** The name of an event type. */
 export type AuditEventType = AuditEvent['type']
@@ -173,5 +182,5 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'session.refused', 'lockout.started', 'rate_limited', 'cross_site.refused', 'confirmation.sent', 'passkey.added',
   'passkey.removed', 'second_factor.added', 'second_factor.removed', 'recovery_codes.created', 'step_up.succeeded',
   'step_up.refused', 'state_store.unavailable', 'key.rotated', 'token.issued', 'token.refreshed', 'token.reuse_detected',
-  'token.revoked'
+  'token.revoked', 'device.approved', 'device.denied'
 ]

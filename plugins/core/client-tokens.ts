@@ -11,7 +11,8 @@ import type { Revocations } from './revocation.js'
 import type { SessionList } from './sessions.js'
 import type { CoreTokenService } from './tokens.js'
 import { RefreshFamilies } from './refresh-families.js'
-import { authorizationServerMetadata, REFRESH_GRANT, tokenEndpoint, type Grant } from './token-endpoint.js'
+import { authorizationServerMetadata, formOf, REFRESH_GRANT, tokenEndpoint, type Grant } from './token-endpoint.js'
+import { DEVICE_GRANT, deviceCodeGrant, deviceCodeHandler, deviceDecisionHandler, devicePageHandler } from './device-sign-in.js'
 import { userIdOf } from './session-audit.js'
 import { audOf } from './claims.js'
 import type { Claims, ClaimsInput, ResolvedOptions, TokenPairResponse } from './types.js'
@@ -51,7 +52,10 @@ export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, 
   const metadataPath = `/.well-known/oauth-authorization-server${new URL(issuer).pathname.replace(/\/$/, '')}`
   fastify.get(metadataPath, async (_request, reply) => {
     const grantTypes = [...grants.keys(), REFRESH_GRANT]
-    const extra = redirecting ? { authorization_endpoint: `${issuer}/authorize`, response_types_supported: ['code'] } : {}
+    const extra = {
+      ...(redirecting ? { authorization_endpoint: `${issuer}/authorize`, response_types_supported: ['code'] } : {}),
+      ...(devices ? { device_authorization_endpoint: `${issuer}/device/code` } : {})
+    }
     return await reply.header('cache-control', 'no-cache').send(authorizationServerMetadata(issuer, issuer, grantTypes, extra))
   })
   const native = {
@@ -67,6 +71,10 @@ export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, 
     }
   }
   const redirecting = [...o.clients.values()].some((c) => c.kind !== 'device')
+  const devices = [...o.clients.values()].some((c) => c.kind === 'device')
+  const device = { ...native, audit: o.audit, clientKey: o.clientKey, base: issuer, origin: o.origin }
+  if (devices) grants.set(DEVICE_GRANT, deviceCodeGrant(device))
+  const deviceRoutes = devices ? { code: deviceCodeHandler(device, formOf), page: devicePageHandler(device), decision: deviceDecisionHandler(device, formOf) } : undefined
   if (redirecting) grants.set('authorization_code', authorizationCodeGrant(native))
   return {
     async issue (request, clientId, input) {
@@ -74,6 +82,6 @@ export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, 
       if (client === undefined) throw new OptionsError('client', `"${clientId}" is not a registered client (clients[].id)`)
       return (await families.issue(request, client, input)).response
     },
-    routes: tokenEndpoint({ clients: o.clients, families, grants, revokeAccess, authorize: redirecting ? authorizeHandler(native) : undefined })
+    routes: tokenEndpoint({ clients: o.clients, families, grants, revokeAccess, authorize: redirecting ? authorizeHandler(native) : undefined, device: deviceRoutes })
   }
 }

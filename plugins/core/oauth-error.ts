@@ -5,8 +5,9 @@
 import type { FastifyReply } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 
-/** The codes of RFC 6749 §5.2 this server answers. */
-export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type'
+/** The codes of RFC 6749 §5.2 (and RFC 8628 §3.5 for the device grant) this server answers. */
+export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' |
+  'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token'
 
 export class OAuthError extends HttpError {
   constructor (status: 400 | 401, readonly error: OAuthErrorCode, description: string) {

@@ -42,7 +42,12 @@ export interface TokenEndpointDeps {
   revokeAccess: (request: FastifyRequest, token: string) => Promise<boolean>
   /** `GET /authorize` of native and browser clients (none without such a client). */
   authorize?: ((request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) | undefined
+  /** The device routes (`POST /device/code`, `GET` and `POST /device`), with a device client only. */
+  device?: DeviceRoutes | undefined
 }
+
+type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>
+export interface DeviceRoutes { code: Handler; page: Handler; decision: Handler }
 
 /** Registers `/token` and `/revoke` in an auth scope of their own (their errors answer in RFC 6749's shape). */
 export function tokenEndpoint (d: TokenEndpointDeps) {
@@ -54,6 +59,11 @@ export function tokenEndpoint (d: TokenEndpointDeps) {
   return async function tokenRoutes (scope: FastifyInstance): Promise<void> {
     scope.setErrorHandler((err: FastifyError, _request, reply) => answerError(reply, err))
     if (d.authorize !== undefined) scope.get('/authorize', { schema: doc('Signs a native or browser client in through this browser (RFC 8252)') }, d.authorize)
+    if (d.device !== undefined) {
+      scope.post('/device/code', { bodyLimit: BODY_LIMIT, schema: doc('Starts a device sign-in (RFC 8628)') }, d.device.code)
+      scope.get('/device', { schema: doc('The device sign-in page: a signed-in user types the code and approves or denies') }, d.device.page)
+      scope.post('/device', { bodyLimit: BODY_LIMIT, schema: doc('Approves or denies a device sign-in') }, d.device.decision)
+    }
 
     scope.post('/token', { bodyLimit: BODY_LIMIT, schema: doc('Token endpoint of the registered clients (RFC 6749)') }, async (request, reply) => {
       const field = formOf(request)
@@ -81,7 +91,7 @@ export function tokenEndpoint (d: TokenEndpointDeps) {
 }
 
 /** The form body's field reader; JSON and other bodies are refused (RFC 6749 §3.2: form encoding). */
-function formOf (request: FastifyRequest): FieldReader {
+export function formOf (request: FastifyRequest): FieldReader {
   const type = request.headers['content-type']
   if (typeof type !== 'string' || type.split(';')[0]!.trim().toLowerCase() !== FORM) throw invalidRequest(`send the parameters as ${FORM}`)
   const body = request.body as Record<string, unknown> | undefined
