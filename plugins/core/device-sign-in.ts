@@ -17,6 +17,7 @@ import type { RegisteredClient } from './clients.js'
 import { OAuthError, invalidGrant, invalidClient, unauthorizedClient } from './oauth-error.js'
 import type { FieldReader, Grant } from './token-endpoint.js'
 import type { Claims } from './types.js'
+import { userIdOf } from './session-audit.js'
 
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code'
 const DEVICE = 'dc:'
@@ -171,9 +172,4 @@ export function deviceCodeGrant (d: DeviceSignInDeps): Grant {
       return (await d.families.issue(request, client, inputOf(claims), claims.auth_time, 'device_code')).response
     }
   }
-}
-
-function userIdOf (claims: Claims): string | undefined {
-  const id = claims.user?.id
-  return typeof id === 'string' ? id : undefined
 }
