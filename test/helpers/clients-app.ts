@@ -23,7 +23,7 @@ export interface ClientsApp {
   close (): Promise<void>
 }
 
-export async function clientsApp (opts: Partial<AuthOptions> = {}, port?: number): Promise<ClientsApp> {
+export async function clientsApp (opts: Partial<AuthOptions> = {}, port?: number, setup?: (app: FastifyInstance) => void): Promise<ClientsApp> {
   port ??= await freePort()
   const base = `http://127.0.0.1:${port}`
   const events: AuditEvent[] = []
@@ -42,6 +42,7 @@ export async function clientsApp (opts: Partial<AuthOptions> = {}, port?: number
   app.get('/private', { preHandler: app.auth.authenticate }, async (req) => ({ name: req.user!.name }))
   app.post<{ Body: { name: string; client?: string } }>('/app/pair', async (req) =>
     await app.auth.tokens.issuePair(req, req.body.client ?? 'mobile', { user: { id: `u-${req.body.name}`, name: req.body.name } }))
+  setup?.(app)
   await app.listen({ port, host: '127.0.0.1' })
   return {
     app,
