@@ -12,8 +12,9 @@ export type {
 export type {
   AuthHook, AuthProvider, AvatarSaver, BasicAuthChecker, BasicAuthResult, Claims, ClaimsInput, ClaimsUpdater, ClaimsUpdFunc,
   CheckedUser, CredChecker, CredCheckResult, GatehouseAuth, ListedSession, LoginResult, MaybePromise, RefreshCache, ResolvedGoPkgz, ResolvedOptions, SecretFunc, SecretKeyEntry, SecretReader,
-  SecretValue, Session, SessionKey, TokenPurpose, TokenService, UserUpdater, UserUpdFunc, Validator, ValidatorFunc
+  SecretValue, Session, SessionKey, TokenPairResponse, TokenPurpose, TokenService, UserUpdater, UserUpdFunc, Validator, ValidatorFunc
 } from './plugins/core/types.js'
+export type { ClientOptions, ClientRefreshOptions, RegisteredClient } from './plugins/core/clients.js'
 export type { JwsKey } from './plugins/core/jws.js'
 export type { ProviderMethods, DevProviderHandle } from './compat.js'
 export type { GatehouseApi } from './auth.js'
@@ -44,7 +45,8 @@ export type {
   KeyRotatedEvent, PasswordBreachedEvent, TrustedDeviceAddedEvent, TrustedDeviceRefusedEvent, TrustedDeviceRemovedEvent, TrustedDeviceUsedEvent, LockoutStartedEvent, LoginFailedEvent, LoginSecondFactorRequiredEvent, LoginSucceededEvent, LogoutEvent,
   PasskeyAddedEvent, PasskeyRemovedEvent, RateLimitedEvent, RecoveryCodesCreatedEvent, RevokedBy, SecondFactorAddedEvent,
   SecondFactorRemovedEvent, SessionMigratedEvent, SessionRefreshedEvent, SessionRefusedEvent, SessionRevokedEvent, StateStoreUnavailableEvent,
-  StepUpRefusedEvent, StepUpSucceededEvent
+  StepUpRefusedEvent, StepUpSucceededEvent, ClientEventBase, TokenIssuedEvent, TokenRefreshedEvent, TokenReuseDetectedEvent, TokenRevokedEvent,
+  DeviceApprovedEvent, DeviceDeniedEvent
 } from './lib/audit/events.js'
 export type { Audit, AuditFields } from './lib/audit/audit.js'
 export type { StateStore, WriteOptions, IncrementOptions, Counter, Subscription, PublishOptions } from './lib/state-store.js'

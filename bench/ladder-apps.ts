@@ -68,13 +68,17 @@ export const LADDER_APPS: Record<string, () => Promise<Peer>> = {
   'ladder-auth-callback': ladderApp(withAuth((app) => ({ onRequest: callbackAuthenticate(app) })))
 }
 
-/** The request every rung receives: a session of the ladder's servers (cookie pair and XSRF header). */
-export async function ladderSession (): Promise<BenchRequest> {
+/**
+ * The request every rung receives: a session of the ladder's servers, as a cookie pair with the XSRF header, or
+ * (`bearer`) the same token in `Authorization: Bearer`.
+ */
+export async function ladderSession (bearer = false): Promise<BenchRequest> {
   const app = Fastify()
   await app.register(authPlugin, AUTH)
   await app.ready()
   try {
     const { token, claims } = await app.auth.tokens.create({ user: USER })
+    if (bearer) return { path: '/r', headers: { authorization: `Bearer ${token}` } }
     return { path: '/r', headers: { cookie: `JWT=${token}; XSRF-TOKEN=${claims.jti}`, 'x-xsrf-token': claims.jti } }
   } finally {
     await app.close()

@@ -16,6 +16,7 @@ import { lengths } from './server-process.js'
 
 export async function benchLadder (): Promise<void> {
   const req = await ladderSession()
+  const bearer = await ladderSession(true)
   const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
   await printProcessTable('hook ladder: one GET route, same request bytes (session cookie pair + XSRF header)', { label: 'bare route', app: 'ladder-bare', req }, [
     { label: 'empty async onRequest', app: 'ladder-async-hook', req },
@@ -25,6 +26,7 @@ export async function benchLadder (): Promise<void> {
     { label: '@fastify/cookie, hook: false (its onSend hook)', app: 'ladder-cookie-onsend', req },
     { label: 'root plugin registered, route without a hook', app: 'ladder-root', req, target: 0.98 },
     { label: 'authenticate as onRequest', app: 'ladder-auth-onrequest', req, target: 0.95 },
+    { label: 'authenticate as onRequest, the token as Bearer', app: 'ladder-auth-onrequest', req: bearer, target: 0.95 },
     { label: 'authenticate as preHandler', app: 'ladder-auth-prehandler', req, target: 0.95 },
     { label: 'authenticate as callback onRequest (bench wrapper)', app: 'ladder-auth-callback', req, target: 0.95 }
   ], lengths({ warmup: 1, seconds: 3 }), rounds)

@@ -14,6 +14,7 @@ import { benchLogin } from './login.js'
 import { benchScale } from './scale.js'
 import { benchDemo } from './demo.js'
 import { benchLadder } from './ladder.js'
+import { benchRefreshGrants } from './refresh-grants.js'
 import { callgrindAvailable } from './callgrind.js'
 
 const suites: Record<string, () => Promise<void>> = {
@@ -25,7 +26,8 @@ const suites: Record<string, () => Promise<void>> = {
   login: benchLogin,
   scale: benchScale,
   demo: benchDemo,
-  ladder: benchLadder
+  ladder: benchLadder,
+  refresh: benchRefreshGrants
 }
 /** Parts of a suite, run only when named (a full run reaches them through their suite). */
 const PARTS = new Set(['toolkit-c'])

@@ -73,7 +73,7 @@ function settle (request: FastifyRequest, reply: FastifyReply, refusal: HttpErro
     return
   }
   try {
-    refuse(request, reply.header('cache-control', 'no-store'), refusal)
+    refuse(request, challenged(request, reply.header('cache-control', 'no-store'), refusal), refusal)
   } catch (err) {
     done(err as Error)
   }
@@ -82,7 +82,21 @@ function settle (request: FastifyRequest, reply: FastifyReply, refusal: HttpErro
 /** The promise form: the refused reply (so that Fastify stops the chain), or undefined to go on. */
 async function awaited (request: FastifyRequest, reply: FastifyReply, decided: HttpError | undefined | Promise<HttpError | undefined>): Promise<FastifyReply | undefined> {
   const refusal = await decided
-  return refusal === undefined ? undefined : refuse(request, reply.header('cache-control', 'no-store'), refusal)
+  return refusal === undefined ? undefined : refuse(request, challenged(request, reply.header('cache-control', 'no-store'), refusal), refusal)
+}
+
+const BEARER_SCHEME = /^bearer /i
+
+/**
+ * RFC 6750 §3.1: a request that came with `Authorization: Bearer` is told in `WWW-Authenticate` why it was
+ * refused: `invalid_token` with 401 (bad, expired or revoked), `insufficient_scope` with 403 (admin, rbac).
+ */
+function challenged (request: FastifyRequest, reply: FastifyReply, refusal: HttpError): FastifyReply {
+  const credentials = request.headers.authorization
+  if (typeof credentials !== 'string' || !BEARER_SCHEME.test(credentials)) return reply
+  if (refusal.statusCode === 401) return reply.header('www-authenticate', 'Bearer error="invalid_token"')
+  if (refusal.statusCode === 403) return reply.header('www-authenticate', 'Bearer error="insufficient_scope"')
+  return reply
 }
 
 /** A guard's hook: a refused credential or guard answers; otherwise the user is attached. */

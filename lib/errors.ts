@@ -72,7 +72,9 @@ export const ErrorCodes = {
   /** 503/504: the toolkit's timeout: the route did not answer before its deadline. */
   TIMEOUT: 'GATEHOUSE_TIMEOUT',
   /** 504: a peer did not answer in time. */
-  UPSTREAM_TIMEOUT: 'GATEHOUSE_UPSTREAM_TIMEOUT'
+  UPSTREAM_TIMEOUT: 'GATEHOUSE_UPSTREAM_TIMEOUT',
+  /** 400/401: the token endpoint refused a grant; `error` is the RFC 6749 §5.2 code (`invalid_grant`, …). */
+  OAUTH: 'GATEHOUSE_OAUTH'
 } as const
 
 export type ErrorCode = typeof ErrorCodes[keyof typeof ErrorCodes]

@@ -49,7 +49,13 @@ const OUTCOMES: Record<AuditEventType, AuditOutcome> = {
   'trusted_device.used': 'success',
   'trusted_device.refused': 'failure',
   'trusted_device.removed': 'success',
-  'session.migrated': 'success'
+  'session.migrated': 'success',
+  'token.issued': 'success',
+  'token.refreshed': 'success',
+  'token.reuse_detected': 'failure',
+  'token.revoked': 'success',
+  'device.approved': 'success',
+  'device.denied': 'failure'
 }
 
 export class Audit {

@@ -78,7 +78,7 @@ export interface SessionRevokedEvent extends AuditBase {
 export interface SessionRefusedEvent extends AuditBase {
   readonly type: 'session.refused'
   /** Where the refused token came from. */
-  readonly source: 'query' | 'header' | 'cookie'
+  readonly source: 'query' | 'header' | 'cookie' | 'bearer' | 'extract'
 }
 /** Failed credential checks locked an account name or a client address. */
 export interface LockoutStartedEvent extends AuditBase {
@@ -168,6 +168,33 @@ export interface TrustedDeviceRemovedEvent extends AuditBase {
   readonly count: number
 }
 
+/** What every token event of a registered client carries. */
+export interface ClientEventBase extends AuditBase {
+  /** The registered client (`clients[i].id`). */
+  readonly clientId: string
+}
+/** A client got its first token pair (a new refresh family): `sign_in`, `authorization_code`, `device_code`. */
+export interface TokenIssuedEvent extends ClientEventBase { readonly type: 'token.issued' }
+/** A refresh token was exchanged (and rotated) for a new pair. */
+export interface TokenRefreshedEvent extends ClientEventBase { readonly type: 'token.refreshed' }
+/** A rotated refresh token was presented again: two parties hold the family, and it ended. */
+export interface TokenReuseDetectedEvent extends ClientEventBase {
+  readonly type: 'token.reuse_detected'
+  /** True: the whole family ended, its access tokens included. */
+  readonly familyEnded: boolean
+}
+/** A client revoked its refresh token (RFC 7009): its family ended. */
+export interface TokenRevokedEvent extends ClientEventBase { readonly type: 'token.revoked' }
+
+/** A signed-in user approved a device client's sign-in (RFC 8628) on the device page. */
+export interface DeviceApprovedEvent extends ClientEventBase { readonly type: 'device.approved' }
+/** A device sign-in was denied by the user (`denied`), or a user code matched nothing (`unknown_code`: a typo or a guess). */
+export interface DeviceDeniedEvent extends AuditBase {
+  readonly type: 'device.denied'
+  /** The client of the code; undefined for an unknown code. */
+  readonly clientId: string | undefined
+}
+
 /** Every audit event, discriminated by `type`. */
 export type AuditEvent =
   | LoginSucceededEvent | LoginFailedEvent | LoginSecondFactorRequiredEvent | LogoutEvent
@@ -176,6 +203,7 @@ export type AuditEvent =
   | PasskeyAddedEvent | PasskeyRemovedEvent | SecondFactorAddedEvent | SecondFactorRemovedEvent | RecoveryCodesCreatedEvent
   | StepUpSucceededEvent | StepUpRefusedEvent | StateStoreUnavailableEvent | KeyRotatedEvent | PasswordBreachedEvent
   | TrustedDeviceAddedEvent | TrustedDeviceUsedEvent | TrustedDeviceRefusedEvent | TrustedDeviceRemovedEvent
+  | TokenIssuedEvent | TokenRefreshedEvent | TokenReuseDetectedEvent | TokenRevokedEvent | DeviceApprovedEvent | DeviceDeniedEvent
 
 /** The name of an event type. */
 export type AuditEventType = AuditEvent['type']
@@ -193,5 +221,6 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'passkey.removed', 'second_factor.added', 'second_factor.removed', 'recovery_codes.created', 'step_up.succeeded',
   'step_up.refused', 'state_store.unavailable', 'key.rotated', 'password.breached',
   'trusted_device.added', 'trusted_device.used',
-  'trusted_device.refused', 'trusted_device.removed', 'session.migrated'
+  'trusted_device.refused', 'trusted_device.removed', 'session.migrated',
+  'token.issued', 'token.refreshed', 'token.reuse_detected', 'token.revoked', 'device.approved', 'device.denied'
 ]

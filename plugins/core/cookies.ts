@@ -9,15 +9,24 @@ import { clearReplyCookie, setReplyCookie, type CookieAttributes } from './cooki
 
 export class SessionCookies {
   private readonly maxAgeSeconds: number
-  constructor (private readonly o: Pick<ResolvedOptions, 'cookies' | 'session'>) {
+  constructor (private readonly o: Pick<ResolvedOptions, 'cookies' | 'session' | 'tokenSources'>) {
     this.maxAgeSeconds = Math.max(1, Math.round(o.session.maxAgeMs / 1000))
   }
 
-  /** Sets both cookies of a session; session-only sessions (`sess`) get no Max-Age. */
+  /**
+   * Sets both cookies of a session; session-only sessions (`sess`) get no Max-Age. Under
+   * `tokenSources.headerRefresh` the token is answered in the `X-JWT` header too (go-pkgz's `SendJWTHeader`).
+   */
   set (reply: FastifyReply, token: string, claims: Claims): void {
     const base = this.attributes(claims)
     setReplyCookie(reply, this.o.cookies.sessionName, token, { ...base, httpOnly: true })
     setReplyCookie(reply, this.o.cookies.xsrfName, claims.jti, base)
+    if (this.o.tokenSources.headerRefresh) this.sendHeader(reply, token)
+  }
+
+  /** The token in the `X-JWT` response header, never stored by a cache. */
+  sendHeader (reply: FastifyReply, token: string): void {
+    reply.header('x-jwt', token).header('cache-control', 'no-store')
   }
 
   /** Clears both cookies (logout). */

@@ -5,22 +5,26 @@
  */
 import { ErrorCodes } from '../../lib/errors.js'
 import { unauthorized } from './claims.js'
-import { FROM_COOKIE, type TokenSource } from './token-reader.js'
+import { FROM_COOKIE, FROM_QUERY, type TokenSource } from './token-reader.js'
 import type { Claims } from './types.js'
 
-/** The session's limits: absolute lifetime from login, and the idle timeout (0 when off). */
-export interface SessionLifetime { readonly maxAgeSeconds: number; readonly idleTimeoutMs: number }
+/**
+ * The session's limits: absolute lifetime from login, the idle timeout (0 when off), and whether a token outside a
+ * cookie (header, bearer, the app's extractor) may be refreshed too (`tokenSources.headerRefresh`).
+ */
+export interface SessionLifetime { readonly maxAgeSeconds: number; readonly idleTimeoutMs: number; readonly headerRefresh: boolean }
 
 /**
- * False while the token is live; true when it has expired but, as a cookie session within its lifetime and idle
- * timeout, may be refreshed. Throws HttpError 401 when it can no longer authenticate: expired in a URL or a
+ * False while the token is live; true when it has expired but, as a cookie session (or a header one under
+ * `headerRefresh`) within its lifetime and idle timeout, may be refreshed. Throws HttpError 401 when it can no longer authenticate: expired in a URL or a
  * header, past the session's lifetime, or idle for too long.
  */
 export function mustRefresh (claims: Claims, source: TokenSource, now: number, limits: SessionLifetime): boolean {
   const nowS = Math.floor(now / 1000)
   if (claims.exp > nowS) return false
-  // A token read from a URL or a header dies on time: it may have leaked through history, logs or a Referer.
-  if (source !== FROM_COOKIE) throw unauthorized('token expired', ErrorCodes.TOKEN_EXPIRED)
+  // A token read from a URL dies on time: it may have leaked through history, logs or a Referer. So does one from a
+  // header unless the app asked for header refresh (the new token then goes back in the X-JWT response header).
+  if (source !== FROM_COOKIE && (source === FROM_QUERY || !limits.headerRefresh)) throw unauthorized('token expired', ErrorCodes.TOKEN_EXPIRED)
   if (claims.auth_time! + limits.maxAgeSeconds <= nowS) throw unauthorized('session expired', ErrorCodes.SESSION_EXPIRED)
   if (limits.idleTimeoutMs > 0 && now - claims.iat * 1000 > limits.idleTimeoutMs) throw unauthorized('session idle for too long', ErrorCodes.SESSION_EXPIRED)
   return true

@@ -8,7 +8,9 @@ import type {
   BasicAuthChecker, ClaimsUpdater, ClaimsUpdFunc, RefreshCache, ResolvedOptions, SecretFunc, SecretReader,
   SessionKey, UserUpdater, UserUpdFunc, Validator, ValidatorFunc
 } from './types.js'
+import type { FastifyRequest } from 'fastify'
 import { sessionKeysOption } from './keys.js'
+import { resolveClients, type ClientOptions, type RegisteredClient } from './clients.js'
 import { noopLogger, type Logger } from '../../lib/logger.js'
 import { Audit } from '../../lib/audit/audit.js'
 import type { AuditListener } from '../../lib/audit/events.js'
@@ -87,12 +89,31 @@ export interface XsrfOptions {
   navigation?: boolean | undefined
 }
 
-/** Where tokens are read besides the session cookie (`tokenSources` group); `false` turns a source off. */
+/**
+ * Where tokens are read besides the session cookie (`tokenSources` group), tried in this order: `extract`,
+ * `query`, `header`, `bearer`, then the cookie; `false` turns a source off.
+ */
 export interface TokenSourceOptions {
   /** Request header carrying a token. Default `X-JWT`. */
   header?: string | false | undefined
-  /** Query parameter carrying a token. Default `token`. */
-  query?: string | false | undefined
+  /**
+   * Query parameter carrying a token: `true` for `token` (the seed's), a name, or `false`. Default `false`: a
+   * token in a URL leaks through history, logs and the Referer header (OWASP ASVS 5.0 14.2.1).
+   */
+  query?: string | boolean | undefined
+  /** `Authorization: Bearer <token>` (RFC 6750). Default `true`. */
+  bearer?: boolean | undefined
+  /**
+   * The app's own place for a token (like @fastify/jwt's `extractToken`): `(request) => token`, tried first; an
+   * empty or non-string answer means none. It must not throw. Default none.
+   */
+  extract?: ((request: FastifyRequest) => string | undefined | null) | undefined
+  /**
+   * go-pkgz's `SendJWTHeader`: an expired header or bearer token still within `session.maxAge` (and
+   * `session.idleTimeout`) is refreshed as a cookie session is, and the new token is answered in the `X-JWT`
+   * response header (a login answers it there too). Default `false`: a token outside a cookie dies at its `exp`.
+   */
+  headerRefresh?: boolean | undefined
 }
 
 /** Basic authentication on the auth hooks (`basicAuth` group); off unless one of these is set. */
@@ -253,6 +274,18 @@ export interface CoreOptions {
    * token of a go-pkgz/auth v2 service, once, for a session of this package (see the migration guide). Default off.
    */
   migration?: MigrationOptions | undefined
+  /**
+   * The app's own clients without cookies (mobile apps, CLIs, browser apps on another origin): public clients
+   * that get token pairs at `{authPrefix}/token` (see the guide "API, mobile and CLI clients"). Needs `revocation`.
+   * Default none (no token endpoint).
+   */
+  clients?: readonly ClientOptions[] | undefined
+  /**
+   * The app's sign-in page, a path on `url`: `{authPrefix}/authorize` sends a browser without a session there with
+   * `?from=` (back to the authorization request), so that a native client signs in with any login method. Default
+   * `/login`.
+   */
+  loginPage?: string | undefined
 }
 
 /** The keys the core reads; the root plugin hands it exactly these. */
@@ -260,7 +293,7 @@ export const CORE_OPTION_KEYS = keyList<CoreOptions>({
   secret: true, url: true, issuer: true, authPrefix: true, audiences: true, allowedRedirectHosts: true, validator: true,
   claimsUpdater: true, userUpdater: true, logger: true, decoratorName: true, stateStore: true, session: true, cookies: true, xsrf: true,
   tokenSources: true, basicAuth: true, revocation: true, reauthentication: true, rateLimit: true, crossSite: true,
-  captcha: true, lastLoginMethod: true, onEvent: true, trustedDevices: true, migration: true
+  captcha: true, lastLoginMethod: true, onEvent: true, trustedDevices: true, migration: true, clients: true, loginPage: true
 })
 export const TRUSTED_DEVICES_KEYS = keyList<TrustedDevicesOptions>({ ttl: true, maxPerUser: true })
 export const SESSION_KEYS = keyList<SessionOptions>({
@@ -268,7 +301,7 @@ export const SESSION_KEYS = keyList<SessionOptions>({
 })
 export const COOKIE_KEYS = keyList<CookieOptions>({ sessionName: true, xsrfName: true, sameSite: true, secure: true, domain: true })
 export const XSRF_KEYS = keyList<XsrfOptions>({ disable: true, ignoreMethods: true, headerName: true, navigation: true })
-export const TOKEN_SOURCE_KEYS = keyList<TokenSourceOptions>({ header: true, query: true })
+export const TOKEN_SOURCE_KEYS = keyList<TokenSourceOptions>({ header: true, query: true, bearer: true, extract: true, headerRefresh: true })
 export const BASIC_AUTH_KEYS = keyList<BasicAuthOptions>({ adminPasswd: true, checker: true })
 export const REVOCATION_KEYS = keyList<RevocationOptions>({ recheckInterval: true, sessionList: true })
 export const SESSION_LIST_KEYS = keyList<SessionListOptions>({ maxPerUser: true, ip: true })
@@ -315,7 +348,9 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
     captcha: resolveCaptcha(o.captcha),
     lastLoginMethod: resolveLastLoginMethod(o.lastLoginMethod, url),
     audit: new Audit(optionFunction<AuditListener>('onEvent', o.onEvent), logger, clientKey),
-    migration: resolveMigration(o.migration)
+    migration: resolveMigration(o.migration),
+    clients: clientsOption(o.clients, session.maxAgeMs, o.revocation),
+    loginPage: loginPageOption(o.loginPage, url)
   }
 }
 
@@ -332,6 +367,20 @@ function secretOption (value: unknown): SecretFunc {
   if (bytes === 0) throw new OptionsError('secret', `is an empty string (is the environment variable that holds it set?); ${MAKE_SECRET}`)
   if (bytes < MIN_SECRET_BYTES) throw new OptionsError('secret', `is ${bytes} bytes; at least ${MIN_SECRET_BYTES} are needed, ${MAKE_SECRET}`)
   return () => value
+}
+
+/** `clients`: validated, and only with revocation (a family's end is a revoked session). */
+function clientsOption (value: unknown, maxAgeMs: number, revocation: unknown): ReadonlyMap<string, RegisteredClient> {
+  const clients = resolveClients(value, maxAgeMs)
+  if (clients.size > 0 && revocation === false) throw new OptionsError('clients', 'need revocation: a refresh family ends by revoking its session (leave `revocation` on)')
+  return clients
+}
+
+/** `loginPage`: a path on `url`'s origin (never another host: it is where a sign-in is sent), as an absolute URL. */
+function loginPageOption (value: unknown, url: URL): string {
+  const path = optionString('loginPage', value) ?? '/login'
+  if (!path.startsWith('/') || path.startsWith('//') || path.includes('\\')) throw new OptionsError('loginPage', `must be a path on url, like /login (got "${path}")`)
+  return new URL(path, url.origin).href
 }
 
 /** `decoratorName`: a JavaScript identifier, `auth` by default. */
@@ -400,8 +449,15 @@ function xsrfGroup (value: unknown): ResolvedOptions['xsrf'] {
 function tokenSourcesGroup (value: unknown): ResolvedOptions['tokenSources'] {
   const t = optionGroup<TokenSourceOptions>('tokenSources', value, TOKEN_SOURCE_KEYS)
   const header = t.header === false ? null : (optionString('tokenSources.header', t.header) ?? 'X-JWT').toLowerCase()
-  const query = t.query === false ? null : optionString('tokenSources.query', t.query) ?? 'token'
-  return { header, query }
+  const query = t.query === undefined || t.query === false ? null : t.query === true ? 'token' : optionString('tokenSources.query', t.query) ?? null
+  const extract = optionFunction<NonNullable<TokenSourceOptions['extract']>>('tokenSources.extract', t.extract) ?? null
+  return {
+    header,
+    query,
+    bearer: optionBoolean('tokenSources.bearer', t.bearer) ?? true,
+    extract,
+    headerRefresh: optionBoolean('tokenSources.headerRefresh', t.headerRefresh) ?? false
+  }
 }
 
 function basicAuthGroup (value: unknown): ResolvedOptions['basicAuth'] {

@@ -25,6 +25,7 @@ import { createUserResolver } from './user-resolver.js'
 import { makeRedirectPolicy } from './redirect.js'
 import { AudienceRule } from './audience.js'
 import { authRoutes } from './routes.js'
+import { openClientTokens } from './client-tokens.js'
 import { clearSiteCookies } from './cookies.js'
 import { requestCookie } from './cookie-jar.js'
 import { providerNames } from './mount.js'
@@ -57,6 +58,7 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
   // A query session (`?token=`) reaches the app's own routes: Fastify's request log masks it on every route.
   maskRequestLog(fastify, o.tokenSources.query === null ? SECRET_KEY_WORDS : [...SECRET_KEY_WORDS, o.tokenSources.query])
   const { stateStore, throttle, revocations, sessions, tokens, audiences } = await openServices(fastify, o, opts.stateStore)
+  const clientTokens = openClientTokens(fastify, o, { stateStore, revocations, sessions, tokens })
   const resolve = createUserResolver(o, tokens, throttle)
   const redirects = makeRedirectPolicy(o.url, o.origin, o.allowedRedirectHosts)
   // The session the hooks' user came with, served from the cache the hook just filled; none for a basic-auth user
@@ -90,7 +92,17 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
   // The app's API only: what providers need is in the core's internals, reached through the provider kit.
   const auth: GatehouseAuth = {
     // The app's part of the token service only: purpose-bound tokens and the cache stay with the core.
-    tokens: { create: tokens.create, parse: tokens.parse, set: tokens.set, read: tokens.read, reset: tokens.reset },
+    tokens: {
+      create: tokens.create,
+      parse: tokens.parse,
+      set: tokens.set,
+      read: tokens.read,
+      reset: tokens.reset,
+      async issuePair (request, client, input) {
+        if (clientTokens === null) throw new OptionsError('clients', `has no client "${client}": register it to issue token pairs`)
+        return await clientTokens.issue(request, client, input)
+      }
+    },
     authenticate: authenticateHook(resolve),
     admin: adminHook(resolve),
     rbac: (roles) => rbacHook(resolve, roles),
@@ -136,7 +148,7 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
   fastify.addHook('onReady', async () => { await checkAtStartup(o) })
 
   decorateUser(fastify)
-  await fastify.register(authRoutes(auth, core, resolve), { prefix: o.authPrefix })
+  await fastify.register(authRoutes(auth, core, resolve, clientTokens?.routes), { prefix: o.authPrefix })
   return { api: auth, decoratorName: o.decoratorName }
 }
 

@@ -22,10 +22,10 @@ import { deviceRoutes } from './device-routes.js'
 
 /**
  * The core's own routes under `authPrefix`: `/list`, `/user`, `/status`, `/logout`, `/sessions` (unless the session
- * list is off), `/.well-known/jwks.json` (with `session.signingKeys`), and the JSON 404 for
+ * list is off), `/.well-known/jwks.json` (with `session.signingKeys`), `/token` and `/revoke` (with `clients`), and the JSON 404 for
  * anything else there. Providers mount theirs beside these (plugins/core/mount.ts).
  */
-export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: UserResolver) {
+export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: UserResolver, clientRoutes?: (scope: FastifyInstance) => Promise<void>) {
   return async function routes (scope: FastifyInstance): Promise<void> {
     applyAuthScope(scope, core.logger, core.options.audit)
     scope.setNotFoundHandler((_req, reply) => sendError(reply, 404, 'not found'))
@@ -59,6 +59,8 @@ export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: U
 
     if (core.sessions !== null) sessionRoutes(scope, core, core.sessions)
     if (core.trustedDevices !== null) deviceRoutes(scope, core, core.trustedDevices)
+    // The registered clients' token and revocation endpoints, in a scope of their own (RFC 6749 errors).
+    if (clientRoutes !== undefined) await scope.register(clientRoutes)
 
     // The public keys of asymmetric session signing, for services that verify sessions without a secret.
     if (auth.jwks !== null) scope.get('/.well-known/jwks.json', { schema: doc('Public keys of the session signing (JWK set)') }, async () => auth.jwks)

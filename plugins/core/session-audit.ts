@@ -10,7 +10,7 @@ import type { SessionRefusedEvent } from '../../lib/audit/events.js'
 import { StateStoreError } from '../../lib/state-store.js'
 import { audOf } from './claims.js'
 import { VALIDATOR_REFUSAL } from './post-check.js'
-import { FROM_COOKIE, FROM_HEADER, type TokenSource } from './token-reader.js'
+import { FROM_BEARER, FROM_COOKIE, FROM_EXTRACTOR, FROM_HEADER, FROM_QUERY, type TokenSource } from './token-reader.js'
 import { UNKNOWN_KEY } from './verify.js'
 import type { Claims } from './types.js'
 
@@ -34,9 +34,13 @@ export function keyRemoved (err: unknown): boolean {
   return err instanceof HttpError && err.details === UNKNOWN_KEY
 }
 
+const SOURCE_NAMES: Record<TokenSource, SessionRefusedEvent['source']> = {
+  [FROM_QUERY]: 'query', [FROM_HEADER]: 'header', [FROM_COOKIE]: 'cookie', [FROM_BEARER]: 'bearer', [FROM_EXTRACTOR]: 'extract'
+}
+
 /** Where a token came from, as events name it. */
 export function sourceName (source: TokenSource): SessionRefusedEvent['source'] {
-  return source === FROM_COOKIE ? 'cookie' : source === FROM_HEADER ? 'header' : 'query'
+  return SOURCE_NAMES[source]
 }
 
 /** The user id verified claims carry, when they carry one. */

@@ -19,7 +19,7 @@ import type { SessionCache, CachedSession } from './session-cache.js'
 import { revokedError, subjectOf, type Revocations } from './revocation.js'
 import { revokePresented } from './revoke-presented.js'
 import type { AudienceRule } from './audience.js'
-import { TokenReader, type PresentedToken, type TokenSource } from './token-reader.js'
+import { FROM_COOKIE, TokenReader, type PresentedToken, type TokenSource } from './token-reader.js'
 import { createVerifier, type Verified, type Verify } from './verify.js'
 import { mustRefresh, type SessionLifetime } from './lifetime.js'
 import { Issuer } from './issue.js'
@@ -34,8 +34,8 @@ import { GoPkgzMigration } from './migration.js'
 import { looksLikeGoPkgz } from './go-pkgz-token.js'
 import type { StateStore } from '../../lib/state-store.js'
 
-/** The token service plus what only the core uses. */
-export interface CoreTokenService extends TokenService {
+/** The token service plus what only the core uses (token pairs are the client tokens' own, client-tokens.ts). */
+export interface CoreTokenService extends Omit<TokenService, 'issuePair'> {
   /** Signs a short-lived token of another purpose (OAuth2 handshake, confirmation): the provider kit's. */
   signPurpose(purpose: Exclude<TokenPurpose, 'session'>, payload: Record<string, unknown>, ttlMs: number, aud?: string): Promise<string>
   /** Verifies a token of that purpose (signature, expiry, purpose). Throws HttpError 401 (or 400 when malformed). */
@@ -50,7 +50,12 @@ export interface CoreTokenService extends TokenService {
    * its verified claims, or undefined (none presented, or revocation off).
    */
   revokePresented (request: FastifyRequest, everywhere: boolean): Promise<Claims | undefined>
-  /** Where the request's token comes from (query, header or cookie), undefined when it carries none. */
+  /**
+   * Signs an access token of a refresh family (`base`: the family's `jti` and `auth_time`; none for a new one): the
+   * claims updater and the validator run as for a cookie refresh. Rejects HttpError 401 when the validator refuses.
+   */
+  access (input: ClaimsInput, base: { jti: string; auth_time: number } | undefined): Promise<{ token: string; claims: Claims }>
+  /** Where the request's token comes from (extractor, query, header, bearer or cookie), undefined when it carries none. */
   sourceOf (request: FastifyRequest): TokenSource | undefined
   readonly cache: SessionCache
   /** The public session keys as a JWKS, or null for HMAC sessions. */
@@ -107,6 +112,12 @@ export function createTokenService (o: ResolvedOptions, revocations: Revocations
       if (claims.exp <= nowSeconds()) throw unauthorized('token expired', ErrorCodes.TOKEN_EXPIRED)
       return claims
     },
+    async access (input, base) {
+      const claims = await issuer.claims(input, base as Claims | undefined)
+      const { token, key } = await issuer.sign(claims)
+      await check.validated(verified.remember(token, claims, key, Date.now(), true))
+      return { token, claims }
+    },
     revokePresented: async (request, everywhere) => await revokePresented(presented, request, everywhere),
     sourceOf: (request) => reader.read(request)?.source
   }
@@ -141,7 +152,7 @@ class SessionReader {
   private readonly refreshedFor = new WeakMap<FastifyRequest, { from: string; entry: CachedSession }>()
   constructor (o: ResolvedOptions, private readonly p: SessionParts) {
     this.audit = o.audit
-    this.lifetime = { maxAgeSeconds: Math.max(1, Math.round(o.session.maxAgeMs / 1000)), idleTimeoutMs: o.session.idleTimeoutMs }
+    this.lifetime = { maxAgeSeconds: Math.max(1, Math.round(o.session.maxAgeMs / 1000)), idleTimeoutMs: o.session.idleTimeoutMs, headerRefresh: o.tokenSources.headerRefresh }
   }
 
   /**
@@ -241,13 +252,15 @@ class SessionReader {
       if (p.list !== null) entry.seenAt = now - SEEN_INTERVAL_MS
       return entry
     }
-    return await this.refreshed(token, claims, request, reply, now)
+    return await this.refreshed(token, claims, source, request, reply, now)
   }
 
-  private async refreshed (token: string, claims: Claims, request: FastifyRequest, reply: FastifyReply, now: number): Promise<CachedSession> {
+  private async refreshed (token: string, claims: Claims, source: TokenSource, request: FastifyRequest, reply: FastifyReply, now: number): Promise<CachedSession> {
     const p = this.p
     const refreshed = await p.issuer.refresh(token, claims)
-    p.cookies.set(reply, refreshed.token, refreshed.claims)
+    // A cookie session gets new cookies; a header token (under headerRefresh) its successor in the X-JWT header.
+    if (source === FROM_COOKIE) p.cookies.set(reply, refreshed.token, refreshed.claims)
+    else p.cookies.sendHeader(reply, refreshed.token)
     const entry = p.verified.remember(refreshed.token, refreshed.claims, refreshed.key, now, true)
     this.refreshedFor.set(request, { from: token, entry })
     if (this.audit.on) this.audit.emit(request, 'session.refreshed', { reason: 'expired_token', userId: userIdOf(entry.claims), aud: entry.aud })

@@ -8,6 +8,7 @@ import type { BasicAuthChecker, MaybePromise, ReadonlyUser, User, UserData } fro
 export type { BasicAuthChecker, BasicAuthResult, MaybePromise, ReadonlyUser } from '../../lib/user.js'
 import type { Logger } from '../../lib/logger.js'
 import type { Audit } from '../../lib/audit/audit.js'
+import type { RegisteredClient } from './clients.js'
 import type { JwsKey } from './jws.js'
 import type { ResolvedRateLimit } from '../../lib/throttle/options.js'
 import type { ClientKey } from '../../lib/throttle/client.js'
@@ -204,14 +205,22 @@ export interface TokenService {
   /** Creates a session token and sets the JWT and XSRF cookies on the reply. */
   set(reply: FastifyReply, input: ClaimsInput): Promise<{ token: string; claims: Claims }>
   /**
-   * Reads the session from query `token`, header `X-JWT` or cookie `JWT` (in that order); checks XSRF for
-   * cookie sessions, the audience allow-list, revocation and the validator; refreshes an expired cookie session
+   * Reads the session from the sources of `tokenSources` (by default header `X-JWT`, `Authorization: Bearer`, then
+   * cookie `JWT`); checks XSRF for cookie sessions, the audience allow-list, revocation and the validator;
+   * refreshes an expired cookie session (a header one under `tokenSources.headerRefresh`)
    * within `session.maxAge` (and `session.idleTimeout`). Returns null when the request carries no token; throws HttpError
    * 401 when it is bad. The claims and user are frozen: they may be shared with other requests of the session.
    */
   read(request: FastifyRequest, reply: FastifyReply): Promise<Session | null>
   /** Clears the JWT and XSRF cookies (logout). */
   reset(reply: FastifyReply): void
+  /**
+   * The first token pair of a registered client (`clients`) for a user the app signed in itself: a new refresh
+   * family, listed among the user's sessions, ended by `revokeSession`, `revokeUser` and logout everywhere. The
+   * answer is RFC 6749 §5.1's (`access_token`, `token_type`, `expires_in`, `refresh_token`). OptionsError for a
+   * client that is not registered (`fastify.auth.tokens.issuePair`).
+   */
+  issuePair(request: FastifyRequest, client: string, input: ClaimsInput): Promise<TokenPairResponse>
 }
 
 /** A verified session: its token, claims and user (frozen, shared by the requests of the session). */
@@ -271,8 +280,14 @@ export interface ResolvedOptions {
   cookies: { sessionName: string; xsrfName: string; sameSite: 'strict' | 'lax' | 'none'; secure: boolean; domain: string | undefined }
   /** `headerName` in lower case. */
   xsrf: { disable: boolean; ignoreMethods: Set<string>; headerName: string; navigation: boolean }
-  /** Header name (lower case) and query parameter; null when that source is off. */
-  tokenSources: { header: string | null; query: string | null }
+  /** Header name (lower case) and query parameter (null when that source is off), the bearer and extractor sources, header refresh. */
+  tokenSources: {
+    header: string | null
+    query: string | null
+    bearer: boolean
+    extract: ((request: FastifyRequest) => string | undefined | null) | null
+    headerRefresh: boolean
+  }
   basicAuth: { adminPasswd: string | undefined; checker: BasicAuthChecker | undefined }
   /** null when revocation is off; `sessionList` null when the list is off. */
   revocation: { recheckMs: number; sessionList: { maxPerUser: number; ip: 'address' | 'hash' | false } | null } | null
@@ -292,6 +307,10 @@ export interface ResolvedOptions {
   lastLoginMethod: ResolvedLastLoginMethod | undefined
   /** Publishes the audit events (`onEvent` and the `gatehouse:audit` channel); `audit.on` before building one. */
   audit: Audit
+  /** The registered clients (`clients`) by id; empty when none. */
+  clients: ReadonlyMap<string, RegisteredClient>
+  /** The app's sign-in page as an absolute URL (`loginPage`). */
+  loginPage: string
   /** Sessions of another service accepted during a move; `goPkgz` null when off. */
   migration: { goPkgz: ResolvedGoPkgz | null }
 }
@@ -365,4 +384,13 @@ export interface GatehouseAuth {
   listSessions(userId: string): Promise<ListedSession[]>
   /** The public keys of `session.signingKeys` as a JWKS (also served at `{authPrefix}/.well-known/jwks.json`); null for HMAC sessions. */
   readonly jwks: { keys: JsonWebKey[] } | null
+}
+
+/** A token response of RFC 6749 §5.1: the access token (a session JWT) and the refresh token of its family. */
+export interface TokenPairResponse {
+  access_token: string
+  token_type: 'Bearer'
+  /** Seconds the access token lives (`session.tokenDuration`). */
+  expires_in: number
+  refresh_token: string
 }

@@ -13,6 +13,7 @@ app.get('/api/early', async () => ({ early: true }))
 await app.register(authPlugin, {
   secret: 'request-log-child-secret-0123456789abcdef',
   url: 'http://127.0.0.1',
+  tokenSources: { query: true },
   providers: [{ kind: 'direct', name: 'local', checker: (user, passwd) => user === 'alice' && passwd === 'alice-pw' }]
 })
 app.get('/api/items', { preHandler: app.auth.authenticate }, async (request) => ({ items: [], user: request.user!.name }))

@@ -35,7 +35,7 @@ function adminRoutes (s: { post: (path: string, h: (req: { body: unknown }) => P
 }
 
 t.test('logout revokes the session: the old token is refused by cookie, header and query', async (t) => {
-  const s = await sessionApp()
+  const s = await sessionApp({ tokenSources: { query: true } })
   t.teardown(s.close)
   const c = await s.login('alice')
   const token = tokenOf(c)
@@ -98,7 +98,7 @@ t.test('a token that can no longer authenticate cannot sign its user out everywh
   t.teardown(() => clock.uninstall())
   const store = new MemoryStateStore()
   // Without the session list, whose login entries would be in the store too: the store then holds revocations only.
-  const s = await sessionApp({ stateStore: store, revocation: { sessionList: false } })
+  const s = await sessionApp({ stateStore: store, revocation: { sessionList: false }, tokenSources: { query: true } })
   t.teardown(s.close)
   const phone = await s.login('gina')
   const leaked = tokenOf(await s.login('gina'))
@@ -237,8 +237,8 @@ t.test('Redis: logout on one instance is refused on the next request on another'
   const redis = new RedisServer()
   await redis.start()
   t.teardown(() => redis.stop())
-  const a = await sessionApp({ stateStore: redis.url })
-  const b = await sessionApp({ stateStore: redis.url })
+  const a = await sessionApp({ stateStore: redis.url, tokenSources: { query: true } })
+  const b = await sessionApp({ stateStore: redis.url, tokenSources: { query: true } })
   t.teardown(async () => { await a.close(); await b.close() })
   const c = await a.login('judy')
   const token = tokenOf(c)

@@ -1,18 +1,18 @@
 /**
- * The token reader: query, then header, then the session cookie (the first one present, empty values skipped);
- * `tokenSources` renames the first two or turns them off. Unit tests on request-shaped objects, plus the hot
+ * The token reader: the app's extractor, query, header, bearer, then the session cookie (the first one present,
+ * empty values skipped); `tokenSources` renames the query and header, turns sources on or off. Unit tests on request-shaped objects, plus the hot
  * path's promise: a cached session comes back without one.
  */
 import t from 'tap'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { FROM_COOKIE, FROM_HEADER, FROM_QUERY, TokenReader } from '../../../plugins/core/token-reader.js'
+import { FROM_BEARER, FROM_COOKIE, FROM_EXTRACTOR, FROM_HEADER, FROM_QUERY, TokenReader } from '../../../plugins/core/token-reader.js'
 import { coreOf } from '../../../plugins/core/internals.js'
 import { sessionApp, tokenOf } from '../../helpers/session-app.js'
 
 const request = (query: unknown, headers: Record<string, string>, cookies: Record<string, string>): FastifyRequest =>
   ({ query, headers, cookies }) as unknown as FastifyRequest
 
-const defaults = { tokenSources: { query: 'token', header: 'x-jwt' }, cookies: { sessionName: 'JWT' } } as const
+const defaults = { tokenSources: { query: 'token', header: 'x-jwt', bearer: true, extract: null }, cookies: { sessionName: 'JWT' } } as const
 
 t.test('query, then header, then cookie; empty values are skipped; none gives undefined', async (t) => {
   const r = new TokenReader(defaults as never)
@@ -21,11 +21,24 @@ t.test('query, then header, then cookie; empty values are skipped; none gives un
   t.same(r.read(request({}, { 'x-jwt': '' }, { JWT: 'c' })), { token: 'c', source: FROM_COOKIE })
   t.equal(r.read(request(null, {}, { JWT: '' })), undefined)
   t.equal(r.read(request({ token: ['a', 'b'] }, {}, {})), undefined, 'a repeated query parameter is not a token')
+  t.same(r.read(request({}, { authorization: 'Bearer b.c-d_e~f+g/h==' }, { JWT: 'c' })), { token: 'b.c-d_e~f+g/h==', source: FROM_BEARER })
+  t.same(r.read(request({}, { authorization: 'bEaReR abc', 'x-jwt': 'h' }, {})), { token: 'h', source: FROM_HEADER }, 'X-JWT before bearer')
+  for (const value of ['Basic YTpi', 'Bearer', 'Bearer ', 'Bearer a b', 'Bearer  abc', 'Bearer a"b', `Bearer ${'a'.repeat(16_400)}`]) {
+    t.same(r.read(request({}, { authorization: value }, { JWT: 'c' })), { token: 'c', source: FROM_COOKIE }, `not a bearer token: ${value.slice(0, 20)}`)
+  }
+})
+
+t.test('the app\'s extractor is tried first; an empty or non-string answer means none', async (t) => {
+  const answers: unknown[] = ['x', '', undefined, null, 42]
+  const r = new TokenReader({ tokenSources: { ...defaults.tokenSources, query: null, extract: () => answers.shift() }, cookies: { sessionName: 'JWT' } } as never)
+  const req = request({}, { 'x-jwt': 'h' }, {})
+  t.same(r.read(req), { token: 'x', source: FROM_EXTRACTOR })
+  for (let i = 0; i < 4; i++) t.same(r.read(req), { token: 'h', source: FROM_HEADER })
 })
 
 t.test('sources turned off are not read at all', async (t) => {
-  const r = new TokenReader({ tokenSources: { query: null, header: null }, cookies: { sessionName: 'SID' } } as never)
-  t.equal(r.read(request({ token: 'q' }, { 'x-jwt': 'h' }, {})), undefined)
+  const r = new TokenReader({ tokenSources: { query: null, header: null, bearer: false, extract: null }, cookies: { sessionName: 'SID' } } as never)
+  t.equal(r.read(request({ token: 'q' }, { 'x-jwt': 'h', authorization: 'Bearer b' }, {})), undefined)
   t.same(r.read(request({ token: 'q' }, { 'x-jwt': 'h' }, { SID: 'c' })), { token: 'c', source: FROM_COOKIE })
 })
 
@@ -51,7 +64,7 @@ t.test('a cached session is answered synchronously (no promise); a first-seen to
 })
 
 t.test('requests served at once keep their own token source: a cookie session without the XSRF header is refused beside query sessions', async (t) => {
-  const s = await sessionApp({}, (app) => {
+  const s = await sessionApp({ tokenSources: { query: true } }, (app) => {
     app.get('/who', { preHandler: app.auth.authenticate }, async (request) => ({ user: request.user!.name }))
   })
   t.teardown(s.close)

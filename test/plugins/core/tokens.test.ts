@@ -15,6 +15,8 @@ const { app, base } = await listen(async (app) => {
   await app.register(authPlugin, {
     secret: () => SECRET,
     url: 'http://127.0.0.1',
+    // The query source is off by default (bearer.test.ts); on here, where its order and expiry are tested.
+    tokenSources: { query: true },
     session: { tokenDuration: '15m', maxAge: '1h' },
     claimsUpdater: (claims) => {
       updaterCalls.push(claims)

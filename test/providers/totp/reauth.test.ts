@@ -75,7 +75,7 @@ t.test('within `reauthentication.within` of the sign-in, no password is asked; t
 
 t.test('a header or query token never changes factors, fresh as it may be', async (t) => {
   fakeClock(t)
-  const app = await accountApp(t)
+  const app = await accountApp(t, { tokenSources: { query: true } })
   const c = app.client()
   await signIn(c, 'alice')
   const token = c.jar.get('JWT')!

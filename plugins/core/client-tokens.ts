@@ -1,0 +1,87 @@
+/**
+ * The registered clients' token service, opened by the core when `clients` has any: refresh families on the state
+ * store, the token and revocation endpoints, and the authorization server metadata (RFC 8414) at
+ * `/.well-known/oauth-authorization-server{path of url + authPrefix}`, so that a standard OAuth 2 client needs only
+ * the issuer's address.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { OptionsError } from '../../lib/errors.js'
+import type { StateStore } from '../../lib/state-store.js'
+import type { Revocations } from './revocation.js'
+import type { SessionList } from './sessions.js'
+import type { CoreTokenService } from './tokens.js'
+import { RefreshFamilies } from './refresh-families.js'
+import { authorizationServerMetadata, formOf, REFRESH_GRANT, tokenEndpoint, type Grant } from './token-endpoint.js'
+import { DEVICE_GRANT, deviceCodeGrant, deviceCodeHandler, deviceDecisionHandler, devicePageHandler } from './device-sign-in.js'
+import { userIdOf } from './session-audit.js'
+import { audOf } from './claims.js'
+import type { Claims, ClaimsInput, ResolvedOptions, TokenPairResponse } from './types.js'
+import { requestCookie } from './cookie-jar.js'
+import { authorizationCodeGrant, authorizeHandler } from './native-sign-in.js'
+
+export interface ClientTokens {
+  /** `fastify.auth.issueTokenPair`. */
+  issue: (request: FastifyRequest, clientId: string, input: ClaimsInput) => Promise<TokenPairResponse>
+  /** The endpoints, registered in the core's auth scope. */
+  routes: (scope: FastifyInstance) => Promise<void>
+}
+
+interface Services { stateStore: StateStore; revocations: Revocations | null; sessions: SessionList | null; tokens: CoreTokenService }
+
+/** The clients' token service, or null when no client is registered (no route is added then). */
+export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, s: Services): ClientTokens | null {
+  if (o.clients.size === 0 || s.revocations === null) return null
+  const revocations = s.revocations
+  const families = new RefreshFamilies({
+    store: s.stateStore,
+    revocations,
+    list: s.sessions,
+    audit: o.audit,
+    access: s.tokens.access,
+    accessSeconds: Math.max(1, Math.round(o.session.tokenDurationMs / 1000))
+  })
+  const grants = new Map<string, Grant>()
+  const revokeAccess = async (request: FastifyRequest, token: string): Promise<boolean> => {
+    let claims
+    try { claims = await s.tokens.parse(token) } catch { return false }
+    await revocations.revokeSession(claims.jti)
+    if (o.audit.on) o.audit.emit(request, 'session.revoked', { reason: 'revoke', by: 'revokeSession', scope: 'session', userId: userIdOf(claims), aud: audOf(claims) })
+    return true
+  }
+  const issuer = `${o.url}${o.authPrefix}`
+  const metadataPath = `/.well-known/oauth-authorization-server${new URL(issuer).pathname.replace(/\/$/, '')}`
+  fastify.get(metadataPath, async (_request, reply) => {
+    const grantTypes = [...grants.keys(), REFRESH_GRANT]
+    const extra = {
+      ...(redirecting ? { authorization_endpoint: `${issuer}/authorize`, response_types_supported: ['code'] } : {}),
+      ...(devices ? { device_authorization_endpoint: `${issuer}/device/code` } : {})
+    }
+    return await reply.header('cache-control', 'no-cache').send(authorizationServerMetadata(issuer, issuer, grantTypes, extra))
+  })
+  const native = {
+    store: s.stateStore,
+    clients: o.clients,
+    families,
+    loginPage: o.loginPage,
+    issuer,
+    async session (request: FastifyRequest): Promise<Claims | null> {
+      const token = requestCookie(request, o.cookies.sessionName)
+      if (token === undefined || token === '') return null
+      try { return await s.tokens.parse(token) } catch { return null }
+    }
+  }
+  const redirecting = [...o.clients.values()].some((c) => c.kind !== 'device')
+  const devices = [...o.clients.values()].some((c) => c.kind === 'device')
+  const device = { ...native, audit: o.audit, clientKey: o.clientKey, base: issuer, origin: o.origin }
+  if (devices) grants.set(DEVICE_GRANT, deviceCodeGrant(device))
+  const deviceRoutes = devices ? { code: deviceCodeHandler(device, formOf), page: devicePageHandler(device), decision: deviceDecisionHandler(device, formOf) } : undefined
+  if (redirecting) grants.set('authorization_code', authorizationCodeGrant(native))
+  return {
+    async issue (request, clientId, input) {
+      const client = o.clients.get(clientId)
+      if (client === undefined) throw new OptionsError('client', `"${clientId}" is not a registered client (clients[].id)`)
+      return (await families.issue(request, client, input)).response
+    },
+    routes: tokenEndpoint({ clients: o.clients, families, grants, revokeAccess, authorize: redirecting ? authorizeHandler(native) : undefined, device: deviceRoutes })
+  }
+}

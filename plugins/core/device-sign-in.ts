@@ -1,0 +1,175 @@
+/**
+ * CLI and TV sign-in (RFC 8628): `POST {authPrefix}/device/code` gives a device client a `device_code` and a
+ * `user_code`; the user opens `{authPrefix}/device` on another device, signs in there (any login method, through
+ * `loginPage`) and approves or denies the named client; the client polls the token endpoint with the
+ * device_code grant. Failed user codes are counted per address and in all (a guess is refused past the limit,
+ * whatever it is) and audited.
+ */
+import { randomBytes, randomInt } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { ErrorCodes, HttpError, RateLimitedError } from '../../lib/errors.js'
+import { escapeHtml } from '../../lib/html.js'
+import type { StateStore } from '../../lib/state-store.js'
+import type { Audit } from '../../lib/audit/audit.js'
+import type { ClientKey } from '../../lib/throttle/client.js'
+import { hashOf, inputOf, type RefreshFamilies, type TokenResponse } from './refresh-families.js'
+import type { RegisteredClient } from './clients.js'
+import { OAuthError, invalidGrant, invalidClient, unauthorizedClient } from './oauth-error.js'
+import type { FieldReader, Grant } from './token-endpoint.js'
+import type { Claims } from './types.js'
+import { userIdOf } from './session-audit.js'
+
+export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code'
+const DEVICE = 'dc:'
+const USER_CODE = 'uc:'
+const GUESS = 'dc-guess:'
+const EXPIRES_S = 600
+const INTERVAL_S = 5
+/** RFC 8628 §6.1: no vowels (no words), no look-alikes; 20^8 ≈ 2.6e10 codes. */
+const ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ'
+/** Failed user codes per address, and in all, per `GUESS_WINDOW_MS`. */
+const GUESSES_PER_ADDRESS = 10
+const GUESSES_IN_ALL = 1000
+const GUESS_WINDOW_MS = 600_000
+
+interface DeviceRecord { c: string; uc: string; st: 'pending' | 'approved' | 'denied'; exp: number; next: number; iv: number; claims?: Claims }
+
+export interface DeviceSignInDeps {
+  store: StateStore
+  clients: ReadonlyMap<string, RegisteredClient>
+  families: RefreshFamilies
+  audit: Audit
+  clientKey: ClientKey
+  session: (request: FastifyRequest) => Promise<Claims | null>
+  loginPage: string
+  /** `{url}{authPrefix}`. */
+  base: string
+  /** The app's origin: approvals come from its own pages only. */
+  origin: string
+}
+
+/** `XXXX-XXXX` from the no-confusion alphabet; typed in any case, with or without the dash. */
+function newUserCode (): string {
+  let code = ''
+  for (let i = 0; i < 8; i++) code += ALPHABET[randomInt(ALPHABET.length)]
+  return code
+}
+const normalised = (typed: string): string => typed.toUpperCase().replace(/[^A-Z]/g, '')
+const shown = (code: string): string => `${code.slice(0, 4)}-${code.slice(4)}`
+
+/** `POST /device/code`. */
+export function deviceCodeHandler (d: DeviceSignInDeps, formOf: (request: FastifyRequest) => FieldReader) {
+  return async function deviceCode (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const field = formOf(request)
+    const client = d.clients.get(field('client_id'))
+    if (client === undefined) throw invalidClient('unknown client_id')
+    if (client.kind !== 'device') throw unauthorizedClient('only a device client signs in with a device code')
+    const deviceCode = randomBytes(32).toString('base64url')
+    const userCode = newUserCode()
+    const now = Date.now()
+    const record: DeviceRecord = { c: client.id, uc: userCode, st: 'pending', exp: now + EXPIRES_S * 1000, next: now, iv: INTERVAL_S }
+    // Kept past its expiry, so that a late poll hears expired_token rather than an unknown code.
+    await d.store.set(DEVICE + hashOf(deviceCode), JSON.stringify(record), 2 * EXPIRES_S * 1000)
+    if (!await d.store.setIfAbsent(USER_CODE + userCode, hashOf(deviceCode), EXPIRES_S * 1000)) throw new HttpError(503, 'unavailable', 'try again')
+    const verification = `${d.base}/device`
+    return await reply.header('cache-control', 'no-store').send({
+      device_code: deviceCode,
+      user_code: shown(userCode),
+      verification_uri: verification,
+      verification_uri_complete: `${verification}?user_code=${shown(userCode)}`,
+      expires_in: EXPIRES_S,
+      interval: INTERVAL_S
+    })
+  }
+}
+
+/** `GET /device`: the code entry page for a signed-in user (others go to the sign-in page first). */
+export function devicePageHandler (d: DeviceSignInDeps) {
+  return async function devicePage (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const claims = await d.session(request)
+    if (claims === null) return reply.redirect(`${d.loginPage}${d.loginPage.includes('?') ? '&' : '?'}from=${encodeURIComponent(request.url)}`, 302)
+    const typed = (request.query as Record<string, unknown>).user_code
+    const code = typeof typed === 'string' ? shown(normalised(typed).slice(0, 8)) : ''
+    return await reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(pageHtml(d.base, code, claims.jti, ''))
+  }
+}
+
+function pageHtml (base: string, code: string, xsrf: string, message: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Sign in a device</title>
+<style>body{font-family:system-ui,sans-serif;max-width:26rem;margin:3rem auto;padding:0 1rem}input{font-size:1.5rem;letter-spacing:.2em;text-transform:uppercase;width:100%}button{font-size:1rem;margin:.5rem .5rem 0 0;padding:.4rem 1rem}</style></head>
+<body><h1>Sign in a device</h1><p>Type the code your device shows.</p>${message === '' ? '' : `<p id="message" role="status">${escapeHtml(message)}</p>`}
+<form method="post" action="${escapeHtml(base)}/device"><input name="user_code" id="user_code" autocomplete="off" maxlength="9" value="${escapeHtml(code)}" placeholder="XXXX-XXXX" required>
+<input type="hidden" name="xsrf" value="${escapeHtml(xsrf)}"><button name="action" value="approve" id="approve">Approve</button><button name="action" value="deny" id="deny">Deny</button></form></body></html>`
+}
+
+/** `POST /device`: approves or denies the code's client for the signed-in user. */
+export function deviceDecisionHandler (d: DeviceSignInDeps, formOf: (request: FastifyRequest) => FieldReader) {
+  return async function deviceDecision (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const site = request.headers['sec-fetch-site']
+    const origin = request.headers.origin
+    if ((site !== undefined && site !== 'same-origin') || (origin !== undefined && origin !== d.origin)) throw new HttpError(403, 'forbidden', 'a device is approved from this site\'s own page', ErrorCodes.CROSS_SITE)
+    const claims = await d.session(request)
+    if (claims === null) throw new HttpError(401, 'unauthorized', 'not logged in')
+    const field = formOf(request)
+    if (field('xsrf') !== claims.jti) throw new HttpError(403, 'forbidden', 'the page\'s XSRF value does not match the session', ErrorCodes.XSRF)
+    const action = field('action')
+    if (action !== 'approve' && action !== 'deny') throw new HttpError(400, 'bad request', 'action must be approve or deny')
+    const userCode = normalised(field('user_code'))
+    await guessAllowed(d, request)
+    const hash = userCode.length === 8 ? await d.store.take(USER_CODE + userCode) : undefined
+    const raw = hash === undefined ? undefined : await d.store.get(DEVICE + hash)
+    const record = raw === undefined ? undefined : JSON.parse(raw) as DeviceRecord
+    if (hash === undefined || record === undefined || record.st !== 'pending' || record.exp <= Date.now()) {
+      await guessFailed(d, request)
+      if (d.audit.on) d.audit.emit(request, 'device.denied', { reason: 'unknown_code', userId: userIdOf(claims), clientId: undefined })
+      return await reply.code(400).type('text/html; charset=utf-8').send(pageHtml(d.base, '', claims.jti, 'That code is not valid: check it and try again.'))
+    }
+    const client = d.clients.get(record.c)!
+    const approved = action === 'approve'
+    const next: DeviceRecord = approved ? { ...record, st: 'approved', claims } : { ...record, st: 'denied' }
+    await d.store.set(DEVICE + hash, JSON.stringify(next), Math.max(1000, record.exp - Date.now() + EXPIRES_S * 1000))
+    if (d.audit.on) d.audit.emit(request, approved ? 'device.approved' : 'device.denied', { reason: approved ? 'user' : 'denied', userId: userIdOf(claims), clientId: client.id })
+    const text = approved ? `${client.name} is signed in. You can return to it.` : `${client.name} was not signed in.`
+    return await reply.type('text/html; charset=utf-8').send(pageHtml(d.base, '', claims.jti, text))
+  }
+}
+
+async function guessAllowed (d: DeviceSignInDeps, request: FastifyRequest): Promise<void> {
+  const [mine, all] = await Promise.all([d.store.get(`${GUESS}${d.clientKey(request)}`), d.store.get(`${GUESS}*`)])
+  if (Number(mine ?? 0) >= GUESSES_PER_ADDRESS || Number(all ?? 0) >= GUESSES_IN_ALL) {
+    if (d.audit.on) d.audit.emit(request, 'rate_limited', { reason: 'device_code', retryAfterMs: GUESS_WINDOW_MS })
+    throw new RateLimitedError('too many wrong device codes: wait and try again', GUESS_WINDOW_MS)
+  }
+}
+
+async function guessFailed (d: DeviceSignInDeps, request: FastifyRequest): Promise<void> {
+  if (d.store.increment === undefined) return
+  await Promise.all([d.store.increment(`${GUESS}${d.clientKey(request)}`, GUESS_WINDOW_MS), d.store.increment(`${GUESS}*`, GUESS_WINDOW_MS)])
+}
+
+/** The device_code grant: polled by the device until the user decided. */
+export function deviceCodeGrant (d: DeviceSignInDeps): Grant {
+  return {
+    kinds: new Set(['device']),
+    async exchange (request: FastifyRequest, client: RegisteredClient, field: FieldReader): Promise<TokenResponse> {
+      const key = DEVICE + hashOf(field('device_code'))
+      const raw = await d.store.get(key)
+      const record = raw === undefined ? undefined : JSON.parse(raw) as DeviceRecord
+      if (record === undefined || record.c !== client.id) throw invalidGrant('unknown device_code')
+      const now = Date.now()
+      if (record.exp <= now) throw new OAuthError(400, 'expired_token', 'the device code has expired: start again')
+      if (record.st === 'denied') throw new OAuthError(400, 'access_denied', 'the user denied the sign-in')
+      if (now < record.next) {
+        await d.store.set(key, JSON.stringify({ ...record, iv: record.iv + 5, next: now + (record.iv + 5) * 1000 }), record.exp - now + EXPIRES_S * 1000)
+        throw new OAuthError(400, 'slow_down', `poll at most every ${record.iv + 5} s`)
+      }
+      if (record.st === 'pending') {
+        await d.store.set(key, JSON.stringify({ ...record, next: now + record.iv * 1000 }), record.exp - now + EXPIRES_S * 1000)
+        throw new OAuthError(400, 'authorization_pending', 'the user has not decided yet')
+      }
+      if (await d.store.take(key) === undefined) throw invalidGrant('unknown device_code')
+      const claims = record.claims!
+      return (await d.families.issue(request, client, inputOf(claims), claims.auth_time, 'device_code')).response
+    }
+  }
+}

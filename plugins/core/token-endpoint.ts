@@ -1,0 +1,142 @@
+/**
+ * The token endpoint (`POST {authPrefix}/token`, RFC 6749 §3.2 and §5) and the revocation endpoint
+ * (`POST {authPrefix}/revoke`, RFC 7009) of the app's registered clients, and the authorization server metadata
+ * (RFC 8414) that tells a standard OAuth 2 client where they are. Public clients only: a client is named by
+ * `client_id` in the form body and presents no secret.
+ *
+ * Every answer is `Cache-Control: no-store`; a refusal is an RFC 6749 §5.2 error, and consumes nothing.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { StateStoreError } from '../../lib/state-store.js'
+import { HttpError, sendHttpError } from '../../lib/errors.js'
+import type { RegisteredClient } from './clients.js'
+import type { RefreshFamilies, TokenResponse } from './refresh-families.js'
+import { OAuthError, invalidClient, invalidRequest, sendOAuthError, unauthorizedClient } from './oauth-error.js'
+import { routeDoc as doc } from './scope.js'
+
+/** A token request is a few short fields. */
+const BODY_LIMIT = 16 * 1024
+/** The longest value of one field (a refresh token is 43 characters, a PKCE verifier at most 128). */
+const MAX_FIELD = 2048
+const FORM = 'application/x-www-form-urlencoded'
+export const REFRESH_GRANT = 'refresh_token'
+
+/** One grant the token endpoint serves: the kinds of client it is for and what it answers. */
+export interface Grant {
+  readonly kinds: ReadonlySet<RegisteredClient['kind']>
+  exchange: (request: FastifyRequest, client: RegisteredClient, field: FieldReader) => Promise<TokenResponse>
+}
+
+/** Reads one field of the form body: a single string of bounded length (required unless `optional`). */
+export type FieldReader = {
+  (name: string): string
+  (name: string, optional: true): string | undefined
+}
+
+export interface TokenEndpointDeps {
+  clients: ReadonlyMap<string, RegisteredClient>
+  families: RefreshFamilies
+  /** Grants by `grant_type` (the refresh grant is added here). */
+  grants: ReadonlyMap<string, Grant>
+  /** Revokes an access token presented at `/revoke` (its family or session ends); false when it is none. */
+  revokeAccess: (request: FastifyRequest, token: string) => Promise<boolean>
+  /** `GET /authorize` of native and browser clients (none without such a client). */
+  authorize?: ((request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) | undefined
+  /** The device routes (`POST /device/code`, `GET` and `POST /device`), with a device client only. */
+  device?: DeviceRoutes | undefined
+}
+
+type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>
+export interface DeviceRoutes { code: Handler; page: Handler; decision: Handler }
+
+/** Registers `/token` and `/revoke` in an auth scope of their own (their errors answer in RFC 6749's shape). */
+export function tokenEndpoint (d: TokenEndpointDeps) {
+  const grants = new Map(d.grants)
+  grants.set(REFRESH_GRANT, {
+    kinds: new Set(['native', 'device', 'spa']),
+    exchange: async (request, client, field) => await d.families.refresh(request, client, field('refresh_token'))
+  })
+  return async function tokenRoutes (scope: FastifyInstance): Promise<void> {
+    scope.setErrorHandler((err: FastifyError, _request, reply) => answerError(reply, err))
+    if (d.authorize !== undefined) scope.get('/authorize', { schema: doc('Signs a native or browser client in through this browser (RFC 8252)') }, d.authorize)
+    if (d.device !== undefined) {
+      scope.post('/device/code', { bodyLimit: BODY_LIMIT, schema: doc('Starts a device sign-in (RFC 8628)') }, d.device.code)
+      scope.get('/device', { schema: doc('The device sign-in page: a signed-in user types the code and approves or denies') }, d.device.page)
+      scope.post('/device', { bodyLimit: BODY_LIMIT, schema: doc('Approves or denies a device sign-in') }, d.device.decision)
+    }
+
+    scope.post('/token', { bodyLimit: BODY_LIMIT, schema: doc('Token endpoint of the registered clients (RFC 6749)') }, async (request, reply) => {
+      const field = formOf(request)
+      const client = clientOf(d.clients, request, field)
+      const grantType = field('grant_type')
+      const grant = grants.get(grantType)
+      if (grant === undefined) throw new OAuthError(400, 'unsupported_grant_type', `grant_type ${grantType.slice(0, 80)} is not supported`)
+      if (!grant.kinds.has(client.kind)) throw unauthorizedClient(`a ${client.kind} client may not use grant_type ${grantType}`)
+      const answer = await grant.exchange(request, client, field)
+      return await reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer)
+    })
+
+    scope.post('/revoke', { bodyLimit: BODY_LIMIT, schema: doc('Revokes a refresh or access token of a registered client (RFC 7009)') }, async (request, reply) => {
+      const field = formOf(request)
+      const client = clientOf(d.clients, request, field)
+      const token = field('token')
+      const hint = field('token_type_hint', true)
+      // RFC 7009 §2.2: unknown tokens answer 200 too, so that the answer tells an attacker nothing.
+      if (hint !== 'access_token' && await d.families.revoke(request, client, token)) return await reply.code(200).send()
+      if (await d.revokeAccess(request, token)) return await reply.code(200).send()
+      if (hint === 'access_token') await d.families.revoke(request, client, token)
+      return await reply.code(200).send()
+    })
+  }
+}
+
+/** The form body's field reader; JSON and other bodies are refused (RFC 6749 §3.2: form encoding). */
+export function formOf (request: FastifyRequest): FieldReader {
+  const type = request.headers['content-type']
+  if (typeof type !== 'string' || type.split(';')[0]!.trim().toLowerCase() !== FORM) throw invalidRequest(`send the parameters as ${FORM}`)
+  const body = request.body as Record<string, unknown> | undefined
+  return function field (name: string, optional?: true): string {
+    const value = body?.[name]
+    if (value === undefined || value === '') {
+      if (optional === true) return undefined as unknown as string
+      throw invalidRequest(`${name} is required`)
+    }
+    if (typeof value !== 'string') throw invalidRequest(`${name} is repeated`)
+    if (value.length > MAX_FIELD) throw invalidRequest(`${name} is longer than ${MAX_FIELD} characters`)
+    return value
+  } as FieldReader
+}
+
+/** The registered client the request names; a client secret is refused (public clients have none). */
+function clientOf (clients: ReadonlyMap<string, RegisteredClient>, request: FastifyRequest, field: FieldReader): RegisteredClient {
+  if (request.headers.authorization !== undefined || field('client_secret', true) !== undefined) {
+    throw invalidClient('the registered clients are public: send client_id without a secret')
+  }
+  const client = clients.get(field('client_id'))
+  if (client === undefined) throw invalidClient('unknown client_id')
+  return client
+}
+
+/** Refusals in RFC 6749's shape; a body too large or unreadable is `invalid_request`; a store failure stays 503. */
+function answerError (reply: FastifyReply, err: FastifyError): FastifyReply {
+  if (err instanceof OAuthError) return sendOAuthError(reply, err)
+  if (err instanceof StateStoreError || err instanceof HttpError) return sendHttpError(reply.header('cache-control', 'no-store'), err)
+  const status = err.statusCode ?? 500
+  if (status >= 400 && status < 500) return sendOAuthError(reply, invalidRequest(status === 413 ? `the body is larger than ${BODY_LIMIT} bytes` : 'the body cannot be read'))
+  reply.log.error({ err }, 'token endpoint failed')
+  return sendHttpError(reply.header('cache-control', 'no-store'), new HttpError(500, 'internal error'))
+}
+
+/** RFC 8414 metadata of the token endpoints, for the registered clients' OAuth 2 libraries. */
+export function authorizationServerMetadata (issuer: string, base: string, grantTypes: readonly string[], extra: Record<string, unknown>): Record<string, unknown> {
+  return {
+    issuer,
+    token_endpoint: `${base}/token`,
+    revocation_endpoint: `${base}/revoke`,
+    ...extra,
+    grant_types_supported: grantTypes,
+    token_endpoint_auth_methods_supported: ['none'],
+    revocation_endpoint_auth_methods_supported: ['none'],
+    code_challenge_methods_supported: ['S256']
+  }
+}

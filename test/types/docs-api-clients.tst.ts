@@ -1,0 +1,23 @@
+/**
+ * The examples of docs/guide/api-clients.md, compiled (lines as written there; test/docs/readme-examples.test.ts
+ * checks they stay the same): the CLI signing in with openid-client over a loopback redirect.
+ */
+import { createServer } from 'node:http'
+import * as client from 'openid-client'
+
+const config = await client.discovery(new URL('https://example.com/auth'), 'demo-cli', undefined, client.None(), { algorithm: 'oauth2' })
+const verifier = client.randomPKCECodeVerifier()
+const state = client.randomState()
+const server = createServer()
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+const redirectUri = `http://127.0.0.1:${(server.address() as { port: number }).port}/callback`
+const callback = new Promise<URL>((resolve) => server.on('request', (req, res) => {
+  res.end('Signed in: you can close this tab.')
+  resolve(new URL(req.url!, redirectUri))
+}))
+const challenge = await client.calculatePKCECodeChallenge(verifier)
+console.log('Open', client.buildAuthorizationUrl(config, { redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', state }).href)
+const tokens = await client.authorizationCodeGrant(config, await callback, { pkceCodeVerifier: verifier, expectedState: state })
+server.close()
+const me = await fetch('https://example.com/api/me', { headers: { authorization: `Bearer ${tokens.access_token}` } })
+console.log(await me.json(), 'refresh with', tokens.refresh_token !== undefined)
