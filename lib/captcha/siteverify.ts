@@ -67,7 +67,7 @@ const REUSED = new Set(['timeout-or-duplicate', 'already-seen-response', 'expire
 const INVALID = new Set(['invalid-input-response', 'missing-input-response', 'sitekey-secret-mismatch'])
 
 /** What a siteverify answer says, read defensively. */
-interface SiteverifyAnswer { success: boolean; hostname?: string; action?: string; score?: number; errorCodes: string[] }
+interface SiteverifyAnswer { success: boolean; hostname?: string | undefined; action?: string | undefined; score?: number | undefined; errorCodes: string[] }
 
 interface ServiceSettings {
   name: string

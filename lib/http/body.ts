@@ -4,9 +4,13 @@
  * Decompression runs in small chunks, each counted as it comes out, so a bomb stops at the cap.
  */
 import type { IncomingMessage } from 'node:http'
-import zlib from 'node:zlib'
 import type { Transform } from 'node:stream'
 import { OutboundError } from './deadline.js'
+import { requireLazy } from '../lazy.js'
+
+// zlib is loaded with the first compressed answer, not with the modules that may send a request (the toolkit's
+// breachedPasswords among them: the toolkit loads zlib on use).
+const zlib = (): typeof import('node:zlib') => requireLazy<typeof import('node:zlib')>('node:zlib')
 
 /** The content codings this reader undoes (RFC 9110 §8.4.1). */
 export const ACCEPT_ENCODING = 'gzip, deflate, br'
@@ -84,9 +88,9 @@ export function readBody (res: IncomingMessage, maxBytes: number): BodyRead {
 function decoderFor (encoding: string): Transform | undefined {
   switch (encoding) {
     case 'identity': case '': return undefined
-    case 'gzip': case 'x-gzip': return zlib.createGunzip()
-    case 'deflate': return zlib.createInflate()
-    case 'br': return zlib.createBrotliDecompress()
+    case 'gzip': case 'x-gzip': return zlib().createGunzip()
+    case 'deflate': return zlib().createInflate()
+    case 'br': return zlib().createBrotliDecompress()
     default: throw new OutboundError('malformed', `unsupported content encoding ${JSON.stringify(encoding.slice(0, 40))}`)
   }
 }

@@ -32,7 +32,7 @@ const GUESSES_PER_ADDRESS = 10
 const GUESSES_IN_ALL = 1000
 const GUESS_WINDOW_MS = 600_000
 
-interface DeviceRecord { c: string; uc: string; st: 'pending' | 'approved' | 'denied'; exp: number; next: number; iv: number; claims?: Claims }
+interface DeviceRecord { c: string; uc: string; st: 'pending' | 'approved' | 'denied'; exp: number; next: number; iv: number; claims?: Claims | undefined }
 
 export interface DeviceSignInDeps {
   store: StateStore

@@ -127,7 +127,7 @@ export class TrustedDevices {
       else reason = 'forgotten'
     } catch (err) {
       // A store that cannot answer is not a forged cookie: the login answers 503 as any other.
-      if ((err as { statusCode?: number }).statusCode === 503) throw err
+      if ((err as { statusCode?: number | undefined }).statusCode === 503) throw err
       reason = 'invalid'
     }
     const audit = this.core.options.audit

@@ -111,7 +111,7 @@ export async function appleConfig (config: AppleConfig, keyLoader: AppleKeyLoade
     pkce: false, // not documented by Apple
     tokenAuth: 'post',
     responseMode,
-    oidc: { issuer, jwksURL: config.jwksURL ?? `${APPLE}/auth/keys` },
+    oidc: { issuer, jwksURL: config.jwksURL ?? `${APPLE}/auth/keys`, keepLastGoodKeys: true },
     mapUser: mapAppleUser,
     timeout: config.timeout,
     handshakeTtl: config.handshakeTtl,

@@ -17,6 +17,12 @@ export interface OidcSettings {
   issuer: string | string[]
   /** The provider's JWKS document. */
   jwksURL: string
+  /**
+   * Keep the last good key set when a refetch fails or answers an empty set, asking again after the cooldown
+   * (go-pkgz/auth v2.1.7 does this for Apple, whose key endpoint has had bad minutes). Default false: the login
+   * answers 502/504.
+   */
+  keepLastGoodKeys?: boolean | undefined
 }
 
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA']
@@ -27,7 +33,7 @@ export type IdTokenVerifier = (idToken: string, nonce: string | undefined) => Pr
 
 /** Builds a verifier with its own JWKS cache (see jwks.ts: capped fetch, refetch on an unknown `kid` rate-limited). */
 export function idTokenVerifier (settings: OidcSettings, clientId: string, timeoutMs: number): IdTokenVerifier {
-  const jwks = new ProviderKeys(settings.jwksURL, timeoutMs).getKey
+  const jwks = new ProviderKeys(settings.jwksURL, timeoutMs, settings.keepLastGoodKeys === true).getKey
   const issuers = Array.isArray(settings.issuer) ? settings.issuer : [settings.issuer]
   return async (idToken, nonce) => {
     let payload: JWTPayload

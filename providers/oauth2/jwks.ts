@@ -10,7 +10,8 @@
  * make us hammer the provider. The cooldown counts from the last of these fetches only: the next login after a
  * rotation fetches the new key however recently the set was read. Concurrent logins share one fetch.
  *
- * A failed refetch keeps the last good set (see `fetch`).
+ * With `keepLastGood` (Apple's, as go-pkgz/auth v2.1.7 does), a failed refetch keeps the last good set (see `fetch`);
+ * other providers' failed refetch is the login's 502/504, so a provider answering garbage is seen, not masked.
  *
  * A token without `kid` is taken only while the set holds one signing key (OIDC Core §10.1: with several, the
  * `kid` is required), even when only one of them could verify it.
@@ -38,7 +39,7 @@ export class ProviderKeys {
   /** Number of documents fetched (for tests and diagnostics). */
   fetches = 0
 
-  constructor (private readonly url: string, private readonly timeoutMs: number) {}
+  constructor (private readonly url: string, private readonly timeoutMs: number, private readonly keepLastGood = false) {}
 
   /** jose's key resolver for `jwtVerify`. Failures to fetch are HttpErrors (502/504); jose's own errors pass through. */
   readonly getKey: JWTVerifyGetKey = async (header, token) => {
@@ -63,8 +64,8 @@ export class ProviderKeys {
   }
 
   /**
-   * Fetches the set. When the provider fails (no answer, an error status, a malformed or empty set) and a set was
-   * fetched before, that last good set is kept and asked for again after the cooldown: a provider's bad minute
+   * Fetches the set. When the provider fails (no answer, an error status, a malformed or empty set), a set was
+   * fetched before and `keepLastGood` is on, that last good set is kept and asked for again after the cooldown: a provider's bad minute
    * (go-pkgz/auth v2.1.7 for Apple) must not sign everybody out of logging in, nor empty our keys.
    */
   private async fetch (): Promise<KeySet> {
@@ -75,7 +76,7 @@ export class ProviderKeys {
       this.fetchedAt = Date.now()
       return keys
     } catch (err) {
-      if (this.keys === undefined) throw err
+      if (!this.keepLastGood || this.keys === undefined) throw err
       this.fetchedAt = Date.now() - JWKS_MAX_AGE_MS + JWKS_REFETCH_COOLDOWN_MS
       return this.keys
     }

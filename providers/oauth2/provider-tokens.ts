@@ -181,7 +181,7 @@ function keeperOf (request: FastifyRequest, name: string): { keeper: TokenKeeper
   const keepers = (request.server as unknown as Record<symbol, Map<string, TokenKeeper> | undefined>)[KEEPERS]
   const keeper = keepers?.get(name)
   if (keeper === undefined) throw new OptionsError(`oauth2.${name}.keepTokens`, 'is not set: no tokens of this provider are kept')
-  const userId = (request as { user?: { id?: unknown } | null }).user?.id
+  const userId = (request as { user?: { id?: unknown } | null | undefined }).user?.id
   if (typeof userId !== 'string') throw new HttpError(401, 'unauthorized', 'not logged in', ErrorCodes.UNAUTHORIZED)
   return { keeper, userId }
 }

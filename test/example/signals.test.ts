@@ -27,7 +27,7 @@ t.test('Ctrl-C stops the demo, its dev and local OAuth2 servers, and exits 0', a
   const url = /demo: open (http:\S+)\//.exec(text)![1]!
   const dev = /dev OAuth2 server (http:\S+),/.exec(text)![1]!
   const custom = /local OAuth2 server \(custom\) (http:\S+)/.exec(text)![1]!
-  t.match(text, /demo: providers on: local, dev, email, custom/)
+  t.match(text, /demo: providers on: local, dev, email, emailcode, custom/)
   const ports = [url, dev, custom].map((u) => Number(new URL(u).port))
   t.equal(await (await fetch(`http://127.0.0.1:${ports[0]}/ping`)).text(), 'pong')
   for (const port of ports) t.ok(await isListening(port), `${port} listening`)

@@ -32,7 +32,7 @@ const verifies = async (keys: ProviderKeys): Promise<string | undefined> => (awa
 t.test('a failed refetch keeps the last good set, and asks again after the cooldown', async (t) => {
   const clock = FakeTimers.install({ now: Date.now(), toFake: ['Date'] })
   t.teardown(() => { clock.uninstall(); answer = { status: 200, body: good } })
-  const keys = new ProviderKeys(url, 2000)
+  const keys = new ProviderKeys(url, 2000, true)
   t.equal(await verifies(keys), 'u1', 'first fetch')
   const failures: Array<[string, { status: number; body: string }]> = [
     ['a 500', { status: 500, body: '{}' }],
@@ -65,4 +65,25 @@ t.test('with no good set yet, a failing provider is an error (502), not an empty
     answer = bad
     await t.rejects(verifies(new ProviderKeys(url, 2000)), { statusCode: 502, code: 'GATEHOUSE_UPSTREAM' }, JSON.stringify(bad))
   }
+})
+
+t.test('without keepLastGood (every provider but Apple), a failed refetch of a stale set is the 502', async (t) => {
+  const clock = FakeTimers.install({ now: Date.now(), toFake: ['Date'] })
+  t.teardown(() => { clock.uninstall(); answer = { status: 200, body: good } })
+  const keys = new ProviderKeys(url, 2000)
+  t.equal(await verifies(keys), 'u1', 'first fetch')
+  clock.tick(JWKS_MAX_AGE_MS)
+  answer = { status: 500, body: '{}' }
+  await t.rejects(verifies(keys), { statusCode: 502, code: 'GATEHOUSE_UPSTREAM' }, 'the stale set is not used')
+})
+
+t.test('Apple keeps its last good key set; the other OpenID Connect providers do not', async (t) => {
+  const { appleConfig } = await import('../../../providers/oauth2/apple.js')
+  const { builtinConfig } = await import('../../../providers/oauth2/builtins.js')
+  const { exportPKCS8 } = await import('jose')
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true })
+  const pem = await exportPKCS8(privateKey)
+  const apple = await appleConfig({ clientId: 'com.example.web', teamId: 'TEAM123456', keyId: 'KEY1234567' }, async () => pem)
+  t.equal(apple.oidc?.keepLastGoodKeys, true)
+  t.not(builtinConfig('google', 'cid', 'secret').oidc?.keepLastGoodKeys, true)
 })

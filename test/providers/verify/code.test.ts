@@ -45,7 +45,7 @@ t.test('a mailed code signs in once, as the user of the address', async (t) => {
   const code = lastCode()
   t.notMatch(sent.body, code, 'the code is only in the mail')
   const r = await enter(app, code)
-  t.equal(r.statusCode, 302, 'the login goes on to the `from` kept with the code')
+  t.equal(r.statusCode, 303, 'the login goes on to the `from` kept with the code')
   t.equal(r.headers.location, 'http://127.0.0.1/profile')
   const jwt = r.cookies.find((c) => c.name === 'JWT')
   t.ok(jwt, 'a session was issued')
