@@ -5,12 +5,18 @@
  * after decompression (body.ts), no redirect followed (a caller that wants them re-checks each target), and
  * one connection per call (nothing pooled that a later call could find half-dead).
  */
-import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http'
-import https from 'node:https'
+import type http from 'node:http'
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
+import type https from 'node:https'
 import type { LookupFunction } from 'node:net'
 import { ACCEPT_ENCODING, describe, readBody, type BodyRead } from './body.js'
 import { OutboundError, type Deadline } from './deadline.js'
 import { failSpan, httpClientAttributes, inSpan, SpanKinds } from '../telemetry/spans.js'
+import { requireLazy } from '../lazy.js'
+
+// Required, not imported: on Node 24 an ES import of node:http builds its namespace, which loads zlib, and the
+// toolkit (breachedPasswords sends requests) loads zlib only on use.
+const client = (secure: boolean): typeof http | typeof https => requireLazy<typeof http | typeof https>(secure ? 'node:https' : 'node:http')
 
 export { Deadline, OutboundError, withDeadline, type OutboundFailure } from './deadline.js'
 
@@ -86,7 +92,7 @@ async function send (url: URL, o: OutboundRequest): Promise<OutboundAnswer> {
     const headers: Record<string, string> = { 'user-agent': USER_AGENT, 'accept-encoding': ACCEPT_ENCODING, ...o.headers }
     if (o.body !== undefined) headers['content-length'] = String(Buffer.byteLength(o.body))
     try {
-      req = (url.protocol === 'https:' ? https : http).request(url, {
+      req = client(url.protocol === 'https:').request(url, {
         method: o.method ?? 'GET',
         headers,
         agent: false,
