@@ -26,6 +26,13 @@ export interface ProviderSettings {
    * domain, `acme.auth.eu-west-1.amazoncognito.com`), salesforce (a My Domain, default `login.salesforce.com`).
    */
   domain?: string | undefined
+  /** `'live'` (the default) or `'sandbox'`: which PayPal environment's hosts (paypal). */
+  environment?: 'live' | 'sandbox' | undefined
+  /**
+   * The User-Agent Reddit asks each app for, `<platform>:<app ID>:<version> (by /u/<username>)` (reddit).
+   * Default `web:<client id>:1.0 (fastify-gatehouse)`.
+   */
+  userAgent?: string | undefined
   /** Directory (tenant) id, a GUID (entra). */
   tenant?: string | undefined
   /** User pool id, `<region>_<id>` (cognito). */

@@ -4,8 +4,11 @@
  * service documents it, its quirks, and a mapping from its documented user document. The id is always the
  * service's stable account id, never a login name a user can change or another user can later take.
  */
-import type { BuiltinSpec } from './builtin-spec.js'
+import type { BuiltinSpec, SettingsSpec } from './builtin-spec.js'
 import { firstItem, idAt, mapStandardClaims, objectAt, text } from './fields.js'
+
+/** A header value: printable ASCII. */
+const PRINTABLE = /^[\x20-\x7e]{1,256}$/
 
 // https://dev.twitch.tv/docs/authentication/getting-tokens-oauth/#authorization-code-grant-flow
 // https://dev.twitch.tv/docs/api/reference/#get-users (no scope for the public profile; Client-Id header required)
@@ -34,25 +37,34 @@ const spotify: BuiltinSpec = {
 }
 
 // https://github.com/reddit-archive/reddit/wiki/OAuth2 (Basic client auth, `duration`, GET /api/v1/me on oauth.reddit.com)
-const reddit: BuiltinSpec = {
-  authURL: 'https://www.reddit.com/api/v1/authorize',
-  tokenURL: 'https://www.reddit.com/api/v1/access_token',
-  infoURL: 'https://oauth.reddit.com/api/v1/me',
-  scopes: ['identity'],
-  authParams: { duration: 'temporary' },
-  pkce: false,
-  tokenAuth: 'basic',
-  // `icon_img` is HTML-escaped (`&amp;` between query parameters).
-  mapUser: (d) => ({ id: idAt(d, 'id'), name: text(d.name), picture: text(d.icon_img)?.replaceAll('&amp;', '&') })
+// https://support.reddithelp.com/hc/en-us/articles/16160319875092-Reddit-Data-API-Wiki: every client sends its own
+// User-Agent, `<platform>:<app ID>:<version> (by /u/<username>)`; generic ones are throttled hard.
+const reddit: SettingsSpec = {
+  settings: { userAgent: { required: false, kind: PRINTABLE, hint: 'the app\'s User-Agent as Reddit asks for it, e.g. web:com.example.app:1.0 (by /u/yourname)' } },
+  build: (s) => ({
+    authURL: 'https://www.reddit.com/api/v1/authorize',
+    tokenURL: 'https://www.reddit.com/api/v1/access_token',
+    infoURL: 'https://oauth.reddit.com/api/v1/me',
+    scopes: ['identity'],
+    authParams: { duration: 'temporary' },
+    pkce: false,
+    tokenAuth: 'basic',
+    // Without the app's own, one in Reddit's format naming the app by its client id.
+    userAgent: s.userAgent ?? 'web:{cid}:1.0 (fastify-gatehouse)',
+    // `icon_img` is HTML-escaped (`&amp;` between query parameters).
+    mapUser: (d) => ({ id: idAt(d, 'id'), name: text(d.name), picture: text(d.icon_img)?.replaceAll('&amp;', '&') })
+  })
 }
 
 // https://www.dropbox.com/developers/documentation/http/documentation#oauth2-authorize
-// https://www.dropbox.com/developers/documentation/http/documentation#users-get_current_account (POST, no body)
+// https://www.dropbox.com/developers/documentation/http/documentation#users-get_current_account: an RPC endpoint
+// without arguments, POSTed with the JSON body `null` (what Dropbox's own SDKs send).
 const dropbox: BuiltinSpec = {
   authURL: 'https://www.dropbox.com/oauth2/authorize',
   tokenURL: 'https://api.dropboxapi.com/oauth2/token',
   infoURL: 'https://api.dropboxapi.com/2/users/get_current_account',
   infoMethod: 'POST',
+  infoBody: 'null',
   scopes: ['account_info.read'],
   mapUser: (d) => {
     const name = d.name === undefined ? {} : objectAt(d, 'name')
@@ -124,29 +136,39 @@ const bitbucket: BuiltinSpec = {
   }
 }
 
-// https://developers.figma.com/docs/rest-api/oauth-apps/ (token on api.figma.com, Basic client auth)
+// https://developers.figma.com/docs/rest-api/oauth-apps/ (token on api.figma.com, Basic client auth); its token answer
+// is documented as `{user_id, access_token, expires_in, refresh_token}`, without `token_type`.
 // https://developers.figma.com/docs/rest-api/users-endpoints/ (GET /v1/me, scope current_user:read)
 const figma: BuiltinSpec = {
   authURL: 'https://www.figma.com/oauth',
   tokenURL: 'https://api.figma.com/v1/oauth/token',
   infoURL: 'https://api.figma.com/v1/me',
   scopes: ['current_user:read'],
-  pkce: false,
+  pkce: false, // not in the Figma documentation found
   tokenAuth: 'basic',
+  tokenTypeOptional: true,
   mapUser: (d) => ({ id: idAt(d, 'id'), name: text(d.handle), picture: text(d.img_url) })
 }
 
-// https://developer.paypal.com/docs/log-in-with-paypal/integrate/ (Basic client auth)
-// https://developer.paypal.com/docs/api/identity/v1/#userinfo_get (`user_id`; no picture)
-const paypal: BuiltinSpec = {
-  authURL: 'https://www.paypal.com/signin/authorize',
-  tokenURL: 'https://api-m.paypal.com/v1/oauth2/token',
-  infoURL: 'https://api-m.paypal.com/v1/identity/oauth2/userinfo?schema=paypalv1.1',
-  authParams: { flowEntry: 'static' },
-  scopes: ['openid', 'profile'],
-  pkce: false,
-  tokenAuth: 'basic',
-  mapUser: (d) => ({ id: idAt(d, 'user_id'), name: text(d.name) })
+// https://developer.paypal.com/docs/log-in-with-paypal/integrate/ (Basic client auth; `flowEntry=static`)
+// https://developer.paypal.com/docs/api/identity/v1/#userinfo_get (`user_id`; no picture). Sandbox hosts:
+// https://developer.paypal.com/docs/log-in-with-paypal/integrate/build-button (www.sandbox.paypal.com) and
+// https://developer.paypal.com/limited-release/commerce-platform/v2/test-go-live/sandbox (api-m.sandbox.paypal.com).
+const paypal: SettingsSpec = {
+  settings: { environment: { required: false, kind: /^(?:live|sandbox)$/, hint: '\'live\' (the default) or \'sandbox\'' } },
+  build: (s) => {
+    const sandbox = s.environment === 'sandbox' ? 'sandbox.' : ''
+    return {
+      authURL: `https://www.${sandbox}paypal.com/signin/authorize`,
+      tokenURL: `https://api-m.${sandbox}paypal.com/v1/oauth2/token`,
+      infoURL: `https://api-m.${sandbox}paypal.com/v1/identity/oauth2/userinfo?schema=paypalv1.1`,
+      authParams: { flowEntry: 'static' },
+      scopes: ['openid', 'profile'],
+      pkce: false,
+      tokenAuth: 'basic',
+      mapUser: (d) => ({ id: idAt(d, 'user_id'), name: text(d.name) })
+    }
+  }
 }
 
 // https://developer.amazon.com/docs/login-with-amazon/authorization-code-grant.html (PKCE)
@@ -161,12 +183,13 @@ const amazon: BuiltinSpec = {
 
 // https://developers.kakao.com/docs/latest/en/kakaologin/rest-api#request-code
 // https://developers.kakao.com/docs/latest/en/kakaologin/rest-api#req-user-info (`id` is a number)
+// PKCE: Kakao's SDK reference documents the token request's `codeVerifier`
+// (https://developers.kakao.com/sdk/reference/android-rx/release/kakao-open-android-docs/com.kakao.sdk.auth/-auth-api-client/issue-access-token.html).
 const kakao: BuiltinSpec = {
   authURL: 'https://kauth.kakao.com/oauth/authorize',
   tokenURL: 'https://kauth.kakao.com/oauth/token',
   infoURL: 'https://kapi.kakao.com/v2/user/me',
   scopes: ['profile_nickname', 'profile_image'],
-  pkce: false,
   mapUser: (d) => {
     const account = d.kakao_account === undefined ? {} : objectAt(d, 'kakao_account')
     const profile = account.profile === undefined ? {} : objectAt(account, 'profile')
@@ -279,13 +302,14 @@ const linkedin: BuiltinSpec = {
 }
 
 // https://api.slack.com/authentication/sign-in-with-slack; https://slack.com/.well-known/openid-configuration
+// PKCE: https://docs.slack.dev/reference/methods/openid.connect.token takes `code_verifier` (required when the
+// authorization request carried a `code_challenge`).
 const slack: BuiltinSpec = {
   authURL: 'https://slack.com/openid/connect/authorize',
   tokenURL: 'https://slack.com/api/openid.connect.token',
   infoURL: 'https://slack.com/api/openid.connect.userInfo',
   scopes: ['openid', 'profile'],
   oidc: { issuer: 'https://slack.com', jwksURL: 'https://slack.com/openid/connect/keys' },
-  pkce: false,
   mapUser: (d) => {
     // Slack answers failures with 200 and `{ok: false, error}`.
     if (d.ok === false) throw new Error('the user info answer is not ok')

@@ -92,6 +92,16 @@ export interface OAuth2ProviderConfig {
   clientIdParam?: string | undefined
   /** Body of the token request: form fields (RFC 6749) or a JSON object (Notion, Atlassian document JSON). Default `form`. */
   tokenFormat?: 'form' | 'json' | undefined
+  /**
+   * The token answer may leave out `token_type`, which the provider is documented to omit (Figma); a missing one
+   * is then taken as Bearer. Default false: an answer without it is refused (502), as RFC 6749 §5.1 requires it.
+   */
+  tokenTypeOptional?: boolean | undefined
+  /**
+   * User-Agent of the token and userinfo requests, for a provider that asks each client for its own (Reddit);
+   * `{cid}` becomes the client id. Default the package's own.
+   */
+  userAgent?: string | undefined
   /** Extra headers of the userinfo request; `{cid}` in a value becomes the client id (Twitch's `Client-Id`). */
   infoHeaders?: Record<string, string> | undefined
   /** Method of the userinfo request (Dropbox and GraphQL APIs take POST). Default `GET`. */
@@ -183,7 +193,7 @@ export async function createOAuth2Provider (kit: ProviderKit, cfg: OAuth2Provide
   const rules = keepRules(`oauth2.${name}`, cfg.keepTokens)
   if (rules !== undefined) {
     const keeper = new TokenKeeper(name, rules, usedStates, {
-      token: async (form) => checkTokenAnswer(await tokenRequest(engine, cfg.tokenURL, form, 'token endpoint')).fields,
+      token: async (form) => checkTokenAnswer(await tokenRequest(engine, cfg.tokenURL, form, 'token endpoint'), cfg).fields,
       revoke: async (url, form) => (await tokenRequest(engine, url, form, 'revocation endpoint')).status
     })
     engine.keeper = keeper
@@ -329,7 +339,7 @@ function forwardedParams (cfg: OAuth2ProviderConfig, params: Record<string, unkn
 async function exchangeCode (e: Engine, code: string, verifier: string | undefined, forwarded: Record<string, string>): Promise<TokenAnswer> {
   const form = new URLSearchParams({ ...forwarded, grant_type: 'authorization_code', code, redirect_uri: e.redirectURI })
   if (verifier !== undefined) form.set('code_verifier', verifier)
-  return checkTokenAnswer(await tokenRequest(e, e.cfg.tokenURL, form, 'token endpoint'))
+  return checkTokenAnswer(await tokenRequest(e, e.cfg.tokenURL, form, 'token endpoint'), e.cfg)
 }
 
 /** A form POST to one of the provider's token endpoints (token, revocation) with the client's authentication. */
@@ -337,7 +347,7 @@ async function tokenRequest (e: Engine, url: string, form: URLSearchParams, peer
   const { cfg } = e
   const secret = typeof cfg.csecret === 'function' ? await cfg.csecret() : cfg.csecret
   const json = cfg.tokenFormat === 'json'
-  const headers: Record<string, string> = { 'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded', accept: 'application/json' }
+  const headers: Record<string, string> = { 'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded', accept: 'application/json', ...userAgent(cfg) }
   if (cfg.tokenAuth === 'basic') {
     headers.authorization = `Basic ${Buffer.from(`${formEncode(cfg.cid)}:${formEncode(secret)}`).toString('base64')}`
   } else {
@@ -351,7 +361,7 @@ async function tokenRequest (e: Engine, url: string, form: URLSearchParams, peer
 async function fetchUserinfo (e: Engine, accessToken: string): Promise<{ data: Record<string, unknown>; raw: Buffer }> {
   const { cfg } = e
   const inForm = cfg.infoTokenIn === 'form'
-  const headers: Record<string, string> = { accept: 'application/json' }
+  const headers: Record<string, string> = { accept: 'application/json', ...userAgent(cfg) }
   if (!inForm) headers.authorization = `${cfg.infoAuthScheme ?? 'Bearer'} ${accessToken}`
   for (const [k, v] of Object.entries(cfg.infoHeaders ?? {})) headers[k.toLowerCase()] = v.replaceAll('{cid}', cfg.cid)
   let body = cfg.infoBody
@@ -366,6 +376,11 @@ async function fetchUserinfo (e: Engine, accessToken: string): Promise<{ data: R
   const data = jsonObject(ans.body)
   if (data === undefined) throw upstreamError('userinfo malformed', 'not a JSON object')
   return { data, raw: ans.body }
+}
+
+/** The provider's own User-Agent header (`userAgent`), when it asks for one. */
+function userAgent (cfg: OAuth2ProviderConfig): Record<string, string> {
+  return cfg.userAgent === undefined ? {} : { 'user-agent': cfg.userAgent.replaceAll('{cid}', cfg.cid) }
 }
 
 /** The callback parameters: the query, or the POSTed form for `form_post` (and only there). */
@@ -424,6 +439,10 @@ function validateConfig (cfg: OAuth2ProviderConfig, warn: (text: string) => void
     bad('infoAuthScheme', 'must be an HTTP authorization scheme name, e.g. "Bearer"')
   }
   if (cfg.onRedirectUri !== undefined && typeof cfg.onRedirectUri !== 'function') bad('onRedirectUri', 'must be a function (uri)')
+  // A header value: printable ASCII only, so that nothing can be smuggled into the provider calls.
+  if (cfg.userAgent !== undefined && (typeof cfg.userAgent !== 'string' || !/^[\x20-\x7e]{1,256}$/.test(cfg.userAgent))) {
+    bad('userAgent', 'must be 1 to 256 printable ASCII characters')
+  }
   return {
     timeoutMs: optionDuration(`${label}.timeout`, cfg.timeout, DEFAULT_TIMEOUT_MS),
     handshakeTtlMs: optionLifetime(`${label}.handshakeTtl`, cfg.handshakeTtl, DEFAULT_HANDSHAKE_TTL_MS, warn)

@@ -19,11 +19,20 @@ export interface TokenAnswer {
   accessToken: string
 }
 
+/** How one provider's token answers are read. */
+export interface TokenAnswerRules {
+  /**
+   * The provider is documented to answer without `token_type` (Figma): a missing one is taken as Bearer. A
+   * `token_type` that is present must still be Bearer.
+   */
+  tokenTypeOptional?: boolean | undefined
+}
+
 /**
  * Checks a token answer. Throws 400 `authorization code rejected` for an expired, reused or forged code
  * (`invalid_grant`: the caller's problem), else 502 `GATEHOUSE_UPSTREAM` for anything unusable.
  */
-export function checkTokenAnswer (ans: UpstreamAnswer): TokenAnswer {
+export function checkTokenAnswer (ans: UpstreamAnswer, rules: TokenAnswerRules = {}): TokenAnswer {
   if (ans.status >= 500) throw upstreamError('token endpoint failed', `status ${ans.status}`)
   const fields = tokenFields(ans)
   if (fields === undefined) throw upstreamError('token endpoint answered garbage', `status ${ans.status}, ${contentTypeName(ans.contentType)}`)
@@ -39,6 +48,7 @@ export function checkTokenAnswer (ans: UpstreamAnswer): TokenAnswer {
     throw upstreamError('token endpoint answered garbage', 'the access_token holds characters an access token cannot have')
   }
   const type = fields.token_type
+  if (type === undefined && rules.tokenTypeOptional === true) return { fields, accessToken: token }
   if (typeof type !== 'string' || type.toLowerCase() !== 'bearer') {
     throw upstreamError('token endpoint answered garbage', typeof type === 'string' ? 'token_type is not Bearer' : 'no token_type')
   }

@@ -42,6 +42,10 @@ export interface StandinProfile {
   clientIdParam?: string
   /** Token request body: `json` requires a JSON object (Notion, Atlassian). Default form fields. */
   tokenFormat?: 'form' | 'json'
+  /** `token_type` of a good token answer; `null` leaves it out (Figma documents none). Default `bearer`. */
+  tokenType?: string | null
+  /** The User-Agent the token and userinfo endpoints require (Reddit asks each app for its own). */
+  userAgent?: RegExp
   /** Fields added to a good token answer (Notion's `owner`, Slack's `ok`). */
   tokenExtra?: Record<string, unknown>
   /** Headers the userinfo endpoint requires, with their values (Twitch's `Client-Id`). */
@@ -213,6 +217,7 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
     const json = (request.headers['content-type'] ?? '').startsWith('application/json')
     if (json !== (profile.tokenFormat === 'json')) return reply.code(400).send({ error: 'invalid_request', error_description: 'wrong body format' })
     const form = { ...(request.body as Record<string, string>) }
+    if (profile.userAgent !== undefined && !profile.userAgent.test(request.headers['user-agent'] ?? '')) return reply.code(429).send({ message: 'Too Many Requests' })
     const header = request.headers.authorization ?? ''
     const basic = header.startsWith('Basic ')
     self.tokenRequests.push({ form, basic })
@@ -260,7 +265,8 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
     const accessToken = randomBytes(20).toString('hex')
     tokens.set(accessToken, rec)
     if (self.faults.token === 'form') return reply.type('application/x-www-form-urlencoded').send(`access_token=${accessToken}&scope=&token_type=bearer`)
-    const body: Record<string, unknown> = { access_token: accessToken, token_type: 'bearer', expires_in: 3600, ...profile.tokenExtra }
+    const body: Record<string, unknown> = { access_token: accessToken, token_type: profile.tokenType ?? 'bearer', expires_in: 3600, ...profile.tokenExtra }
+    if (profile.tokenType === null) delete body.token_type
     if (profile.oidc === true && self.faults.token !== 'no-id-token') body.id_token = await idToken(rec)
     return body
   })
@@ -282,6 +288,7 @@ export async function startStandin (profile: StandinProfile): Promise<Standin> {
   app.route({ method: ['GET', 'POST'], url: paths.userinfo, handler: async (request, reply) => {
     // GitHub's API, for one, refuses requests without a User-Agent.
     if (!request.headers['user-agent']) return reply.code(403).send({ message: 'Request forbidden by administrative rules. Please make sure your request has a User-Agent header' })
+    if (profile.userAgent !== undefined && !profile.userAgent.test(request.headers['user-agent'] ?? '')) return reply.code(429).send({ message: 'Too Many Requests' })
     if (request.method !== (profile.infoMethod ?? 'GET')) return reply.code(405).send({ error: 'method not allowed' })
     for (const [k, v] of Object.entries(profile.infoHeaders ?? {})) {
       if (request.headers[k.toLowerCase()] !== v) return reply.code(400).send({ error: `header ${k} missing or wrong` })

@@ -9,7 +9,10 @@
 import t from 'tap'
 import { builtinProviders, OAUTH2_BUILTIN_NAMES } from '../../../providers/index.js'
 import { builtinProviders as rootBuiltinProviders } from '../../../index.js'
-import { APP_URL } from '../../helpers/oauth2-app.js'
+import { builtinConfig } from '../../../providers/oauth2/builtins.js'
+import { oauth2Provider } from '../../../providers/index.js'
+import { preparedOAuth2Provider } from '../../../providers/oauth2/plugins.js'
+import { APP_URL, bootError } from '../../helpers/oauth2-app.js'
 import { loginCase, startCases, type BuiltinCase } from '../../helpers/builtin-login.js'
 
 const CASES: BuiltinCase[] = [
@@ -35,17 +38,18 @@ const CASES: BuiltinCase[] = [
   },
   {
     name: 'reddit',
-    // https://www.reddit.com/dev/api/#GET_api_v1_me (icon_img HTML-escaped)
-    profile: { tokenAuth: 'basic', pkce: false, userinfo: { id: '1w72', name: 'spez_fan', icon_img: 'https://styles.redditmedia.com/t5_1/profileIcon_x.png?width=256&amp;height=256&amp;s=abc', created_utc: 1136073600, total_karma: 100 } },
+    // https://www.reddit.com/dev/api/#GET_api_v1_me (icon_img HTML-escaped); a User-Agent of Reddit's format
+    // (https://support.reddithelp.com/hc/en-us/articles/16160319875092-Reddit-Data-API-Wiki), else throttled
+    profile: { tokenAuth: 'basic', pkce: false, userAgent: /^web:reddit-cid:1\.0 \(fastify-gatehouse\)$/, userinfo: { id: '1w72', name: 'spez_fan', icon_img: 'https://styles.redditmedia.com/t5_1/profileIcon_x.png?width=256&amp;height=256&amp;s=abc', created_utc: 1136073600, total_karma: 100 } },
     scope: 'identity',
     authParams: { duration: 'temporary' },
     expect: { rawId: '1w72', name: 'spez_fan', picture: 'https://styles.redditmedia.com/t5_1/profileIcon_x.png?width=256&height=256&s=abc' }
   },
   {
     name: 'dropbox',
-    // https://www.dropbox.com/developers/documentation/http/documentation#users-get_current_account
+    // https://www.dropbox.com/developers/documentation/http/documentation#users-get_current_account (POST, JSON `null`)
     profile: {
-      tokenAuth: 'post', pkce: true, infoMethod: 'POST',
+      tokenAuth: 'post', pkce: true, infoMethod: 'POST', infoBody: null,
       userinfo: { account_id: 'dbid:AAH4f99T0taONIb-OurWxbNQ6ywGRopQngc', name: { given_name: 'Franz', surname: 'Ferdinand', familiar_name: 'Franz', display_name: 'Franz Ferdinand (Personal)', abbreviated_name: 'FF' }, email: 'franz@example.com', email_verified: true, profile_photo_url: 'https://dl-web.dropbox.com/account_photo/get/dbaphid%3AAAHWGmIX?size=128x128', account_type: { '.tag': 'basic' } }
     },
     scope: 'account_info.read',
@@ -93,8 +97,9 @@ const CASES: BuiltinCase[] = [
   },
   {
     name: 'figma',
-    // https://developers.figma.com/docs/rest-api/users-types/ (GET /v1/me)
-    profile: { tokenAuth: 'basic', pkce: false, userinfo: { id: '1234567890123456789', email: 'rachel@example.com', handle: 'Rachel Design', img_url: 'https://s3-alpha.figma.com/profile/abc' } },
+    // https://developers.figma.com/docs/rest-api/users-types/ (GET /v1/me); the token answer has no token_type:
+    // `{user_id, access_token, expires_in, refresh_token}` (https://developers.figma.com/docs/rest-api/oauth-apps/)
+    profile: { tokenAuth: 'basic', pkce: false, tokenType: null, tokenExtra: { user_id: '1234567890123456789', refresh_token: 'figma-refresh' }, userinfo: { id: '1234567890123456789', email: 'rachel@example.com', handle: 'Rachel Design', img_url: 'https://s3-alpha.figma.com/profile/abc' } },
     scope: 'current_user:read',
     expect: { rawId: '1234567890123456789', name: 'Rachel Design', picture: 'https://s3-alpha.figma.com/profile/abc' }
   },
@@ -115,9 +120,9 @@ const CASES: BuiltinCase[] = [
   },
   {
     name: 'kakao',
-    // https://developers.kakao.com/docs/latest/en/kakaologin/rest-api#req-user-info-response
+    // https://developers.kakao.com/docs/latest/en/kakaologin/rest-api#req-user-info-response (PKCE: the SDK's codeVerifier)
     profile: {
-      tokenAuth: 'post', pkce: false,
+      tokenAuth: 'post', pkce: true,
       userinfo: { id: 3102983551, connected_at: '2022-04-11T01:45:28Z', properties: { nickname: 'hong' }, kakao_account: { profile_nickname_needs_agreement: false, profile: { nickname: 'Hong Gildong', thumbnail_image_url: 'http://k.kakaocdn.net/dn/x/img_110x110.jpg', profile_image_url: 'http://k.kakaocdn.net/dn/x/img_640x640.jpg', is_default_image: false } } }
     },
     scope: 'profile_nickname profile_image',
@@ -202,7 +207,7 @@ const CASES: BuiltinCase[] = [
     name: 'slack',
     // https://api.slack.com/methods/openid.connect.userInfo#examples (ids are per workspace: team_id + sub)
     profile: {
-      tokenAuth: 'post', pkce: false, oidc: true, tokenExtra: { ok: true },
+      tokenAuth: 'post', pkce: true, oidc: true, tokenExtra: { ok: true },
       idClaims: { sub: 'U0R7JM', 'https://slack.com/user_id': 'U0R7JM', 'https://slack.com/team_id': 'T0R7GR' },
       userinfo: { ok: true, sub: 'U0R7JM', 'https://slack.com/user_id': 'U0R7JM', 'https://slack.com/team_id': 'T0R7GR', name: 'krane', given_name: 'Kelly', picture: 'https://secure.gravatar.com/avatar/abc.png', 'https://slack.com/user_image_192': 'https://avatars.slack-edge.com/2019-01-01/abc_192.png', 'https://slack.com/team_name': 'kraneflannel' }
     },
@@ -333,4 +338,75 @@ t.test('vk: a callback value sent on to the token call is read like any callback
   t.match(JSON.parse(nav.body), { code: 'GATEHOUSE_BAD_REQUEST' })
   t.equal(run.standin.tokenRequests.length, tokenCalls, 'the token endpoint was not called')
   t.notOk(browser.cookieFor(`${APP_URL}/`, 'JWT'), 'no session')
+})
+
+/** One login through `name`'s stand-in with its profile changed by `spoil` for that login only. */
+async function spoiledLogin (name: string, spoil: (p: any) => void): Promise<{ status: number, body: any, session: boolean }> {
+  const run = running.get(name)!
+  // `spoil` replaces top-level fields only: a shallow copy restores the profile.
+  const saved = { ...run.profile }
+  spoil(run.profile)
+  const browser = testApp.browser()
+  try {
+    const nav = await browser.navigate(`${APP_URL}/auth/${name}/login`)
+    return { status: nav.res.status, body: JSON.parse(nav.body), session: browser.cookieFor(`${APP_URL}/`, 'JWT') !== undefined }
+  } finally {
+    for (const key of Object.keys(run.profile)) if (!(key in saved)) delete (run.profile as any)[key]
+    Object.assign(run.profile, saved)
+  }
+}
+
+t.test('figma: a token answer without token_type is taken (Figma documents none), one of another type is not', async (t) => {
+  const bad = await spoiledLogin('figma', (p) => { p.tokenType = 'mac' })
+  t.equal(bad.status, 502, 'token_type mac: refused')
+  t.match(bad.body, { code: 'GATEHOUSE_UPSTREAM', details: 'token_type is not Bearer' })
+  t.notOk(bad.session, 'no session')
+  const c = CASES.find((x) => x.name === 'figma')!
+  t.equal(running.get('figma')!.profile.tokenType, null, 'the documented answer (no token_type) is served again')
+  await loginCase(t, testApp, running.get('figma')!, c)
+})
+
+t.test('a token answer without token_type from a provider not documented to omit it: 502, no session', async (t) => {
+  for (const name of ['spotify', 'bitbucket', 'zoom']) {
+    const res = await spoiledLogin(name, (p) => { p.tokenType = null })
+    t.equal(res.status, 502, `${name}: refused`)
+    t.match(res.body, { code: 'GATEHOUSE_UPSTREAM', details: 'no token_type' }, `${name}: the reason`)
+    t.notOk(res.session, `${name}: no session`)
+  }
+})
+
+t.test('reddit: its own User-Agent on the token and user calls; a generic one is throttled (502, no session)', async (t) => {
+  // The stand-in answers a generic User-Agent as Reddit does (429): proves the Reddit-format one was sent above.
+  const res = await spoiledLogin('reddit', (p) => { p.userAgent = /^android:/ })
+  t.equal(res.status, 502)
+  t.match(res.body, { code: 'GATEHOUSE_UPSTREAM' })
+  t.notOk(res.session, 'no session')
+
+  t.equal(builtinConfig('reddit', 'abc', 's').userAgent, 'web:{cid}:1.0 (fastify-gatehouse)', 'default: the app named by its client id')
+  t.equal(builtinConfig('reddit', 'abc', 's', { userAgent: 'web:com.example.app:2.1 (by /u/ada)' } as never).userAgent, 'web:com.example.app:2.1 (by /u/ada)', 'the app\'s own')
+})
+
+t.test('reddit: a userAgent that is not printable ASCII fails registration, naming the option', async (t) => {
+  for (const ua of ['web:x:1\r\nX-Injected: 1', '', 'ü'.repeat(3), 'x'.repeat(257)]) {
+    const err = await bootError(async (app) => { await app.register(oauth2Provider, { name: 'reddit', cid: 'a', csecret: 'b', userAgent: ua } as never) })
+    t.match(err, { code: 'GATEHOUSE_OPTION', option: 'oauth2.reddit.userAgent', message: /Reddit asks/ }, JSON.stringify(ua).slice(0, 40))
+  }
+  // The engine checks the header itself too, for configurations that skip the settings (prepared ones).
+  const config = { ...builtinConfig('reddit', 'a', 'b'), userAgent: 'web:x:1\r\nX-Injected: 1' }
+  const err = await bootError(async (app) => { await app.register(preparedOAuth2Provider, { config }) })
+  t.match(err, { code: 'GATEHOUSE_OPTION', option: 'oauth2.reddit.userAgent', message: /printable ASCII/ }, 'the engine refuses it')
+})
+
+t.test('paypal: environment sandbox uses the sandbox hosts; live is the default; another value fails registration', async (t) => {
+  const hosts = (o: Record<string, unknown>): string[] => {
+    const cfg = builtinConfig('paypal', 'cid', 'secret', o as never)
+    return [cfg.authURL, cfg.tokenURL, cfg.infoURL!].map((u) => new URL(u).host)
+  }
+  t.same(hosts({}), ['www.paypal.com', 'api-m.paypal.com', 'api-m.paypal.com'])
+  t.same(hosts({ environment: 'live' }), ['www.paypal.com', 'api-m.paypal.com', 'api-m.paypal.com'])
+  t.same(hosts({ environment: 'sandbox' }), ['www.sandbox.paypal.com', 'api-m.sandbox.paypal.com', 'api-m.sandbox.paypal.com'])
+  const err = await bootError(async (app) => { await app.register(oauth2Provider, { name: 'paypal', cid: 'a', csecret: 'b', environment: 'test' } as never) })
+  t.match(err, { code: 'GATEHOUSE_OPTION', option: 'oauth2.paypal.environment' })
+  const other = await bootError(async (app) => { await app.register(oauth2Provider, { name: 'github', cid: 'a', csecret: 'b', environment: 'sandbox' } as never) })
+  t.match(other, { code: 'GATEHOUSE_OPTION' }, 'a setting of another provider is refused')
 })
