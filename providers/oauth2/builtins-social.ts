@@ -72,7 +72,7 @@ const dropbox: BuiltinSpec = {
   }
 }
 
-// https://developers.zoom.us/docs/integrations/oauth/ (Basic client auth, PKCE)
+// https://developers.zoom.us/docs/integrations/oauth/ (Basic client auth); https://developers.zoom.us/docs/integrations/PKCE/
 // https://developers.zoom.us/docs/api/users/#tag/users/GET/users/{userId} (`me`)
 const zoom: BuiltinSpec = {
   authURL: 'https://zoom.us/oauth/authorize',
@@ -269,7 +269,7 @@ const linear: BuiltinSpec = {
   }
 }
 
-// https://create.roblox.com/docs/cloud/reference/oauth2; https://apis.roblox.com/oauth/.well-known/openid-configuration
+// https://create.roblox.com/docs/cloud/auth/oauth2-reference (PKCE supported); https://apis.roblox.com/oauth/.well-known/openid-configuration
 const roblox: BuiltinSpec = {
   authURL: 'https://apis.roblox.com/oauth/v1/authorize',
   tokenURL: 'https://apis.roblox.com/oauth/v1/token',

@@ -45,6 +45,10 @@ await app.register(oauth2Provider, { name: 'gitlab', cid, csecret, baseURL: 'htt
 await app.register(oauth2Provider, { name: 'auth0', cid, csecret, domain: 'acme.eu.auth0.com' })
 await app.register(oauth2Provider, { name: 'entra', cid, csecret, tenant: '9188040d-6c67-4c5b-b112-36a304b66dad' })
 await app.register(oauth2Provider, { name: 'cognito', cid, csecret, domain: 'acme.auth.eu-west-1.amazoncognito.com', userPool: 'eu-west-1_AbCdEfGhI' })
+await app.register(oauth2Provider, { name: 'paypal', cid, csecret, environment: 'sandbox' })
+await app.register(oauth2Provider, { name: 'reddit', cid, csecret, userAgent: 'web:com.example.app:1.0 (by /u/example)' })
+// @ts-expect-error: PayPal's environments are live and sandbox only
+await app.register(oauth2Provider, { name: 'paypal', cid, csecret, environment: 'test' })
 await app.register(oauth2Provider, { name: 'github', cid, csecret, keepTokens: { key: process.env.PROVIDER_TOKENS_KEY! } })
 await app.register(oauth2Provider, { name: 'github', cid, csecret, idFrom: 'login' })
 await app.register(oauth2Provider, { name: 'microsoft', cid, csecret, tenant: 'organizations' })
