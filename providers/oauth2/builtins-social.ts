@@ -214,7 +214,7 @@ const naver: BuiltinSpec = {
   }
 }
 
-// https://developers.line.biz/en/docs/line-login/integrate-line-login/ (PKCE)
+// https://developers.line.biz/en/docs/line-login/integrate-line-login/; PKCE: https://developers.line.biz/en/docs/line-login/integrate-pkce/
 // https://developers.line.biz/en/reference/line-login/#get-user-profile. Scope `profile` without `openid`: LINE
 // signs web-login ID tokens with the channel secret (HS256), which the ID-token check refuses by design.
 const line: BuiltinSpec = {
