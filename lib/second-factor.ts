@@ -28,6 +28,11 @@ export interface FirstFactorLogin {
    * (and however many) the user presents.
    */
   attempt?: string | undefined
+  /**
+   * The provider whose first factor passed (`local`), set by the second-factor step: each pending login carries it,
+   * so that the login its second factor completes names the method the user chose (the last-login-method cookie).
+   */
+  provider?: string | undefined
 }
 
 /** The state-store key a completed pending login (`attempt`, or the pending token's id) is remembered under. */
@@ -106,7 +111,7 @@ export class SecondFactorRegistry {
     if (factors === undefined) return undefined
     return async (request, reply, firstFactor) => {
       if (this.trustedBrowser !== undefined && await this.trustedBrowser(request, firstFactor.user.id)) return 'complete'
-      const login = { ...firstFactor, attempt: randomUUID() }
+      const login = { ...firstFactor, attempt: randomUUID(), provider: name }
       const steps: SecondFactorStep[] = []
       for (const { factor } of factors) {
         const step = await factor(request, reply, login)

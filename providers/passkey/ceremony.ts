@@ -29,6 +29,8 @@ export interface PendingLogin {
   aud?: string | undefined
   from?: string | undefined
   sess: boolean
+  /** The first factor's provider (`local`): the sign-in method the completed login names. */
+  first?: string | undefined
 }
 
 /** What a ceremony was started for, as kept in the state store. */
