@@ -21,7 +21,7 @@ export interface Acme {
   app: FastifyInstance
   refreshes: number
   revoked: Array<{ token: string; hint: string }>
-  refresh: 'ok' | 'invalid_grant' | 'error_object' | 'down'
+  refresh: 'ok' | 'invalid_grant' | 'error_object' | 'down' | 'wrong_types'
   refreshDelayMs: number
   live: Set<string>
 }
@@ -48,6 +48,7 @@ export async function startAcme (): Promise<Acme> {
     acme.refreshes++
     if (acme.refreshDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, acme.refreshDelayMs))
     if (acme.refresh === 'down') return await reply.code(503).send('maintenance')
+    if (acme.refresh === 'wrong_types') return { access_token: 12345, token_type: ['Bearer'], expires_in: 'soon' }
     if (acme.refresh === 'error_object') return { error: 'invalid_grant', error_description: 'refresh token expired' }
     if (acme.refresh === 'invalid_grant' || !acme.live.delete(body.refresh_token!)) return await reply.code(400).send({ error: 'invalid_grant' })
     return issue()

@@ -86,6 +86,10 @@ t.test('a refresh the provider fails or refuses', async (t) => {
   t.equal(down.status, 502, 'the provider down: 502, the tokens kept')
   t.equal(down.body.code, 'GATEHOUSE_UPSTREAM')
   t.notMatch(JSON.stringify(down.body), /acme-/)
+  acme.refresh = 'wrong_types'
+  const typed = await token(c)
+  t.equal(typed.status, 502, 'an answer whose fields have the wrong types: 502, the tokens kept')
+  t.equal(typed.body.code, 'GATEHOUSE_UPSTREAM')
   acme.refresh = 'error_object'
   const object = await token(c)
   t.equal(object.status, 401, 'a 200 carrying an error object is a refusal')
