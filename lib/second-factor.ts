@@ -35,6 +35,20 @@ export interface FirstFactorLogin {
   provider?: string | undefined
 }
 
+/** A password login waiting for a second factor, as its pending-login cookie carries it (passkeys, TOTP). */
+export interface PendingLogin {
+  /** The id it is spent under, once (the password login's `attempt`, shared by its second factors). */
+  jti: string
+  /** When the pending login ends (seconds). */
+  exp: number
+  user: UserData
+  aud?: string | undefined
+  from?: string | undefined
+  sess: boolean
+  /** The first factor's provider (`local`): the sign-in method the completed login names. */
+  first?: string | undefined
+}
+
 /** The state-store key a completed pending login (`attempt`, or the pending token's id) is remembered under. */
 export function spentLoginKey (id: string): string {
   return `second-factor:pending:${id}`

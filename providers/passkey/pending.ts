@@ -8,12 +8,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type {} from '@fastify/cookie'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import { spentLoginKey, type FirstFactorLogin, type SecondFactor, type SecondFactorStep } from '../../lib/second-factor.js'
+import { spentLoginKey, type FirstFactorLogin, type PendingLogin, type SecondFactor, type SecondFactorStep } from '../../lib/second-factor.js'
 import type { StateStore } from '../../lib/state-store.js'
 import type { UserData } from '../../lib/user.js'
 import type { ProviderKit } from '../../plugins/core/kit.js'
 import type { PasskeyStore } from '../../stores/passkey/index.js'
-import type { PendingLogin } from './ceremony.js'
 
 // Spent pending logins are remembered a little past their expiry, covering clock differences between instances.
 const SPENT_MARGIN_MS = 60_000

@@ -7,7 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type {} from '@fastify/cookie'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import { spentLoginKey, type FirstFactorLogin, type SecondFactor } from '../../lib/second-factor.js'
+import { spentLoginKey, type FirstFactorLogin, type PendingLogin, type SecondFactor } from '../../lib/second-factor.js'
 import type { UserData } from '../../lib/user.js'
 import type { TotpContext } from './context.js'
 
@@ -20,16 +20,6 @@ const SPENT_MARGIN_MS = 60_000
 export const MAX_CODES_PER_LOGIN = 5
 
 /** A password login waiting for its code. */
-export interface PendingLogin {
-  jti: string
-  exp: number
-  user: UserData
-  aud?: string | undefined
-  from?: string | undefined
-  sess: boolean
-  /** The first factor's provider (`local`): the sign-in method the completed login names. */
-  first?: string | undefined
-}
 
 export interface PendingLogins {
   factor: SecondFactor
