@@ -11,7 +11,8 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { authPlugin } from '../../../auth.js'
 import { MemoryStateStore } from '../../../stores/state/index.js'
 import { oauth2Provider } from '../../../providers/index.js'
-import type { Client } from '../../helpers/client.js'
+import { client, type Client } from '../../helpers/client.js'
+import type { StateStore } from '../../../lib/state-store.js'
 import { acmeToken as token, CID, CSECRET, KEY, signInWithAcme, startAcme, startAcmeApp, xsrf, type Acme } from '../../helpers/acme-tokens.js'
 
 interface Setup { acme: Acme; c: Client; store: MemoryStateStore; logs: string[]; events: unknown[]; app: FastifyInstance }
@@ -55,6 +56,49 @@ t.test('an expired token is refreshed once however many requests ask at once', a
   t.equal(acme.refreshes, 1, 'one refresh at the provider')
   t.equal((await token(c)).body.accessToken, 'acme-at-2', 'the refreshed token is kept')
   t.equal(acme.refreshes, 1)
+})
+
+t.test('an instance that read the expired token just before another refreshed it does not refresh again', async (t) => {
+  const clock = FakeTimers.install({ now: Date.now(), toFake: ['Date'] })
+  t.teardown(() => clock.uninstall())
+  const acme = await startAcme()
+  t.teardown(() => acme.app.close())
+  const shared = new MemoryStateStore()
+  t.teardown(() => shared.close())
+  // Instance B's first read of the kept tokens is held until A has refreshed and released its lock: B then holds
+  // the old (spent) refresh token and finds the lock free.
+  let releaseB: () => void = () => {}
+  const bHeld = new Promise<void>((resolve) => { releaseB = resolve })
+  let bReadStarted: () => void = () => {}
+  const bRead = new Promise<void>((resolve) => { bReadStarted = resolve })
+  let holdNext = false
+  const onB = new Proxy(shared, {
+    get (target, prop) {
+      if (prop === 'get') {
+        return async (key: string) => {
+          const value = await target.get(key)
+          if (holdNext && key.startsWith('provider-tokens:')) { holdNext = false; bReadStarted(); await bHeld }
+          return value
+        }
+      }
+      const v = Reflect.get(target, prop) as unknown
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v
+    }
+  }) as StateStore
+  const a = await startAcmeApp(t, acme, shared)
+  const b = await startAcmeApp(t, acme, onB)
+  const onA = await signInWithAcme(a.base)
+  clock.tick(61_000)
+  holdNext = true
+  const fromB = token(client(b.base, onA.jar))
+  await bRead
+  t.equal((await token(onA)).body.accessToken, 'acme-at-2', 'A refreshed')
+  releaseB()
+  const late = await fromB
+  t.equal(late.status, 200, JSON.stringify(late.body))
+  t.equal(late.body.accessToken, 'acme-at-2', 'B answers the token A kept')
+  t.equal(acme.refreshes, 1, 'B did not spend the old refresh token again')
+  t.ok(acme.live.has('acme-rt-2'), 'the grant is alive')
 })
 
 t.test('logout revokes the grant at the provider and drops the tokens', async (t) => {
