@@ -7,7 +7,8 @@
  *   https://haveibeenpwned.com/API/v3#PwnedPasswords and https://haveibeenpwned.com/API/v3#PwnedPasswordsPadding;
  * - an offline list (`file`): one SHA-1 per line, or `SHA1:COUNT` lines as the range API and the downloadable
  *   corpus give them, read once into memory when the check is built.
- * A service that is slow (`timeout`) or down is the host's choice: `onUnavailable: 'allow'` (fail-open, the
+ * A service that is slow (`timeout`), down, or answers something that is not a range (not one `SUFFIX:COUNT` line) is
+ * the host's choice: `onUnavailable: 'allow'` (fail-open, the
  * default: the verdict says it could not check) or `'refuse'` (fail-closed: 503 `GATEHOUSE_UNAVAILABLE`).
  */
 import { createHash } from 'node:crypto'
@@ -54,6 +55,8 @@ const RANGE_URL = 'https://api.pwnedpasswords.com/range/'
 /** A padded range answer is 800-1000 lines of 40 bytes; far below this. */
 const MAX_RANGE_BYTES = 1024 * 1024
 const LINE_RE = /^([0-9A-Fa-f]{40})(?::(\d+))?$/
+/** A line of a range answer: a 35-character suffix and its count. */
+const RANGE_LINE_RE = /^([0-9A-Fa-f]{35}):(\d+)$/
 
 /** The check the options describe; OptionsError naming `breachedPasswords.<key>` (or `label`). */
 export function breachedPasswords (opts: BreachedPasswordsOptions = {}, label = 'breachedPasswords'): BreachedPasswords {
@@ -103,13 +106,17 @@ async function rangeCount (base: string, hash: string, timeoutMs: number): Promi
   }))
   if (answer.status !== 200) throw new Error(`the range API answered HTTP ${answer.status}`)
   const suffix = hash.slice(5)
+  let ranged = false
   for (const line of answer.body.toString('utf8').split('\n')) {
-    const cut = line.indexOf(':')
-    if (cut !== 35 || line.slice(0, 35).toUpperCase() !== suffix) continue
+    const m = RANGE_LINE_RE.exec(line.trim())
+    if (m === null) continue
+    ranged = true
     // A padding line has count 0: the same as absent.
-    const count = Number.parseInt(line.slice(36).trim(), 10)
-    return Number.isSafeInteger(count) && count > 0 ? count : 0
+    if (m[1]!.toUpperCase() === suffix) return Math.min(Number.parseInt(m[2]!, 10), Number.MAX_SAFE_INTEGER)
   }
+  // Every range holds hundreds of suffixes, and padding besides: an answer without one is not the range API's (a
+  // proxy's error page, a captive portal), and must not pass for "not breached" but count as the service failing.
+  if (!ranged) throw new Error('the range API answered no SUFFIX:COUNT line')
   return 0
 }
 

@@ -28,6 +28,25 @@ export interface FirstFactorLogin {
    * (and however many) the user presents.
    */
   attempt?: string | undefined
+  /**
+   * The provider whose first factor passed (`local`), set by the second-factor step: each pending login carries it,
+   * so that the login its second factor completes names the method the user chose (the last-login-method cookie).
+   */
+  provider?: string | undefined
+}
+
+/** A password login waiting for a second factor, as its pending-login cookie carries it (passkeys, TOTP). */
+export interface PendingLogin {
+  /** The id it is spent under, once (the password login's `attempt`, shared by its second factors). */
+  jti: string
+  /** When the pending login ends (seconds). */
+  exp: number
+  user: UserData
+  aud?: string | undefined
+  from?: string | undefined
+  sess: boolean
+  /** The first factor's provider (`local`): the sign-in method the completed login names. */
+  first?: string | undefined
 }
 
 /** The state-store key a completed pending login (`attempt`, or the pending token's id) is remembered under. */
@@ -106,7 +125,7 @@ export class SecondFactorRegistry {
     if (factors === undefined) return undefined
     return async (request, reply, firstFactor) => {
       if (this.trustedBrowser !== undefined && await this.trustedBrowser(request, firstFactor.user.id)) return 'complete'
-      const login = { ...firstFactor, attempt: randomUUID() }
+      const login = { ...firstFactor, attempt: randomUUID(), provider: name }
       const steps: SecondFactorStep[] = []
       for (const { factor } of factors) {
         const step = await factor(request, reply, login)

@@ -93,7 +93,9 @@ export async function completeLogin (core: CoreInternals, request: FastifyReques
   }
   const provider = providerOfRoute(request, core.options, core.providers)
   await core.sessions?.login(request, claims, provider)
-  if (provider !== null) setLastLoginMethod(core.options.lastLoginMethod, reply, provider)
+  // The method the user chose: after a second factor, the first factor's provider, not the second factor's route.
+  const method = result.method ?? provider
+  if (method !== null) setLastLoginMethod(core.options.lastLoginMethod, reply, method)
   const audit = core.options.audit
   if (audit.on) {
     audit.emit(request, 'login.succeeded', {

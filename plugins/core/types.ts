@@ -185,6 +185,12 @@ export interface LoginResult {
    * second factor. Ignored otherwise.
    */
   trustDevice?: boolean | undefined
+  /**
+   * The sign-in method the user chose, when it is not the provider whose route completes the login: a second
+   * factor's route passes the first factor's provider (`local` after a password and a code). The last-login-method
+   * cookie names it. Default: the completing route's provider.
+   */
+  method?: string | undefined
 }
 
 export type { Logger }

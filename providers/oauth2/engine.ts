@@ -194,7 +194,8 @@ export async function createOAuth2Provider (kit: ProviderKit, cfg: OAuth2Provide
   if (rules !== undefined) {
     const keeper = new TokenKeeper(name, rules, usedStates, {
       token: async (form) => checkTokenAnswer(await tokenRequest(engine, cfg.tokenURL, form, 'token endpoint'), cfg).fields,
-      revoke: async (url, form) => (await tokenRequest(engine, url, form, 'revocation endpoint')).status
+      revoke: async (url, form) => (await tokenRequest(engine, url, form, 'revocation endpoint')).status,
+      timeoutMs
     })
     engine.keeper = keeper
     onKeeper?.(keeper)

@@ -2,8 +2,8 @@
  * The provider's own tokens, kept for the app (option `keepTokens` of an OAuth2 provider): the access and refresh
  * tokens of the login, sealed with AES-256-GCM under a key from the options and kept in the state store for the
  * signed-in user, so that a route can call the provider's API as that user (`getProviderToken`). An expired access
- * token is refreshed at the token endpoint, one refresh at a time per user and provider in this process;
- * `revokeProviderToken` and the logout revoke it at the provider's revocation endpoint (RFC 7009) and drop it.
+ * token is refreshed at the token endpoint, one refresh at a time per user and provider across every instance
+ * sharing the state store (a lock key there; the others wait for the token it keeps); `revokeProviderToken` and the logout revoke it at the provider's revocation endpoint (RFC 7009) and drop it.
  *
  * Never in the session JWT, a log line or an audit event: the tokens exist only sealed in the store and, unsealed,
  * in the answer of `getProviderToken`. The sealed value is bound to its provider and user (the GCM additional
@@ -41,11 +41,16 @@ export interface TokenEndpoint {
   token(form: URLSearchParams): Promise<Record<string, unknown>>
   /** A revocation request (RFC 7009) with the client's authentication; resolves the status. */
   revoke(url: string, form: URLSearchParams): Promise<number>
+  /** How long one call may take (the provider's `timeout`): a refresh lock outlives it. */
+  timeoutMs: number
 }
 
 interface Kept { a: string; r?: string | undefined; e?: number | undefined; s?: string | undefined }
 
 const KEY_PREFIX = 'provider-tokens:'
+const LOCK_PREFIX = 'provider-tokens-refresh:'
+// How often an instance waiting for another's refresh looks for the new token in the store.
+const POLL_MS = 25
 // A token this close to its expiry is refreshed first: it could expire on its way to the provider's API.
 const SKEW_MS = 30_000
 const KEEPERS = Symbol.for('gatehouse.providerTokens')
@@ -75,14 +80,48 @@ export class TokenKeeper {
   /** A fresh access token of `userId`: refreshed (once at a time) when it expired. */
   async fresh (userId: string): Promise<ProviderToken> {
     const kept = await this.read(userId)
-    if (kept.e === undefined || kept.e - SKEW_MS > Date.now()) return tokenOf(kept)
-    const key = userId
-    let running = this.#refreshing.get(key)
+    if (isFresh(kept)) return tokenOf(kept)
+    // In this process, concurrent callers share one promise; across instances, the lock of `refreshOnce`.
+    let running = this.#refreshing.get(userId)
     if (running === undefined) {
-      running = this.refresh(userId, kept).finally(() => this.#refreshing.delete(key))
-      this.#refreshing.set(key, running)
+      running = this.refreshOnce(userId).finally(() => this.#refreshing.delete(userId))
+      this.#refreshing.set(userId, running)
     }
     return await running
+  }
+
+  /**
+   * One refresh across every instance sharing the store: the instance that sets the lock key refreshes, the others
+   * wait for the token it keeps. Two refreshes with one refresh token would both spend it, and a provider that
+   * rotates refresh tokens takes the second use for a stolen token and may revoke the whole grant (RFC 9700 §4.14).
+   */
+  private async refreshOnce (userId: string): Promise<ProviderToken> {
+    const lock = `${LOCK_PREFIX}${this.name}:${userId}`
+    // The lock outlives the token call (bounded by the provider's timeout), so it is not lost mid-refresh; an
+    // instance that dies holding it holds it this long at most.
+    const lockMs = 2 * this.endpoint.timeoutMs + 5_000
+    const giveUpAt = performance.now() + 2 * lockMs
+    for (;;) {
+      if (await this.store.setIfAbsent(lock, '1', lockMs)) return await this.refreshLocked(userId, lock)
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS))
+      const raw = await this.store.get(this.key(userId))
+      const kept = raw === undefined ? undefined : this.open(userId, raw)
+      // Dropped while another instance held the lock: the provider refused its refresh (or the user signed out).
+      if (kept === undefined) throw expired(this.name, 'the provider refused the refresh token')
+      if (isFresh(kept)) return tokenOf(kept)
+      if (performance.now() > giveUpAt) throw new HttpError(503, 'provider token refresh pending', `another instance has been refreshing the ${this.name} token for too long`, ErrorCodes.UNAVAILABLE)
+    }
+  }
+
+  private async refreshLocked (userId: string, lock: string): Promise<ProviderToken> {
+    try {
+      // Read again under the lock: another instance may have refreshed between the caller's read and the lock.
+      const kept = await this.read(userId)
+      return isFresh(kept) ? tokenOf(kept) : await this.refresh(userId, kept)
+    } finally {
+      // A lock that could not be deleted (the store failing) ends with its TTL.
+      await this.store.delete(lock).catch(() => false)
+    }
   }
 
   /** Revokes the user's tokens at the provider (when it has a revocation endpoint) and drops them. */
@@ -160,6 +199,11 @@ function keptOf (answer: Record<string, unknown>, previousRefresh: string | unde
     e: Number.isFinite(expiresIn) && expiresIn > 0 ? Date.now() + expiresIn * 1000 : undefined,
     s: typeof answer.scope === 'string' ? answer.scope : undefined
   }
+}
+
+/** Not expired, nor within SKEW_MS of it (a token without an expiry is taken as live). */
+function isFresh (kept: Kept): boolean {
+  return kept.e === undefined || kept.e - SKEW_MS > Date.now()
 }
 
 function tokenOf (kept: Kept): ProviderToken {

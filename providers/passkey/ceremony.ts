@@ -14,22 +14,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type {} from '@fastify/cookie'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import type { StateStore } from '../../lib/state-store.js'
-import type { UserData } from '../../lib/user.js'
+import type { PendingLogin } from '../../lib/second-factor.js'
 import type { ProviderKit } from '../../plugins/core/kit.js'
 
 export type CeremonyKind = 'register' | 'login'
 
-/** A password login waiting for its passkey (see pending.ts). */
-export interface PendingLogin {
-  /** The pending token's id: spent once. */
-  jti: string
-  /** When the pending login ends (seconds). */
-  exp: number
-  user: UserData
-  aud?: string | undefined
-  from?: string | undefined
-  sess: boolean
-}
 
 /** What a ceremony was started for, as kept in the state store. */
 export interface CeremonyRecord {

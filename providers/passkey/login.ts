@@ -82,7 +82,9 @@ export function verifyLogin (ctx: PasskeyContext) {
       // A passkey is a second factor confirmed now, for routes behind `fastify.auth.recent` (step-up) in this session.
       secondFactor: 'passkey',
       // Only a passkey confirming a password is a second factor a browser can be trusted to skip.
-      trustDevice: second && trustDevice
+      trustDevice: second && trustDevice,
+      // A passkey confirming a password: the user chose the password's provider.
+      method: record.pending?.first
     })
   }
 }

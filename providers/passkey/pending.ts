@@ -8,12 +8,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type {} from '@fastify/cookie'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import { spentLoginKey, type FirstFactorLogin, type SecondFactor, type SecondFactorStep } from '../../lib/second-factor.js'
+import { spentLoginKey, type FirstFactorLogin, type PendingLogin, type SecondFactor, type SecondFactorStep } from '../../lib/second-factor.js'
 import type { StateStore } from '../../lib/state-store.js'
 import type { UserData } from '../../lib/user.js'
 import type { ProviderKit } from '../../plugins/core/kit.js'
 import type { PasskeyStore } from '../../stores/passkey/index.js'
-import type { PendingLogin } from './ceremony.js'
 
 // Spent pending logins are remembered a little past their expiry, covering clock differences between instances.
 const SPENT_MARGIN_MS = 60_000
@@ -40,6 +39,7 @@ export function pendingLogins (kit: ProviderKit, name: string, ttlMs: number, st
     const payload: Record<string, unknown> = { provider: name, ceremony: 'pending', user: login.user, sessionOnly: login.sessionOnly === true }
     if (login.from !== undefined) payload.from = login.from
     if (login.attempt !== undefined) payload.attempt = login.attempt
+    if (login.provider !== undefined) payload.first = login.provider
     const token = await kit.loginState.sign(payload, ttlMs, login.aud)
     reply.setCookie(cookieName, token, { ...attrs, maxAge: Math.ceil(ttlMs / 1000) })
     kit.logger.logf('[INFO] passkey %s: password of user %s accepted, waiting for a passkey', name, login.user.id)
@@ -64,7 +64,7 @@ export function pendingLogins (kit: ProviderKit, name: string, ttlMs: number, st
       if (claims.provider !== name || claims.ceremony !== 'pending' || user === null || typeof user !== 'object' || typeof user.id !== 'string' || typeof user.name !== 'string') return undefined
       const aud = Array.isArray(claims.aud) && typeof claims.aud[0] === 'string' ? claims.aud[0] : undefined
       // Spent under the password login's id, shared with its other second factors (an authenticator app).
-      return { jti: typeof claims.attempt === 'string' ? claims.attempt : claims.jti as string, exp: claims.exp as number, user: { name: user.name, id: user.id }, aud, from: typeof claims.from === 'string' ? claims.from : undefined, sess: claims.sessionOnly === true }
+      return { jti: typeof claims.attempt === 'string' ? claims.attempt : claims.jti as string, exp: claims.exp as number, user: { name: user.name, id: user.id }, aud, from: typeof claims.from === 'string' ? claims.from : undefined, sess: claims.sessionOnly === true, first: typeof claims.first === 'string' ? claims.first : undefined }
     },
 
     async spend (reply, pending) {

@@ -39,6 +39,6 @@ export function totpLogin (ctx: TotpContext, pending: PendingLogins) {
     }
     await pending.spend(reply, waiting)
     ctx.log('INFO', 'user %s signed in with %s (second factor)', user.id, factor === 'totp' ? 'a code' : 'a recovery code')
-    return await ctx.kit.completeLogin(request, reply, { user, aud: waiting.aud, from: waiting.from, sessionOnly: waiting.sess, secondFactor: factor, trustDevice })
+    return await ctx.kit.completeLogin(request, reply, { user, aud: waiting.aud, from: waiting.from, sessionOnly: waiting.sess, secondFactor: factor, trustDevice, method: waiting.first })
   }
 }

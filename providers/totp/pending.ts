@@ -7,7 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type {} from '@fastify/cookie'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import { spentLoginKey, type FirstFactorLogin, type SecondFactor } from '../../lib/second-factor.js'
+import { spentLoginKey, type FirstFactorLogin, type PendingLogin, type SecondFactor } from '../../lib/second-factor.js'
 import type { UserData } from '../../lib/user.js'
 import type { TotpContext } from './context.js'
 
@@ -20,7 +20,6 @@ const SPENT_MARGIN_MS = 60_000
 export const MAX_CODES_PER_LOGIN = 5
 
 /** A password login waiting for its code. */
-export interface PendingLogin { jti: string; exp: number; user: UserData; aud?: string | undefined; from?: string | undefined; sess: boolean }
 
 export interface PendingLogins {
   factor: SecondFactor
@@ -51,6 +50,7 @@ export function pendingLogins (ctx: TotpContext): PendingLogins {
     const payload: Record<string, unknown> = { provider: o.name, ceremony: 'totp-pending', user: login.user, sessionOnly: login.sessionOnly === true }
     if (login.from !== undefined) payload.from = login.from
     if (login.attempt !== undefined) payload.attempt = login.attempt
+    if (login.provider !== undefined) payload.first = login.provider
     const token = await kit.loginState.sign(payload, o.pendingTtlMs, login.aud)
     reply.setCookie(cookieName, token, { ...attrs, maxAge: Math.ceil(o.pendingTtlMs / 1000) })
     ctx.log('INFO', 'password of user %s accepted, waiting for a code', login.user.id)
@@ -75,7 +75,8 @@ export function pendingLogins (ctx: TotpContext): PendingLogins {
         throw new HttpError(403, 'pending login already completed', 'sign in with the password again', ErrorCodes.ALREADY_USED)
       }
       const aud = Array.isArray(claims.aud) && typeof claims.aud[0] === 'string' ? claims.aud[0] : undefined
-      return { jti: id, exp: claims.exp as number, user, aud, from: typeof claims.from === 'string' ? claims.from : undefined, sess: claims.sessionOnly === true }
+      const first = typeof claims.first === 'string' ? claims.first : undefined
+      return { jti: id, exp: claims.exp as number, user, aud, from: typeof claims.from === 'string' ? claims.from : undefined, sess: claims.sessionOnly === true, first }
     },
 
     async spend (reply, pending) {

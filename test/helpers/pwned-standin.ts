@@ -14,8 +14,8 @@ export interface PwnedStandin {
   breach(password: string, count: number): void
   /** What each request asked: its path and its Add-Padding header. */
   readonly asked: Array<{ path: string; padding: string | undefined }>
-  /** `slow` never answers; `down` answers 503. */
-  mode: 'ok' | 'slow' | 'down'
+  /** `slow` never answers; `down` answers 503; `garbage` answers 200 with a proxy's HTML page, `empty` 200 with nothing. */
+  mode: 'ok' | 'slow' | 'down' | 'garbage' | 'empty'
   close(): Promise<void>
 }
 
@@ -38,6 +38,8 @@ export async function pwnedStandin (): Promise<PwnedStandin> {
     asked.push({ path: request.url, padding: typeof padding === 'string' ? padding : undefined })
     if (standin.mode === 'slow') await new Promise<void>((resolve) => { held.push(resolve) })
     if (standin.mode === 'down') return await reply.code(503).send('down')
+    if (standin.mode === 'garbage') return await reply.code(200).type('text/html').send('<html><body>Please sign in to the guest network</body></html>')
+    if (standin.mode === 'empty') return await reply.code(200).type('text/plain').send('')
     const prefix = request.params.prefix
     if (!/^[0-9A-Fa-f]{5}$/.test(prefix)) return await reply.code(400).send('The hash prefix was not in a valid format')
     const lines = [...corpus].filter(([h]) => h.startsWith(prefix.toUpperCase())).map(([h, n]) => `${h.slice(5)}:${n}`)

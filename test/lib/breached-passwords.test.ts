@@ -66,6 +66,17 @@ t.test('slow or down: fail-open says it could not check; fail-closed is a 503; t
   await t.rejects(breachedPasswords({ rangeUrl: 'http://127.0.0.1:1/range/', onUnavailable: 'refuse' }).check('x'), { statusCode: 503 }, 'unreachable')
 })
 
+t.test('a 200 that is not a range answer (a proxy\'s page, nothing) is the service failing, not "not breached"', async (t) => {
+  t.teardown(() => { standin.mode = 'ok' })
+  for (const mode of ['garbage', 'empty'] as const) {
+    standin.mode = mode
+    t.same(await breachedPasswords({ rangeUrl: standin.rangeUrl }).check('password123'), { breached: false, count: 0, checked: false }, `${mode}: fail-open says it could not check`)
+    await t.rejects(breachedPasswords({ rangeUrl: standin.rangeUrl, onUnavailable: 'refuse' }).check('password123'), { statusCode: 503, code: 'GATEHOUSE_UNAVAILABLE' }, `${mode}: fail-closed refuses`)
+  }
+  standin.mode = 'ok'
+  t.same(await breachedPasswords({ rangeUrl: standin.rangeUrl, onUnavailable: 'refuse' }).check('never-breached-passphrase-91'), { breached: false, count: 0, checked: true }, 'a real range without the suffix is a checked "no"')
+})
+
 t.test('offline list: bare hashes and HASH:COUNT lines, any case; count-0 lines ignored', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-breached-'))
   const file = join(dir, 'list.txt')

@@ -68,6 +68,28 @@ t.test('the range API down: fail-open signs in, fail-closed answers 503', async 
   t.equal(res.headers.get('set-cookie'), null)
 })
 
+t.test('the range API slow or answering a proxy\'s page: the sign-in waits only until the deadline', async (t) => {
+  t.teardown(() => { standin.mode = 'ok' })
+  standin.mode = 'slow'
+  const open = await start(t, { check: breachedPasswords({ rangeUrl: standin.rangeUrl, timeout: 300 }), onBreached: 'refuse' })
+  let began = performance.now()
+  const letIn = await login(open.base, 'password123')
+  t.equal(letIn.status, 200, 'fail-open: let in unchecked after the deadline')
+  t.equal(letIn.headers.get('gatehouse-password-breached'), null, 'not flagged: it was not checked')
+  t.ok(performance.now() - began < 5000, 'not held past the deadline')
+  const closed = await start(t, { check: breachedPasswords({ rangeUrl: standin.rangeUrl, timeout: 300, onUnavailable: 'refuse' }), onBreached: 'refuse' })
+  began = performance.now()
+  const refused = await login(closed.base, 'password123')
+  t.equal(refused.status, 503)
+  t.equal((await refused.json()).code, 'GATEHOUSE_UNAVAILABLE')
+  t.equal(refused.headers.get('set-cookie'), null, 'nothing issued')
+  t.ok(performance.now() - began >= 250, 'it waited for the service until the deadline')
+  standin.mode = 'garbage'
+  const page = await login(closed.base, 'password123')
+  t.equal(page.status, 503, 'a 200 HTML page is not a range: fail-closed refuses')
+  t.equal(page.headers.get('set-cookie'), null)
+})
+
 t.test('bad options name the option', async (t) => {
   const Fastify = (await import('fastify')).default
   const register = async (breached: unknown): Promise<void> => {

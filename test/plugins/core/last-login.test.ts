@@ -1,13 +1,18 @@
 /**
  * The `lastLoginMethod` option over real HTTP: after a sign-in the answer carries a readable cookie naming the
  * provider (SameSite=Lax, Path=/, not HttpOnly, Secure on https), never on a refused login, and only when asked for.
+ * A sign-in completed by a second factor (an authenticator code, a passkey after the password) names the method the
+ * user chose, the password's provider, not the second factor's route; a passkey on its own names itself.
  */
 import t, { type Test } from 'tap'
 import Fastify from 'fastify'
+import FakeTimers from '@sinonjs/fake-timers'
 import { authPlugin, type AuthOptions } from '../../../auth.js'
 import { directProvider } from '../../../providers/direct.js'
 import { providerKit } from '../../../plugins/core/kit.js'
 import { listen } from '../../helpers/client.js'
+import * as totp from '../../helpers/totp-app.js'
+import * as passkey from '../../helpers/passkey-app.js'
 
 const SECRET = 'last-login-test-secret-0123456789abcdef-0123456789'
 
@@ -58,4 +63,37 @@ t.test('bad options name the option', async (t) => {
   await t.rejects(register({ maxAge: 'forever' }), { option: 'lastLoginMethod.maxAge' })
   await t.rejects(register({ colour: 1 }), { option: 'lastLoginMethod.colour' })
   await t.rejects(register('yes'), { option: 'lastLoginMethod' })
+})
+
+t.test('after a password and an authenticator code it names the password\'s provider, not totp', async (t) => {
+  const clock = FakeTimers.install({ now: Date.now(), toFake: ['Date'] })
+  t.teardown(() => clock.uninstall())
+  const app = await totp.startApp(t, {}, { lastLoginMethod: true })
+  const alice = await totp.withTotp(app, 'alice')
+  await alice.c.fetch('/auth/logout')
+  const first = await totp.passwordLogin(alice.c, 'alice')
+  t.equal(first.status, 401, 'the password asks for the code')
+  t.equal(cookieLine(first, 'gatehouse_last_login'), undefined, 'not yet signed in: nothing set')
+  clock.tick(30_000) // the enrolment's code is spent: the next time step's
+  const done = await totp.secondStep(alice.c, { code: totp.oathtool(alice.secret) })
+  t.equal(done.status, 200)
+  t.match(cookieLine(done, 'gatehouse_last_login'), /^gatehouse_last_login=local;/, 'the method the user chose')
+  await alice.c.fetch('/auth/logout')
+  t.equal((await totp.passwordLogin(alice.c, 'alice')).status, 401)
+  const recovery = await totp.secondStep(alice.c, { recoveryCode: alice.recoveryCodes[0] })
+  t.equal(recovery.status, 200)
+  t.match(cookieLine(recovery, 'gatehouse_last_login'), /^gatehouse_last_login=local;/, 'a recovery code too')
+})
+
+t.test('after a password and a passkey it names the password\'s provider; a passkey alone names passkey', async (t) => {
+  const app = await passkey.startApp(t, { secondFactor: ['local'] }, { lastLoginMethod: true })
+  const alice = await passkey.withPasskey(app, 'alice')
+  t.equal((await passkey.passwordLogin(alice.c, 'alice')).status, 401)
+  const second = await passkey.passkeyLogin(alice.c, alice.authn, alice.credential)
+  t.equal(second.status, 200)
+  t.match(cookieLine(second, 'gatehouse_last_login'), /^gatehouse_last_login=local;/)
+  await alice.c.fetch('/auth/logout')
+  const alone = await passkey.passkeyLogin(app.client(), alice.authn, alice.credential)
+  t.equal(alone.status, 200)
+  t.match(cookieLine(alone, 'gatehouse_last_login'), /^gatehouse_last_login=passkey;/, 'the passkey was the method chosen')
 })

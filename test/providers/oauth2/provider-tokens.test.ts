@@ -8,66 +8,12 @@
 import t, { type Test } from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
 import Fastify, { type FastifyInstance } from 'fastify'
-import formbody from '@fastify/formbody'
 import { authPlugin } from '../../../auth.js'
 import { MemoryStateStore } from '../../../stores/state/index.js'
-import { getProviderToken, oauth2Provider, revokeProviderToken } from '../../../providers/index.js'
-import { client, listen, type Client } from '../../helpers/client.js'
-
-const KEY = 'c3'.repeat(32)
-const CID = 'acme-client'
-const CSECRET = 'acme-client-secret-0123456789'
-
-/** The stand-in's state: what it issued, what it was asked, how it misbehaves next. */
-interface Acme {
-  base: string
-  app: FastifyInstance
-  refreshes: number
-  revoked: Array<{ token: string; hint: string }>
-  refresh: 'ok' | 'invalid_grant' | 'error_object' | 'down'
-  refreshDelayMs: number
-  live: Set<string>
-}
-
-async function startAcme (): Promise<Acme> {
-  const app = Fastify()
-  await app.register(formbody)
-  const acme: Acme = { base: '', app, refreshes: 0, revoked: [], refresh: 'ok', refreshDelayMs: 0, live: new Set() }
-  let n = 0
-  const clientOk = (auth: string | undefined): boolean => auth === `Basic ${Buffer.from(`${CID}:${CSECRET}`).toString('base64')}`
-  const issue = (): Record<string, unknown> => {
-    n++
-    acme.live.add(`acme-rt-${n}`)
-    return { access_token: `acme-at-${n}`, refresh_token: `acme-rt-${n}`, expires_in: 60, token_type: 'Bearer', scope: 'read' }
-  }
-  app.get<{ Querystring: Record<string, string> }>('/authorize', async (request, reply) => {
-    const { redirect_uri: to, state } = request.query
-    return await reply.redirect(`${to}?code=the-code&state=${encodeURIComponent(state!)}`, 302)
-  })
-  app.post<{ Body: Record<string, string> }>('/token', async (request, reply) => {
-    if (!clientOk(request.headers.authorization)) return await reply.code(401).send({ error: 'invalid_client' })
-    const body = request.body
-    if (body.grant_type === 'authorization_code') return issue()
-    acme.refreshes++
-    if (acme.refreshDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, acme.refreshDelayMs))
-    if (acme.refresh === 'down') return await reply.code(503).send('maintenance')
-    if (acme.refresh === 'error_object') return { error: 'invalid_grant', error_description: 'refresh token expired' }
-    if (acme.refresh === 'invalid_grant' || !acme.live.delete(body.refresh_token!)) return await reply.code(400).send({ error: 'invalid_grant' })
-    return issue()
-  })
-  app.post<{ Body: Record<string, string> }>('/revoke', async (request, reply) => {
-    if (!clientOk(request.headers.authorization)) return await reply.code(401).send({ error: 'invalid_client' })
-    acme.revoked.push({ token: request.body.token!, hint: request.body.token_type_hint! })
-    acme.live.delete(request.body.token!)
-    return await reply.code(200).send()
-  })
-  app.get('/user', async (request, reply) => {
-    if (!/^Bearer acme-at-\d+$/.test(request.headers.authorization ?? '')) return await reply.code(401).send({ error: 'invalid_token' })
-    return { id: 'ann-1', name: 'Ann' }
-  })
-  acme.base = await app.listen({ port: 0, host: '127.0.0.1' })
-  return acme
-}
+import { oauth2Provider } from '../../../providers/index.js'
+import { client, type Client } from '../../helpers/client.js'
+import type { StateStore } from '../../../lib/state-store.js'
+import { acmeToken as token, CID, CSECRET, KEY, signInWithAcme, startAcme, startAcmeApp, xsrf, type Acme } from '../../helpers/acme-tokens.js'
 
 interface Setup { acme: Acme; c: Client; store: MemoryStateStore; logs: string[]; events: unknown[]; app: FastifyInstance }
 
@@ -75,44 +21,9 @@ async function setup (t: Test): Promise<Setup> {
   const acme = await startAcme()
   t.teardown(() => acme.app.close())
   const store = new MemoryStateStore()
-  const logs: string[] = []
-  const events: unknown[] = []
-  const { app, base } = await listen(async (app) => {
-    await app.register(authPlugin, {
-      secret: () => 'provider-tokens-secret-0123456789-abcdef',
-      url: 'http://127.0.0.1',
-      stateStore: store,
-      logger: { logf: (format: string, ...args: unknown[]) => { logs.push([format, ...args].map(String).join(' ')) } },
-      onEvent: (e) => { events.push(e) }
-    })
-    await app.register(oauth2Provider, {
-      name: 'acme',
-      cid: CID,
-      csecret: CSECRET,
-      endpoint: { authURL: `${acme.base}/authorize`, tokenURL: `${acme.base}/token` },
-      infoURL: `${acme.base}/user`,
-      mapUser: (data) => ({ id: data.id as string, name: data.name as string }),
-      keepTokens: { key: KEY, revocationURL: `${acme.base}/revoke` }
-    })
-    app.get('/acme-token', { preHandler: app.auth.authenticate }, async (request) => await getProviderToken(request, 'acme'))
-    app.post('/acme-disconnect', { preHandler: app.auth.authenticate }, async (request) => ({ revoked: await revokeProviderToken(request, 'acme') }))
-  })
-  t.teardown(() => app.close())
-  const c = client(base)
-  // The login: to the stand-in's authorize endpoint and back to the callback.
-  const start = await c.fetch('/auth/acme/login')
-  const back = await fetch(start.headers.get('location')!, { redirect: 'manual' })
-  const callback = new URL(back.headers.get('location')!)
-  const done = await c.fetch(callback.pathname + callback.search)
-  if (done.status !== 200) throw new Error(`login: ${done.status} ${await done.text()}`)
+  const { app, base, logs, events } = await startAcmeApp(t, acme, store)
+  const c = await signInWithAcme(base)
   return { acme, c, store, logs, events, app }
-}
-
-const xsrf = (c: Client): Record<string, string> => ({ 'x-xsrf-token': c.jar.get('XSRF-TOKEN')! })
-
-async function token (c: Client): Promise<{ status: number; body: Record<string, unknown> }> {
-  const r = await c.fetch('/acme-token', { headers: xsrf(c) })
-  return { status: r.status, body: await r.json() as Record<string, unknown> }
 }
 
 t.test('kept sealed for the user, never in the session, the store in plain text, logs or events', async (t) => {
@@ -147,6 +58,49 @@ t.test('an expired token is refreshed once however many requests ask at once', a
   t.equal(acme.refreshes, 1)
 })
 
+t.test('an instance that read the expired token just before another refreshed it does not refresh again', async (t) => {
+  const clock = FakeTimers.install({ now: Date.now(), toFake: ['Date'] })
+  t.teardown(() => clock.uninstall())
+  const acme = await startAcme()
+  t.teardown(() => acme.app.close())
+  const shared = new MemoryStateStore()
+  t.teardown(() => shared.close())
+  // Instance B's first read of the kept tokens is held until A has refreshed and released its lock: B then holds
+  // the old (spent) refresh token and finds the lock free.
+  let releaseB: () => void = () => {}
+  const bHeld = new Promise<void>((resolve) => { releaseB = resolve })
+  let bReadStarted: () => void = () => {}
+  const bRead = new Promise<void>((resolve) => { bReadStarted = resolve })
+  let holdNext = false
+  const onB = new Proxy(shared, {
+    get (target, prop) {
+      if (prop === 'get') {
+        return async (key: string) => {
+          const value = await target.get(key)
+          if (holdNext && key.startsWith('provider-tokens:')) { holdNext = false; bReadStarted(); await bHeld }
+          return value
+        }
+      }
+      const v = Reflect.get(target, prop) as unknown
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v
+    }
+  }) as StateStore
+  const a = await startAcmeApp(t, acme, shared)
+  const b = await startAcmeApp(t, acme, onB)
+  const onA = await signInWithAcme(a.base)
+  clock.tick(61_000)
+  holdNext = true
+  const fromB = token(client(b.base, onA.jar))
+  await bRead
+  t.equal((await token(onA)).body.accessToken, 'acme-at-2', 'A refreshed')
+  releaseB()
+  const late = await fromB
+  t.equal(late.status, 200, JSON.stringify(late.body))
+  t.equal(late.body.accessToken, 'acme-at-2', 'B answers the token A kept')
+  t.equal(acme.refreshes, 1, 'B did not spend the old refresh token again')
+  t.ok(acme.live.has('acme-rt-2'), 'the grant is alive')
+})
+
 t.test('logout revokes the grant at the provider and drops the tokens', async (t) => {
   const { c, acme, store } = await setup(t)
   const claims = JSON.parse(Buffer.from(c.jar.get('JWT')!.split('.')[1]!, 'base64url').toString('utf8')) as { user: { id: string } }
@@ -176,6 +130,10 @@ t.test('a refresh the provider fails or refuses', async (t) => {
   t.equal(down.status, 502, 'the provider down: 502, the tokens kept')
   t.equal(down.body.code, 'GATEHOUSE_UPSTREAM')
   t.notMatch(JSON.stringify(down.body), /acme-/)
+  acme.refresh = 'wrong_types'
+  const typed = await token(c)
+  t.equal(typed.status, 502, 'an answer whose fields have the wrong types: 502, the tokens kept')
+  t.equal(typed.body.code, 'GATEHOUSE_UPSTREAM')
   acme.refresh = 'error_object'
   const object = await token(c)
   t.equal(object.status, 401, 'a 200 carrying an error object is a refusal')
