@@ -13,6 +13,7 @@ const PAGE_FILES: Record<string, string> = {
   '/passkey.js': 'passkey.js',
   '/sessions.js': 'sessions.js',
   '/totp.js': 'totp.js',
+  '/device.js': 'device.js',
   '/style.css': 'style.css',
   '/favicon.svg': 'favicon.svg'
 }
