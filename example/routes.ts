@@ -14,6 +14,7 @@ const PAGE_FILES: Record<string, string> = {
   '/sessions.js': 'sessions.js',
   '/totp.js': 'totp.js',
   '/device.js': 'device.js',
+  '/captcha.js': 'captcha.js',
   '/style.css': 'style.css',
   '/favicon.svg': 'favicon.svg'
 }

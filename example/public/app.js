@@ -1,5 +1,7 @@
 // Demo page logic: plain browser JavaScript, no build step. Every API call sends the XSRF header read from the
 // XSRF-TOKEN cookie, which is how a browser app uses fastify-gatehouse's cookie sessions.
+import { captchaToken, resetCaptcha } from './captcha.js'
+
 const $ = (sel) => document.querySelector(sel)
 const AUTH = '/auth'
 // Providers with a form or flow of their own on this page; every other one is an OAuth2 redirect.
@@ -125,11 +127,13 @@ $('#direct-form').addEventListener('submit', async (ev) => {
   ev.preventDefault()
   const form = new FormData(ev.target)
   const session = form.get('session') ? '1' : '0'
+  const captcha = await captchaToken()
   const r = await api(`${AUTH}/local/login?session=${session}`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ user: form.get('user'), passwd: form.get('passwd') })
+    body: JSON.stringify({ user: form.get('user'), passwd: form.get('passwd'), ...(captcha ? { 'cf-turnstile-response': captcha } : {}) })
   })
+  resetCaptcha()
   // The password was right but the user has a second factor: passkey.js or totp.js asks for it (`methods`).
   if (r.body?.code === 'GATEHOUSE_SECOND_FACTOR') { ev.target.reset(); document.dispatchEvent(new CustomEvent('gatehouse:second-factor', { detail: { methods: r.body.methods ?? [] } })); return }
   if (r.status !== 200) { showMessage(`Sign-in failed: ${reason(r)}`); return }
