@@ -15,6 +15,8 @@ const sleep = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds 
 let runs = 0
 
 document.addEventListener('gatehouse:user', (ev) => { $('#device-sign-in').hidden = !ev.detail })
+// app.js read the user before this module ran (it is imported first): show the card for that user too.
+$('#device-sign-in').hidden = !currentUser
 $('#device-curl').textContent = `curl -d client_id=demo-cli ${location.origin}${AUTH}/device/code`
 
 $('#device-try').addEventListener('click', async () => {
