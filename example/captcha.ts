@@ -28,8 +28,8 @@ export interface DemoCaptcha {
   register(app: FastifyInstance): Promise<void>
 }
 
-/** The stand-in of a demo listening on 127.0.0.1:`port` with the public `url`. */
-export function demoCaptcha (port: number, url: string): DemoCaptcha {
+/** The stand-in of a demo listening on 127.0.0.1:`port` with the public `url`; `maxTokens` for tests. */
+export function demoCaptcha (port: number, url: string, maxTokens = MAX_TOKENS): DemoCaptcha {
   // The site's secret: made per start, known to the verifier and the stand-in only.
   const secret = randomBytes(24).toString('base64url')
   const tokens = new Map<string, Solved>()
@@ -45,7 +45,7 @@ export function demoCaptcha (port: number, url: string): DemoCaptcha {
   const solve = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const now = Date.now()
     for (const [token, solved] of tokens) if (solved.solvedAt + TOKEN_TTL_MS <= now) tokens.delete(token)
-    if (tokens.size >= MAX_TOKENS) return await reply.code(503).send({ error: 'service unavailable', details: 'too many unspent captcha tokens: try again later', code: 'DEMO_CAPTCHA_BUSY' })
+    if (tokens.size >= maxTokens) return await reply.code(503).send({ error: 'service unavailable', details: 'too many unspent captcha tokens: try again later', code: 'DEMO_CAPTCHA_BUSY' })
     const token = `standin.${randomBytes(32).toString('base64url')}`
     tokens.set(token, { hostname: request.hostname, solvedAt: now })
     return await reply.header('cache-control', 'no-store').send({ token })

@@ -5,6 +5,9 @@
  * login methods are not asked; the stand-in's siteverify refuses a wrong secret.
  */
 import t from 'tap'
+import Fastify from 'fastify'
+import FakeTimers from '@sinonjs/fake-timers'
+import { demoCaptcha } from '../../example/captcha.js'
 import { client } from '../helpers/client.js'
 import { demoCaptchaToken, startDemo, type StartedDemo } from '../helpers/demo.js'
 
@@ -71,4 +74,25 @@ t.test('the page shows the "I am not a robot" box on the password form and serve
   const script = await client(base).fetch('/captcha.js')
   t.equal(script.status, 200)
   t.match(await script.text(), /cf-turnstile-response/)
+})
+
+t.test('unspent tokens are capped: past the cap the widget answers 503 and keeps nothing more', async (t) => {
+  const app = Fastify()
+  await demoCaptcha(1, 'http://localhost:1', 3).register(app)
+  const solve = async (): Promise<number> => (await app.inject({ method: 'POST', url: '/captcha-standin/solve' })).statusCode
+  t.same([await solve(), await solve(), await solve()], [200, 200, 200])
+  const busy = await app.inject({ method: 'POST', url: '/captcha-standin/solve' })
+  t.equal(busy.statusCode, 503)
+  t.match(busy.json(), { code: 'DEMO_CAPTCHA_BUSY', details: /too many unspent captcha tokens/ })
+  await app.close()
+})
+
+t.test('a token is good for 300 s: an older one is refused', async (t) => {
+  const token = await demoCaptchaToken(base)
+  const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() })
+  t.teardown(() => { clock.uninstall() })
+  clock.tick(301_000)
+  const r = await login({ [FIELD]: token })
+  t.equal(r.status, 403)
+  t.match(await r.json(), { code: 'GATEHOUSE_CAPTCHA', details: 'captcha refused: reused' })
 })
