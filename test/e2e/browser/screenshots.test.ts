@@ -126,6 +126,19 @@ if (missing !== undefined) {
     await waitText(page, '#status', /^not signed in$/)
   })
 
+  t.test('the password form without its captcha box ticked: the page says so and nobody is signed in', async (t) => {
+    await browser.context.clearCookies()
+    await page.goto(home)
+    await waitText(page, '#status', /^not signed in$/)
+    await page.fill('#direct-form input[name=user]', 'alice')
+    await page.fill('#direct-form input[name=passwd]', 'alice-secret')
+    const answered = page.waitForResponse((r) => r.url().includes('/auth/local/login'))
+    await page.click('#direct-form button[type=submit]')
+    t.equal((await answered).status(), 400)
+    t.match(await waitText(page, '#message', /captcha/), 'Sign-in failed: a solved captcha is required (field cf-turnstile-response)')
+    t.equal(await page.textContent('#status'), 'not signed in')
+  })
+
   t.test('"Sign in a device": the demo CLI\'s code, approved on the device page in another tab', async (t) => {
     await browser.context.clearCookies()
     await page.goto(home)
