@@ -13,6 +13,8 @@ const PAGE_FILES: Record<string, string> = {
   '/passkey.js': 'passkey.js',
   '/sessions.js': 'sessions.js',
   '/totp.js': 'totp.js',
+  '/device.js': 'device.js',
+  '/captcha.js': 'captcha.js',
   '/style.css': 'style.css',
   '/favicon.svg': 'favicon.svg'
 }

@@ -8,6 +8,8 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { authPlugin, funcLogger, OAUTH2_BUILTIN_NAMES, type AuthOptions } from '../index.js'
 import { DemoError, readConfig, type DemoEnv } from './config.js'
 import { bindServer, boundPort, closeServer, findCode, portError } from './listen.js'
+import { DEMO_CLIENTS } from './clients.js'
+import { demoCaptcha } from './captcha.js'
 import { addDemoProviders, addDemoRoles, checkLocalUser, type DemoServices, type ProviderContext } from './providers.js'
 import { registerApi, registerLoginFailureRedirect, registerPage } from './routes.js'
 import { answersCheck, registerMonitoring, registerToolkit } from './toolkit.js'
@@ -60,7 +62,7 @@ export async function buildDemo (env: DemoEnv = process.env, io: DemoIO = consol
   })
   let services: DemoServices
   try {
-    services = await assemble(app, cfg, url, io, { warn, onStop: (stop) => { stops.push(stop) } })
+    services = await assemble(app, cfg, { url, port }, io, { warn, onStop: (stop) => { stops.push(stop) } })
     try {
       await app.ready()
     } catch (err) {
@@ -86,11 +88,14 @@ export async function buildDemo (env: DemoEnv = process.env, io: DemoIO = consol
 
 type Lifecycle = Pick<ProviderContext, 'warn' | 'onStop'>
 
-async function assemble (app: FastifyInstance, cfg: ReturnType<typeof readConfig>, url: string, io: DemoIO, life: Lifecycle): Promise<DemoServices> {
+async function assemble (app: FastifyInstance, cfg: ReturnType<typeof readConfig>, { url, port }: { url: string; port: number }, io: DemoIO, life: Lifecycle): Promise<DemoServices> {
   const logger = funcLogger((line) => io.out(`auth: ${line}`))
   // Before the toolkit: its gzip must see the failure answers after they became redirects.
   registerLoginFailureRedirect(app, '/auth')
   await registerToolkit(app, io.out)
+  // The password login asks for a captcha: a Turnstile stand-in the demo serves itself (example/captcha.ts).
+  const captcha = demoCaptcha(port, url)
+  await captcha.register(app)
   const opts: AuthOptions = {
     secret: () => cfg.secret,
     url,
@@ -102,7 +107,11 @@ async function assemble (app: FastifyInstance, cfg: ReturnType<typeof readConfig
     // Shared by every provider (one-time tokens, passkey challenges), revocation and throttling.
     stateStore: cfg.stateStore,
     // "Trust this device" on the authenticator-code step: this browser then skips the code for 30 days.
-    trustedDevices: true
+    trustedDevices: true,
+    // A CLI and a phone app sign in through this page: a browser without a session is sent here with `?from=`.
+    clients: DEMO_CLIENTS,
+    loginPage: '/',
+    captcha: captcha.verifier
   }
   if (cfg.adminPasswd !== undefined) opts.basicAuth = { adminPasswd: cfg.adminPasswd }
   await app.register(authPlugin, opts)

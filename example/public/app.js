@@ -1,10 +1,30 @@
 // Demo page logic: plain browser JavaScript, no build step. Every API call sends the XSRF header read from the
 // XSRF-TOKEN cookie, which is how a browser app uses fastify-gatehouse's cookie sessions.
+import { captchaToken, resetCaptcha } from './captcha.js'
+
 const $ = (sel) => document.querySelector(sel)
 const AUTH = '/auth'
 // Providers with a form or flow of their own on this page; every other one is an OAuth2 redirect.
 const OWN_UI = new Set(['local', 'email', 'emailcode', 'telegram', 'passkey', 'totp'])
 const LABELS = { dev: 'dev (fake OAuth2 server)', custom: 'custom (local OAuth2 server)', oidc: 'OpenID Connect' }
+
+const params = new URLSearchParams(location.search)
+
+/**
+ * The device page and a phone app's sign-in (`loginPage: '/'`) send a browser without a session here with
+ * `?from=<path>`; once signed in, the page goes back there. Only a path of this site is followed: the query is
+ * anyone's to write, and a link elsewhere would make this page an open redirect.
+ */
+const returnTo = sameSitePath(params.get('from'))
+
+function sameSitePath (from) {
+  if (!from || !from.startsWith('/') || from.startsWith('//') || from.includes('\\')) return null
+  const url = new URL(from, location.origin)
+  return url.origin === location.origin ? url.pathname + url.search : null
+}
+
+/** Where a sign-in that leaves the page (a provider, an e-mail link) comes back to. */
+const backHere = `${location.origin}${returnTo ?? '/'}`
 
 function xsrfHeader () {
   // __Host-XSRF-TOKEN when the demo runs on an https AUTH_URL (the package's default cookie names there).
@@ -68,6 +88,7 @@ async function refresh () {
   const { status, body } = mayBeSignedIn() ? await api(`${AUTH}/user`) : { status: 401, body: null }
   const signedIn = status === 200
   currentUser = signedIn ? body : null
+  if (signedIn && returnTo) { location.assign(returnTo); return }
   $('#status').textContent = signedIn ? `signed in as ${body.name}` : 'not signed in'
   $('#signed-in').hidden = !signedIn
   $('#sign-in').hidden = signedIn
@@ -85,7 +106,7 @@ async function refresh () {
 async function loadProviders () {
   const { body } = await api(`${AUTH}/list`)
   const names = Array.isArray(body) ? body : []
-  const from = encodeURIComponent(`${location.origin}/`)
+  const from = encodeURIComponent(backHere)
   const box = $('#oauth-buttons')
   box.textContent = ''
   for (const name of names.filter((n) => !OWN_UI.has(n))) {
@@ -106,11 +127,13 @@ $('#direct-form').addEventListener('submit', async (ev) => {
   ev.preventDefault()
   const form = new FormData(ev.target)
   const session = form.get('session') ? '1' : '0'
+  const captcha = await captchaToken()
   const r = await api(`${AUTH}/local/login?session=${session}`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ user: form.get('user'), passwd: form.get('passwd') })
+    body: JSON.stringify({ user: form.get('user'), passwd: form.get('passwd'), ...(captcha ? { 'cf-turnstile-response': captcha } : {}) })
   })
+  resetCaptcha()
   // The password was right but the user has a second factor: passkey.js or totp.js asks for it (`methods`).
   if (r.body?.code === 'GATEHOUSE_SECOND_FACTOR') { ev.target.reset(); document.dispatchEvent(new CustomEvent('gatehouse:second-factor', { detail: { methods: r.body.methods ?? [] } })); return }
   if (r.status !== 200) { showMessage(`Sign-in failed: ${reason(r)}`); return }
@@ -124,7 +147,7 @@ document.addEventListener('gatehouse:signed-in', async () => { showMessage(''); 
 $('#email-form').addEventListener('submit', async (ev) => {
   ev.preventDefault()
   const form = new FormData(ev.target)
-  const q = new URLSearchParams({ user: form.get('user'), address: form.get('address'), from: `${location.origin}/` })
+  const q = new URLSearchParams({ user: form.get('user'), address: form.get('address'), from: backHere })
   const r = await api(`${AUTH}/email/login?${q}`)
   if (r.status === 200) showMessage('Confirmation sent: open its link, or paste the token below.', 'info')
   else showMessage(`Sending failed: ${reason(r)}`)
@@ -142,7 +165,7 @@ $('#email-confirm').addEventListener('click', async () => {
 $('#emailcode-form').addEventListener('submit', async (ev) => {
   ev.preventDefault()
   const form = new FormData(ev.target)
-  const q = new URLSearchParams({ user: form.get('user'), address: form.get('address'), from: `${location.origin}/` })
+  const q = new URLSearchParams({ user: form.get('user'), address: form.get('address'), from: backHere })
   const r = await api(`${AUTH}/emailcode/login?${q}`)
   if (r.status === 200) showMessage(`Code sent: type the ${r.body.digits} digits below.`, 'info')
   else showMessage(`Sending failed: ${reason(r)}`)
@@ -196,10 +219,11 @@ for (const btn of document.querySelectorAll('[data-api]')) {
 }
 
 // A provider login that was cancelled or failed comes back here with ?error=…; show it once, then tidy the URL.
-const params = new URLSearchParams(location.search)
 if (params.get('error')) {
   showMessage(`Sign-in did not complete: ${params.get('error')}`)
   history.replaceState(null, '', location.pathname)
+} else if (returnTo) {
+  showMessage('Sign in to continue: a device or an app is waiting for you.', 'info')
 }
 
 await loadProviders()

@@ -13,7 +13,7 @@ import { readConfig } from '../../example/config.js'
 import { runDemo } from '../../example/server.js'
 import { client } from '../helpers/client.js'
 import { Browser } from '../helpers/oauth2-browser.js'
-import { CapturedIO, freePort, isListening, occupyPort, startDemo } from '../helpers/demo.js'
+import { CapturedIO, demoCaptchaToken, freePort, isListening, occupyPort, startDemo } from '../helpers/demo.js'
 import { MailSink } from '../helpers/mail-sink.js'
 
 t.test('defaults: ports 8080/8084/9096, bolt avatar store, random secret with a warning', async (t) => {
@@ -165,7 +165,7 @@ t.test('a running demo', async (t) => {
   t.test('API hooks: 401 signed out; roles and admin after direct login; basic auth admin', async (t) => {
     for (const path of ['/api/private', '/api/admin', '/api/editor']) t.equal((await c.fetch(path)).status, 401, path)
     const alice = client(c.base)
-    const login = await alice.fetch('/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 'alice-secret' } })
+    const login = await alice.fetch('/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 'alice-secret', 'cf-turnstile-response': await demoCaptchaToken(c.base) } })
     t.equal(login.status, 200)
     t.match(await login.json(), { name: 'alice', role: 'editor' })
     const xsrf = { 'x-xsrf-token': alice.jar.get('XSRF-TOKEN')! }
@@ -173,7 +173,7 @@ t.test('a running demo', async (t) => {
     t.equal((await alice.fetch('/api/editor', { headers: xsrf })).status, 200)
     t.equal((await alice.fetch('/api/admin', { headers: xsrf })).status, 403)
     t.equal((await alice.fetch('/api/private')).status, 401, 'no XSRF header, no access')
-    const wrong = await c.fetch('/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 'nope' } })
+    const wrong = await c.fetch('/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 'nope', 'cf-turnstile-response': await demoCaptchaToken(c.base) } })
     t.equal(wrong.status, 403)
     const basic = { authorization: `Basic ${Buffer.from('admin:basic-pw').toString('base64')}` }
     t.equal((await c.fetch('/api/admin', { headers: basic })).status, 200, 'ADMIN_PASSWD enables basic auth')

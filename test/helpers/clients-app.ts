@@ -59,3 +59,15 @@ export async function clientsApp (opts: Partial<AuthOptions> = {}, port?: number
     close: async () => { await app.close() }
   }
 }
+
+/**
+ * The app's own sign-in page at `/sign-in` (use with `loginPage: '/sign-in'`): a plain password form for `local`
+ * that posts with the `from` it was given, so that a browser comes back to the authorization or device page.
+ */
+export function addSignInPage (app: FastifyInstance): void {
+  app.get('/sign-in', async (request, reply) => {
+    const from = String((request.query as Record<string, unknown>).from ?? '/')
+    return await reply.type('text/html').send(`<!doctype html><form method="post" action="/auth/local/login?from=${encodeURIComponent(from)}">
+<input name="user" id="user"><input name="passwd" id="passwd" type="password"><button id="go">Sign in</button></form>`)
+  })
+}

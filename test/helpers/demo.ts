@@ -80,3 +80,10 @@ export async function isListening (port: number): Promise<boolean> {
     return false
   }
 }
+
+/** A token of the demo's captcha stand-in, as its "I am not a robot" box gets one (for the password login `local`). */
+export async function demoCaptchaToken (base: string): Promise<string> {
+  const r = await fetch(`${base}/captcha-standin/solve`, { method: 'POST' })
+  if (r.status !== 200) throw new Error(`captcha stand-in answered ${r.status}`)
+  return ((await r.json()) as { token: string }).token
+}

@@ -21,6 +21,7 @@ if (missing !== undefined) {
   async function signIn (user: string, passwd: string): Promise<void> {
     await page.fill('#direct-form input[name=user]', user)
     await page.fill('#direct-form input[name=passwd]', passwd)
+    await page.check('#captcha-check')
     await page.click('#direct-form button[type=submit]')
   }
 

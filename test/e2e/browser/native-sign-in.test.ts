@@ -7,20 +7,14 @@
 import t from 'tap'
 import * as oidc from 'openid-client'
 import { chromiumMissing, launch, type TestBrowser } from './browser.js'
-import { clientsApp } from '../../helpers/clients-app.js'
+import { addSignInPage, clientsApp } from '../../helpers/clients-app.js'
 
 const missing = chromiumMissing()
 if (missing !== undefined) {
   t.comment(`browser tests skipped: ${missing}`)
   t.test('native sign-in in Chromium', { skip: missing }, async () => {})
 } else {
-  const s = await clientsApp({ loginPage: '/sign-in' }, undefined, (app) => {
-    app.get('/sign-in', async (request, reply) => {
-      const from = String((request.query as Record<string, unknown>).from ?? '/')
-      return await reply.type('text/html').send(`<!doctype html><form method="post" action="/auth/local/login?from=${encodeURIComponent(from)}">
-<input name="user" id="user"><input name="passwd" id="passwd" type="password"><button id="go">Sign in</button></form>`)
-    })
-  })
+  const s = await clientsApp({ loginPage: '/sign-in' }, undefined, addSignInPage)
   const browser: TestBrowser = await launch(import.meta.url)
   t.teardown(async () => { await browser.close(); await s.close() })
 

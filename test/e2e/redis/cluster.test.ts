@@ -14,7 +14,7 @@ import { RedisPasskeyStore } from '../../../stores/passkey/redis.js'
 import type { PasskeyCredential } from '../../../stores/passkey/types.js'
 import { clusterForTests } from '../../helpers/redis-cluster.js'
 import { sessionApp, tokenOf } from '../../helpers/session-app.js'
-import { startDemo } from '../../helpers/demo.js'
+import { demoCaptchaToken, startDemo } from '../../helpers/demo.js'
 import { client } from '../../helpers/client.js'
 
 const cluster = await clusterForTests(t, 'Redis Cluster')
@@ -259,9 +259,10 @@ if (cluster !== undefined) {
     const [one, two] = [await startDemo(env), await startDemo(env)]
     t.teardown(async () => { await one.stop(); await two.stop() })
     const alice = client(`http://127.0.0.1:${one.demo.port}`)
-    const login = await alice.fetch('/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 'alice-secret' } })
+    // The demo's password login asks for its captcha stand-in's token.
+    const login = await alice.fetch('/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 'alice-secret', 'cf-turnstile-response': await demoCaptchaToken(alice.base) } })
     t.equal(login.status, 200, 'a login (no CROSSSLOT)')
-    const wrong = await client(`http://127.0.0.1:${two.demo.port}`).fetch('/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 'nope' } })
+    const wrong = await client(`http://127.0.0.1:${two.demo.port}`).fetch('/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 'nope', 'cf-turnstile-response': await demoCaptchaToken(`http://127.0.0.1:${two.demo.port}`) } })
     t.equal(wrong.status, 403, 'a wrong password is a 403, not a 503')
     const e = client(`http://127.0.0.1:${one.demo.port}`)
     t.equal((await e.fetch('/auth/email/login?user=erin&address=erin@example.com')).status, 200)
