@@ -62,8 +62,11 @@ const work = mkdtempSync(join(tmpdir(), 'gatehouse-scratch-'))
 t.teardown(() => rmSync(work, { recursive: true, force: true }))
 
 const SECRET = 'scratch-app-secret-0123456789abcdef-0123'
-/** `npm i fastify fastify-gatehouse` must fit in this (the issue's 30 MB, read as MiB of `du -sk`). */
-const BARE_BUDGET_KIB = 30 * 1024
+/**
+ * `npm i fastify fastify-gatehouse` must fit in this: issue 36's "≤ 25 MB for a password-only app" (25,000,000 bytes
+ * of `du -sk`), tighter than the earlier 30 MiB; 24.2 MB measured when it was set.
+ */
+const BARE_BUDGET_KIB = Math.floor(25_000_000 / 1024)
 const DRIVERS = Object.keys(OPTIONAL_DRIVERS) as DriverName[]
 /**
  * The drivers a feature asks for by name (an option that needs it stops with the `npm i` line). The OpenTelemetry
@@ -122,7 +125,7 @@ t.test('the tarball installs into an empty app next to fastify alone', async (t)
   }
 })
 
-t.test('the bare install stays within 30 MiB with no native code and none of the optional packages', async (t) => {
+t.test('the bare install stays within 25 MB with no native code and none of the optional packages', async (t) => {
   const fp = footprint(join(scratch, 'node_modules'))
   t.comment(`npm i fastify fastify-gatehouse: ${fp.kib} KiB on disk, ${fp.packages.size} packages, ${fp.addons.length} native addons`)
   t.ok(fp.kib <= BARE_BUDGET_KIB, `${fp.kib} KiB <= ${BARE_BUDGET_KIB} KiB`)
