@@ -18,7 +18,7 @@ import { userIdOf } from './session-audit.js'
 import { audOf } from './claims.js'
 import type { Claims, ClaimsInput, ResolvedOptions, TokenPairResponse } from './types.js'
 import { requestCookie } from './cookie-jar.js'
-import { authorizationCodeGrant, authorizeHandler } from './native-sign-in.js'
+import { authorizationCodeGrant, authorizeConfirmHandler, authorizeHandler } from './native-sign-in.js'
 
 export interface ClientTokens {
   /** `fastify.auth.issueTokenPair`. */
@@ -65,6 +65,8 @@ export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, 
     families,
     loginPage: o.loginPage,
     issuer,
+    origin: o.origin,
+    crossSite: o.crossSite,
     async session (request: FastifyRequest): Promise<Claims | null> {
       const token = requestCookie(request, o.cookies.sessionName)
       if (token === undefined || token === '') return null
@@ -83,6 +85,6 @@ export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, 
       if (client === undefined) throw new OptionsError('client', `"${clientId}" is not a registered client (clients[].id)`)
       return (await families.issue(request, client, input)).response
     },
-    routes: tokenEndpoint({ clients: o.clients, families, grants, throttle: s.throttle, revokeAccess, authorize: redirecting ? authorizeHandler(native) : undefined, device: deviceRoutes })
+    routes: tokenEndpoint({ clients: o.clients, families, grants, throttle: s.throttle, revokeAccess, authorize: redirecting ? { start: authorizeHandler(native), confirm: authorizeConfirmHandler(native, formOf) } : undefined, device: deviceRoutes })
   }
 }

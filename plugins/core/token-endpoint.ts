@@ -43,8 +43,8 @@ export interface TokenEndpointDeps {
   throttle: Pick<Throttle, 'tokenRequest'>
   /** Revokes an access token presented at `/revoke` (its family or session ends); false when it is none. */
   revokeAccess: (request: FastifyRequest, token: string) => Promise<boolean>
-  /** `GET /authorize` of native and browser clients (none without such a client). */
-  authorize?: ((request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) | undefined
+  /** `GET /authorize` of native and browser clients and the `POST` of its confirmation page (none without such a client). */
+  authorize?: { start: Handler; confirm: Handler } | undefined
   /** The device routes (`POST /device/code`, `GET` and `POST /device`), with a device client only. */
   device?: DeviceRoutes | undefined
 }
@@ -61,7 +61,10 @@ export function tokenEndpoint (d: TokenEndpointDeps) {
   })
   return async function tokenRoutes (scope: FastifyInstance): Promise<void> {
     scope.setErrorHandler((err: FastifyError, _request, reply) => answerError(reply, err))
-    if (d.authorize !== undefined) scope.get('/authorize', { schema: doc('Signs a native or browser client in through this browser (RFC 8252)') }, d.authorize)
+    if (d.authorize !== undefined) {
+      scope.get('/authorize', { schema: doc('Signs a native or browser client in through this browser (RFC 8252)') }, d.authorize.start)
+      scope.post('/authorize', { bodyLimit: BODY_LIMIT, schema: doc('The user\'s answer on the confirmation page of a sign-in started from another site') }, d.authorize.confirm)
+    }
     if (d.device !== undefined) {
       scope.post('/device/code', { bodyLimit: BODY_LIMIT, schema: doc('Starts a device sign-in (RFC 8628)') }, d.device.code)
       scope.get('/device', { schema: doc('The device sign-in page: a signed-in user types the code and approves or denies') }, d.device.page)
