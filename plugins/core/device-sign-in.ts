@@ -19,6 +19,7 @@ import type { FieldReader, Grant } from './token-endpoint.js'
 import type { Claims } from './types.js'
 import { userIdOf } from './session-audit.js'
 import { checkOwnPageForm, clientPage } from './client-pages.js'
+import { noteGrant } from './grant-spans.js'
 
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code'
 const DEVICE = 'dc:'
@@ -64,6 +65,7 @@ export function deviceCodeHandler (d: DeviceSignInDeps, formOf: (request: Fastif
     const field = formOf(request)
     const client = d.clients.get(field('client_id'))
     if (client === undefined) throw invalidClient('unknown client_id')
+    noteGrant(request, { client: client.id })
     if (client.kind !== 'device') throw unauthorizedClient('only a device client signs in with a device code')
     const deviceCode = randomBytes(32).toString('base64url')
     const userCode = newUserCode()

@@ -20,6 +20,7 @@ import { invalidGrant } from './oauth-error.js'
 import { escapeHtml } from '../../lib/html.js'
 import type { CrossSiteGuard } from '../../lib/cross-site.js'
 import { checkOwnPageForm, clientPage } from './client-pages.js'
+import { noteGrant } from './grant-spans.js'
 import type { FieldReader, Grant } from './token-endpoint.js'
 import type { Claims } from './types.js'
 
@@ -110,10 +111,18 @@ export function authorizeHandler (d: NativeSignInDeps) {
   return async function authorize (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const query = (request.query ?? {}) as Record<string, unknown>
     const a = readAuthorizationRequest(d, query)
+    noteGrant(request, { client: a.client.id, error: a.error?.error })
     if (a.error !== undefined) return sendBack(d, reply, a, a.error)
     const claims = await d.session(request)
-    if (claims === null) return reply.redirect(withParams(d.loginPage, { from: request.url }), 302)
-    if (!startedHere(d, request)) return await sendConfirmation(d, reply, a, claims)
+    if (claims === null) {
+      noteGrant(request, { result: 'sign_in' })
+      return reply.redirect(withParams(d.loginPage, { from: request.url }), 302)
+    }
+    if (!startedHere(d, request)) {
+      noteGrant(request, { result: 'confirmation' })
+      return await sendConfirmation(d, reply, a, claims)
+    }
+    noteGrant(request, { result: 'code' })
     return sendBack(d, reply, a, { code: await newCode(d, a, claims) })
   }
 }

@@ -14,6 +14,7 @@ import type { RegisteredClient } from './clients.js'
 import type { RefreshFamilies, TokenResponse } from './refresh-families.js'
 import { OAuthError, invalidClient, invalidRequest, sendOAuthError, tooManyRequests, unauthorizedClient } from './oauth-error.js'
 import { routeDoc as doc } from './scope.js'
+import { noteGrant, traced } from './grant-spans.js'
 
 /** A token request is a few short fields. */
 const BODY_LIMIT = 16 * 1024
@@ -62,37 +63,39 @@ export function tokenEndpoint (d: TokenEndpointDeps) {
   return async function tokenRoutes (scope: FastifyInstance): Promise<void> {
     scope.setErrorHandler((err: FastifyError, _request, reply) => answerError(reply, err))
     if (d.authorize !== undefined) {
-      scope.get('/authorize', { schema: doc('Signs a native or browser client in through this browser (RFC 8252)') }, d.authorize.start)
+      scope.get('/authorize', { schema: doc('Signs a native or browser client in through this browser (RFC 8252)') }, traced('gatehouse.authorize', d.authorize.start))
       scope.post('/authorize', { bodyLimit: BODY_LIMIT, schema: doc('The user\'s answer on the confirmation page of a sign-in started from another site') }, d.authorize.confirm)
     }
     if (d.device !== undefined) {
-      scope.post('/device/code', { bodyLimit: BODY_LIMIT, schema: doc('Starts a device sign-in (RFC 8628)') }, d.device.code)
+      scope.post('/device/code', { bodyLimit: BODY_LIMIT, schema: doc('Starts a device sign-in (RFC 8628)') }, traced('gatehouse.device.code', d.device.code))
       scope.get('/device', { schema: doc('The device sign-in page: a signed-in user types the code and approves or denies') }, d.device.page)
       scope.post('/device', { bodyLimit: BODY_LIMIT, schema: doc('Approves or denies a device sign-in') }, d.device.decision)
     }
 
-    scope.post('/token', { bodyLimit: BODY_LIMIT, schema: doc('Token endpoint of the registered clients (RFC 6749)') }, async (request, reply) => {
+    scope.post('/token', { bodyLimit: BODY_LIMIT, schema: doc('Token endpoint of the registered clients (RFC 6749)') }, traced('gatehouse.token', async (request, reply) => {
       const answer = await d.throttle.tokenRequest(request, async () => {
         const field = formOf(request)
         const client = clientOf(d.clients, request, field)
         const grantType = field('grant_type')
         const grant = grants.get(grantType)
+        noteGrant(request, { grantType: grant === undefined ? '_OTHER' : grantType })
         if (grant === undefined) throw new OAuthError(400, 'unsupported_grant_type', `grant_type ${grantType.slice(0, 80)} is not supported`)
         if (!grant.kinds.has(client.kind)) throw unauthorizedClient(`a ${client.kind} client may not use grant_type ${grantType}`)
         return await grant.exchange(request, client, field)
       }, (outcome) => 'error' in outcome && isRefusal(outcome.error))
       return await reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer)
-    })
+    }))
 
-    scope.post('/revoke', { bodyLimit: BODY_LIMIT, schema: doc('Revokes a refresh or access token of a registered client (RFC 7009)') }, async (request, reply) => {
-      await d.throttle.tokenRequest(request, async () => {
+    scope.post('/revoke', { bodyLimit: BODY_LIMIT, schema: doc('Revokes a refresh or access token of a registered client (RFC 7009)') }, traced('gatehouse.revoke', async (request, reply) => {
+      const found = await d.throttle.tokenRequest(request, async () => {
         const field = formOf(request)
         const client = clientOf(d.clients, request, field)
         return await revokeToken(d, request, client, field('token'), field('token_type_hint', true))
       }, (outcome) => 'error' in outcome ? isRefusal(outcome.error) : !outcome.result)
+      noteGrant(request, { result: found ? 'revoked' : 'unknown_token' })
       // RFC 7009 §2.2: unknown tokens answer 200 too, so that the answer tells an attacker nothing.
       return await reply.code(200).header('cache-control', 'no-store').send()
-    })
+    }))
   }
 }
 
@@ -137,6 +140,7 @@ function clientOf (clients: ReadonlyMap<string, RegisteredClient>, request: Fast
   }
   const client = clients.get(field('client_id'))
   if (client === undefined) throw invalidClient('unknown client_id')
+  noteGrant(request, { client: client.id })
   return client
 }
 
