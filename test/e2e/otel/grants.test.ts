@@ -5,14 +5,13 @@
  * user code or a PKCE verifier (checked here and by the suite-wide secret check on every span).
  */
 import t, { type Test } from 'tap'
-import Fastify, { type FastifyInstance } from 'fastify'
-import { FastifyOtelInstrumentation } from '@fastify/otel'
+import type { FastifyInstance } from 'fastify'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import type {} from '../../../augment.js'
 import { authPlugin } from '../../../auth.js'
 import { pkceChallenge } from '../../../lib/pkce.js'
-import { otelRequestHook, resetTelemetry } from '../../../lib/telemetry/index.js'
-import { emittedTexts, parentOf, spansNamed, startSdk } from '../../helpers/otel-sdk.js'
+import { resetTelemetry } from '../../../lib/telemetry/index.js'
+import { emittedTexts, otelFastify, parentOf, spansNamed, startSdk } from '../../helpers/otel-sdk.js'
 
 const SECRET = 'test-secret-0123456789-0123456789abcdef'
 const REDIRECT = 'com.example.app:/callback'
@@ -22,10 +21,7 @@ const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code'
 const sdk = startSdk()
 t.teardown(async () => { resetTelemetry(); await sdk.shutdown() })
 
-const app: FastifyInstance = Fastify()
-const otel = new FastifyOtelInstrumentation({ requestHook: otelRequestHook })
-otel.setTracerProvider(sdk.tracerProvider)
-await app.register(otel.plugin())
+const app: FastifyInstance = await otelFastify(sdk)
 await app.register(authPlugin, {
   secret: () => SECRET,
   url: 'http://127.0.0.1',

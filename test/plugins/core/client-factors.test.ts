@@ -5,7 +5,7 @@
  * body; and step-up belongs to the session that did it: a code typed in the browser opens nothing for the family,
  * and the family's own confirmation opens nothing for the browser.
  */
-import t from 'tap'
+import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { pkceChallenge } from '../../../lib/pkce.js'
 import { accountApp, addApp, call, fakeClock, PASSWORDS, signIn, signInWithCode } from '../../helpers/account-app.js'
@@ -34,15 +34,20 @@ async function withBearer (app: FastifyInstance, token: string, method: 'GET' | 
   return await app.inject({ method, url, headers: bearer(token), ...(method === 'GET' ? {} : { payload: body }) })
 }
 
-t.test('a family\'s Bearer token changes no factor and ends no other session: 403 at each route', async (t) => {
+/** Alice signed in in a browser with an authenticator app, and a family of hers; the clock 30 s on (a new step). */
+async function aliceWithFamily (t: Test) {
   const clock = fakeClock(t)
   const acct = await accountApp(t, CLIENTS)
-  const app = acct.app
   const owner = acct.client()
   await signIn(owner, 'alice')
   const { secret } = await addApp(owner)
-  const family = await familyOf(app, owner)
+  const family = await familyOf(acct.app, owner)
   clock.tick(30_000)
+  return { clock, acct, app: acct.app, owner, secret, family }
+}
+
+t.test('a family\'s Bearer token changes no factor and ends no other session: 403 at each route', async (t) => {
+  const { clock, acct, app, owner, secret, family } = await aliceWithFamily(t)
   const password = PASSWORDS.alice
   const routes: Array<[string, 'POST' | 'DELETE', string, Record<string, unknown>]> = [
     ['add an authenticator app', 'POST', '/auth/totp/enrol', { password }],
@@ -68,14 +73,7 @@ t.test('a family\'s Bearer token changes no factor and ends no other session: 40
 })
 
 t.test('step-up is per session: the browser\'s code opens nothing for the family, and the family\'s nothing for the browser', async (t) => {
-  const clock = fakeClock(t)
-  const acct = await accountApp(t, CLIENTS)
-  const app = acct.app
-  const owner = acct.client()
-  await signIn(owner, 'alice')
-  const { secret } = await addApp(owner)
-  const family = await familyOf(app, owner)
-  clock.tick(30_000)
+  const { clock, acct, app, owner, secret, family } = await aliceWithFamily(t)
   t.equal((await call(owner, 'POST', '/auth/totp/verify', { code: oathtool(secret) })).status, 200, 'the browser steps up')
   t.equal((await call(owner, 'POST', '/change-password')).status, 200, 'the browser passes recent()')
   const familyTry = await withBearer(app, family.access_token, 'POST', '/change-password')
