@@ -38,11 +38,12 @@ export function failSpan (span: Span, type: string): void {
 
 /**
  * The `error.type` of an error: the package's error code (`GATEHOUSE_UPSTREAM_TIMEOUT`), an outbound failure's
- * reason (`timeout`), an error's class name, or `_OTHER`.
+ * reason (`timeout`), a token endpoint refusal's RFC 6749 code (`invalid_grant`), an error's class name, or `_OTHER`.
  */
 export function errorType (err: unknown): string {
-  const e = err as { code?: unknown, reason?: unknown, name?: unknown } | undefined
+  const e = err as { code?: unknown, reason?: unknown, name?: unknown, error?: unknown } | undefined
   if (typeof e?.reason === 'string' && e.name === 'OutboundError') return e.reason
+  if (typeof e?.error === 'string' && e.name === 'OAuthError') return e.error
   if (typeof e?.code === 'string' && e.code.startsWith('GATEHOUSE_')) return e.code
   return typeof e?.name === 'string' && e.name !== '' ? e.name : '_OTHER'
 }

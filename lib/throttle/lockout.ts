@@ -54,7 +54,11 @@ export class Lockout {
 
   private readonly accountKey: (account: string) => string
 
-  constructor (private readonly store: CountingStore, private readonly o: LockoutSettings) {
+  /**
+   * `namespace` keeps the counts and locks of one use apart from another's (the token endpoints' refused requests
+   * from the login lockout's): '' for the login lockout.
+   */
+  constructor (private readonly store: CountingStore, private readonly o: LockoutSettings, private readonly namespace = '') {
     this.keepMs = Math.max(o.windowMs, o.maxLockoutMs)
     const normalise = accountNamer(o.accountKey)
     this.accountKey = (account) => accountKeyOf(account, normalise)
@@ -71,7 +75,7 @@ export class Lockout {
     const [counted, acctLock, ipLock] = await Promise.all([
       on ? this.store.increment(`throttle:fail:${acct}`, this.keepMs, { client, sliding: true }) : undefined,
       on ? this.store.get(`throttle:lock:${acct}`) : undefined,
-      this.o.perIp > 0 ? this.store.get(`throttle:lock:ip:${client}`) : undefined
+      this.o.perIp > 0 ? this.store.get(`throttle:lock:${this.namespace}ip:${client}`) : undefined
     ])
     const now = Date.now()
     const lock = parseLock(acctLock)
@@ -114,10 +118,10 @@ export class Lockout {
       writes.push(this.store.set(`throttle:lock:${account}`, lockValue(now + ms, 1), this.keepMs, { client }).then(() => attempt.onLock?.('account', ms)))
     }
     if (this.o.perIp > 0) {
-      writes.push(this.store.increment(`throttle:fail:ip:${client}`, this.o.windowMs, { client, sliding: true }).then(async ({ count: n }) => {
+      writes.push(this.store.increment(`throttle:fail:${this.namespace}ip:${client}`, this.o.windowMs, { client, sliding: true }).then(async ({ count: n }) => {
         if (n < this.o.perIp) return
         const ms = this.lockMs(n - this.o.perIp)
-        await this.store.set(`throttle:lock:ip:${client}`, lockValue(now + ms, n - this.o.perIp + 1), ms, { client })
+        await this.store.set(`throttle:lock:${this.namespace}ip:${client}`, lockValue(now + ms, n - this.o.perIp + 1), ms, { client })
         attempt.onLock?.('ip', ms)
       }))
     }

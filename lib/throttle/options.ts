@@ -38,6 +38,13 @@ export interface RateLimitOptions {
   login?: { max?: number | undefined; window?: Duration | undefined } | undefined
   /** Lockout after failed credential checks, per account name and per client address, with backoff. */
   failures?: FailureOptions | undefined
+  /**
+   * Refused requests at the registered clients' token endpoints (`POST {authPrefix}/token` and `/revoke`: a wrong,
+   * used or unknown grant, client or token) per client address, before the address is locked out of them for
+   * `failures.lockout` (doubling with each further refusal, at most `failures.maxLockout`). `perIp: 0` turns it
+   * off. Default 20 in 10 minutes. A device polling (`authorization_pending`, `slow_down`) is not refused.
+   */
+  grants?: { perIp?: number | undefined; window?: Duration | undefined } | undefined
   /** Confirmation messages of verified login, per destination address and per client address. Default 5 and 20 per hour. */
   sends?: { perAddress?: number | undefined; perIp?: number | undefined; window?: Duration | undefined } | undefined
   /**
@@ -62,12 +69,16 @@ export interface LockoutSettings {
 export interface ResolvedRateLimit {
   login: { max: number; windowMs: number }
   failures: LockoutSettings
+  /** The token endpoints' address lockout (`perAccount` 0: only addresses are counted). */
+  grants: LockoutSettings
   sends: { perAddress: number; perIp: number; windowMs: number }
 }
 
 type LoginLimit = NonNullable<RateLimitOptions['login']>
 type SendLimit = NonNullable<RateLimitOptions['sends']>
-const KEYS = keyList<RateLimitOptions>({ login: true, failures: true, sends: true, clientKey: true })
+type GrantLimit = NonNullable<RateLimitOptions['grants']>
+const KEYS = keyList<RateLimitOptions>({ login: true, failures: true, grants: true, sends: true, clientKey: true })
+const GRANT_KEYS = keyList<GrantLimit>({ perIp: true, window: true })
 const LOGIN_KEYS = keyList<LoginLimit>({ max: true, window: true })
 const SEND_KEYS = keyList<SendLimit>({ perAddress: true, perIp: true, window: true })
 const FAILURE_KEYS = keyList<FailureOptions>({ perAccount: true, perIp: true, window: true, lockout: true, maxLockout: true, accountKey: true })
@@ -79,12 +90,20 @@ export function resolveRateLimit (value: unknown, name = 'rateLimit'): ResolvedR
   optionFunction(named(name, 'clientKey'), o.clientKey)
   const login = optionGroup<LoginLimit>(named(name, 'login'), o.login ?? undefined, LOGIN_KEYS)
   const sends = optionGroup<SendLimit>(named(name, 'sends'), o.sends ?? undefined, SEND_KEYS)
+  const grants = optionGroup<GrantLimit>(named(name, 'grants'), o.grants ?? undefined, GRANT_KEYS)
+  const failures = resolveLockout(o.failures, named(name, 'failures'))
   return {
     login: {
       max: optionInt(named(name, 'login.max'), login.max, 30),
       windowMs: optionDuration(named(name, 'login.window'), login.window, 60_000)
     },
-    failures: resolveLockout(o.failures, named(name, 'failures')),
+    failures,
+    grants: {
+      ...failures,
+      perAccount: 0,
+      perIp: optionInt(named(name, 'grants.perIp'), grants.perIp, 20),
+      windowMs: optionDuration(named(name, 'grants.window'), grants.window, 600_000)
+    },
     sends: {
       perAddress: optionInt(named(name, 'sends.perAddress'), sends.perAddress, 5),
       perIp: optionInt(named(name, 'sends.perIp'), sends.perIp, 20),

@@ -31,6 +31,12 @@ export interface Throttle {
    * error thrown by `check` counts as a failure; returning counts as a success.
    */
   guard<T>(request: FastifyRequest, account: string, check: () => Promise<T>): Promise<T>
+  /**
+   * Runs one request of the registered clients' token endpoints under the address lockout of refused requests
+   * (`rateLimit.grants`): 429 with `Retry-After` (and no run) while the client's address is locked. `refused`
+   * tells whether the run's outcome (what it answered, or the error it threw) was a refusal that counts.
+   */
+  tokenRequest<T>(request: FastifyRequest, run: () => Promise<T>, refused: (outcome: { result: T } | { error: unknown }) => boolean): Promise<T>
   /** Counts a confirmation message to `address`; 429 past `rateLimit.sends` (per address or per client). */
   send(request: FastifyRequest, address: string): Promise<void>
   /**
@@ -55,6 +61,7 @@ export async function createThrottle (fastify: FastifyInstance, store: StateStor
   const counting = store as CountingStore
   const lockout = new Lockout(counting, settings.failures)
   const lockoutOn = settings.failures.perAccount > 0 || settings.failures.perIp > 0
+  const grantLockout = new Lockout(counting, settings.grants, 'grant:')
   const { default: rateLimit } = await import('@fastify/rate-limit')
   let login: Limiter | undefined
   let sendsFromIp: Limiter | undefined
@@ -86,6 +93,21 @@ export async function createThrottle (fastify: FastifyInstance, store: StateStor
         throw err
       }
     },
+    async tokenRequest (request, run, refused) {
+      if (settings.grants.perIp === 0) return await run()
+      const attempt = await grantLockout.begin(clientKey(request), 'grant', audit.on ? lockNotice(audit, request) : undefined).catch((err: unknown) => {
+        throw err instanceof LockedOutError ? tooMany(audit, request, err) : err
+      })
+      let result
+      try {
+        result = await run()
+      } catch (error) {
+        if (refused({ error })) await grantLockout.failed(attempt)
+        throw error
+      }
+      if (refused({ result })) await grantLockout.failed(attempt)
+      return result
+    },
     async send (request, address) {
       await limit(sendsFromIp, request, 'too many confirmation messages from this address', audit, 'sends')
       const { perAddress, windowMs } = settings.sends
@@ -109,6 +131,11 @@ function refused (audit: Audit, request: FastifyRequest, err: RateLimitedError, 
   return err
 }
 
+/** The 429 of a locked-out address at the token endpoints: not a login lockout, so audited as `token_requests`. */
+function tooMany (audit: Audit, request: FastifyRequest, err: LockedOutError): RateLimitedError {
+  return refused(audit, request, new RateLimitedError('too many refused token requests from this address; try again later', err.retryAfterSec * 1000), 'token_requests')
+}
+
 /** `lockout.started` for each lock a credential check sets. */
 function lockNotice (audit: Audit, request: FastifyRequest): LockNotice {
   return (scope, durationMs) => { audit.emit(request, 'lockout.started', { reason: scope === 'ip' ? 'failures_from_ip' : 'failures_on_account', scope, durationMs }) }
@@ -116,5 +143,13 @@ function lockNotice (audit: Audit, request: FastifyRequest): LockNotice {
 
 function disabledThrottle (clientKey: ClientKey): Throttle {
   const none = async (): Promise<undefined> => undefined
-  return { enabled: false, clientKey, loginRequest: none, guard: async (_request, _account, check) => await check(), send: none, accountName: normaliseAccountName }
+  return {
+    enabled: false,
+    clientKey,
+    loginRequest: none,
+    guard: async (_request, _account, check) => await check(),
+    tokenRequest: async (_request, run) => await run(),
+    send: none,
+    accountName: normaliseAccountName
+  }
 }

@@ -9,6 +9,7 @@ import { OptionsError } from '../../lib/errors.js'
 import type { StateStore } from '../../lib/state-store.js'
 import type { Revocations } from './revocation.js'
 import type { SessionList } from './sessions.js'
+import type { Throttle } from '../../lib/throttle/throttle.js'
 import type { CoreTokenService } from './tokens.js'
 import { RefreshFamilies } from './refresh-families.js'
 import { authorizationServerMetadata, formOf, REFRESH_GRANT, tokenEndpoint, type Grant } from './token-endpoint.js'
@@ -17,7 +18,7 @@ import { userIdOf } from './session-audit.js'
 import { audOf } from './claims.js'
 import type { Claims, ClaimsInput, ResolvedOptions, TokenPairResponse } from './types.js'
 import { requestCookie } from './cookie-jar.js'
-import { authorizationCodeGrant, authorizeHandler } from './native-sign-in.js'
+import { authorizationCodeGrant, authorizeConfirmHandler, authorizeHandler } from './native-sign-in.js'
 
 export interface ClientTokens {
   /** `fastify.auth.issueTokenPair`. */
@@ -26,7 +27,7 @@ export interface ClientTokens {
   routes: (scope: FastifyInstance) => Promise<void>
 }
 
-interface Services { stateStore: StateStore; revocations: Revocations | null; sessions: SessionList | null; tokens: CoreTokenService }
+interface Services { stateStore: StateStore; revocations: Revocations | null; sessions: SessionList | null; tokens: CoreTokenService; throttle: Throttle }
 
 /** The clients' token service, or null when no client is registered (no route is added then). */
 export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, s: Services): ClientTokens | null {
@@ -64,6 +65,8 @@ export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, 
     families,
     loginPage: o.loginPage,
     issuer,
+    origin: o.origin,
+    crossSite: o.crossSite,
     async session (request: FastifyRequest): Promise<Claims | null> {
       const token = requestCookie(request, o.cookies.sessionName)
       if (token === undefined || token === '') return null
@@ -82,6 +85,6 @@ export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, 
       if (client === undefined) throw new OptionsError('client', `"${clientId}" is not a registered client (clients[].id)`)
       return (await families.issue(request, client, input)).response
     },
-    routes: tokenEndpoint({ clients: o.clients, families, grants, revokeAccess, authorize: redirecting ? authorizeHandler(native) : undefined, device: deviceRoutes })
+    routes: tokenEndpoint({ clients: o.clients, families, grants, throttle: s.throttle, revokeAccess, authorize: redirecting ? { start: authorizeHandler(native), confirm: authorizeConfirmHandler(native, formOf) } : undefined, device: deviceRoutes })
   }
 }

@@ -17,7 +17,11 @@ export interface ClientOptions {
    * `device` (a CLI or TV signing in on another device, RFC 8628) or `spa` (a browser app on another origin).
    */
   kind: 'native' | 'device' | 'spa'
-  /** The name people see in the session list and on the device approval page. Default: the id. */
+  /**
+   * The name people see in their session list (the `device` of the client's sessions), on the device approval page
+   * and on the sign-in confirmation page: 1-64 printable characters (no control or format characters, no line
+   * breaks), trimmed. Default: the id.
+   */
   name?: string | undefined
   /**
    * Where a sign-in may send the user back with a code (`native` and `spa`), compared exactly: a private-use
@@ -54,6 +58,9 @@ const KINDS = new Set(['native', 'device', 'spa'])
 const CLIENT_ID = /^[\w.:-]{1,64}$/
 const DEFAULT_IDLE_MS = 14 * 86_400_000
 const MIN_REFRESH_MS = 60_000
+const MAX_NAME = 64
+/** Control, format (bidi overrides, zero-width), private-use and unassigned characters, and line breaks. */
+const UNPRINTABLE = /[\p{C}\p{Zl}\p{Zp}]/u
 
 /** Validates `clients` at registration; the registry by id. Throws OptionsError naming the option path. */
 export function resolveClients (value: unknown, sessionMaxAgeMs: number): ReadonlyMap<string, RegisteredClient> {
@@ -82,7 +89,17 @@ function resolveClient (path: string, raw: unknown, sessionMaxAgeMs: number): Re
   }
   const idleTimeoutMs = Math.min(maxAgeMs, optionDuration(`${path}.refreshToken.idleTimeout`, refresh.idleTimeout, DEFAULT_IDLE_MS))
   if (idleTimeoutMs < MIN_REFRESH_MS) throw new OptionsError(`${path}.refreshToken.idleTimeout`, 'must be at least 1 minute')
-  return { id, kind: c.kind, name: optionString(`${path}.name`, c.name) ?? id, ...uris, maxAgeMs, idleTimeoutMs }
+  return { id, kind: c.kind, name: nameOf(`${path}.name`, c.name) ?? id, ...uris, maxAgeMs, idleTimeoutMs }
+}
+
+/** The display name: shown on pages and in session lists, so short and printable (nothing that reorders text). */
+function nameOf (path: string, value: unknown): string | undefined {
+  const name = optionString(path, value)?.trim()
+  if (name === undefined) return undefined
+  if (name === '' || [...name].length > MAX_NAME || UNPRINTABLE.test(name)) {
+    throw new OptionsError(path, `must be 1-${MAX_NAME} printable characters (no control, format or line-break characters)`)
+  }
+  return name
 }
 
 /** Redirect URIs: none for a device client, at least one for the others; no fragment, no plain http but loopback. */

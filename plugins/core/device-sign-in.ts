@@ -18,6 +18,8 @@ import { OAuthError, invalidGrant, invalidClient, unauthorizedClient } from './o
 import type { FieldReader, Grant } from './token-endpoint.js'
 import type { Claims } from './types.js'
 import { userIdOf } from './session-audit.js'
+import { checkOwnPageForm, clientPage } from './client-pages.js'
+import { noteGrant } from './grant-spans.js'
 
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code'
 const DEVICE = 'dc:'
@@ -63,6 +65,7 @@ export function deviceCodeHandler (d: DeviceSignInDeps, formOf: (request: Fastif
     const field = formOf(request)
     const client = d.clients.get(field('client_id'))
     if (client === undefined) throw invalidClient('unknown client_id')
+    noteGrant(request, { client: client.id })
     if (client.kind !== 'device') throw unauthorizedClient('only a device client signs in with a device code')
     const deviceCode = randomBytes(32).toString('base64url')
     const userCode = newUserCode()
@@ -95,19 +98,15 @@ export function devicePageHandler (d: DeviceSignInDeps) {
 }
 
 function pageHtml (base: string, code: string, xsrf: string, message: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Sign in a device</title>
-<style>body{font-family:system-ui,sans-serif;max-width:26rem;margin:3rem auto;padding:0 1rem}input{font-size:1.5rem;letter-spacing:.2em;text-transform:uppercase;width:100%}button{font-size:1rem;margin:.5rem .5rem 0 0;padding:.4rem 1rem}</style></head>
-<body><h1>Sign in a device</h1><p>Type the code your device shows.</p>${message === '' ? '' : `<p id="message" role="status">${escapeHtml(message)}</p>`}
+  return clientPage('Sign in a device', `<p>Type the code your device shows.</p>${message === '' ? '' : `<p id="message" role="status">${escapeHtml(message)}</p>`}
 <form method="post" action="${escapeHtml(base)}/device"><input name="user_code" id="user_code" autocomplete="off" maxlength="9" value="${escapeHtml(code)}" placeholder="XXXX-XXXX" required>
-<input type="hidden" name="xsrf" value="${escapeHtml(xsrf)}"><button name="action" value="approve" id="approve">Approve</button><button name="action" value="deny" id="deny">Deny</button></form></body></html>`
+<input type="hidden" name="xsrf" value="${escapeHtml(xsrf)}"><button name="action" value="approve" id="approve">Approve</button><button name="action" value="deny" id="deny">Deny</button></form>`)
 }
 
 /** `POST /device`: approves or denies the code's client for the signed-in user. */
 export function deviceDecisionHandler (d: DeviceSignInDeps, formOf: (request: FastifyRequest) => FieldReader) {
   return async function deviceDecision (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const site = request.headers['sec-fetch-site']
-    const origin = request.headers.origin
-    if ((site !== undefined && site !== 'same-origin') || (origin !== undefined && origin !== d.origin)) throw new HttpError(403, 'forbidden', 'a device is approved from this site\'s own page', ErrorCodes.CROSS_SITE)
+    checkOwnPageForm(request, d.origin, 'a device is approved')
     const claims = await d.session(request)
     if (claims === null) throw new HttpError(401, 'unauthorized', 'not logged in')
     const field = formOf(request)

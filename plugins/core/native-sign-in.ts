@@ -17,6 +17,10 @@ import type { StateStore } from '../../lib/state-store.js'
 import { allowsRedirect, type RegisteredClient } from './clients.js'
 import { hashOf, inputOf, type RefreshFamilies, type TokenResponse } from './refresh-families.js'
 import { invalidGrant } from './oauth-error.js'
+import { escapeHtml } from '../../lib/html.js'
+import type { CrossSiteGuard } from '../../lib/cross-site.js'
+import { checkOwnPageForm, clientPage } from './client-pages.js'
+import { noteGrant } from './grant-spans.js'
 import type { FieldReader, Grant } from './token-endpoint.js'
 import type { Claims } from './types.js'
 
@@ -38,38 +42,118 @@ export interface NativeSignInDeps {
   session: (request: FastifyRequest) => Promise<Claims | null>
   /** Where a browser without a session signs in (absolute URL of the app's page). */
   loginPage: string
-  /** The issuer, sent back as `iss` (RFC 9207). */
+  /** The issuer, sent back as `iss` (RFC 9207); also where the confirmation page posts (`{issuer}/authorize`). */
   issuer: string
+  /** The app's origin: a confirmation is posted from its own page only. */
+  origin: string
+  /** The package's cross-site rule (`crossSite`), or false when the host turned it off. */
+  crossSite: CrossSiteGuard | false
+}
+
+/** A valid authorization request: its client, redirect URI and PKCE challenge, or the error to send back there. */
+interface AuthorizationRequest {
+  client: RegisteredClient
+  redirectUri: string
+  state: string | undefined
+  challenge: string
+  error?: { error: string; error_description: string } | undefined
+}
+
+/** The parameters of an authorization request (the query of `GET`, the form of the confirmation's `POST`). */
+function readAuthorizationRequest (d: NativeSignInDeps, params: Record<string, unknown>): AuthorizationRequest {
+  const param = (name: string): string | undefined => {
+    const v = params[name]
+    if (v === undefined || v === '') return undefined
+    if (typeof v !== 'string' || v.length > MAX_PARAM) throw new HttpError(400, 'bad request', `${name} is repeated or too long`, ErrorCodes.OAUTH)
+    return v
+  }
+  // Client and redirect URI first: until both are known good, nothing is redirected anywhere.
+  const client = d.clients.get(param('client_id') ?? '')
+  if (client === undefined || client.kind === 'device') throw new HttpError(400, 'bad request', 'unknown client_id, or a client that does not sign in with a redirect', ErrorCodes.OAUTH)
+  const redirectUri = param('redirect_uri')
+  if (redirectUri === undefined || !allowsRedirect(client, redirectUri)) throw new HttpError(400, 'bad request', 'redirect_uri is not registered for this client', ErrorCodes.OAUTH)
+  const challenge = param('code_challenge') ?? ''
+  const a: AuthorizationRequest = { client, redirectUri, state: param('state'), challenge }
+  if (param('response_type') !== 'code') a.error = { error: 'unsupported_response_type', error_description: 'response_type must be code' }
+  else if (param('code_challenge_method') !== 'S256') a.error = { error: 'invalid_request', error_description: 'PKCE with code_challenge_method=S256 is required' }
+  else if (!CHALLENGE.test(challenge)) a.error = { error: 'invalid_request', error_description: 'code_challenge must be an S256 challenge' }
+  return a
+}
+
+/** Sends the browser back to the client's redirect URI with `fields`, `state` and `iss`. */
+function sendBack (d: NativeSignInDeps, reply: FastifyReply, a: AuthorizationRequest, fields: Record<string, string>, status: 302 | 303 = 302): FastifyReply {
+  return reply.redirect(withParams(a.redirectUri, { ...fields, ...(a.state === undefined ? {} : { state: a.state }), iss: d.issuer }), status)
+}
+
+/** A one-time code for the signed-in user, bound to the client, the redirect URI and the PKCE challenge. */
+async function newCode (d: NativeSignInDeps, a: AuthorizationRequest, claims: Claims): Promise<string> {
+  const code = randomBytes(32).toString('base64url')
+  const record: CodeRecord = { c: a.client.id, r: a.redirectUri, ch: a.challenge, claims }
+  await d.store.set(CODE + hashOf(code), JSON.stringify(record), CODE_TTL_MS)
+  return code
+}
+
+/**
+ * Whether the sign-in was started here: opened by the app in the system browser (`Sec-Fetch-Site: none`) or
+ * reached from this site's own pages (the sign-in page's redirect). A navigation from another site is not: any
+ * page can link to `/authorize` with a client's id and a challenge of its own, and a signed-in user must not be
+ * handed to whatever app answers that redirect URI without a word (RFC 8252 §8.6: no silent approval when the
+ * client's identity cannot be assured).
+ */
+function startedHere (d: NativeSignInDeps, request: FastifyRequest): boolean {
+  if (d.crossSite !== false) return !d.crossSite.isCrossSite(request)
+  const site = request.headers['sec-fetch-site']
+  return site !== 'cross-site' && site !== 'same-site'
 }
 
 /** `GET /authorize`: validates the request, then redirects to the client with a code (or to the sign-in page). */
 export function authorizeHandler (d: NativeSignInDeps) {
   return async function authorize (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const q = (request.query ?? {}) as Record<string, unknown>
-    const param = (name: string): string | undefined => {
-      const v = q[name]
-      if (v === undefined || v === '') return undefined
-      if (typeof v !== 'string' || v.length > MAX_PARAM) throw new HttpError(400, 'bad request', `${name} is repeated or too long`, ErrorCodes.OAUTH)
-      return v
-    }
-    // Client and redirect URI first: until both are known good, nothing is redirected anywhere.
-    const client = d.clients.get(param('client_id') ?? '')
-    if (client === undefined || client.kind === 'device') throw new HttpError(400, 'bad request', 'unknown client_id, or a client that does not sign in with a redirect', ErrorCodes.OAUTH)
-    const redirectUri = param('redirect_uri')
-    if (redirectUri === undefined || !allowsRedirect(client, redirectUri)) throw new HttpError(400, 'bad request', 'redirect_uri is not registered for this client', ErrorCodes.OAUTH)
-    const state = param('state')
-    const back = (fields: Record<string, string>): FastifyReply => reply.redirect(withParams(redirectUri, { ...fields, ...(state === undefined ? {} : { state }), iss: d.issuer }), 302)
-    if (param('response_type') !== 'code') return back({ error: 'unsupported_response_type', error_description: 'response_type must be code' })
-    if (param('code_challenge_method') !== 'S256') return back({ error: 'invalid_request', error_description: 'PKCE with code_challenge_method=S256 is required' })
-    const challenge = param('code_challenge')
-    if (challenge === undefined || !CHALLENGE.test(challenge)) return back({ error: 'invalid_request', error_description: 'code_challenge must be an S256 challenge' })
-
+    const query = (request.query ?? {}) as Record<string, unknown>
+    const a = readAuthorizationRequest(d, query)
+    noteGrant(request, { client: a.client.id, error: a.error?.error })
+    if (a.error !== undefined) return sendBack(d, reply, a, a.error)
     const claims = await d.session(request)
-    if (claims === null) return reply.redirect(withParams(d.loginPage, { from: request.url }), 302)
-    const code = randomBytes(32).toString('base64url')
-    const record: CodeRecord = { c: client.id, r: redirectUri, ch: challenge, claims }
-    await d.store.set(CODE + hashOf(code), JSON.stringify(record), CODE_TTL_MS)
-    return back({ code })
+    if (claims === null) {
+      noteGrant(request, { result: 'sign_in' })
+      return reply.redirect(withParams(d.loginPage, { from: request.url }), 302)
+    }
+    if (!startedHere(d, request)) {
+      noteGrant(request, { result: 'confirmation' })
+      return await sendConfirmation(d, reply, a, claims)
+    }
+    noteGrant(request, { result: 'code' })
+    return sendBack(d, reply, a, { code: await newCode(d, a, claims) })
+  }
+}
+
+/** The page that asks a signed-in user whether to sign the client in, when the request came from another site. */
+async function sendConfirmation (d: NativeSignInDeps, reply: FastifyReply, a: AuthorizationRequest, claims: Claims): Promise<FastifyReply> {
+  const fields = { response_type: 'code', client_id: a.client.id, redirect_uri: a.redirectUri, code_challenge: a.challenge, code_challenge_method: 'S256', xsrf: claims.jti, ...(a.state === undefined ? {} : { state: a.state }) }
+  const hidden = Object.entries(fields).map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeHtml(v)}">`).join('')
+  const user = typeof claims.user?.name === 'string' && claims.user.name !== '' ? claims.user.name : 'you'
+  const body = `<p id="ask">${escapeHtml(a.client.name)} asks to be signed in as ${escapeHtml(user)}.</p>
+<p>This sign-in was opened from another site. Continue only if you started it in ${escapeHtml(a.client.name)} yourself.</p>
+<form method="post" action="${escapeHtml(d.issuer)}/authorize">${hidden}<button name="action" value="approve" id="approve">Continue</button><button name="action" value="deny" id="deny">Cancel</button></form>`
+  return await reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').header('x-frame-options', 'DENY')
+    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+    .send(clientPage(`Sign in to ${a.client.name}?`, body))
+}
+
+/** `POST /authorize`: the user's answer on the confirmation page (this site's own page, the session's XSRF value). */
+export function authorizeConfirmHandler (d: NativeSignInDeps, formOf: (request: FastifyRequest) => FieldReader) {
+  return async function confirm (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    checkOwnPageForm(request, d.origin, 'a sign-in is confirmed')
+    const claims = await d.session(request)
+    if (claims === null) throw new HttpError(401, 'unauthorized', 'not logged in')
+    const field = formOf(request)
+    if (field('xsrf') !== claims.jti) throw new HttpError(403, 'forbidden', 'the page\'s XSRF value does not match the session', ErrorCodes.XSRF)
+    const action = field('action')
+    if (action !== 'approve' && action !== 'deny') throw new HttpError(400, 'bad request', 'action must be approve or deny')
+    const a = readAuthorizationRequest(d, request.body as Record<string, unknown>)
+    if (a.error !== undefined) return sendBack(d, reply, a, a.error, 303)
+    if (action === 'deny') return sendBack(d, reply, a, { error: 'access_denied', error_description: 'the user cancelled the sign-in' }, 303)
+    return sendBack(d, reply, a, { code: await newCode(d, a, claims) }, 303)
   }
 }
 

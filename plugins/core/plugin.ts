@@ -58,7 +58,7 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
   // A query session (`?token=`) reaches the app's own routes: Fastify's request log masks it on every route.
   maskRequestLog(fastify, o.tokenSources.query === null ? SECRET_KEY_WORDS : [...SECRET_KEY_WORDS, o.tokenSources.query])
   const { stateStore, throttle, revocations, sessions, tokens, audiences } = await openServices(fastify, o, opts.stateStore)
-  const clientTokens = openClientTokens(fastify, o, { stateStore, revocations, sessions, tokens })
+  const clientTokens = openClientTokens(fastify, o, { stateStore, revocations, sessions, tokens, throttle })
   const resolve = createUserResolver(o, tokens, throttle)
   const redirects = makeRedirectPolicy(o.url, o.origin, o.allowedRedirectHosts)
   // The session the hooks' user came with, served from the cache the hook just filled; none for a basic-auth user

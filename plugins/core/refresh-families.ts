@@ -63,7 +63,8 @@ export class RefreshFamilies {
     const { token, claims } = await this.d.access(input, base)
     const record: FamilyRecord = { f: claims.jti, at: claims.auth_time!, end: Math.round(claims.auth_time! * 1000) + client.maxAgeMs, in: inputOf(claims) }
     const refresh = await this.store(client, record)
-    await this.d.list?.login(request, claims, `client:${client.id}`)
+    // Listed under the client's name: the user agent of a token request says nothing a person recognises.
+    await this.d.list?.login(request, claims, `client:${client.id}`, client.name)
     if (this.d.audit.on) this.d.audit.emit(request, 'token.issued', { reason, clientId: client.id, userId: userIdOfInput(claims) })
     return { response: this.answer(token, refresh), family: claims.jti }
   }

@@ -50,11 +50,14 @@ export class SessionList {
 
   constructor (private readonly cfg: SessionListConfig) {}
 
-  /** A login: the session is written now (the list shows it at once). A store failure costs the entry, not the login. */
-  async login (request: FastifyRequest, claims: Claims, provider: string | null): Promise<void> {
+  /**
+   * A login: the session is written now (the list shows it at once). A store failure costs the entry, not the login.
+   * `device` replaces the user agent's label (a registered client's name).
+   */
+  async login (request: FastifyRequest, claims: Claims, provider: string | null, device?: string): Promise<void> {
     const userId = claims.user?.id
     if (typeof userId !== 'string' || userId === '') return
-    const entry = { ...this.entryOf(claims, request, Date.now()), provider }
+    const entry = { ...this.entryOf(claims, request, Date.now()), provider, ...(device === undefined ? {} : { device }) }
     try {
       await this.cfg.index.merge(userId, [{ id: entry.id, lastSeenAt: entry.lastSeenAt, ip: entry.ip, create: entry }], this.cfg.maxPerUser)
     } catch (err) {

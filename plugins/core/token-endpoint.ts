@@ -8,11 +8,13 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { StateStoreError } from '../../lib/state-store.js'
-import { HttpError, sendHttpError } from '../../lib/errors.js'
+import { HttpError, RateLimitedError, sendHttpError } from '../../lib/errors.js'
+import type { Throttle } from '../../lib/throttle/throttle.js'
 import type { RegisteredClient } from './clients.js'
 import type { RefreshFamilies, TokenResponse } from './refresh-families.js'
-import { OAuthError, invalidClient, invalidRequest, sendOAuthError, unauthorizedClient } from './oauth-error.js'
+import { OAuthError, invalidClient, invalidRequest, sendOAuthError, tooManyRequests, unauthorizedClient } from './oauth-error.js'
 import { routeDoc as doc } from './scope.js'
+import { noteGrant, traced } from './grant-spans.js'
 
 /** A token request is a few short fields. */
 const BODY_LIMIT = 16 * 1024
@@ -38,10 +40,12 @@ export interface TokenEndpointDeps {
   families: RefreshFamilies
   /** Grants by `grant_type` (the refresh grant is added here). */
   grants: ReadonlyMap<string, Grant>
+  /** Locks out an address that sends refused requests (`rateLimit.grants`). */
+  throttle: Pick<Throttle, 'tokenRequest'>
   /** Revokes an access token presented at `/revoke` (its family or session ends); false when it is none. */
   revokeAccess: (request: FastifyRequest, token: string) => Promise<boolean>
-  /** `GET /authorize` of native and browser clients (none without such a client). */
-  authorize?: ((request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) | undefined
+  /** `GET /authorize` of native and browser clients and the `POST` of its confirmation page (none without such a client). */
+  authorize?: { start: Handler; confirm: Handler } | undefined
   /** The device routes (`POST /device/code`, `GET` and `POST /device`), with a device client only. */
   device?: DeviceRoutes | undefined
 }
@@ -58,36 +62,58 @@ export function tokenEndpoint (d: TokenEndpointDeps) {
   })
   return async function tokenRoutes (scope: FastifyInstance): Promise<void> {
     scope.setErrorHandler((err: FastifyError, _request, reply) => answerError(reply, err))
-    if (d.authorize !== undefined) scope.get('/authorize', { schema: doc('Signs a native or browser client in through this browser (RFC 8252)') }, d.authorize)
+    if (d.authorize !== undefined) {
+      scope.get('/authorize', { schema: doc('Signs a native or browser client in through this browser (RFC 8252)') }, traced('gatehouse.authorize', d.authorize.start))
+      scope.post('/authorize', { bodyLimit: BODY_LIMIT, schema: doc('The user\'s answer on the confirmation page of a sign-in started from another site') }, d.authorize.confirm)
+    }
     if (d.device !== undefined) {
-      scope.post('/device/code', { bodyLimit: BODY_LIMIT, schema: doc('Starts a device sign-in (RFC 8628)') }, d.device.code)
+      scope.post('/device/code', { bodyLimit: BODY_LIMIT, schema: doc('Starts a device sign-in (RFC 8628)') }, traced('gatehouse.device.code', d.device.code))
       scope.get('/device', { schema: doc('The device sign-in page: a signed-in user types the code and approves or denies') }, d.device.page)
       scope.post('/device', { bodyLimit: BODY_LIMIT, schema: doc('Approves or denies a device sign-in') }, d.device.decision)
     }
 
-    scope.post('/token', { bodyLimit: BODY_LIMIT, schema: doc('Token endpoint of the registered clients (RFC 6749)') }, async (request, reply) => {
-      const field = formOf(request)
-      const client = clientOf(d.clients, request, field)
-      const grantType = field('grant_type')
-      const grant = grants.get(grantType)
-      if (grant === undefined) throw new OAuthError(400, 'unsupported_grant_type', `grant_type ${grantType.slice(0, 80)} is not supported`)
-      if (!grant.kinds.has(client.kind)) throw unauthorizedClient(`a ${client.kind} client may not use grant_type ${grantType}`)
-      const answer = await grant.exchange(request, client, field)
+    scope.post('/token', { bodyLimit: BODY_LIMIT, schema: doc('Token endpoint of the registered clients (RFC 6749)') }, traced('gatehouse.token', async (request, reply) => {
+      const answer = await d.throttle.tokenRequest(request, async () => {
+        const field = formOf(request)
+        const client = clientOf(d.clients, request, field)
+        const grantType = field('grant_type')
+        const grant = grants.get(grantType)
+        noteGrant(request, { grantType: grant === undefined ? '_OTHER' : grantType })
+        if (grant === undefined) throw new OAuthError(400, 'unsupported_grant_type', `grant_type ${grantType.slice(0, 80)} is not supported`)
+        if (!grant.kinds.has(client.kind)) throw unauthorizedClient(`a ${client.kind} client may not use grant_type ${grantType}`)
+        return await grant.exchange(request, client, field)
+      }, (outcome) => 'error' in outcome && isRefusal(outcome.error))
       return await reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer)
-    })
+    }))
 
-    scope.post('/revoke', { bodyLimit: BODY_LIMIT, schema: doc('Revokes a refresh or access token of a registered client (RFC 7009)') }, async (request, reply) => {
-      const field = formOf(request)
-      const client = clientOf(d.clients, request, field)
-      const token = field('token')
-      const hint = field('token_type_hint', true)
+    scope.post('/revoke', { bodyLimit: BODY_LIMIT, schema: doc('Revokes a refresh or access token of a registered client (RFC 7009)') }, traced('gatehouse.revoke', async (request, reply) => {
+      const found = await d.throttle.tokenRequest(request, async () => {
+        const field = formOf(request)
+        const client = clientOf(d.clients, request, field)
+        return await revokeToken(d, request, client, field('token'), field('token_type_hint', true))
+      }, (outcome) => 'error' in outcome ? isRefusal(outcome.error) : !outcome.result)
+      noteGrant(request, { result: found ? 'revoked' : 'unknown_token' })
       // RFC 7009 §2.2: unknown tokens answer 200 too, so that the answer tells an attacker nothing.
-      if (hint !== 'access_token' && await d.families.revoke(request, client, token)) return await reply.code(200).send()
-      if (await d.revokeAccess(request, token)) return await reply.code(200).send()
-      if (hint === 'access_token') await d.families.revoke(request, client, token)
-      return await reply.code(200).send()
-    })
+      return await reply.code(200).header('cache-control', 'no-store').send()
+    }))
   }
+}
+
+/** Ends the family or session of a token presented at `/revoke`: false when it is none of this client's. */
+async function revokeToken (d: TokenEndpointDeps, request: FastifyRequest, client: RegisteredClient, token: string, hint: string | undefined): Promise<boolean> {
+  if (hint !== 'access_token' && await d.families.revoke(request, client, token)) return true
+  if (await d.revokeAccess(request, token)) return true
+  return hint === 'access_token' && await d.families.revoke(request, client, token)
+}
+
+/**
+ * The refusals an address is locked out for sending too many of: a malformed request, a wrong client or grant.
+ * A device's polling answers (`authorization_pending`, `slow_down`) and the user's or the clock's verdicts
+ * (`access_denied`, `expired_token`) are a working client's, not a guess.
+ */
+const REFUSALS = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type'])
+function isRefusal (err: unknown): boolean {
+  return err instanceof OAuthError && REFUSALS.has(err.error)
 }
 
 /** The form body's field reader; JSON and other bodies are refused (RFC 6749 §3.2: form encoding). */
@@ -114,12 +140,14 @@ function clientOf (clients: ReadonlyMap<string, RegisteredClient>, request: Fast
   }
   const client = clients.get(field('client_id'))
   if (client === undefined) throw invalidClient('unknown client_id')
+  noteGrant(request, { client: client.id })
   return client
 }
 
 /** Refusals in RFC 6749's shape; a body too large or unreadable is `invalid_request`; a store failure stays 503. */
 function answerError (reply: FastifyReply, err: FastifyError): FastifyReply {
   if (err instanceof OAuthError) return sendOAuthError(reply, err)
+  if (err instanceof RateLimitedError) return sendOAuthError(reply.headers(err.headers), tooManyRequests(err))
   if (err instanceof StateStoreError || err instanceof HttpError) return sendHttpError(reply.header('cache-control', 'no-store'), err)
   const status = err.statusCode ?? 500
   if (status >= 400 && status < 500) return sendOAuthError(reply, invalidRequest(status === 413 ? `the body is larger than ${BODY_LIMIT} bytes` : 'the body cannot be read'))

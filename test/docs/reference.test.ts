@@ -57,7 +57,7 @@ const GROUPS: Array<[string, readonly string[]]> = [
   ['reauthentication', under('reauthentication.', REAUTHENTICATION_KEYS)],
   ['trustedDevices', ['trustedDevices', ...under('trustedDevices.', TRUSTED_DEVICES_KEYS)]],
   ['rateLimit', ['rateLimit', ...expand('rateLimit', sourceKeys(THROTTLE, 'RateLimitOptions'), {
-    login: sourceKeys(THROTTLE, 'LoginLimit'), failures: sourceKeys(THROTTLE, 'FailureOptions'), sends: sourceKeys(THROTTLE, 'SendLimit')
+    login: sourceKeys(THROTTLE, 'LoginLimit'), failures: sourceKeys(THROTTLE, 'FailureOptions'), grants: sourceKeys(THROTTLE, 'GrantLimit'), sends: sourceKeys(THROTTLE, 'SendLimit')
   })]],
   ['crossSite', ['crossSite', ...under('crossSite.', sourceKeys('lib/cross-site.ts', 'CrossSiteOptions'))]],
   ['migration', expand('migration', MIGRATION_KEYS, { goPkgz: sourceKeys('plugins/core/migration.ts', 'GoPkgzMigrationOptions') }).concat('migration.goPkgz')],

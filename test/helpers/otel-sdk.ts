@@ -13,6 +13,9 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics'
 
+import Fastify, { type FastifyInstance } from 'fastify'
+import { FastifyOtelInstrumentation } from '@fastify/otel'
+import { otelRequestHook } from '../../lib/telemetry/index.js'
 import { assertNoSecret } from './secret-check.js'
 
 /**
@@ -95,4 +98,13 @@ export function emittedTexts (spans: ReadableSpan[], points: Iterable<Array<{ at
   for (const s of spans) for (const v of Object.values(s.attributes)) out.push(String(v))
   for (const list of points) for (const p of list) for (const v of Object.values(p.attributes)) out.push(String(v))
   return out
+}
+
+/** A Fastify app with @fastify/otel registered first (the package's request hook, the SDK's tracer provider). */
+export async function otelFastify (sdk: Sdk): Promise<FastifyInstance> {
+  const app = Fastify()
+  const otel = new FastifyOtelInstrumentation({ requestHook: otelRequestHook })
+  otel.setTracerProvider(sdk.tracerProvider)
+  await app.register(otel.plugin())
+  return app
 }

@@ -92,6 +92,8 @@ await app.register(authPlugin, { secret, url, rateLimit: { failures: { window: '
 await app.register(authPlugin, { secret, url, rateLimit: { failures: { lockout: '30s' } } })
 await app.register(authPlugin, { secret, url, rateLimit: { failures: { maxLockout: '15m' } } })
 await app.register(authPlugin, { secret, url, rateLimit: { failures: { accountKey: (name) => name.trim().toLowerCase() } } })
+await app.register(authPlugin, { secret, url, rateLimit: { grants: { perIp: 50 } } })
+await app.register(authPlugin, { secret, url, rateLimit: { grants: { window: '1h' } } })
 await app.register(authPlugin, { secret, url, rateLimit: { sends: { perAddress: 3 } } })
 await app.register(authPlugin, { secret, url, rateLimit: { sends: { perIp: 10 } } })
 await app.register(authPlugin, { secret, url, rateLimit: { sends: { window: '30m' } } })

@@ -6,15 +6,14 @@
  */
 import t, { type Test } from 'tap'
 import { subscribe } from 'node:diagnostics_channel'
-import Fastify, { type FastifyInstance } from 'fastify'
-import { FastifyOtelInstrumentation } from '@fastify/otel'
+import type { FastifyInstance } from 'fastify'
 import type {} from '../../../augment.js'
 import { authPlugin } from '../../../auth.js'
 import { MemoryStateStore } from '../../../stores/state/memory.js'
 import { StateStoreError } from '../../../lib/state-store.js'
-import { otelRequestHook, resetTelemetry } from '../../../lib/telemetry/index.js'
+import { resetTelemetry } from '../../../lib/telemetry/index.js'
 import { AUDIT_CHANNEL, type AuditEvent } from '../../../lib/audit/events.js'
-import { emittedTexts, parentOf, spansNamed, startSdk } from '../../helpers/otel-sdk.js'
+import { emittedTexts, otelFastify, parentOf, spansNamed, startSdk } from '../../helpers/otel-sdk.js'
 
 // From the suite's list (test/helpers/secrets.ts): the suite-wide check looks for them too.
 const SECRET = 'test-secret-0123456789-0123456789abcdef'
@@ -28,10 +27,7 @@ subscribe(AUDIT_CHANNEL, (e) => { events.push(e as AuditEvent) })
 t.teardown(async () => { resetTelemetry(); await sdk.shutdown() })
 
 async function build (extra: Record<string, unknown> = {}): Promise<FastifyInstance> {
-  const app = Fastify()
-  const otel = new FastifyOtelInstrumentation({ requestHook: otelRequestHook })
-  otel.setTracerProvider(sdk.tracerProvider)
-  await app.register(otel.plugin())
+  const app = await otelFastify(sdk)
   await app.register(authPlugin, {
     secret: () => SECRET,
     url: 'http://127.0.0.1',
