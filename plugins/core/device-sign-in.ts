@@ -86,19 +86,44 @@ export function deviceCodeHandler (d: DeviceSignInDeps, formOf: (request: Fastif
   }
 }
 
-/** `GET /device`: the code entry page for a signed-in user (others go to the sign-in page first). */
+/**
+ * `GET /device`: the code entry page for a signed-in user (others go to the sign-in page first). With a
+ * `user_code` (the `verification_uri_complete` link) the page names the client asking before the user decides
+ * (RFC 8628 §5.4: a user lured into approving someone else's code sees whose it is). The look-up is a guess like a
+ * decision: a wrong code is counted and throttled, so the page is no oracle for codes.
+ */
 export function devicePageHandler (d: DeviceSignInDeps) {
   return async function devicePage (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const claims = await d.session(request)
     if (claims === null) return reply.redirect(`${d.loginPage}${d.loginPage.includes('?') ? '&' : '?'}from=${encodeURIComponent(request.url)}`, 302)
     const typed = (request.query as Record<string, unknown>).user_code
-    const code = typeof typed === 'string' ? shown(normalised(typed).slice(0, 8)) : ''
-    return await reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(pageHtml(d.base, code, claims.jti, ''))
+    const code = typeof typed === 'string' ? normalised(typed).slice(0, 8) : ''
+    let asking = ''
+    if (code !== '') {
+      await guessAllowed(d, request)
+      const record = await pendingRecord(d, code)
+      if (record === undefined) await guessFailed(d, request)
+      else asking = d.clients.get(record.c)?.name ?? ''
+    }
+    const message = code === '' ? '' : asking === '' ? 'That code is not valid: check it and try again.' : ''
+    return await reply.type('text/html; charset=utf-8').header('cache-control', 'no-store')
+      .send(pageHtml(d.base, code === '' ? '' : shown(code), claims.jti, message, asking))
   }
 }
 
-function pageHtml (base: string, code: string, xsrf: string, message: string): string {
-  return clientPage('Sign in a device', `<p>Type the code your device shows.</p>${message === '' ? '' : `<p id="message" role="status">${escapeHtml(message)}</p>`}
+/** The pending, unexpired record a user code names, without using the code up. */
+async function pendingRecord (d: DeviceSignInDeps, userCode: string): Promise<DeviceRecord | undefined> {
+  const hash = userCode.length === 8 ? await d.store.get(USER_CODE + userCode) : undefined
+  const raw = hash === undefined ? undefined : await d.store.get(DEVICE + hash)
+  const record = raw === undefined ? undefined : JSON.parse(raw) as DeviceRecord
+  return record !== undefined && record.st === 'pending' && record.exp > Date.now() ? record : undefined
+}
+
+function pageHtml (base: string, code: string, xsrf: string, message: string, asking = ''): string {
+  const intro = asking === ''
+    ? '<p>Type the code your device shows.</p>'
+    : `<p id="asking">Sign in <strong>${escapeHtml(asking)}</strong> as you? Approve only if you started this on that device and it shows this code.</p>`
+  return clientPage('Sign in a device', `${intro}${message === '' ? '' : `<p id="message" role="status">${escapeHtml(message)}</p>`}
 <form method="post" action="${escapeHtml(base)}/device"><input name="user_code" id="user_code" autocomplete="off" maxlength="9" value="${escapeHtml(code)}" placeholder="XXXX-XXXX" required>
 <input type="hidden" name="xsrf" value="${escapeHtml(xsrf)}"><button name="action" value="approve" id="approve">Approve</button><button name="action" value="deny" id="deny">Deny</button></form>`)
 }

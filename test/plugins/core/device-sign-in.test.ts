@@ -122,3 +122,27 @@ t.test('user-code guessing: wrong codes are audited, and past 10 an address is r
   t.equal((await poll(da.device_code)).json().error, 'authorization_pending', 'nothing approved')
   t.equal((await decide(user, da.user_code, 'approve', '10.0.0.5')).statusCode, 200, 'another address still approves')
 })
+
+t.test('the page of a complete verification link names the client before the user decides; a wrong code there is a counted guess', async (t) => {
+  const config = await s.discover('cli')
+  const da = await oidc.initiateDeviceAuthorization(config, {})
+  const user = await signedIn('fay')
+  const page = await s.app.inject({ url: `/auth/device?user_code=${da.user_code}`, headers: { cookie: user.cookie }, remoteAddress: '10.7.7.7' })
+  t.equal(page.statusCode, 200)
+  t.match(page.body, /<p id="asking">Sign in <strong>Demo CLI<\/strong> as you\?/, 'the client is named before Approve/Deny')
+  t.match(page.body, `value="${da.user_code}"`)
+  t.equal((await poll(da.device_code)).json().error, 'authorization_pending', 'looking decided nothing and used nothing up')
+  const typedOnly = await s.app.inject({ url: '/auth/device', headers: { cookie: user.cookie }, remoteAddress: '10.7.7.7' })
+  t.notMatch(typedOnly.body, 'id="asking"', 'without a code: the plain entry page')
+
+  for (let i = 0; i < 10; i++) {
+    const wrong = await s.app.inject({ url: `/auth/device?user_code=BCDF-GHJ${'KLMNP'[i % 5]!}`, headers: { cookie: user.cookie }, remoteAddress: '10.7.7.8' })
+    t.equal(wrong.statusCode, 200)
+    t.notMatch(wrong.body, 'id="asking"', 'a wrong code names no client')
+    t.match(wrong.body, 'That code is not valid')
+  }
+  const eleventh = await s.app.inject({ url: `/auth/device?user_code=${da.user_code}`, headers: { cookie: user.cookie }, remoteAddress: '10.7.7.8' })
+  t.equal(eleventh.statusCode, 429, 'past 10 wrong look-ups an address learns nothing more, right code or not')
+  t.equal((await decide(user, da.user_code, 'approve', '10.7.7.8')).statusCode, 429, 'and decides nothing')
+  t.equal((await decide(user, da.user_code, 'approve', '10.7.7.7')).statusCode, 200, 'another address still approves')
+})
