@@ -9,39 +9,16 @@
  */
 import { ladderSession } from './ladder-apps.js'
 import { median, type BenchRequest } from './lib.js'
+import { headerBytes, sameBytes } from './same-bytes.js'
 import { alternateProcesses, lengths, loadAverage, printCpuTable } from './server-process.js'
 
 /** The most Bearer may cost, as its CPU per request over the cookie's. */
 export const BEARER_TARGET = 1.05
 
-/** The name of the header that pads a request: no code of the package or of Fastify reads it. */
-const PADDING = 'x-bench-padding'
-
-/** Bytes the request's own headers take on the wire (`name: value\r\n` each; the rest is the same for both). */
-export function headerBytes (req: BenchRequest): number {
-  let n = 0
-  for (const [name, value] of Object.entries(req.headers ?? {})) n += Buffer.byteLength(`${name}: ${value}\r\n`)
-  return n
-}
-
-/**
- * `req` with a padding header that brings its headers to `bytes`. A padding line is at least `x-bench-padding: \r\n`
- * long, so a request shorter by less than that (or longer) cannot be padded: the caller learns it by an error.
- */
-export function padTo (req: BenchRequest, bytes: number): BenchRequest {
-  const missing = bytes - headerBytes(req)
-  if (missing === 0) return req
-  const overhead = Buffer.byteLength(`${PADDING}: \r\n`)
-  if (missing < overhead) throw new Error(`cannot pad a request of ${headerBytes(req)} header bytes to ${bytes}`)
-  return { ...req, headers: { ...req.headers, [PADDING]: 'x'.repeat(missing - overhead) } }
-}
-
 /** The cookie request and the Bearer request of one session, padded to the same header bytes (the shorter one). */
 export async function sameBytesPair (): Promise<{ cookie: BenchRequest; bearer: BenchRequest }> {
-  const cookie = await ladderSession()
-  const bearer = await ladderSession(true)
-  const bytes = Math.max(headerBytes(cookie), headerBytes(bearer))
-  return { cookie: padTo(cookie, bytes), bearer: padTo(bearer, bytes) }
+  const [cookie, bearer] = sameBytes(await ladderSession(), await ladderSession(true))
+  return { cookie, bearer }
 }
 
 export async function benchBearer (): Promise<void> {
