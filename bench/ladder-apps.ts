@@ -25,7 +25,9 @@ import { callbackAuthenticate } from './callback-auth.js'
 import type { BenchRequest } from './lib.js'
 
 const SECRET = 'bench-ladder-secret-0123456789abcdef-0123456789abcdef'
-const AUTH = { secret: () => SECRET, url: 'http://127.0.0.1' }
+// Tokens of 2 hours: a run under callgrind (ladder:ir) outlasts the default 15 minutes, and an expired Bearer token
+// is refused (a cookie one is refreshed), which would end the count with 401s.
+const AUTH = { secret: () => SECRET, url: 'http://127.0.0.1', session: { tokenDuration: '2h' } }
 const USER = { name: 'bench', id: 'local_0123456789abcdef0123456789abcdef01234567' }
 
 const ok = async (): Promise<{ ok: boolean }> => ({ ok: true })

@@ -12,6 +12,8 @@ import Fastify from 'fastify'
 import { Redis } from 'ioredis'
 import { authPlugin } from '../auth.js'
 import { freePort, ownData, RedisNodeProcess } from './redis-processes.js'
+import { GRANT_CLIENT } from './scale-app.js'
+import { refreshGrantBody } from './scale-client.js'
 
 const CONCURRENCY = 16
 
@@ -33,9 +35,9 @@ export async function benchRefreshGrants (): Promise<void> {
       secret: 'bench-refresh-secret-0123456789abcdef-0123456789',
       url: 'http://127.0.0.1',
       stateStore: `redis://127.0.0.1:${port}`,
-      clients: [{ id: 'bench', kind: 'device' }]
+      clients: [{ id: GRANT_CLIENT, kind: 'device' }]
     })
-    app.post<{ Body: { n: number } }>('/pair', async (req) => await app.auth.tokens.issuePair(req, 'bench', { user: { id: `u-${req.body.n}`, name: `u${req.body.n}` } }))
+    app.post<{ Body: { n: number } }>('/pair', async (req) => await app.auth.tokens.issuePair(req, GRANT_CLIENT, { user: { id: `u-${req.body.n}`, name: `u${req.body.n}` } }))
     await app.ready()
     const seconds = Number(process.env.BENCH_SECONDS ?? 5)
     const tokens = await Promise.all(Array.from({ length: CONCURRENCY }, async (_, n) => (await app.inject({ method: 'POST', url: '/pair', payload: { n } })).json<{ refresh_token: string }>().refresh_token))
@@ -45,7 +47,7 @@ export async function benchRefreshGrants (): Promise<void> {
     await Promise.all(tokens.map(async (first) => {
       let token = first
       while (Date.now() < until) {
-        const r = await app.inject({ method: 'POST', url: '/auth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `grant_type=refresh_token&client_id=bench&refresh_token=${token}` })
+        const r = await app.inject({ method: 'POST', url: '/auth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: refreshGrantBody(token) })
         if (r.statusCode !== 200) throw new Error(`refresh answered ${r.statusCode}: ${r.body}`)
         token = r.json<{ refresh_token: string }>().refresh_token
         grants++

@@ -15,6 +15,7 @@ import { benchScale } from './scale.js'
 import { benchDemo } from './demo.js'
 import { benchLadder } from './ladder.js'
 import { benchRefreshGrants } from './refresh-grants.js'
+import { benchBearer } from './bearer.js'
 import { callgrindAvailable } from './callgrind.js'
 
 const suites: Record<string, () => Promise<void>> = {
@@ -27,6 +28,7 @@ const suites: Record<string, () => Promise<void>> = {
   scale: benchScale,
   demo: benchDemo,
   ladder: benchLadder,
+  bearer: benchBearer,
   refresh: benchRefreshGrants
 }
 /** Parts of a suite, run only when named (a full run reaches them through their suite). */

@@ -5,7 +5,9 @@
  * provider (its server in the same process, `autoLoginUser`), an e-mail provider `email` whose sender keeps the
  * last message per address in this process (`GET /bench/outbox?address=` hands its token out once, standing in
  * for the user's mailbox), throttling on as by default (its login limit raised so that the load is never
- * refused) and `/private` behind `authenticate`. `GATEHOUSE_BENCH_TOKEN_MS` sets `session.tokenDuration` (default
+ * refused), `/private` behind `authenticate`, and a registered device client `bench` whose first token pair
+ * `POST /bench/pair` hands out for the user named in the body (as an app signing a user in itself; the refresh
+ * grants then go through `POST /auth/token`). `GATEHOUSE_BENCH_TOKEN_MS` sets `session.tokenDuration` (default
  * 15 minutes), so that a run can make its sessions refresh. Every call to the state store is timed until its
  * answer comes back (`stats()`: calls and µs), so the table can show the store's latency as the app sees it.
  */
@@ -20,6 +22,8 @@ import { freePort } from './free-port.js'
 
 const SECRET = 'bench-scale-secret-0123456789abcdef-0123456789abcdef'
 export const SCALE_PASSWORD = 'bench-password'
+/** The registered client whose refresh grants the scale and refresh benchmarks measure. */
+export const GRANT_CLIENT = 'bench'
 
 const TIMED = ['setIfAbsent', 'set', 'increment', 'get', 'take', 'delete', 'publish'] as const
 
@@ -61,6 +65,7 @@ export async function scaleApp (): Promise<Peer> {
     // Every simulated user comes from 127.0.0.1: the per-IP limit of confirmation messages is raised like the login one.
     rateLimit: { ...THROTTLED, sends: { perIp: 1_000_000_000 } },
     session: tokenMs === undefined ? {} : { tokenDuration: Number(tokenMs) },
+    clients: [{ id: GRANT_CLIENT, kind: 'device' }],
     providers: [
       { kind: 'direct', name: 'local', checker: (_user: string, passwd: string) => passwd === SCALE_PASSWORD },
       { kind: 'verify', name: 'email', template: '{{.Token}}', sender: (address: string, text: string) => { outbox.set(address, text) } }
@@ -72,6 +77,8 @@ export async function scaleApp (): Promise<Peer> {
     outbox.delete(req.query.address)
     return token === undefined ? await reply.code(404).send({ error: 'no message' }) : { token }
   })
+  app.post<{ Body: { user: string } }>('/bench/pair', async (req) =>
+    await app.auth.tokens.issuePair(req, GRANT_CLIENT, { user: { id: `bench_${req.body.user}`, name: req.body.user } }))
   app.get('/private', { preHandler: app.auth.authenticate }, async (req) => ({ name: req.user!.name }))
   return { app, port, cookies: [], headers: { origin: url, 'sec-fetch-site': 'same-origin' }, check: async () => undefined, stats: () => ({ ...stats }) }
 }

@@ -2,10 +2,11 @@
  * The client side of the scale benchmark (bench/scale.ts): a user as a browser is to the instances behind a
  * load balancer without sticky sessions. A `Browser` keeps every cookie an answer sets (a refreshed session
  * replaces the old one, a logout removes it) and sends the XSRF header from its cookie; the three ways in are a
- * password login, the dev OAuth2 round trip and the e-mail confirmation link.
+ * password login, the dev OAuth2 round trip and the e-mail confirmation link. A client without cookies (the
+ * registered client `bench`) gets a token pair and refreshes it at `/auth/token`.
  */
 import { devLogin } from './login.js'
-import { SCALE_PASSWORD } from './scale-app.js'
+import { GRANT_CLIENT, SCALE_PASSWORD } from './scale-app.js'
 import type { ServerProcess } from './server-process.js'
 
 export const base = (s: ServerProcess): string => `http://127.0.0.1:${s.hello.port}`
@@ -77,4 +78,23 @@ export async function emailLogin (sender: ServerProcess, opener: ServerProcess, 
   const opened = await browser.get(opener, `/auth/email/login?token=${token}&sess=1`)
   if (opened.status >= 400 || !browser.signedIn) throw new Error(`e-mail login of ${user}: the link answered ${opened.status} without a session`)
   return browser
+}
+
+/** The form body of a refresh grant of the benchmarks' registered client (bench/scale-app.ts, refresh-grants.ts). */
+export function refreshGrantBody (token: string): string {
+  return `grant_type=refresh_token&client_id=${GRANT_CLIENT}&refresh_token=${encodeURIComponent(token)}`
+}
+
+/** The first token pair of a new family of `user` on `s` (`POST /bench/pair`): its refresh token. */
+export async function issuePair (s: ServerProcess, user: string): Promise<string> {
+  const r = await fetch(`${base(s)}/bench/pair`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user }) })
+  if (r.status !== 200) throw new Error(`a token pair for ${user} answered ${r.status}: ${await r.text()}`)
+  return (await r.json() as { refresh_token: string }).refresh_token
+}
+
+/** One refresh grant on `s` (`POST /auth/token`): the rotated refresh token it answers. */
+export async function refreshGrant (s: ServerProcess, token: string): Promise<string> {
+  const r = await fetch(`${base(s)}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: refreshGrantBody(token) })
+  if (r.status !== 200) throw new Error(`a refresh grant answered ${r.status}: ${await r.text()}`)
+  return (await r.json() as { refresh_token: string }).refresh_token
 }

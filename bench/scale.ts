@@ -10,6 +10,9 @@
  * - e-mail logins: the confirmation message asked for on one instance, its link opened on the next (the token is
  *   a one-time value checked in the store), 8 loops;
  * - authenticated requests: autocannon on `/private` with a session cookie, every instance at once;
+ * - refresh grants of a registered client without cookies: LOGIN_LOOPS token families, each refreshing again and
+ *   again at `POST /auth/token` with the refresh token its last grant answered (rotated on every use), every
+ *   grant on the next instance (the current token and the rotated one are checked in the shared store);
  * - revocation visibility: a session seen on the last instance, logged out on the first; the time from the
  *   logout's request until the last instance refuses the session (100 samples);
  * - memory and keys per session in Redis: 300 logins of distinct users;
@@ -24,7 +27,7 @@
  * redis-tools).
  */
 import { load, median, type BenchRequest } from './lib.js'
-import { Browser, base, emailLogin, oauth2Login, passwordLogin } from './scale-client.js'
+import { Browser, base, emailLogin, issuePair, oauth2Login, passwordLogin, refreshGrant } from './scale-client.js'
 import { mixLoad, revocationSample, SHORT_TOKEN_MS, type MixTally } from './scale-mix.js'
 import { SCALE_PASSWORD } from './scale-app.js'
 import { perUnit, STORES, totals, type RedisTotals, type StoreKind, type StoreSetup } from './scale-redis.js'
@@ -49,7 +52,7 @@ const CASES: ScaleCase[] = [
 interface Phase { rate: number; p99: number; redis: RedisTotals; storeUsPerCall: number }
 interface Mix { tally: MixTally; seconds: number; redisPerSecond: number }
 interface Run {
-  logins: Phase; dev: Phase; email: Phase; auth: Phase; refresh: Phase; logout: Phase
+  logins: Phase; dev: Phase; email: Phase; auth: Phase; grants: Phase; refresh: Phase; logout: Phase
   revocationMs: number[]; memory: RedisTotals; mix: Mix
 }
 /** Units done by a load and the worst p99 (ms) of its requests or operations. */
@@ -115,6 +118,21 @@ async function loops (servers: ServerProcess[], seconds: number, op: (at: number
   return { units: times.length, p99: percentile(times, 0.99) }
 }
 
+/** LOGIN_LOOPS new token families, issued on the instances in turn: their refresh tokens. */
+const families = async (servers: ServerProcess[], tag: string): Promise<string[]> =>
+  await Promise.all(Array.from({ length: LOGIN_LOOPS }, async (_, k) => await issuePair(servers[k % servers.length]!, `grant-${tag}-${k}`)))
+
+/**
+ * Refresh grants for `seconds`: each of the families (`tokens`, one per loop) refreshing in a loop of its own with
+ * the token its last grant answered, its grants going round the instances.
+ */
+async function grantLoops (servers: ServerProcess[], seconds: number, tokens: string[]): Promise<Done> {
+  return await loops(servers, seconds, async (_at, i) => {
+    const family = i % LOGIN_LOOPS
+    tokens[family] = await refreshGrant(servers[(family + Math.floor(i / LOGIN_LOOPS)) % servers.length]!, tokens[family]!)
+  })
+}
+
 /** `op` on each of `items`, LOGIN_LOOPS at a time; ms per operation. */
 async function each<T> (items: T[], op: (item: T, i: number) => Promise<void>): Promise<Done> {
   const times: number[] = []
@@ -140,6 +158,12 @@ async function memoryPerSession (setup: StoreSetup, servers: ServerProcess[], ta
 const startAll = async (c: ScaleCase, env: Record<string, string>): Promise<ServerProcess[]> =>
   await Promise.all(Array.from({ length: c.instances }, async () => await startServer('scale', env)))
 
+/** The refresh grants' phase: the families' first pairs are issued before the counters are read. */
+async function grantPhase (setup: StoreSetup, servers: ServerProcess[], seconds: number, tag: string): Promise<Phase> {
+  const tokens = await families(servers, tag)
+  return await phase(setup, servers, seconds, async () => await grantLoops(servers, seconds, tokens))
+}
+
 /** Every operation alone, on instances with the default token lifetime. */
 async function oneAtATime (setup: StoreSetup, c: ScaleCase, seconds: number, tag: string): Promise<Omit<Run, 'refresh' | 'logout' | 'mix'>> {
   const servers = await startAll(c, { GATEHOUSE_BENCH_STORE: setup.address })
@@ -149,14 +173,16 @@ async function oneAtATime (setup: StoreSetup, c: ScaleCase, seconds: number, tag
     await loadAll(servers, 1, loginRequest)
     await loadAll(servers, 1, privateRequest)
     await loops(servers, 1, async (at, i) => await emailLogin(servers[at]!, next(at), `warm-${tag}-${i}`))
+    await grantLoops(servers, 1, await families(servers, `warm-${tag}`))
     const logins = await phase(setup, servers, seconds, async () => await loadAll(servers, seconds, loginRequest))
     const dev = await phase(setup, servers, seconds, async () => await loops(servers, seconds, async (at) => await oauth2Login(servers[at]!)))
     const email = await phase(setup, servers, seconds, async () =>
       await loops(servers, seconds, async (at, i) => await emailLogin(servers[at]!, next(at), `mail-${tag}-${i}`)))
     const auth = await phase(setup, servers, seconds, async () => await loadAll(servers, seconds, privateRequest))
+    const grants = await grantPhase(setup, servers, seconds, tag)
     const revocationMs: number[] = []
     for (let i = 0; i < REVOCATION_SAMPLES; i++) revocationMs.push(await revocationSample(servers, `revoked-${tag}-${i}`))
-    return { logins, dev, email, auth, revocationMs, memory: await memoryPerSession(setup, servers, tag) }
+    return { logins, dev, email, auth, grants, revocationMs, memory: await memoryPerSession(setup, servers, tag) }
   } finally {
     await Promise.all(servers.map(stopServer))
   }
@@ -207,20 +233,21 @@ function print (rounds: number, labels: string[], runs: Run[][]): void {
   const visibility = (samples: (r: Run) => number[]) => (rs: Run[]): string =>
     [0.5, 0.99, 1].map((p) => m(rs, (r) => p === 1 ? Math.max(...samples(r)) : percentile(samples(r), p)).toFixed(1)).join('/')
   console.log(`\n## scale: instances on one shared store (median of ${rounds} alternating rounds, a process per instance)`)
-  console.log('\nOne operation at a time: per second / p99 ms (a login or refresh is every request it takes, in sequence)')
-  const w1 = [24, 13, 13, 13, 14, 13, 13, 10]
-  console.log(row(['setup', 'password', 'dev OAuth2', 'e-mail link', 'auth requests', 'refreshes', 'logouts', 'store µs'], w1))
+  console.log('\nOne operation at a time: per second / p99 ms (a login or refresh is every request it takes, in sequence;')
+  console.log('refresh grants: a registered client\'s refresh_token grants at /auth/token, refreshes: expired cookie sessions)')
+  const w1 = [24, 13, 13, 13, 14, 15, 13, 13, 10]
+  console.log(row(['setup', 'password', 'dev OAuth2', 'e-mail link', 'auth requests', 'refresh grants', 'refreshes', 'logouts', 'store µs'], w1))
   for (const [i, rs] of runs.entries()) {
     console.log(row([labels[i]!, rate(rs, (r) => r.logins), rate(rs, (r) => r.dev), rate(rs, (r) => r.email), rate(rs, (r) => r.auth),
-      rate(rs, (r) => r.refresh), rate(rs, (r) => r.logout), Math.round(m(rs, (r) => r.logins.storeUsPerCall))], w1))
+      rate(rs, (r) => r.grants), rate(rs, (r) => r.refresh), rate(rs, (r) => r.logout), Math.round(m(rs, (r) => r.logins.storeUsPerCall))], w1))
   }
   console.log('\nRedis commands per unit of work (masters; the calls inside scripts included, evals in brackets), memory per session')
-  const w2 = [24, 11, 11, 11, 9, 10, 10, 9, 7]
-  console.log(row(['setup', 'password', 'dev', 'e-mail', 'auth', 'refresh', 'logout', 'bytes', 'keys'], w2))
+  const w2 = [24, 11, 11, 11, 9, 12, 10, 10, 9, 7]
+  console.log(row(['setup', 'password', 'dev', 'e-mail', 'auth', 'grant', 'refresh', 'logout', 'bytes', 'keys'], w2))
   for (const [i, rs] of runs.entries()) {
     const cmds = (f: (r: Run) => Phase): string => `${m(rs, (r) => f(r).redis.commands).toFixed(1)} (${m(rs, (r) => f(r).redis.evals).toFixed(1)})`
     console.log(row([labels[i]!, cmds((r) => r.logins), cmds((r) => r.dev), cmds((r) => r.email), m(rs, (r) => r.auth.redis.commands).toFixed(3),
-      cmds((r) => r.refresh), cmds((r) => r.logout), Math.round(m(rs, (r) => r.memory.memory)), m(rs, (r) => r.memory.keys).toFixed(2)], w2))
+      cmds((r) => r.grants), cmds((r) => r.refresh), cmds((r) => r.logout), Math.round(m(rs, (r) => r.memory.memory)), m(rs, (r) => r.memory.keys).toFixed(2)], w2))
   }
   console.log('\nAll at once (the mix, tokens of 1 s): per second; revocation visibility p50/p99/max ms idle and under the mix')
   const w3 = [24, 9, 15, 9, 9, 8, 8, 17, 17, 9]
