@@ -19,6 +19,7 @@ import type { Revocations } from './revocation.js'
 import type { SessionList } from './sessions.js'
 import type { RegisteredClient } from './clients.js'
 import type { Claims, ClaimsInput, TokenPairResponse } from './types.js'
+import type { SessionBase } from './issue.js'
 import { invalidGrant } from './oauth-error.js'
 
 const CURRENT = 'rt:'
@@ -46,7 +47,7 @@ export interface FamilyDeps {
   list: SessionList | null
   audit: Audit
   /** Signs an access token of a family (the claims updater and validator run); rejects HttpError 401 on refusal. */
-  access: (input: ClaimsInput, base: { jti: string; auth_time: number } | undefined) => Promise<{ token: string; claims: Claims }>
+  access: (input: ClaimsInput, base: SessionBase) => Promise<{ token: string; claims: Claims }>
   /** The access tokens' lifetime (s). */
   accessSeconds: number
 }
@@ -59,8 +60,8 @@ export class RefreshFamilies {
    * the app signs the user in itself); `reason` names the grant in the `token.issued` event.
    */
   async issue (request: FastifyRequest, client: RegisteredClient, input: ClaimsInput, authTime?: number, reason = 'sign_in'): Promise<{ response: TokenResponse; family: string }> {
-    const base = authTime === undefined ? undefined : { jti: randomBytes(16).toString('base64url'), auth_time: authTime }
-    const { token, claims } = await this.d.access(input, base)
+    // A new session (its own jti), its access tokens marked as this client's: they are renewed at /token only.
+    const { token, claims } = await this.d.access(input, { auth_time: authTime, client_id: client.id })
     const record: FamilyRecord = { f: claims.jti, at: claims.auth_time!, end: Math.round(claims.auth_time! * 1000) + client.maxAgeMs, in: inputOf(claims) }
     const refresh = await this.store(client, record)
     // Listed under the client's name: the user agent of a token request says nothing a person recognises.
@@ -89,7 +90,7 @@ export class RefreshFamilies {
     // The claims updater and the validator have their say before anything is consumed.
     let next
     try {
-      next = await this.d.access(record.in, { jti: record.f, auth_time: record.at })
+      next = await this.d.access(record.in, { jti: record.f, auth_time: record.at, client_id: client.id })
     } catch (err) {
       if (err instanceof HttpError && err.statusCode === 401) throw invalidGrant('the session is refused')
       throw err
@@ -157,7 +158,7 @@ export function hashOf (token: string): string {
 
 /** The claims input of a family's next access token: its claims without the registered ones. */
 export function inputOf (claims: Claims): ClaimsInput {
-  const { iat, nbf, exp, iss, jti, auth_time: at, purpose, ...input } = claims
+  const { iat, nbf, exp, iss, jti, auth_time: at, purpose, client_id: client, ...input } = claims
   return input
 }
 

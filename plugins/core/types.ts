@@ -36,6 +36,11 @@ export interface Claims {
    * `session.maxAge` after it, and `revokeUser` ends the sessions whose login came before the call.
    */
   auth_time?: number | undefined
+  /**
+   * The registered client whose refresh family the token is an access token of (RFC 9068 §2.2); set by the service
+   * only. Such a token is renewed at the token endpoint only, never by a refresh of the token itself.
+   */
+  client_id?: string | undefined
   /** Anything a claims updater adds travels in the token. */
   [extra: string]: unknown
 }
