@@ -7,7 +7,7 @@
  */
 import { randomBytes, randomInt } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ErrorCodes, HttpError, RateLimitedError } from '../../lib/errors.js'
+import { HttpError, RateLimitedError } from '../../lib/errors.js'
 import { escapeHtml } from '../../lib/html.js'
 import type { StateStore } from '../../lib/state-store.js'
 import type { Audit } from '../../lib/audit/audit.js'
@@ -18,7 +18,7 @@ import { OAuthError, invalidGrant, invalidClient, unauthorizedClient } from './o
 import type { FieldReader, Grant } from './token-endpoint.js'
 import type { Claims } from './types.js'
 import { userIdOf } from './session-audit.js'
-import { checkOwnPageForm, clientPage } from './client-pages.js'
+import { clientPage, pageAnswer } from './client-pages.js'
 import { noteGrant } from './grant-spans.js'
 
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code'
@@ -131,13 +131,7 @@ function pageHtml (base: string, code: string, xsrf: string, message: string, as
 /** `POST /device`: approves or denies the code's client for the signed-in user. */
 export function deviceDecisionHandler (d: DeviceSignInDeps, formOf: (request: FastifyRequest) => FieldReader) {
   return async function deviceDecision (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    checkOwnPageForm(request, d.origin, 'a device is approved')
-    const claims = await d.session(request)
-    if (claims === null) throw new HttpError(401, 'unauthorized', 'not logged in')
-    const field = formOf(request)
-    if (field('xsrf') !== claims.jti) throw new HttpError(403, 'forbidden', 'the page\'s XSRF value does not match the session', ErrorCodes.XSRF)
-    const action = field('action')
-    if (action !== 'approve' && action !== 'deny') throw new HttpError(400, 'bad request', 'action must be approve or deny')
+    const { claims, field, approve: approved } = await pageAnswer(d, request, formOf, 'a device is approved')
     const userCode = normalised(field('user_code'))
     await guessAllowed(d, request)
     const hash = userCode.length === 8 ? await d.store.take(USER_CODE + userCode) : undefined
@@ -149,7 +143,6 @@ export function deviceDecisionHandler (d: DeviceSignInDeps, formOf: (request: Fa
       return await reply.code(400).type('text/html; charset=utf-8').send(pageHtml(d.base, '', claims.jti, 'That code is not valid: check it and try again.'))
     }
     const client = d.clients.get(record.c)!
-    const approved = action === 'approve'
     const next: DeviceRecord = approved ? { ...record, st: 'approved', claims } : { ...record, st: 'denied' }
     await d.store.set(DEVICE + hash, JSON.stringify(next), Math.max(1000, record.exp - Date.now() + EXPIRES_S * 1000))
     if (d.audit.on) d.audit.emit(request, approved ? 'device.approved' : 'device.denied', { reason: approved ? 'user' : 'denied', userId: userIdOf(claims), clientId: client.id })

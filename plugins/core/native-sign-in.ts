@@ -9,7 +9,8 @@
  * no open redirect. The code is kept hashed; a refused exchange consumes nothing, and a code presented again after
  * its exchange ends the family it bought (RFC 6749 §4.1.2).
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
+import { safeEqual } from '../../lib/compare.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { pkceChallenge } from '../../lib/pkce.js'
@@ -19,7 +20,7 @@ import { hashOf, inputOf, type RefreshFamilies, type TokenResponse } from './ref
 import { invalidGrant } from './oauth-error.js'
 import { escapeHtml } from '../../lib/html.js'
 import type { CrossSiteGuard } from '../../lib/cross-site.js'
-import { checkOwnPageForm, clientPage } from './client-pages.js'
+import { clientPage, pageAnswer } from './client-pages.js'
 import { noteGrant } from './grant-spans.js'
 import type { FieldReader, Grant } from './token-endpoint.js'
 import type { Claims } from './types.js'
@@ -143,16 +144,10 @@ async function sendConfirmation (d: NativeSignInDeps, reply: FastifyReply, a: Au
 /** `POST /authorize`: the user's answer on the confirmation page (this site's own page, the session's XSRF value). */
 export function authorizeConfirmHandler (d: NativeSignInDeps, formOf: (request: FastifyRequest) => FieldReader) {
   return async function confirm (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    checkOwnPageForm(request, d.origin, 'a sign-in is confirmed')
-    const claims = await d.session(request)
-    if (claims === null) throw new HttpError(401, 'unauthorized', 'not logged in')
-    const field = formOf(request)
-    if (field('xsrf') !== claims.jti) throw new HttpError(403, 'forbidden', 'the page\'s XSRF value does not match the session', ErrorCodes.XSRF)
-    const action = field('action')
-    if (action !== 'approve' && action !== 'deny') throw new HttpError(400, 'bad request', 'action must be approve or deny')
+    const { claims, approve } = await pageAnswer(d, request, formOf, 'a sign-in is confirmed')
     const a = readAuthorizationRequest(d, request.body as Record<string, unknown>)
     if (a.error !== undefined) return sendBack(d, reply, a, a.error, 303)
-    if (action === 'deny') return sendBack(d, reply, a, { error: 'access_denied', error_description: 'the user cancelled the sign-in' }, 303)
+    if (!approve) return sendBack(d, reply, a, { error: 'access_denied', error_description: 'the user cancelled the sign-in' }, 303)
     return sendBack(d, reply, a, { code: await newCode(d, a, claims) }, 303)
   }
 }
@@ -171,7 +166,7 @@ export function authorizationCodeGrant (d: NativeSignInDeps): Grant {
       const record = JSON.parse(raw) as CodeRecord
       if (record.c !== client.id) throw invalidGrant('the code was issued to another client')
       if (record.r !== redirectUri) throw invalidGrant('redirect_uri differs from the authorization request')
-      if (!VERIFIER.test(verifier) || !sameText(pkceChallenge(verifier), record.ch)) throw invalidGrant('the code_verifier does not match the code_challenge')
+      if (!VERIFIER.test(verifier) || !safeEqual(pkceChallenge(verifier), record.ch)) throw invalidGrant('the code_verifier does not match the code_challenge')
       if (await d.store.take(CODE + hash) === undefined) throw invalidGrant('the code was already used')
       const pair = await d.families.issue(request, client, inputOf(record.claims), record.claims.auth_time, 'authorization_code')
       await d.store.set(CODE_USED + hash, pair.family, CODE_TTL_MS * 10)
@@ -185,12 +180,6 @@ async function replayed (d: NativeSignInDeps, request: FastifyRequest, client: R
   const family = await d.store.get(CODE_USED + hash)
   if (family !== undefined) await d.families.endFamily(request, client, family)
   throw invalidGrant(family === undefined ? 'unknown or expired code' : 'the code was already used: the tokens it bought are revoked')
-}
-
-function sameText (a: string, b: string): boolean {
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && timingSafeEqual(x, y)
 }
 
 /** `uri` with `fields` added to its query (a private-use scheme URI included). */
