@@ -42,6 +42,7 @@ import { traceHook } from '../../hooks/trace.js'
 import { updateUserHook } from '../../hooks/update-user.js'
 import { xsrfHook } from '../../hooks/xsrf.js'
 import { recentHook } from '../../hooks/recent.js'
+import { sessionEndingOthers } from './reauth.js'
 
 /** The auth core opened on an instance: the app's API and the name to decorate it under (`decoratorName`). */
 export interface OpenedCore { readonly api: GatehouseAuth; readonly decoratorName: string }
@@ -71,6 +72,9 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
 
   const logout = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const everywhere = logoutEverywhere(request, reply)
+    // Ending every session takes the rule of ending other sessions from the list; refused, nothing happens (this
+    // browser stays signed in, so that it can send the password and retry).
+    if (everywhere) await sessionEndingOthers(core, request, reply)
     const signOut = (): void => { tokens.reset(reply); clearSiteCookies(reply) }
     let claims
     try {
