@@ -8,7 +8,7 @@
 import { randomBytes, randomInt } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError, RateLimitedError } from '../../lib/errors.js'
-import { escapeHtml } from '../../lib/html.js'
+import { escapeHtml, sendPage } from '../../lib/html.js'
 import type { StateStore } from '../../lib/state-store.js'
 import type { Audit } from '../../lib/audit/audit.js'
 import type { ClientKey } from '../../lib/throttle/client.js'
@@ -106,8 +106,7 @@ export function devicePageHandler (d: DeviceSignInDeps) {
       else asking = d.clients.get(record.c)?.name ?? ''
     }
     const message = code === '' ? '' : asking === '' ? 'That code is not valid: check it and try again.' : ''
-    return await reply.type('text/html; charset=utf-8').header('cache-control', 'no-store')
-      .send(pageHtml(d.base, code === '' ? '' : shown(code), claims.jti, message, asking))
+    return await sendPage(reply, pageHtml(d.base, code === '' ? '' : shown(code), claims.jti, message, asking))
   }
 }
 
@@ -140,14 +139,14 @@ export function deviceDecisionHandler (d: DeviceSignInDeps, formOf: (request: Fa
     if (hash === undefined || record === undefined || record.st !== 'pending' || record.exp <= Date.now()) {
       await guessFailed(d, request)
       if (d.audit.on) d.audit.emit(request, 'device.denied', { reason: 'unknown_code', userId: userIdOf(claims), clientId: undefined })
-      return await reply.code(400).type('text/html; charset=utf-8').send(pageHtml(d.base, '', claims.jti, 'That code is not valid: check it and try again.'))
+      return await sendPage(reply, pageHtml(d.base, '', claims.jti, 'That code is not valid: check it and try again.'), 400)
     }
     const client = d.clients.get(record.c)!
     const next: DeviceRecord = approved ? { ...record, st: 'approved', claims } : { ...record, st: 'denied' }
     await d.store.set(DEVICE + hash, JSON.stringify(next), Math.max(1000, record.exp - Date.now() + EXPIRES_S * 1000))
     if (d.audit.on) d.audit.emit(request, approved ? 'device.approved' : 'device.denied', { reason: approved ? 'user' : 'denied', userId: userIdOf(claims), clientId: client.id })
     const text = approved ? `${client.name} is signed in. You can return to it.` : `${client.name} was not signed in.`
-    return await reply.type('text/html; charset=utf-8').send(pageHtml(d.base, '', claims.jti, text))
+    return await sendPage(reply, pageHtml(d.base, '', claims.jti, text))
   }
 }
 

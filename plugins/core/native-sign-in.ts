@@ -18,7 +18,7 @@ import type { StateStore } from '../../lib/state-store.js'
 import { allowsRedirect, type RegisteredClient } from './clients.js'
 import { hashOf, inputOf, type RefreshFamilies, type TokenResponse } from './refresh-families.js'
 import { invalidGrant } from './oauth-error.js'
-import { escapeHtml } from '../../lib/html.js'
+import { escapeHtml, sendPage } from '../../lib/html.js'
 import type { CrossSiteGuard } from '../../lib/cross-site.js'
 import { clientPage, pageAnswer } from './client-pages.js'
 import { noteGrant } from './grant-spans.js'
@@ -136,9 +136,7 @@ async function sendConfirmation (d: NativeSignInDeps, reply: FastifyReply, a: Au
   const body = `<p id="ask">${escapeHtml(a.client.name)} asks to be signed in as ${escapeHtml(user)}.</p>
 <p>This sign-in was opened from another site. Continue only if you started it in ${escapeHtml(a.client.name)} yourself.</p>
 <form method="post" action="${escapeHtml(d.issuer)}/authorize">${hidden}<button name="action" value="approve" id="approve">Continue</button><button name="action" value="deny" id="deny">Cancel</button></form>`
-  return await reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').header('x-frame-options', 'DENY')
-    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
-    .send(clientPage(`Sign in to ${a.client.name}?`, body))
+  return await sendPage(reply, clientPage(`Sign in to ${a.client.name}?`, body))
 }
 
 /** `POST /authorize`: the user's answer on the confirmation page (this site's own page, the session's XSRF value). */
