@@ -72,6 +72,13 @@ export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, 
     issuer,
     origin: o.origin,
     crossSite: o.crossSite,
+    startToken: {
+      sign: async (payload: Record<string, unknown>, ttlMs: number) => await s.tokens.signPurpose('handshake', payload, ttlMs),
+      verify: async (token: string) => await s.tokens.verifyPurpose('handshake', token)
+    },
+    startCookie: o.cookies.sessionName.startsWith('__Host-')
+      ? { name: '__Host-gatehouse-authorize', path: '/', secure: true }
+      : { name: 'gatehouse-authorize', path: `${o.authPrefix}/authorize`, secure: o.cookies.secure },
     async session (request: FastifyRequest): Promise<Claims | null> {
       const token = requestCookie(request, o.cookies.sessionName)
       if (token === undefined || token === '') return null
