@@ -16,10 +16,14 @@ export interface Signed { token: string; claims: Claims; key: JwsKey }
 
 /**
  * What a session's claims take from elsewhere than their input: the service's own claims. `jti` and `auth_time`
- * (a refresh keeps them; a new session with a sign-in of before, such as a client's family, gives `auth_time`
- * only), and `client_id`, the registered client a refresh family's access tokens belong to (RFC 9068 §2.2).
+ * (a refresh keeps them; a new session with a sign-in of before, such as a client's family or a session moved from
+ * go-pkgz/auth, gives `auth_time` only), `client_id`, the registered client a refresh family's access tokens belong
+ * to (RFC 9068 §2.2), and `started_at`, kept over a refresh (see `Claims.started_at`).
  */
-export interface SessionBase { jti?: string | undefined; auth_time?: number | undefined; client_id?: string | undefined }
+export interface SessionBase { jti?: string | undefined; auth_time?: number | undefined; client_id?: string | undefined; started_at?: number | undefined }
+
+/** The service's own claims that only some sessions carry: never taken from an input or a claims updater. */
+const OWN_OPTIONAL = ['client_id', 'started_at'] as const
 
 export class Issuer {
   private readonly tokenSeconds: number
@@ -36,10 +40,10 @@ export class Issuer {
     this.refreshCache = o.session.refreshCache ?? new MemoryRefreshCache()
   }
 
-  /** Signs session claims; `base` carries the service's own claims (jti, auth_time, client_id) over a refresh. */
+  /** Signs session claims; `base` carries the service's own claims (jti, auth_time, client_id, started_at) over a refresh. */
   async claims (input: ClaimsInput, base?: SessionBase): Promise<Claims> {
-    // `client_id` is the service's to set (from `base`): neither an input nor the claims of a refresh carries it in.
-    const { aud: rawAud, user, sess, client_id: _client, ...extra } = input
+    // `client_id` and `started_at` are the service's to set (from `base`): an input or a refresh's claims never sets them.
+    const { aud: rawAud, user, sess, client_id: _client, started_at: _started, ...extra } = input
     const aud = sessionAud(rawAud)
     this.audiences.checkCreation(aud)
     const nowMs = Date.now()
@@ -53,7 +57,9 @@ export class Issuer {
       jti: base?.jti ?? randomBytes(16).toString('base64url'),
       auth_time: base?.auth_time ?? nowMs / 1000,
       purpose: 'session' as const,
-      ...(base?.client_id === undefined ? undefined : { client_id: base.client_id })
+      ...(base?.client_id === undefined ? undefined : { client_id: base.client_id }),
+      // A new session whose sign-in came before it (a family, a moved go-pkgz session) notes when it started here.
+      ...(base?.started_at !== undefined ? { started_at: base.started_at } : base?.jti === undefined && base?.auth_time !== undefined ? { started_at: nowMs / 1000 } : undefined)
     }
     let claims: Claims = { ...extra, aud: [aud], ...fixed }
     if (user !== undefined) claims.user = user
@@ -64,7 +70,7 @@ export class Issuer {
       const a = sessionAud(updated.aud)
       this.audiences.checkCreation(a)
       claims = { ...updated, ...fixed, aud: [a] }
-      if (base?.client_id === undefined) delete claims.client_id
+      for (const own of OWN_OPTIONAL) if (!(own in fixed)) delete claims[own]
     }
     return claims
   }
