@@ -15,13 +15,17 @@ export function escapeHtml (text: string): string {
 /** The CSP of a page of the package: no script, its own inline style, forms to itself, no framing. */
 export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
-/** The headers of every HTML page the package serves. */
+/**
+ * The headers of every HTML page the package serves. The referrer policy is `same-origin`, not `no-referrer`: the
+ * page's own form is posted to this origin, and under `no-referrer` a browser sends that POST with `Origin: null`,
+ * which the pages' same-origin check (rightly) refuses; other sites get no Referer either way.
+ */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-type': 'text/html; charset=utf-8',
   'content-security-policy': PAGE_CSP,
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  'referrer-policy': 'same-origin',
   'cache-control': 'no-store'
 })
 
