@@ -98,7 +98,8 @@ export function realmChallenge (resolve: ResolveUser): string {
 
 /**
  * Every 401 carries a challenge (RFC 9110 §11.6.1), in the scheme the request tried: `Bearer realm="…"` without
- * credentials (RFC 6750 §3: no error code then) or with a cookie, `Basic realm="…"` to refused basic credentials.
+ * credentials (RFC 6750 §3: no error code then) or with a cookie, `Basic realm="…"` to basic credentials the hooks
+ * checked (`basicAuth`) and refused.
  * A request that came with `Authorization: Bearer` is told why it was refused (RFC 6750 §3.1): `invalid_token` with
  * 401 (bad, expired or revoked), `insufficient_scope` with 403 (admin, rbac), and with a 401 of step-up (`recent`)
  * `insufficient_user_authentication` (RFC 9470 §3).
@@ -107,7 +108,9 @@ export function challenged (request: FastifyRequest, reply: FastifyReply, refusa
   const credentials = request.headers.authorization
   const bearer = typeof credentials === 'string' && BEARER_SCHEME.test(credentials)
   if (refusal.statusCode === 401) {
-    if (!bearer) return reply.header('www-authenticate', `${typeof credentials === 'string' && BASIC_SCHEME.test(credentials) ? 'Basic' : 'Bearer'} ${realm}`)
+    // Basic only to basic credentials the hooks checked and refused: a browser answers a Basic challenge with a prompt.
+    const basic = refusal.code === ErrorCodes.CREDENTIALS && typeof credentials === 'string' && BASIC_SCHEME.test(credentials)
+    if (!bearer) return reply.header('www-authenticate', `${basic ? 'Basic' : 'Bearer'} ${realm}`)
     return reply.header('www-authenticate', refusal.code === ErrorCodes.STEP_UP ? `Bearer ${realm}, error="insufficient_user_authentication"` : 'Bearer error="invalid_token"')
   }
   if (refusal.statusCode === 403 && bearer) return reply.header('www-authenticate', 'Bearer error="insufficient_scope"')
