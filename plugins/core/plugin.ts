@@ -104,8 +104,8 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
       }
     },
     authenticate: authenticateHook(resolve),
-    admin: adminHook(resolve),
-    rbac: (roles) => rbacHook(resolve, roles),
+    admin: adminHook(resolve, o.audit),
+    rbac: (roles) => rbacHook(resolve, roles, o.audit),
     trace: traceHook(resolve),
     xsrf: xsrfHook({ ...o.xsrf, cookieOf: (request) => requestCookie(request, o.cookies.xsrfName) }),
     recent: (opts) => recentHook(resolve, sessionIdOf, stateStore, o.audit, opts),
