@@ -56,6 +56,7 @@ const T = {
   recent: 'test/hooks/recent.test.ts',
   totpCodes: 'test/providers/totp/codes.test.ts',
   totpProvider: 'test/providers/totp/provider.test.ts',
+  recoveryCodes: 'test/providers/totp/recovery-codes.test.ts',
   xsrf: 'test/plugins/core/xsrf.test.ts',
   crossSite: 'test/lib/cross-site.test.ts',
   hooks: 'test/hooks/hooks.test.ts',
@@ -167,6 +168,9 @@ export const MUTANTS: readonly Mutant[] = [
   { id: 'totp-once', area: 'TOTP', file: 'providers/totp/context.ts', from: "if (!(await ctx.state.setIfAbsent(key(step), '1', keepMs))) {", to: 'if (false) {', breaks: 'a code is taken twice', tests: [T.totpCodes] },
   { id: 'totp-no-older', area: 'TOTP', file: 'providers/totp/context.ts', from: "for (let older = step - ctx.o.window; older < step; older++) await ctx.state.setIfAbsent(key(older), '1', keepMs)", to: '', breaks: 'an older code is taken after a newer one', tests: [T.totpCodes] },
   { id: 'totp-wrong-cap', area: 'TOTP', file: 'providers/totp/context.ts', from: 'export const MAX_WRONG_CODES = 100', to: 'export const MAX_WRONG_CODES = 1000', breaks: 'ten times more wrong codes before the account\'s codes stop', tests: [T.totpCodes] },
+  { id: 'recovery-120-bits', area: 'TOTP', file: 'providers/totp/codes.ts', from: 'const RECOVERY_LENGTH = 24', to: 'const RECOVERY_LENGTH = 12', breaks: 'recovery codes of 60 bits under a fast hash (ASVS 5.0 6.5.2)', tests: [T.recoveryCodes] },
+  { id: 'recovery-alphabet', area: 'TOTP', file: 'providers/totp/codes.ts', from: 'RECOVERY_ALPHABET[b & 31]', to: 'RECOVERY_ALPHABET[b & 15]', breaks: 'each character of a recovery code carries 4 bits, not 5', tests: [T.recoveryCodes] },
+  { id: 'recovery-legacy-kept', area: 'TOTP', file: 'providers/totp/codes.ts', from: '&& text.length !== LEGACY_RECOVERY_LENGTH)', to: ')', breaks: 'the codes users wrote down before the 120-bit codes stop working', tests: [T.recoveryCodes] },
   { id: 'totp-recovery-wrong', area: 'TOTP', file: 'providers/totp/context.ts', from: "if (left < 0) throw new HttpError(403, 'forbidden', 'incorrect recovery code'", to: "if (false) throw new HttpError(403, 'forbidden', 'incorrect recovery code'", breaks: 'a wrong recovery code is taken', tests: [T.totpProvider, T.stepUp] },
 
   // XSRF and cross-site: the double submit bound to the session; Fetch Metadata and Origin.
