@@ -66,7 +66,7 @@ export interface SessionMigratedEvent extends AuditBase {
   readonly source: 'header' | 'cookie'
 }
 /** Who ended a session (or all of a user's): the `reason` repeats it. */
-export type RevokedBy = 'logout' | 'revokeSession' | 'revokeUser' | 'key_removed'
+export type RevokedBy = 'logout' | 'revokeSession' | 'revokeUser' | 'key_removed' | 'sign_in'
 /** A session, or every session of a user, was ended server-side. */
 export interface SessionRevokedEvent extends AuditBase {
   readonly type: 'session.revoked'

@@ -138,7 +138,7 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
     },
     jwks: tokens.jwks
   }
-  const core = attachCore(fastify, { api: auth, options: o, logger: o.logger, tokens, stateStore, throttle, audiences, sessions, safeRedirect: redirects.safe, judgeRedirect: redirects.judge, logout })
+  const core = attachCore(fastify, { api: auth, options: o, logger: o.logger, tokens, stateStore, throttle, audiences, revocations, sessions, safeRedirect: redirects.safe, judgeRedirect: redirects.judge, logout })
   if (o.trustedDevices !== null) {
     const devices = new TrustedDevices(core, o.trustedDevices.ttlMs, o.trustedDevices.maxPerUser)
     core.trustedDevices = devices

@@ -69,7 +69,8 @@ const T = {
   lockout: 'test/lib/throttle/lockout.test.ts',
   redisLockout: 'test/e2e/redis/lockout.test.ts',
   redisRace: 'test/e2e/redis/refresh-race.test.ts',
-  access: 'test/lib/audit/access.test.ts'
+  access: 'test/lib/audit/access.test.ts',
+  login: 'test/plugins/core/login.test.ts'
 } as const
 
 export const MUTANTS: readonly Mutant[] = [
@@ -187,6 +188,8 @@ export const MUTANTS: readonly Mutant[] = [
   { id: 'revoked-session', area: 'revocation', file: 'plugins/core/revocation.ts', from: 'if (session !== undefined) return true', to: '', breaks: 'a revoked session is looked up as live', tests: [T.revocation] },
   { id: 'revoked-user-mark', area: 'revocation', file: 'plugins/core/revocation.ts', from: 'return s.authTime <= mark.nbf && s.jti !== mark.keep', to: 'return s.authTime <= mark.nbf', breaks: '"end my other sessions" ends this one too', tests: [T.sessions, T.revocation] },
   { id: 'revoked-user-before', area: 'revocation', file: 'plugins/core/revocation.ts', from: 'return s.authTime <= mark.nbf && s.jti !== mark.keep', to: 'return s.authTime < mark.nbf - 3600 && s.jti !== mark.keep', breaks: 'revokeUser spares the sessions of the last hour', tests: [T.revocation, T.sessions] },
+  { id: 'prior-session-ended', area: 'revocation', file: 'plugins/core/login.ts', from: '  await endPriorSession(core, request)\n', to: '', breaks: 'the session a browser held before signing in lives on (ASVS 5.0 7.2.4)', tests: [T.login] },
+  { id: 'prior-session-expired', area: 'revocation', file: 'plugins/core/login.ts', from: 'await core.tokens.parse(token, { allowExpired: true })', to: 'await core.tokens.parse(token)', breaks: 'an expired but refreshable prior session is not ended at sign-in', tests: [T.login] },
   { id: 'revoke-access-token', area: 'revocation', file: 'plugins/core/client-tokens.ts', from: 'await revocations.revokeSession(claims.jti)', to: '', breaks: 'an access token presented at /revoke ends nothing', tests: [T.clientTokens] },
 
   // JWS: signatures, algorithms, the strict compact form, the claims that bind a token to its use.
