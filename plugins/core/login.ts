@@ -85,7 +85,7 @@ export async function completeLogin (core: CoreInternals, request: FastifyReques
   const { claims } = await core.tokens.set(reply, { user, aud: result.aud, sess: result.sessionOnly === true })
   if (result.secondFactor !== undefined) {
     // A session whose factor could not be recorded is not handed out: the cookies just set are taken back.
-    await recordFactor(core.stateStore, claims.jti, result.secondFactor).catch((err: unknown) => { core.tokens.reset(reply); throw err })
+    await recordFactor(core.stateStore, claims.jti, result.secondFactor, confirmedAt(result.secondFactorAt)).catch((err: unknown) => { core.tokens.reset(reply); throw err })
     // Trust is a convenience: a store that cannot record it costs the user the shortcut, never the login.
     if (result.trustDevice === true) {
       await core.trustedDevices?.remember(request, reply, userIdOf(claims) ?? user.id, result.secondFactor).catch((err: unknown) => {
@@ -109,6 +109,12 @@ export async function completeLogin (core: CoreInternals, request: FastifyReques
   if (to !== undefined) return reply.redirect(to, 303)
   // The claims updater may have shaped the user (role, attrs): answer with what the session carries.
   return reply.send(new User(claims.user ?? user))
+}
+
+/** When a login's second factor was confirmed: the time it gives, never ahead of now; now when it gives none. */
+function confirmedAt (at: number | undefined): number {
+  const now = Date.now()
+  return typeof at === 'number' && Number.isFinite(at) ? Math.min(at, now) : now
 }
 
 /**

@@ -70,7 +70,8 @@ const T = {
   redisLockout: 'test/e2e/redis/lockout.test.ts',
   redisRace: 'test/e2e/redis/refresh-race.test.ts',
   access: 'test/lib/audit/access.test.ts',
-  login: 'test/plugins/core/login.test.ts'
+  login: 'test/plugins/core/login.test.ts',
+  idpMfa: 'test/e2e/oidc-provider/mfa.test.ts'
 } as const
 
 export const MUTANTS: readonly Mutant[] = [
@@ -163,6 +164,12 @@ export const MUTANTS: readonly Mutant[] = [
   { id: 'stepup-per-session', area: 'step-up', file: 'lib/step-up.ts', from: '`stepup:${factor}:${sessionId}`', to: '`stepup:${factor}:${sessionId.slice(0, 0)}`', breaks: 'a confirmation in one session opens every session', tests: [T.stepUp] },
   { id: 'stepup-sign-in-records', area: 'step-up', file: 'plugins/core/login.ts', from: 'await recordFactor(core.stateStore, claims.jti, result.secondFactor)', to: 'await Promise.resolve()', breaks: 'a sign-in with a second factor is no confirmation', tests: [T.stepUp] },
   { id: 'stepup-totp-or-recent', area: 'step-up', file: 'providers/totp/recovery.ts', from: 'if (orRecent && at !== undefined && Date.now() - at <= ctx.o.recentWithinMs) return undefined', to: 'if (orRecent && at !== undefined) return undefined', breaks: 'an old confirmation removes the app or replaces the codes', tests: [T.stepUp, T.totpReauth] },
+
+  { id: 'idp-mfa-amr-named', area: 'step-up', file: 'providers/oauth2/idp-mfa.ts', from: "amr.some((v) => typeof v === 'string' && rule.amr.has(v))", to: 'amr.length > 0', breaks: 'any amr (a password alone) counts as the IdP\'s second factor', tests: [T.idpMfa] },
+  { id: 'idp-mfa-max-age', area: 'step-up', file: 'providers/oauth2/idp-mfa.ts', from: 'now - at > rule.maxAgeMs', to: 'now - at > rule.maxAgeMs * 100', breaks: 'an old sign-in at the IdP counts as a recent second factor', tests: [T.idpMfa] },
+  { id: 'idp-mfa-auth-time', area: 'step-up', file: 'providers/oauth2/idp-mfa.ts', from: '|| at === undefined ||', to: '||', breaks: 'an ID token without auth_time counts', tests: [T.idpMfa] },
+  { id: 'idp-mfa-future', area: 'step-up', file: 'providers/oauth2/idp-mfa.ts', from: '|| at - now > CLOCK_TOLERANCE_MS)', to: ')', breaks: 'an auth_time far ahead counts as now', tests: [T.idpMfa] },
+  { id: 'idp-mfa-at-auth-time', area: 'step-up', file: 'providers/oauth2/engine.ts', from: '{ secondFactor: IDP_FACTOR, secondFactorAt: idpFactor }', to: '{ secondFactor: IDP_FACTOR }', breaks: 'the IdP\'s factor counts from the callback, not from when it signed the user in', tests: [T.idpMfa] },
 
   // TOTP: the window, one use per step, the cap of wrong codes, recovery codes.
   { id: 'totp-no-future-step', area: 'TOTP', file: 'providers/totp/codes.ts', from: 'step <= current; step++', to: 'step <= current + 1; step++', breaks: 'a code of the next step is taken', tests: [T.totpCodes] },
