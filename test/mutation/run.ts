@@ -13,8 +13,10 @@
  * The source is restored after each mutant, on Ctrl-C and on a crash of this process; should the process be killed
  * outright, the next run restores the file from the journal it left in `.tap/` before anything else.
  *
- * Options: `--only <regexp>` (mutants whose id, area or file match), `--list` (the mutants, nothing run),
- * `--threshold <percent>` (default 90). Not part of `npm test` or CI: it runs each mutant's files again, some
+ * Options: `--only <regexp>` (mutants whose id, area or file match), `--list` (the mutants, nothing run), `--check`
+ * (the list checked against the sources, nothing run), `--threshold <percent>` (default 90). A test file named here
+ * runs under plain `node` with the suite's loaders (package.json `tap.node-arg`), not under tap's runner: it cannot
+ * use `t.mockImport`, which needs tap's own loader (the baseline would fail and say so). Not part of `npm test` or CI: it runs each mutant's files again, some
  * minutes in all (CONTRIBUTING.md gives the last figure).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -139,6 +141,10 @@ async function main (): Promise<number> {
   if (problems.length > 0) {
     for (const p of problems) console.log(`not ok - ${p}`)
     return 2
+  }
+  if (args.includes('--check')) {
+    console.log(`ok - ${mutants.length} mutants: each original text occurs once, each test file exists`)
+    return 0
   }
   const started = Date.now()
   const files = [...new Set(mutants.flatMap((m) => m.tests))]
