@@ -46,7 +46,7 @@ export type {
   PasskeyAddedEvent, PasskeyRemovedEvent, RateLimitedEvent, RecoveryCodesCreatedEvent, RevokedBy, SecondFactorAddedEvent,
   SecondFactorRemovedEvent, SessionMigratedEvent, SessionRefreshedEvent, SessionRefusedEvent, SessionRevokedEvent, StateStoreUnavailableEvent,
   StepUpRefusedEvent, StepUpSucceededEvent, ClientEventBase, TokenIssuedEvent, TokenRefreshedEvent, TokenReuseDetectedEvent, TokenRevokedEvent,
-  DeviceApprovedEvent, DeviceDeniedEvent
+  DeviceApprovedEvent, DeviceDeniedEvent, AccessDeniedEvent
 } from './lib/audit/events.js'
 export type { Audit, AuditFields } from './lib/audit/audit.js'
 export type { StateStore, WriteOptions, IncrementOptions, Counter, Subscription, PublishOptions } from './lib/state-store.js'

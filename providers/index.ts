@@ -29,6 +29,7 @@ export { discoverOidc, mapStandardClaims, type OidcProviderOptions } from './oau
 export { appleKeyFromFile, type AppleConfig, type AppleKeyLoader, type ApplePrivateKey } from './oauth2/apple.js'
 export type { MappedUser, MapContext, MapUserFn, OAuth2ProviderConfig } from './oauth2/engine.js'
 export type { OidcSettings } from './oauth2/idtoken.js'
+export type { IdpMfaOptions } from './oauth2/idp-mfa.js'
 export { devProvider, DEV_PORT, type DevProviderOptions } from './oauth2/dev.js'
 export { verifyProvider, type VerifyOptions, type VerifyProviderOptions } from './verify/provider.js'
 export type { EmailCodeOptions } from './verify/code.js'

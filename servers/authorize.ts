@@ -45,8 +45,7 @@ async function authorize (ctx: ServerContext, request: FastifyRequest, reply: Fa
     state = param(query, 'state')
     const responseType = requiredParam(query, 'response_type')
     if (responseType !== 'code') throw new OAuthError(400, 'unsupported_response_type', 'only response_type=code is supported')
-    const codeChallenge = param(query, 'code_challenge')
-    checkCodeChallenge(codeChallenge, param(query, 'code_challenge_method'))
+    const codeChallenge = checkCodeChallenge(param(query, 'code_challenge'), param(query, 'code_challenge_method'))
     pending = {
       redirectUri,
       redirectUriGiven: givenUri !== undefined,

@@ -108,8 +108,8 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
       }
     },
     authenticate: authenticateHook(resolve),
-    admin: adminHook(resolve),
-    rbac: (roles) => rbacHook(resolve, roles),
+    admin: adminHook(resolve, o.audit),
+    rbac: (roles) => rbacHook(resolve, roles, o.audit),
     trace: traceHook(resolve),
     xsrf: xsrfHook({ ...o.xsrf, cookieOf: (request) => requestCookie(request, o.cookies.xsrfName) }),
     recent: (opts) => recentHook(resolve, sessionIdOf, stateStore, o.audit, opts),
@@ -142,7 +142,7 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
     },
     jwks: tokens.jwks
   }
-  const core = attachCore(fastify, { api: auth, options: o, logger: o.logger, tokens, stateStore, throttle, audiences, sessions, safeRedirect: redirects.safe, judgeRedirect: redirects.judge, logout })
+  const core = attachCore(fastify, { api: auth, options: o, logger: o.logger, tokens, stateStore, throttle, audiences, revocations, sessions, safeRedirect: redirects.safe, judgeRedirect: redirects.judge, logout })
   if (o.trustedDevices !== null) {
     const devices = new TrustedDevices(core, o.trustedDevices.ttlMs, o.trustedDevices.maxPerUser)
     core.trustedDevices = devices

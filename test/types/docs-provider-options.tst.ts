@@ -83,6 +83,7 @@ await app.register(oidcProvider, { name: 'sso', cid, csecret, issuer, authParams
 await app.register(oidcProvider, { name: 'sso', cid, csecret, issuer, timeout: '5s' })
 await app.register(oidcProvider, { name: 'sso', cid, csecret, issuer, handshakeTtl: '5m' })
 await app.register(oidcProvider, { name: 'sso', cid, csecret, issuer, stateStore: 'redis://127.0.0.1:6379/0' })
+await app.register(oidcProvider, { name: 'sso', cid, csecret, issuer, mfa: { amr: ['mfa', 'otp', 'hwk'], maxAge: '5m' } })
 {
   // docs/providers/oidc.md: client authentication chosen by the app
   const discovered = await discoverOidc('https://sso.example.com/realms/main')
