@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { UpdateUser } from './types.js'
 import { User } from '../lib/user.js'
-import { traceHook } from './trace.js'
+import { traceHook } from './optional-user.js'
 import type { ResolveUser } from './types.js'
 
 /**

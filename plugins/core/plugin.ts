@@ -38,10 +38,10 @@ import type { Claims, GatehouseAuth, ResolvedOptions, UserUpdater, UserUpdFunc }
 import { authenticateHook } from '../../hooks/authenticate.js'
 import { adminHook } from '../../hooks/admin.js'
 import { rbacHook } from '../../hooks/rbac.js'
-import { traceHook } from '../../hooks/trace.js'
+import { traceHook } from '../../hooks/optional-user.js'
 import { updateUserHook } from '../../hooks/update-user.js'
 import { xsrfHook } from '../../hooks/xsrf.js'
-import { recentHook } from '../../hooks/recent.js'
+import { recentHook } from '../../hooks/step-up.js'
 
 /** The auth core opened on an instance: the app's API and the name to decorate it under (`decoratorName`). */
 export interface OpenedCore { readonly api: GatehouseAuth; readonly decoratorName: string }
