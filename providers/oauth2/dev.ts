@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError, OptionsError } from '../../lib/errors.js'
 import { checkKeys, optionInt } from '../../lib/options.js'
 import type { StateStoreOption } from '../../stores/state/resolve.js'
-import { providerKit, type AuthProvider } from '../../plugins/core/kit.js'
+import { builtinKit, type AuthProvider } from '../../plugins/core/kit.js'
 import type { LoginRequest } from '../../lib/login-request.js'
 import type { DevServerOptions, RunningOAuth2Server } from '../../servers/dev-server.js'
 import { createOAuth2Provider } from './engine.js'
@@ -39,7 +39,7 @@ async function dev (fastify: FastifyInstance, opts: DevProviderOptions): Promise
   const { port: rawPort, timeout, stateStore, onServer, ...serverOpts } = checkKeys(opts ?? {}, KEYS, 'dev') as DevProviderOptions
   const port = optionInt('dev.port', rawPort, DEV_PORT)
   if (port > 65535) throw new OptionsError('dev.port', 'must be an integer port 0..65535')
-  const kit = providerKit(fastify, 'dev')
+  const kit = builtinKit(fastify, 'dev')
   const store = await kit.openStateStore(stateStore, 'dev.stateStore')
   let server: RunningOAuth2Server | undefined
   let engine: AuthProvider | undefined
