@@ -5,7 +5,7 @@
  * are in toolkit-augment.ts).
  */
 import type { GatehouseAuth, ReadonlyUser } from './plugins/core/types.js'
-import type { ProviderMethods } from './compat.js'
+import type { ProviderMethods } from './provider-entries.js'
 
 declare module './plugins/core/types.js' {
   /** The seed's registration methods (go-pkgz/auth v2's `add*Provider`), which the root plugin adds to `fastify.auth`. */

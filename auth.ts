@@ -1,7 +1,7 @@
 /**
  * The root plugin: `fastify.register(authPlugin, opts)`. A composer: it splits one options object into the
  * parts each plugin reads (core, avatar proxy, each provider), registers those plugins, and decorates
- * `fastify.auth` once: the core's API with the `add*Provider` methods of go-pkgz/auth v2 (compat.ts). No plugin below it sees another's options.
+ * `fastify.auth` once: the core's API with the `add*Provider` methods of go-pkgz/auth v2 (provider-entries.ts). No plugin below it sees another's options.
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
@@ -11,7 +11,7 @@ import { openCore } from './plugins/core/plugin.js'
 import { CORE_OPTION_KEYS, type CoreOptions } from './plugins/core/options.js'
 import { avatarPlugin } from './plugins/avatar/plugin.js'
 import type { AvatarOptions } from './plugins/avatar/options.js'
-import { providerMethods, registerEntry, type ProviderEntry } from './compat.js'
+import { providerMethods, registerEntry, type ProviderEntry } from './provider-entries.js'
 import type { GatehouseAuth } from './plugins/core/types.js'
 
 export type { ProviderEntry }
@@ -56,7 +56,7 @@ async function gatehouse (fastify: FastifyInstance, opts: AuthOptions): Promise<
   // (core/cookie-jar.ts), and the auth routes' scopes have @fastify/cookie. A host may register @fastify/cookie
   // before or after this plugin, or not at all. Forms are parsed in the auth routes' own scopes (core/scope.ts).
   const core = await openCore(fastify, parts.core)
-  // The app's API, composed once: the core's and the seed's registration methods (compat.ts). Added onto the
+  // The app's API, composed once: the core's and the seed's registration methods (provider-entries.ts). Added onto the
   // core's object (the provider kit's `api` is the same one), not spread: its old names are getters that warn.
   const api: GatehouseAuth = Object.assign(core.api, providerMethods(fastify))
   fastify.decorate(core.decoratorName, api)

@@ -33,28 +33,44 @@ export const DEPRECATIONS = {
   reauthentication: { code: 'GATEHOUSE_DEP026', use: '`factors.reauthentication`' },
   trustedDevices: { code: 'GATEHOUSE_DEP027', use: '`factors.trustedDevices`' },
   // The toolkit
-  tracePlugin: { code: 'GATEHOUSE_DEP030', use: '`requestIdPlugin`' }
+  tracePlugin: { code: 'GATEHOUSE_DEP030', use: '`requestIdPlugin`' },
+  // The stores
+  newStore: { code: 'GATEHOUSE_DEP040', use: '`openAvatarStore`' }
 } as const satisfies Record<string, { code: string; use: string }>
 
 export type DeprecatedName = keyof typeof DEPRECATIONS
 
 const warned = new Set<string>()
 
-/** Warns once per process that `name` is deprecated, naming what replaces it. */
-export function warnDeprecated (name: DeprecatedName): void {
-  if (warned.has(name)) return
-  warned.add(name)
-  const { code, use } = DEPRECATIONS[name]
-  process.emitWarning(`fastify-gatehouse: ${name.startsWith('providers entry') ? `the ${name}` : `\`${name}\``} is deprecated and goes in 1.0: use ${use} instead (docs/guide/upgrading.md)`, {
-    type: 'DeprecationWarning',
-    code
-  })
+/** Emits the warning of `key` once per process. */
+function warnOnce (key: string, code: string, message: string): void {
+  if (warned.has(key)) return
+  warned.add(key)
+  process.emitWarning(`fastify-gatehouse: ${message} (docs/guide/upgrading.md)`, { type: 'DeprecationWarning', code })
 }
 
-/** Warns once for `name`, then does what `fn` does. */
-export function deprecatedFunction<F extends (...args: never[]) => unknown> (name: DeprecatedName, fn: F): F {
+/** Warns once per process that `name` is deprecated, naming what replaces it. */
+export function warnDeprecated (name: DeprecatedName): void {
+  const { code, use } = DEPRECATIONS[name]
+  warnOnce(name, code, `${name.startsWith('providers entry') ? `the ${name}` : `\`${name}\``} is deprecated and goes in 1.0: use ${use} instead`)
+}
+
+/** The one code of every name that moved to another entry (or out of the public API): each warns once. */
+export const MOVED_CODE = 'GATEHOUSE_DEP100'
+
+/**
+ * Warns once per process that `name` has moved from where it was imported: `to` is the entry to import it from,
+ * or `null` for a name that leaves the public API (`instead` then says what to use).
+ */
+export function warnMoved (name: string, to: string | null, instead?: string): void {
+  const where = to === null ? `is internal from 1.0${instead === undefined ? '' : `: ${instead}`}` : `moved: import it from '${to}' (the old import goes in 1.0)`
+  warnOnce(`moved:${name}`, MOVED_CODE, `\`${name}\` ${where}`)
+}
+
+/** Calls `warn`, then does what `fn` does (same `this`, same result). */
+export function deprecatedFunction<F extends (...args: never[]) => unknown> (warn: () => void, fn: F): F {
   const wrapped = function (this: unknown, ...args: Parameters<F>): ReturnType<F> {
-    warnDeprecated(name)
+    warn()
     return fn.apply(this, args) as ReturnType<F>
   }
   Object.defineProperty(wrapped, 'name', { value: fn.name })
@@ -62,13 +78,14 @@ export function deprecatedFunction<F extends (...args: never[]) => unknown> (nam
 }
 
 /**
- * A class (or any object) under an old name: the same class, so `instanceof`, `new` and its statics work as
- * before, warning once at the first use (a construction, a call or a property read, `instanceof` included).
+ * A class (or any object) under an old name or in its old place: the same object, so `instanceof`, `new` and its
+ * statics work as before, calling `warn` at each use (a construction, a call or a property read, `instanceof`
+ * included); `warn` itself warns once.
  */
-export function deprecatedObject<T extends object> (name: DeprecatedName, target: T): T {
+export function deprecatedObject<T extends object> (warn: () => void, target: T): T {
   return new Proxy(target, {
-    construct (t, args, newTarget) { warnDeprecated(name); return Reflect.construct(t as new (...a: unknown[]) => object, args, newTarget) },
-    apply (t, self, args) { warnDeprecated(name); return Reflect.apply(t as (...a: unknown[]) => unknown, self, args) },
-    get (t, key, receiver) { warnDeprecated(name); return Reflect.get(t, key, receiver) }
+    construct (t, args, newTarget) { warn(); return Reflect.construct(t as new (...a: unknown[]) => object, args, newTarget) },
+    apply (t, self, args) { warn(); return Reflect.apply(t as (...a: unknown[]) => unknown, self, args) },
+    get (t, key, receiver) { warn(); return Reflect.get(t, key, receiver) }
   })
 }

@@ -6,6 +6,7 @@
  * `app.register(directProvider, { name: 'local', checker })` after the auth core.
  */
 import fp from 'fastify-plugin'
+import { BREACHED_PASSWORD_HEADER } from './direct-header.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError, OptionsError } from '../lib/errors.js'
 import { checkKeys, optionFunction, optionName } from '../lib/options.js'
@@ -50,8 +51,7 @@ export interface DirectBreachedPasswords {
   onBreached?: 'warn' | 'refuse' | undefined
 }
 
-/** The header that flags a sign-in with a breached password (`onBreached: 'warn'`). */
-export const BREACHED_PASSWORD_HEADER = 'gatehouse-password-breached'
+export { BREACHED_PASSWORD_HEADER } from './direct-header.js'
 
 const MAX_USER = 256
 const MAX_PASSWD = 4096

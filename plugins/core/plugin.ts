@@ -155,7 +155,7 @@ function appApi (p: ApiParts): GatehouseAuth {
     rbac: (roles) => rbacHook(resolve, roles),
     stepUp: (opts) => stepUp(opts),
     xsrf: xsrfHook({ ...o.xsrf, cookieOf: (request) => requestCookie(request, o.cookies.xsrfName) }),
-    updateUser (updater?: UserUpdater | UserUpdFunc) {
+    updateUser (updater?: UserUpdater) {
       const fn = updater === undefined ? o.userUpdater : adaptUpdater(updater)
       if (fn === undefined) throw new OptionsError('userUpdater', 'is needed by updateUser() when it is called without an updater')
       return updateUserHook(resolve, fn)
@@ -284,7 +284,7 @@ function logoutEverywhere (request: FastifyRequest, reply: FastifyReply): boolea
   throw new HttpError(405, 'method not allowed', 'ending every session is a POST (with the XSRF header of a cookie session)', ErrorCodes.BAD_REQUEST)
 }
 
-function adaptUpdater (u: UserUpdater | UserUpdFunc): UserUpdFunc {
+function adaptUpdater (u: UserUpdater): UserUpdFunc {
   if (typeof u === 'function') return u
   if (u !== null && typeof u === 'object' && typeof u.update === 'function') return (user) => u.update(user)
   throw new OptionsError('updater', 'must be a function or an object with update()')

@@ -67,7 +67,13 @@ export type SecretValue = string | readonly SecretKeyEntry[]
 
 /** Returns the signing secret(s) for an audience (`''` when the token has none). */
 export type SecretFunc = (aud: string) => MaybePromise<SecretValue>
+/** go-pkgz/auth's secret reader: `{ get(aud) }`, the object form of `SecretFunc`. */
 export interface SecretReader { get(aud: string): MaybePromise<SecretValue> }
+/**
+ * The `secret` option: one string (32+ bytes) for every audience, or `(aud) => secret` (sync or async) returning a
+ * secret or a key list `[{ kid, secret }, …]` (rotation), or go-pkgz's `{ get(aud) }`.
+ */
+export type SecretOption = string | SecretFunc | SecretReader
 
 /** An asymmetric session-signing key (the `session.signingKeys` option). */
 export interface SessionKey {
@@ -79,14 +85,29 @@ export interface SessionKey {
   privateKey: string | JsonWebKey | KeyObject
 }
 
+/** The validator as a function: false refuses the request (go-pkgz/auth's `ValidatorFunc`). */
 export type ValidatorFunc = (token: string, claims: Claims) => MaybePromise<boolean>
-export interface Validator { validate(token: string, claims: Claims): MaybePromise<boolean> }
+/**
+ * The `validator` option: `(token, claims) => boolean` (sync or async), called on every authenticated request;
+ * false refuses it. go-pkgz/auth's object form `{ validate(token, claims) }` is taken too.
+ */
+export type Validator = ValidatorFunc | { validate(token: string, claims: Claims): MaybePromise<boolean> }
 
+/** The claims updater as a function (go-pkgz/auth's `ClaimsUpdFunc`). */
 export type ClaimsUpdFunc = (claims: Claims) => MaybePromise<Claims>
-export interface ClaimsUpdater { update(claims: Claims): MaybePromise<Claims> }
+/**
+ * The `claimsUpdater` option: `(claims) => claims` (sync or async), called when a token is created or refreshed;
+ * returns the claims to sign. go-pkgz/auth's object form `{ update(claims) }` is taken too.
+ */
+export type ClaimsUpdater = ClaimsUpdFunc | { update(claims: Claims): MaybePromise<Claims> }
 
+/** The user updater as a function (go-pkgz/auth's `UserUpdFunc`). */
 export type UserUpdFunc = (user: User) => MaybePromise<User>
-export interface UserUpdater { update(user: User): MaybePromise<User> }
+/**
+ * A user updater (the `userUpdater` option, `fastify.auth.updateUser(updater)`): `(user) => user` (sync or
+ * async), given a copy of the request's user. go-pkgz/auth's object form `{ update(user) }` is taken too.
+ */
+export type UserUpdater = UserUpdFunc | { update(user: User): MaybePromise<User> }
 
 
 /**
@@ -355,7 +376,7 @@ export interface GatehouseAuth {
   /** preHandler for session-less routes: XSRF header must equal the XSRF cookie (403 otherwise). */
   readonly xsrf: AuthHook
   /** preHandler: replaces `request.user` through the updater (default: the `userUpdater` option). */
-  updateUser(updater?: UserUpdater | UserUpdFunc): AuthHook
+  updateUser(updater?: UserUpdater): AuthHook
 
   /**
    * The user an auth hook (`authenticate`, `optionalUser`, `admin`, `rbac`, `updateUser`) attached to this

@@ -15,8 +15,9 @@ import type { LoginRequest } from '../../lib/login-request.js'
 import type { DevServerOptions, RunningOAuth2Server } from '../../servers/dev-server.js'
 import { createOAuth2Provider } from './engine.js'
 
-/** Default port of the dev server. */
-export const DEV_PORT = 8084
+import { DEV_SERVER_PORT } from '../../servers/dev-port.js'
+
+export { DEV_PORT } from '../../servers/dev-port.js'
 
 /** Options of the dev provider: the dev server's (login page, email function, …) plus client-side ones. */
 export interface DevProviderOptions extends Omit<DevServerOptions, 'port'> {
@@ -37,7 +38,7 @@ const KEYS = [
 
 async function dev (fastify: FastifyInstance, opts: DevProviderOptions): Promise<void> {
   const { port: rawPort, timeout, stateStore, onServer, ...serverOpts } = checkKeys(opts ?? {}, KEYS, 'dev') as DevProviderOptions
-  const port = optionInt('dev.port', rawPort, DEV_PORT)
+  const port = optionInt('dev.port', rawPort, DEV_SERVER_PORT)
   if (port > 65535) throw new OptionsError('dev.port', 'must be an integer port 0..65535')
   const kit = builtinKit(fastify, 'dev')
   const store = await kit.openStateStore(stateStore, 'dev.stateStore')

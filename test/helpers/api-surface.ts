@@ -31,6 +31,13 @@ export interface ExportedName {
   readonly kind: 'value' | 'type' | 'value+type'
   /** Where it is declared (file:position of its first declaration), to tell one declaration from two. */
   readonly declaration: string
+  /**
+   * Marked `@deprecated` on the way from the entry to its declaration (an export specifier, an alias, the
+   * declaration itself): a name kept in its old place until 1.0, not counted against the entry's limit.
+   */
+  readonly deprecated: boolean
+  /** The name's type, printed: a deprecated alias of a name of another entry must be the same thing. */
+  readonly type: string
 }
 
 /** A program over the given entry files (sources or declarations), no type check: names are resolved only. */
@@ -62,8 +69,19 @@ export function exportedNames (program: ts.Program, root: string, file: string):
     const type = (target.flags & (ts.SymbolFlags.Type | ts.SymbolFlags.Namespace)) !== 0
     const decl = target.declarations?.[0]
     const where = decl === undefined ? '?' : `${decl.getSourceFile().fileName.slice(root.length).replace(/^\/+/, '')}:${decl.pos}`
-    return { name: symbol.name, kind: value && type ? 'value+type' : value ? 'value' : 'type', declaration: where } as const
+    const printed = decl === undefined ? '?' : checker.typeToString(value ? checker.getTypeOfSymbol(target) : checker.getDeclaredTypeOfSymbol(target), undefined, ts.TypeFormatFlags.NoTruncation)
+    return { name: symbol.name, kind: value && type ? 'value+type' : value ? 'value' : 'type', declaration: where, deprecated: deprecatedOnTheWay(checker, symbol), type: printed } as const
   }).sort((a, b) => a.name.localeCompare(b.name, 'en'))
+}
+
+/** Whether a `@deprecated` tag marks the symbol, any alias it goes through, or its declaration. */
+function deprecatedOnTheWay (checker: ts.TypeChecker, symbol: ts.Symbol): boolean {
+  for (let s: ts.Symbol | undefined = symbol; s !== undefined;) {
+    if (s.declarations?.some((d) => ts.getJSDocDeprecatedTag(d) !== undefined || ts.getJSDocDeprecatedTag(d.parent?.parent ?? d) !== undefined && ts.isVariableStatement(d.parent.parent))) return true
+    if ((s.flags & ts.SymbolFlags.Alias) === 0) return false
+    s = checker.getImmediateAliasedSymbol(s)
+  }
+  return false
 }
 
 /** Each entry's names, from the files `fileOf` picks (`source` or `dts`). */
@@ -72,30 +90,39 @@ export function surface (root: string, fileOf: 'source' | 'dts'): Map<Entry, Exp
   return new Map(ENTRIES.map((e) => [e, exportedNames(program, root, e[fileOf])]))
 }
 
-/** What breaks the rules: an entry above its limit, a name two entries export as two declarations. */
+/** The names an entry keeps in 1.0: all but the deprecated ones. */
+export const kept = (list: readonly ExportedName[]): ExportedName[] => list.filter((n) => !n.deprecated)
+
+/**
+ * What breaks the rules: an entry whose 1.0 names are above its limit; a name two entries export as two
+ * declarations, unless one of them is a deprecated alias (a name kept in its old place) of the same type.
+ */
 export function surfaceProblems (names: Map<Entry, ExportedName[]>): string[] {
   const problems: string[] = []
   for (const [entry, list] of names) {
-    if (entry.limit !== undefined && list.length > entry.limit) problems.push(`${entry.subpath} exports ${list.length} names, above its limit of ${entry.limit}`)
+    const count = kept(list).length
+    if (entry.limit !== undefined && count > entry.limit) problems.push(`${entry.subpath} exports ${count} names (not counting deprecated ones), above its limit of ${entry.limit}`)
   }
-  const seen = new Map<string, { entry: Entry; declaration: string }>()
+  const seen = new Map<string, { entry: Entry; name: ExportedName }>()
   for (const [entry, list] of names) {
     for (const n of list) {
       const other = seen.get(n.name)
-      if (other === undefined) { seen.set(n.name, { entry, declaration: n.declaration }); continue }
-      if (other.declaration !== n.declaration) {
-        problems.push(`${n.name} means two things: ${other.entry.subpath} exports ${other.declaration}, ${entry.subpath} exports ${n.declaration}`)
-      }
+      if (other === undefined) { seen.set(n.name, { entry, name: n }); continue }
+      if (other.name.declaration === n.declaration) continue
+      if ((other.name.deprecated || n.deprecated) && other.name.type === n.type) continue
+      problems.push(`${n.name} means two things: ${other.entry.subpath} exports ${other.name.declaration}, ${entry.subpath} exports ${n.declaration}`)
     }
   }
   return problems
 }
 
-/** One line per entry: `root 57 (19 values, 38 types; limit 60)`. */
+/** One line per entry: `.  57 names (19 values, 38 types; limit 60) + 176 deprecated until 1.0`. */
 export function surfaceSummary (names: Map<Entry, ExportedName[]>): string[] {
-  return [...names].map(([entry, list]) => {
+  return [...names].map(([entry, all]) => {
+    const list = kept(all)
     const values = list.filter((n) => n.kind !== 'type').length
     const limit = entry.limit === undefined ? '' : `; limit ${entry.limit}`
-    return `${entry.subpath.padEnd(12)} ${String(list.length).padStart(4)} names (${values} values, ${list.length - values} types${limit})`
+    const old = all.length - list.length
+    return `${entry.subpath.padEnd(12)} ${String(list.length).padStart(4)} names (${values} values, ${list.length - values} types${limit})${old === 0 ? '' : ` + ${old} deprecated until 1.0`}`
   })
 }

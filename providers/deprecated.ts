@@ -1,0 +1,26 @@
+/**
+ * Names `fastify-gatehouse/providers` (and the root entry, which re-exported this one whole) had before 1.0 and
+ * that now live in another entry or nowhere public: each keeps working until 1.0 and warns once when used
+ * (lib/deprecation.ts). The names and their new places: docs/guide/upgrading.md.
+ */
+import { deprecatedFunction, deprecatedObject, warnMoved } from '../lib/deprecation.js'
+import { RESERVED_PROVIDER_NAMES as reservedNames } from './oauth2/builtins.js'
+import { isMailAddress as isMail, senderFunc as adaptSender } from './email/sender.js'
+
+/**
+ * Names no custom provider may take (the built-ins', `apple`, `telegram`, `dev`).
+ * @deprecated Internal from 1.0 (a reserved name is refused at registration with an OptionsError naming it).
+ */
+export const RESERVED_PROVIDER_NAMES: readonly string[] = deprecatedObject(() => { warnMoved('RESERVED_PROVIDER_NAMES', null) }, reservedNames)
+
+/**
+ * True for one bare mail address: the e-mail provider's default `isAddress` rule.
+ * @deprecated Internal from 1.0 (it is the default of the e-mail provider's `isAddress` option).
+ */
+export const isMailAddress: typeof isMail = deprecatedFunction(() => { warnMoved('isMailAddress', null) }, isMail)
+
+/**
+ * Adapts a function to the `Sender` interface (a function is taken as a sender as it is).
+ * @deprecated Import it from `fastify-gatehouse/compat`; goes from here in 1.0.
+ */
+export const senderFunc: typeof adaptSender = deprecatedFunction(() => { warnMoved('senderFunc', 'fastify-gatehouse/compat') }, adaptSender)
