@@ -22,12 +22,10 @@ import { hcaptchaVerifier as hcaptcha, recaptchaV3Verifier as recaptcha, turnsti
 import { SmtpSender as Smtp } from './providers/email/smtp.js'
 import { providerKit as kitOf } from './plugins/core/kit.js'
 import { handlerProvider as handler } from './providers/lazy.js'
-import type { AppleKeyLoader } from './providers/oauth2/apple.js'
-import type { CustomProviderOptions } from './providers/oauth2/custom.js'
-import type { OidcProviderOptions } from './providers/oauth2/oidc.js'
-import type { ProviderToken } from './providers/oauth2/provider-tokens.js'
+import type { appleKeyFromFile as appleKey } from './providers/oauth2/apple.js'
+import type { discoverOidc as discover } from './providers/oauth2/oidc.js'
+import type { getProviderToken as getToken, revokeProviderToken as revokeToken } from './providers/oauth2/provider-tokens.js'
 import type { AvatarOptions } from './plugins/avatar/options.js'
-import type { FastifyRequest } from 'fastify'
 
 const PROVIDERS = 'fastify-gatehouse/providers'
 const COMPAT = 'fastify-gatehouse/compat'
@@ -35,22 +33,22 @@ const moved = (name: string, to: string | null, instead?: string) => () => { war
 
 // Moved to fastify-gatehouse/providers.
 /** @deprecated Import it from `fastify-gatehouse/providers`; goes from the root in 1.0. */
-export const appleKeyFromFile = (path: string): AppleKeyLoader => {
+export const appleKeyFromFile: typeof appleKey = (path) => {
   warnMoved('appleKeyFromFile', PROVIDERS)
   return async () => (await import('./providers/oauth2/apple.js')).appleKeyFromFile(path)()
 }
 /** @deprecated Import it from `fastify-gatehouse/providers`; goes from the root in 1.0. */
-export const discoverOidc = async (issuer: string, opts?: Omit<OidcProviderOptions, 'issuer'>): Promise<CustomProviderOptions> => {
+export const discoverOidc: typeof discover = async (issuer, opts) => {
   warnMoved('discoverOidc', PROVIDERS)
   return await (await import('./providers/oauth2/oidc.js')).discoverOidc(issuer, opts)
 }
 /** @deprecated Import it from `fastify-gatehouse/providers`; goes from the root in 1.0. */
-export const getProviderToken = async (request: FastifyRequest, name: string): Promise<ProviderToken> => {
+export const getProviderToken: typeof getToken = async (request, name) => {
   warnMoved('getProviderToken', PROVIDERS)
   return await (await import('./providers/oauth2/provider-tokens.js')).getProviderToken(request, name)
 }
 /** @deprecated Import it from `fastify-gatehouse/providers`; goes from the root in 1.0. */
-export const revokeProviderToken = async (request: FastifyRequest, name: string): Promise<boolean> => {
+export const revokeProviderToken: typeof revokeToken = async (request, name) => {
   warnMoved('revokeProviderToken', PROVIDERS)
   return await (await import('./providers/oauth2/provider-tokens.js')).revokeProviderToken(request, name)
 }

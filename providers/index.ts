@@ -60,22 +60,9 @@ export type { PasskeyInfo } from './passkey/context.js'
 
 // Until 1.0: the names this entry had before (docs/guide/upgrading.md). Each is deprecated; the values warn once.
 export {
-  /** @deprecated Register it from the root entry: `import { directProvider } from 'fastify-gatehouse'`; goes from here in 1.0. */
-  directProvider,
-  /** @deprecated Register it from the root entry: `import { oauth2Provider } from 'fastify-gatehouse'`; goes from here in 1.0. */
-  oauth2Provider,
-  /** @deprecated Register it from the root entry: `import { oidcProvider } from 'fastify-gatehouse'`; goes from here in 1.0. */
-  oidcProvider,
-  /** @deprecated Register it from the root entry: `import { appleProvider } from 'fastify-gatehouse'`; goes from here in 1.0. */
-  appleProvider,
-  /** @deprecated Register it from the root entry: `import { devProvider } from 'fastify-gatehouse'`; goes from here in 1.0. */
-  devProvider,
-  /** @deprecated Register it from the root entry: `import { telegramProvider } from 'fastify-gatehouse'`; goes from here in 1.0. */
-  telegramProvider,
-  /** @deprecated Register it from the root entry: `import { passkeyProvider } from 'fastify-gatehouse'`; goes from here in 1.0. */
-  passkeyProvider,
-  /** @deprecated Register it from the root entry: `import { totpProvider } from 'fastify-gatehouse'`; goes from here in 1.0. */
-  totpProvider,
+  directProvider, oauth2Provider, oidcProvider, appleProvider, devProvider, telegramProvider, passkeyProvider, totpProvider
+} from './deprecated.js'
+export {
   /** @deprecated Use `emailProvider` from the root entry (`verify` also means token verification); goes in 1.0. */
   verifyProvider
 } from './lazy.js'

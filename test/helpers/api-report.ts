@@ -1,7 +1,8 @@
 /**
  * The API reports (issue 44 item 1): one `etc/<entry>.api.md` per entry of package.json `exports`, written by
- * @microsoft/api-extractor from the emitted declarations (`dist/`), and the name limits of each entry
- * (test/helpers/api-surface.ts), counted from the same declarations.
+ * @microsoft/api-extractor from the emitted declarations (`dist/`) with every signature, and `etc/names.md`, the
+ * names of each entry as the compiler sees them (kind, and whether deprecated: the extractor shows a name's own
+ * `@deprecated`, not one on its export), with the name limits of each entry (test/helpers/api-surface.ts).
  *
  *   npm run api          builds, then rewrites the reports (commit them with the change that moved the surface)
  *   npm run api:check    fails when a report differs from the built surface or an entry is above its limit
@@ -9,10 +10,10 @@
  * A changed report is a change of the public API: see CONTRIBUTING.md ("The public API").
  */
 import { Extractor, ExtractorConfig, ExtractorLogLevel, type IConfigFile } from '@microsoft/api-extractor'
-import { mkdirSync, readdirSync, statSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ENTRIES, surface, surfaceProblems, surfaceSummary, type Entry } from './api-surface.js'
+import { ENTRIES, kept, surface, surfaceProblems, surfaceSummary, type Entry, type ExportedName } from './api-surface.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const update = process.argv.includes('--update')
@@ -109,4 +110,39 @@ for (const entry of ENTRIES) {
 const names = surface(root, 'dts')
 console.log(surfaceSummary(names).map((l) => `api: ${l}`).join('\n'))
 for (const problem of surfaceProblems(names)) { failed = true; console.error(`api: ${problem}`) }
+const namesFile = join(root, 'etc/names.md')
+const text = namesReport(names)
+let committed: string | undefined
+try { committed = readFileSync(namesFile, 'utf8') } catch {}
+if (committed !== text) {
+  if (update) {
+    writeFileSync(namesFile, text)
+    console.log('api: etc/names.md updated')
+  } else {
+    failed = true
+    writeFileSync(join(root, '.tap/api-report/names.md'), text)
+    console.error('api: etc/names.md is not the names of the built entries: the public API changed.')
+    console.error('     Review the difference (diff etc/names.md .tap/api-report/names.md), then run npm run api and commit it.')
+  }
+}
 if (failed) process.exitCode = 1
+
+/** etc/names.md: per entry, its names in 1.0 and the deprecated ones it keeps until then. */
+function namesReport (all: Map<Entry, ExportedName[]>): string {
+  const line = (n: ExportedName): string => `\`${n.name}\` ${n.kind === 'type' ? '' : n.kind === 'value' ? '(value)' : '(value, type)'}`.trim()
+  const out = [
+    '# The names of each entry',
+    '',
+    'Written by `npm run api` from the built declarations (test/helpers/api-report.ts); `npm run api:check` fails when',
+    'it differs from the build. The signatures are in the `<entry>.api.md` reports beside this file.',
+    ''
+  ]
+  for (const [entry, list] of all) {
+    const now = kept(list)
+    const old = list.filter((n) => n.deprecated)
+    out.push(`## fastify-gatehouse${entry.subpath.slice(1)}: ${now.length} names${entry.limit === undefined ? '' : ` (limit ${entry.limit})`}`, '')
+    out.push(...now.map((n) => `- ${line(n)}`), '')
+    if (old.length > 0) out.push(`Deprecated until 1.0 (${old.length}):`, '', ...old.map((n) => `- ${line(n)}`), '')
+  }
+  return out.join('\n')
+}
