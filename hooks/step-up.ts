@@ -12,7 +12,7 @@ import { checkKeys, optionDuration, optionName } from '../lib/options.js'
 import type { StateStore } from '../lib/state-store.js'
 import type { Audit } from '../lib/audit/audit.js'
 import { lastFactorAt, STEP_UP_KEEP_MS, type StepUpOptions } from '../lib/step-up.js'
-import { guardedHook, requireUser } from './authenticate.js'
+import { challenged, guardedHook, realmChallenge, requireUser } from './authenticate.js'
 import type { ResolveUser, SessionIdOf } from './types.js'
 
 /** The hook; `called` is the name its options are checked under (`stepUp`, or the deprecated `recent`). */
@@ -23,6 +23,7 @@ export function stepUpHook (resolve: ResolveUser, sessionIdOf: SessionIdOf, stor
   if (withinMs <= 0 || withinMs > STEP_UP_KEEP_MS) throw new OptionsError(`${called}.within`, 'must be above 0 and at most 24 hours')
   const factor = o.factor === undefined ? undefined : optionName(`${called}.factor`, o.factor)
   const signedIn = guardedHook(resolve, requireUser)
+  const realm = realmChallenge(resolve)
   return async function gatehouseStepUp (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const denied = await signedIn(request, reply)
     if (denied !== undefined) return denied
@@ -31,7 +32,7 @@ export function stepUpHook (resolve: ResolveUser, sessionIdOf: SessionIdOf, stor
     const at = sessionId === undefined ? undefined : await lastFactorAt(store, sessionId, factor)
     if (at !== undefined && Date.now() - at <= withinMs) return undefined
     if (audit.on) audit.emit(request, 'step_up.refused', { reason: 'not_recent', userId: request.user!.id })
-    return refuse(request, reply.header('cache-control', 'no-store'), new HttpError(401, 'second factor required',
-      `confirm ${factor === undefined ? 'a second factor' : `the ${factor} factor`} again, then retry`, ErrorCodes.STEP_UP))
+    const refusal = new HttpError(401, 'second factor required', `confirm ${factor === undefined ? 'a second factor' : `the ${factor} factor`} again, then retry`, ErrorCodes.STEP_UP)
+    return refuse(request, challenged(request, reply.header('cache-control', 'no-store'), refusal, realm), refusal)
   }
 }

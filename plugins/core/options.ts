@@ -174,7 +174,10 @@ export interface ReauthenticationOptions {
    * request: ms or `'5m'`, at most 1 hour. Default 5 minutes.
    */
   within?: Duration | undefined
-  /** Whether ending other sessions from the session list (`DELETE {authPrefix}/sessions[/:id]`) needs it too. Default true. */
+  /**
+   * Whether ending other sessions (`DELETE {authPrefix}/sessions[/:id]`, `POST {authPrefix}/logout?all=1`) needs it
+   * too; either way they take a cookie session. Default true.
+   */
   otherSessions?: boolean | undefined
 }
 

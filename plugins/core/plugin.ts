@@ -45,6 +45,7 @@ import { stepUpHook } from '../../hooks/step-up.js'
 import type { ResolveUser, SessionIdOf } from '../../hooks/types.js'
 import type { StepUpOptions } from '../../lib/step-up.js'
 import { warnDeprecated } from '../../lib/deprecation.js'
+import { sessionEndingOthers } from './reauth.js'
 
 /** The auth core opened on an instance: the app's API and the name to decorate it under (`decoratorName`). */
 export interface OpenedCore { readonly api: GatehouseAuth; readonly decoratorName: string }
@@ -74,6 +75,9 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
 
   const logout = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const everywhere = logoutEverywhere(request, reply)
+    // Ending every session takes the rule of ending other sessions from the list; refused, nothing happens (this
+    // browser stays signed in, so that it can send the password and retry).
+    if (everywhere) await sessionEndingOthers(core, request, reply)
     const signOut = (): void => { tokens.reset(reply); clearSiteCookies(reply) }
     let claims
     try {

@@ -36,6 +36,17 @@ export interface Claims {
    * `session.maxAge` after it, and `revokeUser` ends the sessions whose login came before the call.
    */
   auth_time?: number | undefined
+  /**
+   * The registered client whose refresh family the token is an access token of (RFC 9068 §2.2); set by the service
+   * only. Such a token is renewed at the token endpoint only, never by a refresh of the token itself.
+   */
+  client_id?: string | undefined
+  /**
+   * When the session started on this service (seconds), when that is later than its sign-in (`auth_time`): a
+   * session moved from go-pkgz/auth, a client's family opened from a browser's session. The state store's
+   * revocation epoch is compared with it: no revocation of this session can predate it. Set by the service only.
+   */
+  started_at?: number | undefined
   /** Anything a claims updater adds travels in the token. */
   [extra: string]: unknown
 }
