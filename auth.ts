@@ -1,7 +1,7 @@
 /**
  * The root plugin: `fastify.register(authPlugin, opts)`. A composer: it splits one options object into the
  * parts each plugin reads (core, avatar proxy, each provider), registers those plugins, and decorates
- * `fastify.auth` once: the core's API with the `add*Provider` methods of go-pkgz/auth v2 (compat.ts). No plugin below it sees another's options.
+ * `fastify.auth` once: the core's API with the `add*Provider` methods of go-pkgz/auth v2 (provider-entries.ts). No plugin below it sees another's options.
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
@@ -11,16 +11,16 @@ import { openCore } from './plugins/core/plugin.js'
 import { CORE_OPTION_KEYS, type CoreOptions } from './plugins/core/options.js'
 import { avatarPlugin } from './plugins/avatar/plugin.js'
 import type { AvatarOptions } from './plugins/avatar/options.js'
-import { providerMethods, registerEntry, type ProviderEntry, type ProviderMethods } from './compat.js'
+import { providerMethods, registerEntry, type ProviderEntry } from './provider-entries.js'
 import type { GatehouseAuth } from './plugins/core/types.js'
 
 export type { ProviderEntry }
 
 /**
- * The app's API as `fastify.auth` carries it: the core's (`GatehouseAuth`) and the `add*Provider` methods. The
- * type to declare a renamed decorator (`decoratorName`) with.
+ * The type of `fastify.auth`, which is `GatehouseAuth` (with the `add*Provider` methods: augment.ts).
+ * @deprecated Use `GatehouseAuth`, the one name of `fastify.auth`'s type; goes in 1.0.
  */
-export type GatehouseApi = GatehouseAuth & ProviderMethods
+export type GatehouseApi = GatehouseAuth
 
 /** Options of the root plugin: the core's, the avatar proxy's (`avatar`) and the providers. */
 export interface AuthOptions extends CoreOptions {
@@ -56,8 +56,9 @@ async function gatehouse (fastify: FastifyInstance, opts: AuthOptions): Promise<
   // (core/cookie-jar.ts), and the auth routes' scopes have @fastify/cookie. A host may register @fastify/cookie
   // before or after this plugin, or not at all. Forms are parsed in the auth routes' own scopes (core/scope.ts).
   const core = await openCore(fastify, parts.core)
-  // The app's API, composed once: the core's and the seed's registration methods (compat.ts).
-  const api: GatehouseApi = { ...core.api, ...providerMethods(fastify) }
+  // The app's API, composed once: the core's and the seed's registration methods (provider-entries.ts). Added onto the
+  // core's object (the provider kit's `api` is the same one), not spread: its old names are getters that warn.
+  const api: GatehouseAuth = Object.assign(core.api, providerMethods(fastify))
   fastify.decorate(core.decoratorName, api)
   if (parts.avatar !== false) await fastify.register(avatarPlugin, parts.avatar)
   for (const entry of parts.providers) registerEntry(fastify, entry)

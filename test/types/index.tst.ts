@@ -74,11 +74,15 @@ await app.register(async (scope) => {
   void kit.throttle.loginRequest
 })
 
-// fastify.auth is the app's API: these members (15 at most) and the seed's add* methods, nothing of the providers' plumbing
-type AppApi = 'tokens' | 'authenticate' | 'admin' | 'rbac' | 'trace' | 'xsrf' | 'recent' | 'updateUser' | 'getUser' | 'mustGetUser' | 'providers' |
-  'revokeSession' | 'revokeUser' | 'listSessions' | 'jwks'
-const exactly = <T>(_: T & ([T] extends [AppApi] ? ([AppApi] extends [T] ? unknown : never) : never)): void => {}
-exactly<keyof GatehouseAuth>(null as unknown as keyof GatehouseAuth)
+// fastify.auth is the app's API: these 13 members and the seed's add* methods, nothing of the providers' plumbing
+type AppApi = 'authenticate' | 'optionalUser' | 'admin' | 'rbac' | 'stepUp' | 'xsrf' | 'updateUser' | 'getUser' | 'mustGetUser' | 'sessions' |
+  'tokens' | 'providers' | 'jwks'
+// and, until 1.0, the names five of them had (deprecated: each warns once when used)
+type DeprecatedApi = 'trace' | 'recent' | 'revokeSession' | 'revokeUser' | 'listSessions'
+type Members = Exclude<keyof GatehouseAuth, keyof ProviderMethods>
+const exactly = <T>(_: T & ([T] extends [AppApi | DeprecatedApi] ? ([AppApi | DeprecatedApi] extends [T] ? unknown : never) : never)): void => {}
+exactly<Members>(null as unknown as Members)
+void [app.auth.sessions.list, app.auth.sessions.revoke, app.auth.sessions.revokeUser]
 const names: Array<keyof ProviderMethods> = ['addProvider', 'addDevProvider', 'addDirectProvider', 'addVerifProvider', 'addCustomProvider', 'addOidcProvider', 'addAppleProvider', 'addTelegramProvider', 'addCustomHandler']
 void names
 // @ts-expect-error the providers' plumbing is not on fastify.auth

@@ -6,7 +6,7 @@ import { authPlugin } from '../../../auth.js'
 import { corePlugin } from '../../../plugins/core/plugin.js'
 import { MemoryStateStore } from '../../../stores/state/index.js'
 import { senderFunc, SmtpSender, verifyProvider, type VerifyProviderOptions } from '../../../providers/index.js'
-import { renderTemplate } from '../../../providers/verify/template.js'
+import { renderTemplate } from '../../../providers/email/template.js'
 import { client, listen } from '../../helpers/client.js'
 
 const SECRET = () => 'registration-secret-0123456789-0123456789abcdef'

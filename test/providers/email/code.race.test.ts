@@ -6,7 +6,7 @@
 import t from 'tap'
 import Fastify from 'fastify'
 import { authPlugin } from '../../../auth.js'
-import { verifyProvider } from '../../../providers/index.js'
+import { emailProvider } from '../../../providers/index.js'
 import { latencyStore } from '../../helpers/latency-store.js'
 
 t.test('the right code sent twice at once signs in once', async (t) => {
@@ -14,7 +14,7 @@ t.test('the right code sent twice at once signs in once', async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())
   await app.register(authPlugin, { secret: () => 'email-code-race-secret-0123456789-0123456789', url: 'http://127.0.0.1', stateStore: latencyStore() })
-  await app.register(verifyProvider, { name: 'email', template: 'Your sign-in code: {{.Code}}', code: true, sender: (_address: string, text: string) => { outbox.push(text) } })
+  await app.register(emailProvider, { name: 'email', template: 'Your sign-in code: {{.Code}}', code: true, sender: (_address: string, text: string) => { outbox.push(text) } })
   for (let round = 0; round < 5; round++) {
     const sent = await app.inject(`/auth/email/login?user=ann&address=ann${round}%40example.com`)
     t.equal(sent.statusCode, 200)
