@@ -15,7 +15,7 @@ export type UserResolver = (request: FastifyRequest, reply: FastifyReply) => Use
 
 const ADMIN: User = new User({ name: 'admin', id: 'admin', attrs: { admin: true } })
 
-export function createUserResolver (o: ResolvedOptions, tokens: CoreTokenService, throttle: Throttle): UserResolver {
+export function createUserResolver (o: Pick<ResolvedOptions, 'basicAuth'>, tokens: CoreTokenService, throttle: Throttle): UserResolver {
   const { checker, adminPasswd } = o.basicAuth
   const basicEnabled = checker !== undefined || adminPasswd !== undefined
 
