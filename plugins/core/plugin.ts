@@ -114,7 +114,7 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
 
 /** What the app's API is built from: the core's services (`core` once it is attached). */
 interface ApiParts {
-  o: ResolvedOptions
+  o: Pick<ResolvedOptions, 'audit' | 'cookies' | 'userUpdater' | 'xsrf'>
   tokens: CoreTokenService
   clientTokens: ClientTokens | null
   resolve: ResolveUser
@@ -233,7 +233,7 @@ async function openServices (fastify: FastifyInstance, o: ResolvedOptions, store
 }
 
 /** The session list ("where you're signed in") on the state store, unless it or revocation is off. */
-async function openSessionList (o: ResolvedOptions, store: StateStore, revocations: Revocations | null): Promise<SessionList | null> {
+async function openSessionList (o: Pick<ResolvedOptions, 'revocation' | 'clientKey' | 'session' | 'issuer' | 'logger'>, store: StateStore, revocations: Revocations | null): Promise<SessionList | null> {
   const list = o.revocation?.sessionList
   if (revocations === null || list === null || list === undefined) return null
   return new SessionList({
