@@ -7,7 +7,7 @@ import t from 'tap'
 import { readdirSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { GROUPS } from '../groups/groups.js'
+import { GROUPS, NODE_INDEPENDENT } from '../groups/groups.js'
 import { cpuSeconds } from './cpu-time.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -35,6 +35,16 @@ export function groupOf (file: string): string | undefined {
 /** The test files of group `name`. */
 export function filesOf (name: string): string[] {
   return allTestFiles().filter((f) => groupOf(f) === name)
+}
+
+/**
+ * Why `file` is skipped in this run, or undefined: a Node-independent file (groups.ts) when `.ci/run` says it
+ * already ran it on another Node version in the same CI run (`GATEHOUSE_NODE_INDEPENDENT_DONE=<version>`).
+ */
+export function skipReason (file: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const done = env.GATEHOUSE_NODE_INDEPENDENT_DONE
+  if (done === undefined || done === '' || !NODE_INDEPENDENT.some((start) => file.startsWith(start))) return undefined
+  return `Node-independent, ran on Node ${done} earlier in this CI run (GATEHOUSE_NODE_INDEPENDENT_DONE, set by .ci/run)`
 }
 
 /** The group names with a runner file in test/groups/. */
@@ -66,6 +76,11 @@ export async function runGroup (runnerUrl: string): Promise<void> {
     process.stderr.write(`# group ${name}: cpu ${spent.own.toFixed(1)} s + ${spent.children.toFixed(1)} s in child processes\n`)
   })
   for (const [i, file] of files.entries()) {
+    const skip = skipReason(file)
+    if (skip !== undefined) {
+      t.test(file, { skip }, async () => {})
+      continue
+    }
     const url = pathToFileURL(join(root, file)).href
     const later = perFile * (files.length - i - 1)
     const before = cpuSeconds()
