@@ -85,15 +85,25 @@ if (redis !== undefined) {
     t.ok(Math.min(...logoutMs) >= 30, `the logout waited for B's acknowledgement (${percentiles(logoutMs)})`)
   })
 
-  t.test('an instance that does not acknowledge within the deadline is not waited for longer', async (t) => {
-    const proxy = await delayProxy(redis.port, 2 * ACK_DEADLINE_MS)
+  t.test('an instance that never acknowledges is waited for until the deadline, not longer', async (t) => {
+    // B subscribes, then hears nothing more: it never applies nor acknowledges A's revocation. Without the
+    // deadline the logout would never answer (the test fails on its time limit); no clock decides the outcome.
+    const proxy = await delayProxy(redis.port, 0)
     t.teardown(() => proxy.close())
     const a = await sessionApp({ stateStore: redis.url, ...NO_LOGIN_LIMIT })
     const b = await sessionApp({ stateStore: `redis://127.0.0.1:${proxy.port}`, ...NO_LOGIN_LIMIT })
     t.teardown(async () => { await a.close(); await b.close() })
     await subscribed(redis.port, 2)
-    const { logoutMs } = await race(a, b, 2)
-    for (const ms of logoutMs) t.ok(ms >= ACK_DEADLINE_MS && ms < 2 * ACK_DEADLINE_MS, `the logout answered after ${ms.toFixed(0)} ms, at the deadline`)
+    proxy.mute()
+    for (let i = 0; i < 2; i++) {
+      const c = await a.login(`frozen${i}`)
+      const started = performance.now()
+      const out = await a.get(c, '/auth/logout')
+      const ms = performance.now() - started
+      t.equal(out.status, 200, 'the logout answers')
+      // A lower bound only (load makes it later, never earlier): it did wait for B, up to the deadline.
+      t.ok(ms >= ACK_DEADLINE_MS - 1, `the logout answered after ${ms.toFixed(0)} ms, at the ${ACK_DEADLINE_MS} ms deadline`)
+    }
   })
 
   t.test('races on one Redis (GATEHOUSE_RACES, 300 by default): none served after the logout answered; what the wait costs', async (t) => {
