@@ -64,11 +64,7 @@ export async function runGroup (runnerUrl: string): Promise<void> {
   // sets with `t.setTimeout`); the process's limit, which tap enforces from outside, is moved along: the running
   // file's limit plus those of the files still to run.
   const perFile = Number(process.env.TAP_TIMEOUT ?? 30) * 1000
-  if (name === Object.keys(GROUPS).at(-1)) {
-    t.test('every group has its runner file and every runner its group', async (t) => {
-      t.same(runnerNames(), Object.keys(GROUPS).sort())
-    })
-  }
+  // (test/suite-rules.test.ts checks that every group has its runner and every test file a group.)
   // The whole process's cost, when it is over (the files' own lines miss what runs after them: a browser they
   // shared, writing the coverage).
   process.on('exit', () => {
