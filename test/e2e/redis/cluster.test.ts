@@ -93,14 +93,14 @@ if (cluster !== undefined) {
     t.teardown(async () => { await one.close(); await two.close() })
     const c = await one.login('ann')
     const headers = { 'x-jwt': tokenOf(c) }
-    t.equal((await fetch(`${two.base}/private`, { headers })).status, 200, 'cached on the other instance')
+    t.equal((await two.fetch(`${two.base}/private`, { headers })).status, 200, 'cached on the other instance')
     // PUBLISH counts the subscribers of the node it was sent to; the store sums every node's, so a revocation
     // waits for both instances whichever nodes they listen on. (An acknowledgement-shaped probe: ignored by both.)
     // (Each instance subscribes in the background once started: on a loaded machine that took over 2 s.)
     const reached = await eventually(async () => await a.publish('revocations', JSON.stringify({ a: 'probe' })), (n) => n >= 2)
     t.equal(reached, 2, 'both instances counted')
     t.equal((await one.get(c, '/auth/logout')).status, 200)
-    t.equal((await fetch(`${two.base}/private`, { headers })).status, 401, 'refused on the other instance at once')
+    t.equal((await two.fetch(`${two.base}/private`, { headers })).status, 401, 'refused on the other instance at once')
   })
 
   t.test('the revocation channel lives on the master of its slot: every subscription and publish there, no hop over the cluster bus', async (t) => {
@@ -233,15 +233,15 @@ if (cluster !== undefined) {
     t.equal(moved.n, 2, `both subscriptions on a live master (${moved.ms} ms after the kill)`)
     t.equal(value, 'secret', `recovered after ${recoveredMs} ms and ${failures} 503s`)
     t.equal(await a.take(key), undefined, 'taken once only')
-    t.equal((await fetch(`${other.base}/private`, { headers: { 'x-jwt': tokenOf(revoked) } })).status, 401, 'the revocation of before the kill holds')
+    t.equal((await other.fetch(`${other.base}/private`, { headers: { 'x-jwt': tokenOf(revoked) } })).status, 401, 'the revocation of before the kill holds')
     const fresh = await app.login('carol')
-    t.equal((await fetch(`${other.base}/private`, { headers: { 'x-jwt': tokenOf(fresh) } })).status, 200, 'new logins work')
+    t.equal((await other.fetch(`${other.base}/private`, { headers: { 'x-jwt': tokenOf(fresh) } })).status, 200, 'new logins work')
     // Both subscriptions moved off the dead master and are counted again (an acknowledgement-shaped probe)...
     const reached = await eventually(async () => await a.publish('revocations', JSON.stringify({ a: 'probe' })), (n) => n >= 2)
     t.equal(reached, 2, `both instances listening again ${Date.now() - killedAt} ms after the kill`)
     // ...so a logout waits for the other instance again: refused there from the next request on.
     t.equal((await app.get(fresh, '/auth/logout')).status, 200)
-    t.equal((await fetch(`${other.base}/private`, { headers: { 'x-jwt': tokenOf(fresh) } })).status, 401, 'a logout after the failover is refused on the other instance at once')
+    t.equal((await other.fetch(`${other.base}/private`, { headers: { 'x-jwt': tokenOf(fresh) } })).status, 401, 'a logout after the failover is refused on the other instance at once')
   })
 }
 

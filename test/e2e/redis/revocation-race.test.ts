@@ -25,13 +25,13 @@ async function race (a: SessionApp, b: SessionApp, rounds: number): Promise<{ ac
   for (let i = 0; i < rounds; i++) {
     const c = await a.login(`racer${i % 50}`)
     const headers = { 'x-jwt': tokenOf(c) }
-    const cached = await fetch(`${b.base}/private`, { headers })
+    const cached = await b.fetch(`${b.base}/private`, { headers })
     if (cached.status !== 200) throw new Error(`B did not serve the session: ${cached.status}`)
     await cached.arrayBuffer()
     const started = performance.now()
     const out = await a.get(c, '/auth/logout')
     logoutMs.push(performance.now() - started)
-    const probe = await fetch(`${b.base}/private`, { headers })
+    const probe = await b.fetch(`${b.base}/private`, { headers })
     if (out.status !== 200) throw new Error(`logout answered ${out.status}`)
     if (probe.status === 200) accepted++
     await Promise.all([out.arrayBuffer(), probe.arrayBuffer()])

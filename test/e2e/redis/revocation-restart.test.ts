@@ -15,7 +15,7 @@ import { sessionApp, tokenOf, type SessionApp } from '../../helpers/session-app.
 
 /** The status of a request with `token` on `s`, once the instance's Redis answers again (503 meanwhile). */
 async function statusOnceBack (s: SessionApp, token: string): Promise<number> {
-  return await eventually(async () => (await client(s.base).fetch('/private', { headers: { 'x-jwt': token } })).status, (status) => status !== 503, 25)
+  return await eventually(async () => (await s.client().fetch('/private', { headers: { 'x-jwt': token } })).status, (status) => status !== 503, 25)
 }
 
 const redis = await redisForTests(t, 'revocations across a Redis restart')

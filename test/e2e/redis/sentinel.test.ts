@@ -74,8 +74,8 @@ if (sentinels !== undefined) {
     const recoveredMs = Date.now() - killedAt
     t.equal(value, 'secret', `recovered after ${recoveredMs} ms and ${failures} 503s`)
     t.equal(await a.take('one-time'), undefined, 'taken once only')
-    t.equal((await fetch(`${other.base}/private`, { headers: { 'x-jwt': tokenOf(revoked) } })).status, 401, 'the revocation of before the kill holds')
+    t.equal((await other.fetch(`${other.base}/private`, { headers: { 'x-jwt': tokenOf(revoked) } })).status, 401, 'the revocation of before the kill holds')
     const fresh = await app.login('carol')
-    t.equal((await fetch(`${other.base}/private`, { headers: { 'x-jwt': tokenOf(fresh) } })).status, 200, 'new logins work')
+    t.equal((await other.fetch(`${other.base}/private`, { headers: { 'x-jwt': tokenOf(fresh) } })).status, 200, 'new logins work')
   })
 }

@@ -11,9 +11,9 @@ const REVOKED = { error: 'unauthorized', details: 'session revoked', code: 'GATE
 
 /** The three ways a token travels: cookie (with XSRF), X-JWT header, ?token= query. */
 async function everySource (s: SessionApp, c: Client, token = tokenOf(c), jti = c.jar.get('XSRF-TOKEN')!): Promise<number[]> {
-  const byCookie = await client(s.base).fetch('/private', { headers: { cookie: `JWT=${token}; XSRF-TOKEN=${jti}`, 'x-xsrf-token': jti } })
-  const byHeader = await client(s.base).fetch('/private', { headers: { 'x-jwt': token } })
-  const byQuery = await client(s.base).fetch(`/private?token=${token}`)
+  const byCookie = await s.client().fetch('/private', { headers: { cookie: `JWT=${token}; XSRF-TOKEN=${jti}`, 'x-xsrf-token': jti } })
+  const byHeader = await s.client().fetch('/private', { headers: { 'x-jwt': token } })
+  const byQuery = await s.client().fetch(`/private?token=${token}`)
   return [byCookie.status, byHeader.status, byQuery.status]
 }
 
@@ -48,9 +48,9 @@ t.test('logout revokes the session: the old token is refused by cookie, header a
   t.equal(out.status, 200)
   t.same(await out.json(), { status: 'logged out' })
   t.same(await everySource(s, c, token, jti), [401, 401, 401], 'the copied token is dead everywhere')
-  const r = await client(s.base).fetch('/private', { headers: { 'x-jwt': token } })
+  const r = await s.client().fetch('/private', { headers: { 'x-jwt': token } })
   t.same(await r.json(), REVOKED)
-  const status = await client(s.base).fetch('/auth/status', { headers: { 'x-jwt': token } })
+  const status = await s.client().fetch('/auth/status', { headers: { 'x-jwt': token } })
   t.same(await status.json(), { status: 'not logged in' }, '/status agrees')
 
   const other = await s.login('alice')
@@ -68,7 +68,7 @@ t.test('revokeUser ends every session of that user, not another user\'s, not a l
   for (const c of [a1, a2, bob]) t.equal((await s.get(c)).status, 200, 'control')
   clock.tick(1)
   const id = (await (await s.get(a1, '/auth/user')).json()).id as string
-  const r = await client(s.base).fetch('/admin/revoke-user', { method: 'POST', json: { id } })
+  const r = await s.client().fetch('/admin/revoke-user', { method: 'POST', json: { id } })
   t.equal(r.status, 200)
   clock.tick(1)
   const later = await s.login('alice')
@@ -90,7 +90,7 @@ t.test('logout with all=1 ends every session of the user ("sign out everywhere")
   const r = await laptop.fetch('/auth/logout?all=1', { method: 'POST', headers: { 'x-xsrf-token': laptop.jar.get('XSRF-TOKEN') ?? '' } })
   t.equal(r.status, 200)
   t.equal((await s.get(phone)).status, 401, 'the other device is signed out')
-  t.equal((await client(s.base).fetch('/private', { headers: { 'x-jwt': tokenOf(laptop) } })).status, 401, 'this one too')
+  t.equal((await s.client().fetch('/private', { headers: { 'x-jwt': tokenOf(laptop) } })).status, 401, 'this one too')
   t.equal((await s.get(dave)).status, 200, 'another user is not')
 })
 
@@ -103,14 +103,14 @@ t.test('a token that can no longer authenticate cannot sign its user out everywh
   t.teardown(s.close)
   const phone = await s.login('gina')
   const leaked = tokenOf(await s.login('gina'))
-  t.equal((await client(s.base).fetch(`/private?token=${leaked}`)).status, 200, 'control: the token works while live')
+  t.equal((await s.client().fetch(`/private?token=${leaked}`)).status, 200, 'control: the token works while live')
   clock.tick(16 * 60_000) // past the token's 15 minutes; the cookie session lives on (refreshed)
-  const dead = await client(s.base).fetch(`/private?token=${leaked}`)
+  const dead = await s.client().fetch(`/private?token=${leaked}`)
   t.equal(dead.status, 401, 'the expired query token authenticates nothing')
   t.equal((await dead.json()).code, 'GATEHOUSE_TOKEN_EXPIRED')
   for (const headers of [{}, { 'x-jwt': leaked }]) {
     const path = Object.keys(headers).length === 0 ? `/auth/logout?all=1&token=${leaked}` : '/auth/logout?all=1'
-    const r = await client(s.base).fetch(path, { method: 'POST', headers })
+    const r = await s.client().fetch(path, { method: 'POST', headers })
     t.equal(r.status, 401, `${path.slice(0, 30)}: refused`)
     t.equal((await r.json()).code, 'GATEHOUSE_TOKEN_EXPIRED')
   }
@@ -132,7 +132,7 @@ t.test('bad revocation input: 400 JSON with a code, nothing stored', async (t) =
     ['/admin/revoke-user', { id: 'u'.repeat(100_000) }],
     ['/admin/revoke-user', { id: 42 }]
   ] as const) {
-    const r = await client(s.base).fetch(path, { method: 'POST', json: body })
+    const r = await s.client().fetch(path, { method: 'POST', json: body })
     t.equal(r.status, 400, `${path} ${JSON.stringify(body).slice(0, 40)}`)
     t.equal((await r.json()).code, 'GATEHOUSE_BAD_REQUEST')
   }
@@ -149,10 +149,10 @@ t.test('an unauthenticated client cannot make the server store anything through 
   t.teardown(s.close)
   const forged = 'eyJhbGciOiJIUzI1NiJ9.eyJqdGkiOiJ4In0.' + 'A'.repeat(43)
   for (const headers of [{}, { 'x-jwt': forged }, { cookie: `JWT=${forged}` }, { 'x-jwt': 'garbage' }]) {
-    const r = await client(s.base).fetch('/auth/logout', { headers })
+    const r = await s.client().fetch('/auth/logout', { headers })
     t.equal(r.status, 200, 'logout without a valid session just clears the cookies')
   }
-  const all = await client(s.base).fetch('/auth/logout?all=1', { method: 'POST', headers: { 'x-jwt': forged } })
+  const all = await s.client().fetch('/auth/logout?all=1', { method: 'POST', headers: { 'x-jwt': forged } })
   t.equal(all.status, 401, 'ending every session needs a valid one')
   t.equal(store.size, 0, 'nothing was stored')
 })
@@ -165,9 +165,9 @@ t.test('a store without publish/subscribe: revocation is looked up on every requ
   t.teardown(async () => { await a.close(); await b.close() })
   const c = await a.login('frank')
   const token = tokenOf(c)
-  t.equal((await client(b.base).fetch('/private', { headers: { 'x-jwt': token } })).status, 200, 'instance B caches the session')
+  t.equal((await b.client().fetch('/private', { headers: { 'x-jwt': token } })).status, 200, 'instance B caches the session')
   t.equal((await a.get(c, '/auth/logout')).status, 200)
-  t.equal((await client(b.base).fetch('/private', { headers: { 'x-jwt': token } })).status, 401, 'instance B refuses it at once')
+  t.equal((await b.client().fetch('/private', { headers: { 'x-jwt': token } })).status, 401, 'instance B refuses it at once')
 })
 
 t.test('a subscription that is not live: a revocation is published without waiting, and looked up meanwhile', async (t) => {
@@ -184,12 +184,12 @@ t.test('a subscription that is not live: a revocation is published without waiti
   t.teardown(async () => { await a.close(); await b.close() })
   const c = await a.login('hank')
   const token = tokenOf(c)
-  t.equal((await client(b.base).fetch('/private', { headers: { 'x-jwt': token } })).status, 200)
+  t.equal((await b.client().fetch('/private', { headers: { 'x-jwt': token } })).status, 200)
   t.equal((await a.get(c, '/auth/logout')).status, 200)
   t.equal(published.length, 1, 'the revocation was published')
   // A message with an id (`i`) asks every instance for an acknowledgement, and its sender waits for them.
   t.same(Object.keys(published[0]!), ['s'], 'without asking for acknowledgements it cannot hear (no id): nothing to wait for')
-  t.equal((await client(b.base).fetch('/private', { headers: { 'x-jwt': token } })).status, 401, 'B, not live either, looked it up')
+  t.equal((await b.client().fetch('/private', { headers: { 'x-jwt': token } })).status, 401, 'B, not live either, looked it up')
 })
 
 t.test('two instances sharing one in-process store hear revocations at once', async (t) => {
@@ -199,9 +199,9 @@ t.test('two instances sharing one in-process store hear revocations at once', as
   t.teardown(async () => { await a.close(); await b.close() })
   const c = await a.login('gina')
   const token = tokenOf(c)
-  t.equal((await client(b.base).fetch('/private', { headers: { 'x-jwt': token } })).status, 200, 'B has it cached')
+  t.equal((await b.client().fetch('/private', { headers: { 'x-jwt': token } })).status, 200, 'B has it cached')
   t.equal((await a.get(c, '/auth/logout')).status, 200)
-  const r = await client(b.base).fetch('/private', { headers: { 'x-jwt': token } })
+  const r = await b.client().fetch('/private', { headers: { 'x-jwt': token } })
   t.equal(r.status, 401)
   t.same(await r.json(), REVOKED)
 })
@@ -229,7 +229,7 @@ t.test('revocation: false turns it off (logout only clears cookies)', async (t) 
   const c = await s.login('ivy')
   const token = tokenOf(c)
   t.equal((await s.get(c, '/auth/logout')).status, 200)
-  t.equal((await client(s.base).fetch('/private', { headers: { 'x-jwt': token } })).status, 200, 'the token lives on')
+  t.equal((await s.client().fetch('/private', { headers: { 'x-jwt': token } })).status, 200, 'the token lives on')
   t.equal(store.size, 0)
   await t.rejects(s.app.auth.revokeSession('x'), { code: 'GATEHOUSE_OPTION', option: 'revocation' })
 })
