@@ -13,6 +13,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { GROUPS, NODE_INDEPENDENT } from './groups/groups.js'
 import { allTestFiles, groupOf, runnerNames, skipReason } from './helpers/group.js'
+import { parseDiagnostics } from './helpers/type-graph.js'
+import { eventually } from './helpers/eventually.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
@@ -81,4 +83,23 @@ t.test('the Node-independent entries name files of the suite, and only .ci/run\'
   t.equal(skipReason('test/types/entries.test.ts', { GATEHOUSE_NODE_INDEPENDENT_DONE: '' }), undefined, 'the first Node of .ci/run runs it')
   t.match(skipReason('test/types/entries.test.ts', { GATEHOUSE_NODE_INDEPENDENT_DONE: 'v20.20.2' }), /^Node-independent, ran on Node v20\.20\.2 earlier in this CI run/)
   t.equal(skipReason('test/plugins/core/keys.test.ts', { GATEHOUSE_NODE_INDEPENDENT_DONE: 'v20.20.2' }), undefined, 'every other file runs on every Node')
+})
+
+t.test('tsc -b diagnostics are read per file, continuation lines included (test/helpers/type-graph.ts)', async (t) => {
+  const output = [
+    "test/fixtures/types/root.ts(6,10): error TS2339: Property 'auth' does not exist on type 'FastifyInstance'.",
+    'test/types/index.tst.ts(3,1): error TS2322: Type \'string\' is not assignable to type \'number\'.',
+    "  Type 'a' is not assignable to type 'b'.",
+    "error TS5083: Cannot read file '/x/tsconfig.json'."
+  ].join('\n')
+  const found = parseDiagnostics(output)
+  t.same(found.map((d) => [d.file, d.line, d.code]), [['test/fixtures/types/root.ts', 6, 'TS2339'], ['test/types/index.tst.ts', 3, 'TS2322'], ['', 0, 'TS5083']])
+  t.match(found[1]!.message, /not assignable to type 'number'\.\nType 'a' is not assignable/, 'the indented line belongs to the error above it')
+  t.same(parseDiagnostics(''), [], 'nothing printed, nothing found')
+})
+
+t.test('eventually() asks again until the answer is accepted, with no deadline of its own', async (t) => {
+  let asked = 0
+  t.equal(await eventually(async () => ++asked, (n) => n === 3, 0), 3)
+  t.equal(asked, 3, 'asked three times')
 })

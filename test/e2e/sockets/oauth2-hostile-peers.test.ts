@@ -15,6 +15,7 @@ import { JWKS_MAX_AGE_MS, JWKS_REFETCH_COOLDOWN_MS } from '../../../providers/oa
 import { BAD_ACCESS_TOKENS, type Faults } from '../../helpers/oauth2-standin.js'
 import { startTwoProviders } from '../../helpers/two-providers.js'
 import { APP_URL, bootError, currentUser, startApp } from '../../helpers/oauth2-app.js'
+import { eventually } from '../../helpers/eventually.js'
 
 // No deadline decides an outcome here (the caps and checks must, on a loaded machine too): the provider calls'
 // deadline is far away. test/e2e/sockets/oauth2-deadline-gc.test.ts is about the deadline.
@@ -76,7 +77,11 @@ t.test('oversized answers: 400 MiB on the wire, or 400 KiB of gzip inflating to 
       const out = await login(provider, faults)
       refused(t, out, 502, tooLarge(what))
       t.ok(out.rssGrowthMB < 50, `${name}: RSS grew ${out.rssGrowthMB} MB (< 50)`)
-      const sent = (provider === 'github' ? gh : goo).hostile.bytes - sentBefore
+      const standin = provider === 'github' ? gh : goo
+      // Hung up at the cap: the hostile connection closes (were it left open, this would wait for ever).
+      while (standin.hostile.open > 0) await once(standin.hostile, 'closed')
+      t.equal(standin.hostile.open, 0, `${name}: the provider connection is closed`)
+      const sent = standin.hostile.bytes - sentBefore
       if (faults.jwks === 'huge' || faults.token === 'huge') t.ok(sent < 64 * 2 ** 20, `${name}: the provider got to send ${Math.round(sent / 2 ** 20)} MiB of 400 before we hung up`)
     } finally {
       clock?.uninstall()
@@ -175,5 +180,8 @@ t.test('a discovery document that trickles or floods fails registration in bound
   for (const [path, timeout, why] of [['slow', 800, /did not answer in time \(no answer within 800 ms\)/], ['flood', 120_000, /answer too large \(more than 1048576 bytes\)/]] as const) {
     const err = await bootError(async (app) => { await app.register(oidcProvider, { name: 'sso', cid: 'c', csecret: 's', issuer: `${base}/${path}`, timeout }) })
     t.match(err, { name: 'OptionsError', code: 'GATEHOUSE_OPTION', option: 'oidc.issuer', message: why }, path)
+    // Hung up: the discovery connection does not stay open (the server announces nothing: polled, no deadline).
+    const open = await eventually(async () => await new Promise<number>((resolve) => { server.getConnections((_e, n) => { resolve(n) }) }), (n) => n === 0)
+    t.equal(open, 0, `${path}: the connection is closed`)
   }
 })

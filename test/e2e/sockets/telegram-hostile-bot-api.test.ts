@@ -69,6 +69,7 @@ t.test('getMe flooding 64 MiB: 503 at the 4 MiB cap, not a 64 MiB read', async (
   t.ok(process.memoryUsage.rss() - before < 50 * 2 ** 20, 'memory stays bounded')
   t.ok(logs.includes('[WARN] telegram tgfloodask: getMe failed: getMe: answer larger than 4194304 bytes'))
   await allHostileClosed()
+  t.equal(floodApi.hostileOpen, 0, 'hung up at the cap: the connection is closed')
 })
 
 t.test('a photo download that trickles or floods costs the photo, not the login', async (t) => {
@@ -91,6 +92,7 @@ t.test('a photo download that trickles or floods costs the photo, not the login'
     t.equal((await fetch(base + new URL(body.picture).pathname)).status, 200, `${kind}: an identicon is served`)
     bot.hostile.delete('file')
     await allHostileClosed()
+    t.equal(bot.hostileOpen, 0, `${kind}: the download's connection is closed`)
   }
   t.ok(logs.some((l) => l === '[WARN] telegram telegram: avatar not taken: download: Bot API unreachable (timed out)'), 'trickle logged')
   t.ok(logs.some((l) => l === '[WARN] telegram tgflood: avatar not taken: download: file larger than 5242880 bytes'), 'flood logged')

@@ -95,6 +95,7 @@ t.test('bad pictures: each refused by its own limit (logged); login succeeds wit
     t.same(png, await identiconPng(body.id), `${name}: the identicon is served`)
     t.notMatch(png.toString('latin1'), /<script|<svg|<html/i, `${name}: nothing of the input is served`)
     t.match(on.lines.at(-1), reason, `${name}: logged why`)
+    t.equal(on.lines.filter((l) => l.includes(body.id)).length, 1, `${name}: logged once, naming the user`)
   }
 })
 
