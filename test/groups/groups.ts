@@ -40,9 +40,9 @@ export const GROUPS: Record<string, string[]> = {
  * Test files (or folders) whose work does not depend on the Node version running the suite: the packed tarball and
  * its scratch apps (which run the README's tutorial on Node 22.12.0, the newest 22 and 24 themselves, whatever
  * Node runs the suite), the TypeScript compiler over the type tests, the docs' examples and the option types, and
- * the documentation site (TypeDoc and Chromium). `npm test` runs them; `.ci/run` runs them on its first Node only
- * and sets `GATEHOUSE_NODE_INDEPENDENT_DONE` (the version they ran on) for the others, where each of them is a
- * skipped test that says so.
+ * the documentation site (TypeDoc and Chromium). `npm test` runs them; `.ci/run` runs them on one Node only (the
+ * first it tests with that `engines` allows) and sets `GATEHOUSE_NODE_INDEPENDENT_ELSEWHERE` (that version) for the
+ * others, where each of them is a skipped test that says so.
  */
 export const NODE_INDEPENDENT: string[] = [
   'test/package/scratch-app.test.ts',

@@ -39,12 +39,12 @@ export function filesOf (name: string): string[] {
 
 /**
  * Why `file` is skipped in this run, or undefined: a Node-independent file (groups.ts) when `.ci/run` says it
- * already ran it on another Node version in the same CI run (`GATEHOUSE_NODE_INDEPENDENT_DONE=<version>`).
+ * runs it on another Node version in the same CI run (`GATEHOUSE_NODE_INDEPENDENT_ELSEWHERE=<that version>`).
  */
 export function skipReason (file: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const done = env.GATEHOUSE_NODE_INDEPENDENT_DONE
-  if (done === undefined || done === '' || !NODE_INDEPENDENT.some((start) => file.startsWith(start))) return undefined
-  return `Node-independent, ran on Node ${done} earlier in this CI run (GATEHOUSE_NODE_INDEPENDENT_DONE, set by .ci/run)`
+  const elsewhere = env.GATEHOUSE_NODE_INDEPENDENT_ELSEWHERE
+  if (elsewhere === undefined || elsewhere === '' || !NODE_INDEPENDENT.some((start) => file.startsWith(start))) return undefined
+  return `Node-independent, runs on Node ${elsewhere} in this CI run (GATEHOUSE_NODE_INDEPENDENT_ELSEWHERE, set by .ci/run)`
 }
 
 /** The group names with a runner file in test/groups/. */
