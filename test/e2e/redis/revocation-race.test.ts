@@ -12,6 +12,7 @@ import { RedisStateStore } from '../../../stores/state/redis.js'
 import type { StateStore } from '../../../lib/state-store.js'
 import { redisForTests } from '../../helpers/redis-server.js'
 import { delayProxy } from '../../helpers/delay-proxy.js'
+import { eventually } from '../../helpers/eventually.js'
 import { ACK_DEADLINE_MS } from '../../../plugins/core/revocation.js'
 import { sessionApp, tokenOf, type SessionApp } from '../../helpers/session-app.js'
 
@@ -39,11 +40,14 @@ async function race (a: SessionApp, b: SessionApp, rounds: number): Promise<{ ac
   return { accepted, logoutMs }
 }
 
-/** Resolves once `n` instances are subscribed to the revocation channel (B's subscription runs through the proxy). */
+/**
+ * Resolves once `n` instances are subscribed to the revocation channel (B's subscription runs through the proxy;
+ * Redis announces nothing: polled, with no deadline of its own).
+ */
 async function subscribed (port: number, n: number): Promise<void> {
   const admin = new Redis(port, '127.0.0.1')
   try {
-    while ((await admin.pubsub('NUMSUB', 'gatehouse:revocations') as [string, number])[1] < n) await new Promise((resolve) => setTimeout(resolve, 10))
+    await eventually(async () => (await admin.pubsub('NUMSUB', 'gatehouse:revocations') as [string, number])[1], (count) => count >= n, 10)
   } finally {
     admin.disconnect()
   }
