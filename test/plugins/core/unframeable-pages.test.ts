@@ -42,9 +42,9 @@ function unframeable (t: Tap.Test, what: string, a: Answer, status = 200): void 
 }
 
 t.test('the pages of the auth core and its providers', async (t) => {
-  const s = await clientsApp({}, undefined, (app) => {
+  const s = await clientsApp({}, { setup: (app) => {
     void app.register(verifyProvider, { name: 'email', template: 'Sign in: {{.Token}}', sender: () => {} })
-  })
+  } })
   t.teardown(s.close)
   const login = await s.app.inject({ method: 'POST', url: '/auth/local/login', payload: { user: 'ann', passwd: 'x' } })
   const jar = Object.fromEntries(login.cookies.map((c) => [c.name, c.value]))
