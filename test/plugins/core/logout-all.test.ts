@@ -67,7 +67,7 @@ t.test('with reauthentication.otherSessions off, still a cookie session only, fo
   const phone = await s.loginAs('cy')
   const token = phone.jar.get('JWT')!
   for (const path of ['/auth/logout?all=1', '/auth/sessions']) {
-    const r = await fetch(`${s.base}${path}`, { method: path.includes('logout') ? 'POST' : 'DELETE', headers: { 'x-jwt': token } })
+    const r = await s.fetch(`${s.base}${path}`, { method: path.includes('logout') ? 'POST' : 'DELETE', headers: { 'x-jwt': token } })
     t.equal(r.status, 403, `${path}: a header token is refused`)
   }
   t.equal((await s.get(laptop)).status, 200)
