@@ -9,7 +9,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import { bodyFields } from '../../lib/login-request.js'
+import { bodyFields } from '../../lib/login/login-request.js'
 import type { UserData } from '../../lib/user.js'
 import type { PasskeyCredential } from '../../stores/passkey/index.js'
 import { expectations, passkeyInfo, reasonOf, userHandleOf, type PasskeyContext } from './context.js'
