@@ -4,7 +4,7 @@
  * `/.well-known/oauth-authorization-server{path of url + authPrefix}`, so that a standard OAuth 2 client needs only
  * the issuer's address.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { OptionsError } from '../../lib/errors.js'
 import type { StateStore } from '../../lib/state-store.js'
 import type { Revocations } from './revocation.js'
@@ -12,13 +12,13 @@ import type { SessionList } from './sessions.js'
 import type { Throttle } from '../../lib/throttle/throttle.js'
 import type { CoreTokenService } from './tokens.js'
 import { RefreshFamilies } from './refresh-families.js'
+import { FROM_COOKIE } from './token-reader.js'
 import { authorizationServerMetadata, formOf, REFRESH_GRANT, tokenEndpoint, type Grant } from './token-endpoint.js'
 import { DEVICE_GRANT, deviceCodeGrant, deviceCodeHandler, deviceDecisionHandler, devicePageHandler } from './device-sign-in.js'
 import { userIdOf } from './session-audit.js'
 import { audOf } from './claims.js'
 import type { Claims, ClaimsInput, ResolvedOptions, TokenPairResponse } from './types.js'
 import type { RegisteredClient } from './clients.js'
-import { requestCookie } from './cookie-jar.js'
 import { authorizationCodeGrant, authorizeConfirmHandler, authorizeHandler } from './native-sign-in.js'
 
 export interface ClientTokens {
@@ -79,11 +79,9 @@ export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, 
     startCookie: o.cookies.sessionName.startsWith('__Host-')
       ? { name: '__Host-gatehouse-authorize', path: '/', secure: true }
       : { name: 'gatehouse-authorize', path: `${o.authPrefix}/authorize`, secure: o.cookies.secure },
-    async session (request: FastifyRequest): Promise<Claims | null> {
-      const token = requestCookie(request, o.cookies.sessionName)
-      if (token === undefined || token === '') return null
-      try { return await s.tokens.parse(token) } catch { return null }
-    }
+    // The page's cookie session, read and refreshed as on any authenticated route (tokens.ts pageSession).
+    session: async (request: FastifyRequest, reply: FastifyReply): Promise<Claims | null> => (await s.tokens.pageSession(request, reply))?.claims ?? null,
+    tokenSent: (request: FastifyRequest): boolean => { const source = s.tokens.sourceOf(request); return source !== undefined && source !== FROM_COOKIE }
   }
   const redirecting = [...o.clients.values()].some((c) => c.kind !== 'device')
   const devices = [...o.clients.values()].some((c) => c.kind === 'device')

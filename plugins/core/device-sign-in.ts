@@ -18,7 +18,7 @@ import { OAuthError, invalidGrant, invalidClient, unauthorizedClient } from './o
 import type { FieldReader, Grant } from './token-endpoint.js'
 import type { Claims } from './types.js'
 import { userIdOf } from './session-audit.js'
-import { clientPage, pageAnswer } from './client-pages.js'
+import { clientPage, pageAnswer, type PageFormDeps } from './client-pages.js'
 import { noteGrant } from './grant-spans.js'
 
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code'
@@ -39,18 +39,15 @@ const GUESS_WINDOW_MS = 600_000
 
 interface DeviceRecord { c: string; uc: string; st: 'pending' | 'approved' | 'denied'; exp: number; next: number; iv: number; claims?: Claims | undefined }
 
-export interface DeviceSignInDeps {
+export interface DeviceSignInDeps extends PageFormDeps {
   store: StateStore
   clients: ReadonlyMap<string, RegisteredClient>
   families: RefreshFamilies
   audit: Audit
   clientKey: ClientKey
-  session: (request: FastifyRequest) => Promise<Claims | null>
   loginPage: string
   /** `{url}{authPrefix}`. */
   base: string
-  /** The app's origin: approvals come from its own pages only. */
-  origin: string
 }
 
 /** `XXXX-XXXX` from the no-confusion alphabet; typed in any case, with or without the dash. */
@@ -97,7 +94,7 @@ export function deviceCodeHandler (d: DeviceSignInDeps, formOf: (request: Fastif
  */
 export function devicePageHandler (d: DeviceSignInDeps) {
   return async function devicePage (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const claims = await d.session(request)
+    const claims = await d.session(request, reply)
     if (claims === null) return reply.redirect(`${d.loginPage}${d.loginPage.includes('?') ? '&' : '?'}from=${encodeURIComponent(request.url)}`, 302)
     const typed = (request.query as Record<string, unknown>).user_code
     const code = typeof typed === 'string' ? normalised(typed).slice(0, 8) : ''
@@ -133,7 +130,7 @@ function pageHtml (base: string, code: string, xsrf: string, message: string, as
 /** `POST /device`: approves or denies the code's client for the signed-in user. */
 export function deviceDecisionHandler (d: DeviceSignInDeps, formOf: (request: FastifyRequest) => FieldReader) {
   return async function deviceDecision (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const { claims, field, approve: approved } = await pageAnswer(d, request, formOf, 'a device is approved')
+    const { claims, field, approve: approved } = await pageAnswer(d, request, reply, formOf, 'a device is approved')
     const userCode = normalised(field('user_code'))
     await guessAllowed(d, request, claims)
     const hash = userCode.length === 8 ? await d.store.take(USER_CODE + userCode) : undefined

@@ -21,7 +21,7 @@ import { hashOf, inputOf, type RefreshFamilies, type TokenResponse } from './ref
 import { invalidGrant } from './oauth-error.js'
 import { escapeHtml, sendPage } from '../../lib/html.js'
 import type { CrossSiteGuard } from '../../lib/cross-site.js'
-import { clientPage, pageAnswer } from './client-pages.js'
+import { clientPage, pageAnswer, type PageFormDeps } from './client-pages.js'
 import { noteGrant } from './grant-spans.js'
 import { clearReplyCookie, requestCookie, setReplyCookie } from './cookie-jar.js'
 import type { FieldReader, Grant } from './token-endpoint.js'
@@ -39,18 +39,14 @@ const MAX_PARAM = 2048
 
 interface CodeRecord { c: string; r: string; ch: string; claims: Claims }
 
-export interface NativeSignInDeps {
+export interface NativeSignInDeps extends PageFormDeps {
   store: StateStore
   clients: ReadonlyMap<string, RegisteredClient>
   families: RefreshFamilies
-  /** The browser's cookie session, verified (signature, expiry, revocation), or null. */
-  session: (request: FastifyRequest) => Promise<Claims | null>
   /** Where a browser without a session signs in (absolute URL of the app's page). */
   loginPage: string
   /** The issuer, sent back as `iss` (RFC 9207); also where the confirmation page posts (`{issuer}/authorize`). */
   issuer: string
-  /** The app's origin: a confirmation is posted from its own page only. */
-  origin: string
   /** The package's cross-site rule (`crossSite`), or false when the host turned it off. */
   crossSite: CrossSiteGuard | false
   /** Signs and verifies the "started here" cookie's value (a short-lived token of its own purpose). */
@@ -159,7 +155,7 @@ export function authorizeHandler (d: NativeSignInDeps) {
     const a = readAuthorizationRequest(d, query)
     noteGrant(request, { client: a.client.id, error: a.error?.error })
     if (a.error !== undefined) return sendBack(d, reply, a, a.error)
-    const claims = await d.session(request)
+    const claims = await d.session(request, reply)
     if (claims === null) {
       noteGrant(request, { result: 'sign_in' })
       if (openedHere(d, request)) await rememberStart(d, reply, a)
@@ -188,7 +184,7 @@ async function sendConfirmation (d: NativeSignInDeps, reply: FastifyReply, a: Au
 /** `POST /authorize`: the user's answer on the confirmation page (this site's own page, the session's XSRF value). */
 export function authorizeConfirmHandler (d: NativeSignInDeps, formOf: (request: FastifyRequest) => FieldReader) {
   return async function confirm (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const { claims, approve } = await pageAnswer(d, request, formOf, 'a sign-in is confirmed')
+    const { claims, approve } = await pageAnswer(d, request, reply, formOf, 'a sign-in is confirmed')
     const a = readAuthorizationRequest(d, request.body as Record<string, unknown>)
     if (a.error !== undefined) return sendBack(d, reply, a, a.error, 303)
     if (!approve) return sendBack(d, reply, a, { error: 'access_denied', error_description: 'the user cancelled the sign-in' }, 303)
