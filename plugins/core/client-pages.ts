@@ -17,6 +17,12 @@ export function clientPage (title: string, body: string): string {
 <body><h1>${escapeHtml(title)}</h1>${body}</body></html>`
 }
 
+/** The signed-in user's name as the pages show it, or undefined for a session without one. */
+export function userNameOf (claims: Claims): string | undefined {
+  const name = claims.user?.name
+  return typeof name === 'string' && name !== '' ? name : undefined
+}
+
 /**
  * 403 `GATEHOUSE_CROSS_SITE` unless the form was posted from a page of `origin` itself: a page on another site must
  * not approve a sign-in for the user who happens to be signed in here.

@@ -21,7 +21,7 @@ import { hashOf, inputOf, type RefreshFamilies, type TokenResponse } from './ref
 import { invalidGrant } from './oauth-error.js'
 import { escapeHtml, sendPage } from '../../lib/html.js'
 import type { CrossSiteGuard } from '../../lib/cross-site.js'
-import { clientPage, pageAnswer, type PageFormDeps } from './client-pages.js'
+import { clientPage, pageAnswer, userNameOf, type PageFormDeps } from './client-pages.js'
 import { noteGrant } from './grant-spans.js'
 import { clearReplyCookie, requestCookie, setReplyCookie } from './cookie-jar.js'
 import type { FieldReader, Grant } from './token-endpoint.js'
@@ -163,20 +163,39 @@ export function authorizeHandler (d: NativeSignInDeps) {
     }
     if (!await startedHere(d, request, reply, a)) {
       noteGrant(request, { result: 'confirmation' })
-      return await sendConfirmation(d, reply, a, claims)
+      return await sendConfirmation(d, reply, a, claims, arrival(request, claims))
     }
     noteGrant(request, { result: 'code' })
     return sendBack(d, reply, a, { code: await newCode(d, a, claims) })
   }
 }
 
-/** The page that asks a signed-in user whether to sign the client in, when the request came from another site. */
-async function sendConfirmation (d: NativeSignInDeps, reply: FastifyReply, a: AuthorizationRequest, claims: Claims): Promise<FastifyReply> {
+/**
+ * What the confirmation page says of how it was reached, true in each case: the user has just signed in (back from
+ * the sign-in page, a provider's round trip included: a browser counts that redirect chain as another site, though
+ * the last hop was this one), else a navigation from another site, else one from a page of this site. Which of
+ * them it was changes nothing of the decision asked for.
+ */
+type Arrival = 'signed-in' | 'other-site' | 'this-site'
+const JUST_SIGNED_IN_MS = 2 * 60_000
+function arrival (request: FastifyRequest, claims: Claims): Arrival {
+  if (Date.now() - (claims.auth_time ?? claims.iat) * 1000 <= JUST_SIGNED_IN_MS) return 'signed-in'
+  const site = request.headers['sec-fetch-site']
+  return site === 'cross-site' || site === 'same-site' ? 'other-site' : 'this-site'
+}
+const ARRIVALS: Record<Arrival, string> = {
+  'signed-in': 'You have just signed in, and were sent here to sign the app in.',
+  'other-site': 'This sign-in was opened from another site.',
+  'this-site': 'This sign-in was opened from a page, not by the app itself.'
+}
+
+/** The page that asks a signed-in user whether to sign the client in, when the sign-in did not start here. */
+async function sendConfirmation (d: NativeSignInDeps, reply: FastifyReply, a: AuthorizationRequest, claims: Claims, how: Arrival): Promise<FastifyReply> {
   const fields = { response_type: 'code', client_id: a.client.id, redirect_uri: a.redirectUri, code_challenge: a.challenge, code_challenge_method: 'S256', xsrf: claims.jti, ...(a.state === undefined ? {} : { state: a.state }) }
   const hidden = Object.entries(fields).map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeHtml(v)}">`).join('')
-  const user = typeof claims.user?.name === 'string' && claims.user.name !== '' ? claims.user.name : 'you'
+  const user = userNameOf(claims) ?? 'you'
   const body = `<p id="ask">${escapeHtml(a.client.name)} asks to be signed in as ${escapeHtml(user)}.</p>
-<p>This sign-in was opened from another site. Continue only if you started it in ${escapeHtml(a.client.name)} yourself.</p>
+<p id="why">${ARRIVALS[how]} Continue only if you started it in ${escapeHtml(a.client.name)} yourself.</p>
 <form method="post" action="${escapeHtml(d.issuer)}/authorize">${hidden}<button name="action" value="approve" id="approve">Continue</button><button name="action" value="deny" id="deny">Cancel</button></form>`
   return await sendPage(reply, clientPage(`Sign in to ${a.client.name}?`, body))
 }

@@ -129,7 +129,7 @@ t.test('the page of a complete verification link names the client before the use
   const user = await signedIn('fay')
   const page = await s.app.inject({ url: `/auth/device?user_code=${da.user_code}`, headers: { cookie: user.cookie }, remoteAddress: '10.7.7.7' })
   t.equal(page.statusCode, 200)
-  t.match(page.body, /<p id="asking">Sign in <strong>Demo CLI<\/strong> as you\?/, 'the client is named before Approve/Deny')
+  t.match(page.body, /<p id="asking">Sign in <strong>Demo CLI<\/strong> as fay\?/, 'the client is named before Approve/Deny')
   t.match(page.body, `value="${da.user_code}"`)
   t.equal((await poll(da.device_code)).json().error, 'authorization_pending', 'looking decided nothing and used nothing up')
   const typedOnly = await s.app.inject({ url: '/auth/device', headers: { cookie: user.cookie }, remoteAddress: '10.7.7.7' })
