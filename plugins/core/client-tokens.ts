@@ -39,8 +39,7 @@ export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, 
     revocations,
     list: s.sessions,
     audit: o.audit,
-    access: s.tokens.access,
-    accessSeconds: Math.max(1, Math.round(o.session.tokenDurationMs / 1000))
+    access: s.tokens.access
   })
   const grants = new Map<string, Grant>()
   // RFC 7009 §2.1: an access token ends its session only when it was issued to the client revoking it (its

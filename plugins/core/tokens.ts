@@ -53,10 +53,11 @@ export interface CoreTokenService extends Omit<TokenService, 'issuePair'> {
    */
   revokePresented (request: FastifyRequest, everywhere: boolean): Promise<Claims | undefined>
   /**
-   * Signs an access token of a refresh family (`base`: the family's `jti` and `auth_time`; none for a new one): the
-   * claims updater and the validator run as for a cookie refresh. Rejects HttpError 401 when the validator refuses.
+   * Signs an access token of a refresh family (`base`: the family's `jti` and `auth_time`; none for a new one), living
+   * `seconds` (default `session.tokenDuration`): the claims updater and the validator run as for a cookie refresh.
+   * Rejects HttpError 401 when the validator refuses.
    */
-  access (input: ClaimsInput, base: SessionBase): Promise<{ token: string; claims: Claims }>
+  access (input: ClaimsInput, base: SessionBase, seconds?: number): Promise<{ token: string; claims: Claims }>
   /**
    * The cookie session of one of the package's pages (the device page, the sign-in confirmation, the session page):
    * read by the one path every authenticated request takes (verification, revocation, the validator, and the
@@ -124,8 +125,8 @@ export function createTokenService (o: ResolvedOptions, revocations: Revocations
       if (claims.exp <= nowSeconds()) throw unauthorized('token expired', ErrorCodes.TOKEN_EXPIRED)
       return claims
     },
-    async access (input, base) {
-      const claims = await issuer.claims(input, base)
+    async access (input, base, seconds) {
+      const claims = await issuer.claims(input, base, seconds)
       const { token, key } = await issuer.sign(claims)
       await check.validated(verified.remember(token, claims, key, Date.now(), true))
       return { token, claims }

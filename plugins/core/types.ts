@@ -443,7 +443,7 @@ export interface GatehouseAuth {
 export interface TokenPairResponse {
   access_token: string
   token_type: 'Bearer'
-  /** Seconds the access token lives (`session.tokenDuration`). */
+  /** Seconds the access token lives (the client's `accessToken.maxAge`, by default `session.tokenDuration`). */
   expires_in: number
   refresh_token: string
 }
