@@ -13,6 +13,7 @@ import type { Throttle } from '../../lib/throttle/throttle.js'
 import type { CoreTokenService } from './tokens.js'
 import { RefreshFamilies } from './refresh-families.js'
 import { FROM_COOKIE } from './token-reader.js'
+import { clientRefusalLog } from './client-refusals.js'
 import { authorizationServerMetadata, formOf, REFRESH_GRANT, tokenEndpoint, type Grant } from './token-endpoint.js'
 import { DEVICE_GRANT, deviceCodeGrant, deviceCodeHandler, deviceDecisionHandler, devicePageHandler } from './device-sign-in.js'
 import { userIdOf } from './session-audit.js'
@@ -63,7 +64,9 @@ export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, 
     }
     return await reply.header('cache-control', 'no-cache').send(authorizationServerMetadata(issuer, issuer, grantTypes, extra))
   })
+  const refused = clientRefusalLog(o.logger, o.clients)
   const native = {
+    refused,
     store: s.stateStore,
     clients: o.clients,
     families,
@@ -94,6 +97,6 @@ export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, 
       if (client === undefined) throw new OptionsError('client', `"${clientId}" is not a registered client (clients[].id)`)
       return (await families.issue(request, client, input)).response
     },
-    routes: tokenEndpoint({ clients: o.clients, families, grants, throttle: s.throttle, revokeAccess, authorize: redirecting ? { start: authorizeHandler(native), confirm: authorizeConfirmHandler(native, formOf) } : undefined, device: deviceRoutes })
+    routes: tokenEndpoint({ refused, clients: o.clients, families, grants, throttle: s.throttle, revokeAccess, authorize: redirecting ? { start: authorizeHandler(native), confirm: authorizeConfirmHandler(native, formOf) } : undefined, device: deviceRoutes })
   }
 }

@@ -76,13 +76,19 @@ const MAX_NAME = 64
 /** Control, format (bidi overrides, zero-width), private-use and unassigned characters, and line breaks. */
 const UNPRINTABLE = /[\p{C}\p{Zl}\p{Zp}]/u
 
-/** Validates `clients` at registration; the registry by id. Throws OptionsError naming the option path. */
-export function resolveClients (value: unknown, sessionMaxAgeMs: number, tokenDurationMs: number): ReadonlyMap<string, RegisteredClient> {
+/**
+ * Validates `clients` at registration; the registry by id. Throws OptionsError naming the option path; `warn` gets
+ * what is allowed but likely a mistake (a `*` in a redirect URI, which is compared exactly).
+ */
+export function resolveClients (value: unknown, sessionMaxAgeMs: number, tokenDurationMs: number, warn: (text: string) => void = () => {}): ReadonlyMap<string, RegisteredClient> {
   const clients = new Map<string, RegisteredClient>()
   if (value === undefined) return clients
   if (!Array.isArray(value)) throw new OptionsError('clients', 'must be an array of { id, kind, redirectUris?, name?, refreshToken? }')
   value.forEach((raw: unknown, i) => {
     const client = resolveClient(`clients[${i}]`, raw, sessionMaxAgeMs, tokenDurationMs)
+    for (const uri of client.redirectUris) {
+      if (uri.includes('*')) warn(`clients[${i}].redirectUris: "${uri}" has a "*", which is no wildcard here: redirect URIs are compared exactly (a loopback one on any port), so only this very string matches`)
+    }
     if (clients.has(client.id)) throw new OptionsError(`clients[${i}].id`, `"${client.id}" is registered twice`)
     clients.set(client.id, client)
   })

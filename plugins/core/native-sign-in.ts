@@ -23,6 +23,7 @@ import { escapeHtml, sendPage } from '../../lib/html.js'
 import type { CrossSiteGuard } from '../../lib/cross-site.js'
 import { clientPage, pageAnswer, userNameOf, type PageFormDeps } from './client-pages.js'
 import { noteGrant } from './grant-spans.js'
+import type { ClientRefusalLog } from './client-refusals.js'
 import { clearReplyCookie, requestCookie, setReplyCookie } from './cookie-jar.js'
 import type { FieldReader, Grant } from './token-endpoint.js'
 import type { Claims } from './types.js'
@@ -53,6 +54,8 @@ export interface NativeSignInDeps extends PageFormDeps {
   startToken: { sign: (payload: Record<string, unknown>, ttlMs: number) => Promise<string>; verify: (token: string) => Promise<Claims> }
   /** The "started here" cookie: its name and path (`__Host-` and `/` when the session cookie is a `__Host-` one), Secure. */
   startCookie: { name: string; path: string; secure: boolean }
+  /** Writes the developer's warning of a refused authorization request (client-refusals.ts). */
+  refused: ClientRefusalLog
 }
 
 /** A valid authorization request: its client, redirect URI and PKCE challenge, or the error to send back there. */
@@ -154,7 +157,10 @@ export function authorizeHandler (d: NativeSignInDeps) {
     const query = (request.query ?? {}) as Record<string, unknown>
     const a = readAuthorizationRequest(d, query)
     noteGrant(request, { client: a.client.id, error: a.error?.error })
-    if (a.error !== undefined) return sendBack(d, reply, a, a.error)
+    if (a.error !== undefined) {
+      d.refused(request, '/authorize', `${a.error.error}: ${a.error.error_description}`)
+      return sendBack(d, reply, a, a.error)
+    }
     const claims = await d.session(request, reply)
     if (claims === null) {
       noteGrant(request, { result: 'sign_in' })

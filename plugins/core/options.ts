@@ -405,7 +405,7 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
     lastLoginMethod: resolveLastLoginMethod(m.lastMethod.value, url, m.lastMethod.name),
     audit: new Audit(optionFunction<AuditListener>('onEvent', o.onEvent), logger, clientKey),
     migration: resolveMigration(o.migration),
-    clients: clientsOption(o.clients, session.maxAgeMs, session.tokenDurationMs, o.revocation),
+    clients: clientsOption(o.clients, session.maxAgeMs, session.tokenDurationMs, o.revocation, warn),
     loginPage: loginPageOption(m.page.value, url, m.page.name)
   }
 }
@@ -459,8 +459,8 @@ function secretOption (value: unknown): SecretFunc {
 }
 
 /** `clients`: validated, and only with revocation (a family's end is a revoked session). */
-function clientsOption (value: unknown, maxAgeMs: number, tokenDurationMs: number, revocation: unknown): ReadonlyMap<string, RegisteredClient> {
-  const clients = resolveClients(value, maxAgeMs, tokenDurationMs)
+function clientsOption (value: unknown, maxAgeMs: number, tokenDurationMs: number, revocation: unknown, warn: (text: string) => void): ReadonlyMap<string, RegisteredClient> {
+  const clients = resolveClients(value, maxAgeMs, tokenDurationMs, warn)
   if (clients.size > 0 && revocation === false) throw new OptionsError('clients', 'need revocation: a refresh family ends by revoking its session (leave `revocation` on)')
   return clients
 }
