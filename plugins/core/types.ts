@@ -358,6 +358,8 @@ export interface ResolvedGoPkgz {
   secret: (aud: string) => MaybePromise<string>
   cookieName: string
   xsrfCookieName: string
+  /** `maxAge` in seconds: how long after go-pkgz last set its cookie an expired cookie token is still taken; 0 when off. */
+  maxAgeS: number
 }
 
 /**
