@@ -29,9 +29,28 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'cache-control': 'no-store'
 })
 
-/** Sends `html` as a page of the package (PAGE_HEADERS). */
-export function sendPage (reply: FastifyReply, html: string, status = 200): FastifyReply {
-  return reply.code(status).headers(PAGE_HEADERS).send(html)
+/**
+ * The CSP of a page whose form is answered by a redirect to another origin (the OAuth2 servers' login page sends the
+ * browser back to the client, the sign-in confirmation to the app's redirect URI): browsers apply `form-action` to
+ * the redirects that answer a form too, so each target (a URL's origin, or the scheme of a private-use URI) is
+ * allowed beside `'self'`. A target that is no URL is left out.
+ */
+export function pageCsp (formTargets: readonly string[]): string {
+  const sources = new Set<string>()
+  for (const target of formTargets) {
+    let url: URL
+    try { url = new URL(target) } catch { continue }
+    if (url.protocol === 'http:' || url.protocol === 'https:') sources.add(url.origin)
+    else if (/^[a-z][a-z0-9+.-]*:$/.test(url.protocol)) sources.add(url.protocol)
+  }
+  return sources.size === 0 ? PAGE_CSP : PAGE_CSP.replace("form-action 'self'", `form-action 'self' ${[...sources].join(' ')}`)
+}
+
+/** Sends `html` as a page of the package (PAGE_HEADERS); `formTargets`: where its form's answer may redirect (pageCsp). */
+export function sendPage (reply: FastifyReply, html: string, status = 200, formTargets: readonly string[] = []): FastifyReply {
+  reply.code(status).headers(PAGE_HEADERS)
+  if (formTargets.length > 0) reply.header('content-security-policy', pageCsp(formTargets))
+  return reply.send(html)
 }
 
 /**

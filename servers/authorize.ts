@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { safeEqual } from '../lib/compare.js'
-import { PAGE_HEADERS } from '../lib/html.js'
+import { PAGE_HEADERS, pageCsp } from '../lib/html.js'
 import {
   OAuthError, checkCodeChallenge, checkRedirectUri, param, parseScope, requiredParam, withQuery
 } from './protocol.js'
@@ -116,6 +116,8 @@ async function showLoginPage (
   if (error !== undefined) page.error = error
   // The page must not be framed (clickjacking) and runs no script.
   reply.headers(PAGE_HEADERS)
+  // Its form is answered by a redirect to the client, which the browser checks against form-action too.
+  reply.header('content-security-policy', pageCsp([pending.redirectUri]))
   const status = error === undefined ? 200 : 400
   const handler = ctx.config.loginPageHandler
   const html = handler === undefined ? defaultLoginPage(page) : await handler(request, reply, page)

@@ -5,16 +5,14 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import { escapeHtml } from '../../lib/html.js'
+import { DEFAULT_THEME, renderPage } from './page-layout.js'
 import { safeEqual } from '../../lib/compare.js'
 import type { FieldReader } from './token-endpoint.js'
 import type { Claims } from './types.js'
 
-/** A page of its own: `body` is HTML the caller escaped; `title` is escaped here. */
-export function clientPage (title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:26rem;margin:3rem auto;padding:0 1rem}input{font-size:1.5rem;letter-spacing:.2em;text-transform:uppercase;width:100%}button{font-size:1rem;margin:.5rem .5rem 0 0;padding:.4rem 1rem}</style></head>
-<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`
+/** A page in the package's layout and the app's theme: `body` is HTML the caller escaped; `title` is escaped here. */
+export function clientPage (title: string, body: string, theme: string = DEFAULT_THEME): string {
+  return renderPage(theme, title, body)
 }
 
 /** The signed-in user's name as the pages show it, or undefined for a session without one. */

@@ -14,6 +14,7 @@ import type { CoreTokenService } from './tokens.js'
 import { RefreshFamilies } from './refresh-families.js'
 import { FROM_COOKIE } from './token-reader.js'
 import { clientRefusalLog } from './client-refusals.js'
+import type { SignInPage } from './sign-in-page.js'
 import { authorizationServerMetadata, formOf, REFRESH_GRANT, tokenEndpoint, type Grant } from './token-endpoint.js'
 import { DEVICE_GRANT, deviceCodeGrant, deviceCodeHandler, deviceDecisionHandler, devicePageHandler } from './device-sign-in.js'
 import { userIdOf } from './session-audit.js'
@@ -29,7 +30,7 @@ export interface ClientTokens {
   routes: (scope: FastifyInstance) => Promise<void>
 }
 
-interface Services { stateStore: StateStore; revocations: Revocations | null; sessions: SessionList | null; tokens: CoreTokenService; throttle: Throttle }
+interface Services { stateStore: StateStore; revocations: Revocations | null; sessions: SessionList | null; tokens: CoreTokenService; throttle: Throttle; signInPage: SignInPage }
 
 /** The clients' token service, or null when no client is registered (no route is added then). */
 export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, s: Services): ClientTokens | null {
@@ -70,7 +71,8 @@ export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, 
     store: s.stateStore,
     clients: o.clients,
     families,
-    loginPage: o.loginPage,
+    signInPage: s.signInPage,
+    theme: o.pages.theme,
     issuer,
     origin: o.origin,
     crossSite: o.crossSite,

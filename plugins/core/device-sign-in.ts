@@ -20,6 +20,7 @@ import type { Claims } from './types.js'
 import { userIdOf } from './session-audit.js'
 import { clientPage, pageAnswer, userNameOf, type PageFormDeps } from './client-pages.js'
 import { noteGrant } from './grant-spans.js'
+import type { SignInPage } from './sign-in-page.js'
 
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code'
 const DEVICE = 'dc:'
@@ -45,7 +46,10 @@ export interface DeviceSignInDeps extends PageFormDeps {
   families: RefreshFamilies
   audit: Audit
   clientKey: ClientKey
-  loginPage: string
+  /** Where a browser without a session signs in (read when one is sent). */
+  signInPage: Pick<SignInPage, 'with'>
+  /** The theme of the package's pages (page-layout.ts). */
+  theme: string
   /** `{url}{authPrefix}`. */
   base: string
 }
@@ -95,7 +99,7 @@ export function deviceCodeHandler (d: DeviceSignInDeps, formOf: (request: Fastif
 export function devicePageHandler (d: DeviceSignInDeps) {
   return async function devicePage (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const claims = await d.session(request, reply)
-    if (claims === null) return reply.redirect(`${d.loginPage}${d.loginPage.includes('?') ? '&' : '?'}from=${encodeURIComponent(request.url)}`, 302)
+    if (claims === null) return reply.redirect(d.signInPage.with(request.url), 302)
     const typed = (request.query as Record<string, unknown>).user_code
     const code = typeof typed === 'string' ? normalised(typed).slice(0, 8) : ''
     let asking = ''
@@ -106,7 +110,7 @@ export function devicePageHandler (d: DeviceSignInDeps) {
       else asking = d.clients.get(record.c)?.name ?? ''
     }
     const message = code === '' ? '' : asking === '' ? 'That code is not valid: check it and try again.' : ''
-    return await sendPage(reply, pageHtml(d.base, code === '' ? '' : shown(code), claims, message, asking))
+    return await sendPage(reply, pageHtml(d, code === '' ? '' : shown(code), claims, message, asking))
   }
 }
 
@@ -119,7 +123,7 @@ async function pendingRecord (d: DeviceSignInDeps, userCode: string): Promise<De
 }
 
 /** The page: who is signed in, the client asking (when the link named a code), a message, the code form. */
-function pageHtml (base: string, code: string, claims: Claims, message: string, asking = ''): string {
+function pageHtml (d: DeviceSignInDeps, code: string, claims: Claims, message: string, asking = ''): string {
   const user = userNameOf(claims)
   const as = user === undefined ? 'you' : escapeHtml(user)
   const intro = asking === ''
@@ -127,8 +131,8 @@ function pageHtml (base: string, code: string, claims: Claims, message: string, 
     : `<p id="asking">Sign in <strong>${escapeHtml(asking)}</strong> as ${as}? Approve only if you started this on that device and it shows this code.</p>`
   const who = user === undefined ? '' : `<p id="who">Signed in as <strong>${as}</strong>.</p>`
   return clientPage('Sign in a device', `${who}${intro}${message === '' ? '' : `<p id="message" role="status">${escapeHtml(message)}</p>`}
-<form method="post" action="${escapeHtml(base)}/device"><label for="user_code">Code</label><input name="user_code" id="user_code" autocomplete="off" maxlength="9" value="${escapeHtml(code)}" placeholder="XXXX-XXXX" required>
-<input type="hidden" name="xsrf" value="${escapeHtml(claims.jti)}"><button name="action" value="approve" id="approve">Approve</button><button name="action" value="deny" id="deny">Deny</button></form>`)
+<form method="post" action="${escapeHtml(d.base)}/device"><label for="user_code">Code</label><input name="user_code" id="user_code" autocomplete="off" maxlength="9" value="${escapeHtml(code)}" placeholder="XXXX-XXXX" required>
+<input type="hidden" name="xsrf" value="${escapeHtml(claims.jti)}"><button name="action" value="approve" id="approve">Approve</button><button name="action" value="deny" id="deny" class="secondary">Deny</button></form>`, d.theme)
 }
 
 /** `POST /device`: approves or denies the code's client for the signed-in user. */
@@ -143,14 +147,14 @@ export function deviceDecisionHandler (d: DeviceSignInDeps, formOf: (request: Fa
     if (hash === undefined || record === undefined || record.st !== 'pending' || record.exp <= Date.now()) {
       await guessFailed(d, request, claims)
       if (d.audit.on) d.audit.emit(request, 'device.denied', { reason: 'unknown_code', userId: userIdOf(claims), clientId: undefined })
-      return await sendPage(reply, pageHtml(d.base, '', claims, 'That code is not valid: check it and try again.'), 400)
+      return await sendPage(reply, pageHtml(d, '', claims, 'That code is not valid: check it and try again.'), 400)
     }
     const client = d.clients.get(record.c)!
     const next: DeviceRecord = approved ? { ...record, st: 'approved', claims } : { ...record, st: 'denied' }
     await d.store.set(DEVICE + hash, JSON.stringify(next), Math.max(1000, record.exp - Date.now() + EXPIRES_S * 1000))
     if (d.audit.on) d.audit.emit(request, approved ? 'device.approved' : 'device.denied', { reason: approved ? 'user' : 'denied', userId: userIdOf(claims), clientId: client.id })
     const text = approved ? `${client.name} is signed in. You can return to it.` : `${client.name} was not signed in.`
-    return await sendPage(reply, pageHtml(d.base, '', claims, text))
+    return await sendPage(reply, pageHtml(d, '', claims, text))
   }
 }
 

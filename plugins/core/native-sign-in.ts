@@ -24,6 +24,7 @@ import type { CrossSiteGuard } from '../../lib/cross-site.js'
 import { clientPage, pageAnswer, userNameOf, type PageFormDeps } from './client-pages.js'
 import { noteGrant } from './grant-spans.js'
 import type { ClientRefusalLog } from './client-refusals.js'
+import type { SignInPage } from './sign-in-page.js'
 import { clearReplyCookie, requestCookie, setReplyCookie } from './cookie-jar.js'
 import type { FieldReader, Grant } from './token-endpoint.js'
 import type { Claims } from './types.js'
@@ -44,8 +45,10 @@ export interface NativeSignInDeps extends PageFormDeps {
   store: StateStore
   clients: ReadonlyMap<string, RegisteredClient>
   families: RefreshFamilies
-  /** Where a browser without a session signs in (absolute URL of the app's page). */
-  loginPage: string
+  /** Where a browser without a session signs in (the app's page or the package's, read when one is sent). */
+  signInPage: Pick<SignInPage, 'with'>
+  /** The theme of the package's pages (page-layout.ts). */
+  theme: string
   /** The issuer, sent back as `iss` (RFC 9207); also where the confirmation page posts (`{issuer}/authorize`). */
   issuer: string
   /** The package's cross-site rule (`crossSite`), or false when the host turned it off. */
@@ -165,7 +168,7 @@ export function authorizeHandler (d: NativeSignInDeps) {
     if (claims === null) {
       noteGrant(request, { result: 'sign_in' })
       if (openedHere(d, request)) await rememberStart(d, reply, a)
-      return reply.redirect(withParams(d.loginPage, { from: request.url }), 302)
+      return reply.redirect(d.signInPage.with(request.url), 302)
     }
     if (!await startedHere(d, request, reply, a)) {
       noteGrant(request, { result: 'confirmation' })
@@ -202,8 +205,9 @@ async function sendConfirmation (d: NativeSignInDeps, reply: FastifyReply, a: Au
   const user = userNameOf(claims) ?? 'you'
   const body = `<p id="ask">${escapeHtml(a.client.name)} asks to be signed in as ${escapeHtml(user)}.</p>
 <p id="why">${ARRIVALS[how]} Continue only if you started it in ${escapeHtml(a.client.name)} yourself.</p>
-<form method="post" action="${escapeHtml(d.issuer)}/authorize">${hidden}<button name="action" value="approve" id="approve">Continue</button><button name="action" value="deny" id="deny">Cancel</button></form>`
-  return await sendPage(reply, clientPage(`Sign in to ${a.client.name}?`, body))
+<form method="post" action="${escapeHtml(d.issuer)}/authorize">${hidden}<button name="action" value="approve" id="approve">Continue</button><button name="action" value="deny" id="deny" class="secondary">Cancel</button></form>`
+  // Continue and Cancel are answered by a redirect to the app's redirect URI: allowed as the form's target.
+  return await sendPage(reply, clientPage(`Sign in to ${a.client.name}?`, body, d.theme), 200, [a.redirectUri])
 }
 
 /** `POST /authorize`: the user's answer on the confirmation page (this site's own page, the session's XSRF value). */

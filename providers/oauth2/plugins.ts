@@ -49,7 +49,7 @@ export interface AppleProviderOptions extends AppleConfig {
 /** Mounts an engine provider, its state store being its own option or the core's. */
 async function mountEngine (fastify: FastifyInstance, kit: ProviderKit, cfg: OAuth2ProviderConfig): Promise<void> {
   const store = await kit.openStateStore(cfg.stateStore, `oauth2.${cfg.name}.stateStore`)
-  kit.mount(await createOAuth2Provider(kit, cfg, store, (keeper) => { registerKeeper(fastify, keeper) }))
+  kit.mount(await createOAuth2Provider(kit, cfg, store, (keeper) => { registerKeeper(fastify, keeper) }), { signInPage: 'link' })
 }
 
 function client (opts: unknown, family: string): OAuth2Client & Record<string, unknown> {

@@ -78,6 +78,7 @@ await app.register(authPlugin, { secret, url, revocation: { recheckInterval: '10
 await app.register(authPlugin, { secret, url, revocation: { sessionList: false } })
 await app.register(authPlugin, { secret, url, revocation: { sessionList: { maxPerUser: 20 } } })
 await app.register(authPlugin, { secret, url, revocation: { sessionList: { ip: 'hash' } } })
+await app.register(authPlugin, { secret, url, revocation: { sessionList: { page: true } } })
 await app.register(authPlugin, { secret, url, reauthentication: { within: '2m' } })
 await app.register(authPlugin, { secret, url, reauthentication: { otherSessions: false } })
 await app.register(authPlugin, { secret, url, trustedDevices: { ttl: '30d', maxPerUser: 10 } })

@@ -101,7 +101,7 @@ t.test('the device page: sign-in first, same-origin approvals with the page\'s X
   const da = await oidc.initiateDeviceAuthorization(config, {})
   const page = await s.app.inject({ url: `/auth/device?user_code=${da.user_code}` })
   t.equal(page.statusCode, 302)
-  t.match(page.headers.location, /\/login\?from=%2Fauth%2Fdevice%3Fuser_code%3D/)
+  t.match(page.headers.location, /\/auth\/sign-in\?from=%2Fauth%2Fdevice%3Fuser_code%3D/, 'the package\'s page: the app has no GET /login')
   const user = await signedIn('dan')
   t.equal((await decide(user, da.user_code, 'approve', '10.0.0.4', { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' })).statusCode, 403, 'cross-site')
   t.equal((await decide({ ...user, xsrf: 'wrong' }, da.user_code, 'approve', '10.0.0.4')).statusCode, 403, 'without the page\'s XSRF value')
