@@ -30,27 +30,29 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 })
 
 /**
- * The CSP of a page whose form is answered by a redirect to another origin (the OAuth2 servers' login page sends the
- * browser back to the client, the sign-in confirmation to the app's redirect URI): browsers apply `form-action` to
- * the redirects that answer a form too, so each target (a URL's origin, or the scheme of a private-use URI) is
- * allowed beside `'self'`. A target that is no URL is left out.
+ * Sends `html` as a page of the package (PAGE_HEADERS). `formTargets`: where the page's form, posted to this origin,
+ * is answered with a redirect (a sign-in handing its code to the client's redirect URI): allowed by its CSP (pageCsp).
  */
-export function pageCsp (formTargets: readonly string[]): string {
+export function sendPage (reply: FastifyReply, html: string, status = 200, formTargets: string | readonly string[] = []): FastifyReply {
+  reply.code(status).headers(PAGE_HEADERS)
+  if (formTargets.length > 0) reply.header('content-security-policy', pageCsp(formTargets))
+  return reply.send(html)
+}
+
+/**
+ * PAGE_CSP whose `form-action` also allows the redirects that answer the form (browsers apply `form-action` to each
+ * of them too) to `formTargets` (absolute URIs): a URL's origin for http(s), the scheme of a private-use URI
+ * (`com.example.app:`, RFC 8252 §7.1). A target that is no URL is left out.
+ */
+export function pageCsp (formTargets: string | readonly string[]): string {
   const sources = new Set<string>()
-  for (const target of formTargets) {
+  for (const target of typeof formTargets === 'string' ? [formTargets] : formTargets) {
     let url: URL
     try { url = new URL(target) } catch { continue }
     if (url.protocol === 'http:' || url.protocol === 'https:') sources.add(url.origin)
     else if (/^[a-z][a-z0-9+.-]*:$/.test(url.protocol)) sources.add(url.protocol)
   }
   return sources.size === 0 ? PAGE_CSP : PAGE_CSP.replace("form-action 'self'", `form-action 'self' ${[...sources].join(' ')}`)
-}
-
-/** Sends `html` as a page of the package (PAGE_HEADERS); `formTargets`: where its form's answer may redirect (pageCsp). */
-export function sendPage (reply: FastifyReply, html: string, status = 200, formTargets: readonly string[] = []): FastifyReply {
-  reply.code(status).headers(PAGE_HEADERS)
-  if (formTargets.length > 0) reply.header('content-security-policy', pageCsp(formTargets))
-  return reply.send(html)
 }
 
 /**

@@ -32,8 +32,11 @@ export interface ClientTokens {
 
 interface Services { stateStore: StateStore; revocations: Revocations | null; sessions: SessionList | null; tokens: CoreTokenService; throttle: Throttle; signInPage: SignInPage }
 
+/** What the registered clients' endpoints read of the options. */
+type ClientTokensOptions = Pick<ResolvedOptions, 'audit' | 'authPrefix' | 'clientKey' | 'clients' | 'cookies' | 'crossSite' | 'loginPage' | 'logger' | 'origin' | 'pages' | 'session' | 'url'>
+
 /** The clients' token service, or null when no client is registered (no route is added then). */
-export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, s: Services): ClientTokens | null {
+export function openClientTokens (fastify: FastifyInstance, o: ClientTokensOptions, s: Services): ClientTokens | null {
   if (o.clients.size === 0 || s.revocations === null) return null
   const revocations = s.revocations
   const families = new RefreshFamilies({

@@ -74,11 +74,14 @@ export interface CoreTokenService extends Omit<TokenService, 'issuePair'> {
   readonly jwks: Jwks | null
 }
 
+/** What the token service and its parts read of the options. */
+type TokenServiceOptions = Pick<ResolvedOptions, 'audit' | 'claimsUpdater' | 'cookies' | 'issuer' | 'migration' | 'secret' | 'session' | 'tokenSources' | 'validator' | 'xsrf'>
+
 /**
  * The token service. `store` (the state store) is needed only by `migration.goPkgz`, which marks each exchanged
  * Go token there.
  */
-export function createTokenService (o: ResolvedOptions, revocations: Revocations | null, audiences: AudienceRule, list: SessionList | null = null, store?: StateStore): CoreTokenService {
+export function createTokenService (o: TokenServiceOptions, revocations: Revocations | null, audiences: AudienceRule, list: SessionList | null = null, store?: StateStore): CoreTokenService {
   const keys = createKeyRings(o.secret, o.session.signingKeys, (reason) => unauthorized(reason, ErrorCodes.UNAUTHORIZED))
   const verify = createVerifier(keys, o.issuer, audiences)
   const issuer = new Issuer(o, keys, audiences)
@@ -170,7 +173,7 @@ class SessionReader {
   private readonly refreshedFor = new WeakMap<FastifyRequest, { from: string; entry: CachedSession }>()
   /** The session cookie's name: a page reads its session from there only. */
   private readonly cookieName: string
-  constructor (o: ResolvedOptions, private readonly p: SessionParts) {
+  constructor (o: Pick<ResolvedOptions, 'audit' | 'cookies' | 'session' | 'tokenSources'>, private readonly p: SessionParts) {
     this.audit = o.audit
     this.cookieName = o.cookies.sessionName
     this.lifetime = { maxAgeSeconds: Math.max(1, Math.round(o.session.maxAgeMs / 1000)), idleTimeoutMs: o.session.idleTimeoutMs, headerRefresh: o.tokenSources.headerRefresh }

@@ -25,7 +25,7 @@ if (missing !== undefined) {
       { kind: 'dev', port: 0, onServer: (server) => { devUrl = server.url } },
       { kind: 'direct', name: 'local', checker: (user: string, passwd: string) => passwd === `${user}-password` }
     ]
-  })
+  }, { listen: true })
   const browser: TestBrowser = await launch(import.meta.url)
   t.teardown(async () => { await browser.close(); await s.close() })
   const { page } = browser

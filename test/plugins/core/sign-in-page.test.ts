@@ -88,7 +88,7 @@ t.test('login.page left out: the app\'s GET /login when it has one, else the pac
   t.equal((await none.app.inject({ url: '/auth/sign-in' })).statusCode, 200)
   t.ok(lines.some((l) => l.includes('no GET /login route') && l.includes('/auth/sign-in')), 'said once at startup')
 
-  const own = await clientsApp({}, undefined, (app) => { app.get('/login', async () => 'my page') })
+  const own = await clientsApp({}, { setup: (app) => { app.get('/login', async () => 'my page') } })
   t.teardown(own.close)
   t.equal((await own.app.inject({ url: '/auth/device' })).headers.location, `${own.base}/login?from=%2Fauth%2Fdevice`)
 
