@@ -40,20 +40,30 @@ export function sendPage (reply: FastifyReply, html: string, status = 200, formT
 }
 
 /**
- * PAGE_CSP whose `form-action` also allows the redirects that answer the form (browsers apply `form-action` to each
- * of them too) to `formTargets` (absolute URIs): a URL's origin for http(s), the scheme of a private-use URI
- * (`com.example.app:`, RFC 8252 §7.1). A target that is no URL is left out.
+ * The CSP of a page whose form is answered by redirects to other origins (the sign-in page sends the browser on to
+ * `from` and, from `/authorize`, to an app's redirect URI; the confirmation to the app's redirect URI): browsers apply
+ * `form-action` to every redirect that answers a form, so each target is allowed beside `'self'`: a URL's origin
+ * (a loopback `http` one on any port, as RFC 8252 §7.3 lets native apps choose theirs), or the scheme of a
+ * private-use URI (`com.example.app:`, RFC 8252 §7.1). A target that is no URL is left out.
  */
 export function pageCsp (formTargets: string | readonly string[]): string {
   const sources = new Set<string>()
   for (const target of typeof formTargets === 'string' ? [formTargets] : formTargets) {
     let url: URL
     try { url = new URL(target) } catch { continue }
-    if (url.protocol === 'http:' || url.protocol === 'https:') sources.add(url.origin)
+    if (url.protocol === 'http:' && (url.hostname === '127.0.0.1' || url.hostname === '[::1]')) sources.add(`http://${url.hostname}:*`)
+    else if (url.protocol === 'http:' || url.protocol === 'https:') sources.add(url.origin)
     else if (/^[a-z][a-z0-9+.-]*:$/.test(url.protocol)) sources.add(url.protocol)
   }
   return sources.size === 0 ? PAGE_CSP : PAGE_CSP.replace("form-action 'self'", `form-action 'self' ${[...sources].join(' ')}`)
 }
+
+/**
+ * PAGE_CSP without `form-action`, for a page whose form ends wherever its client's own flow goes (the local OAuth2
+ * servers' login page: back to the client, which may send the browser on to an app's private-use scheme). Only
+ * those development servers use it; the page still runs no script and cannot be framed.
+ */
+export const OPEN_FORM_CSP = PAGE_CSP.replace("form-action 'self'; ", '')
 
 /**
  * For an answer of any kind on the package's own routes: `X-Frame-Options: DENY`, and `frame-ancestors 'none'` in

@@ -82,8 +82,10 @@ export class SignInPage {
     const code = typeof query.error === 'string' ? query.error : undefined
     const error = code === undefined ? '' : `<p id="error" class="message error" role="alert">${escapeHtml(MESSAGES[code] ?? GENERIC)}</p>`
     const to = from ?? `${this.o.url}/`
-    // A sign-in from its forms is answered by a redirect to `to` (another allowed host, maybe): its form's target too.
-    return await sendPage(reply, renderPage(this.o.pages.theme, 'Sign in', `${error}${this.methods(core, to)}`), 200, [to])
+    // A sign-in from its forms is answered by a redirect to `to` (another allowed host, maybe), and from /authorize on
+    // to a registered app's redirect URI: the browser checks each hop against form-action.
+    const targets = [to, ...[...this.o.clients.values()].flatMap((c) => [...c.redirectUris])]
+    return await sendPage(reply, renderPage(this.o.pages.theme, 'Sign in', `${error}${this.methods(core, to)}`), 200, targets)
   }
 
   /** The providers this page offers, in registration order: links first, then a form per password provider. */

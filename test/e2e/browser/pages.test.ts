@@ -67,6 +67,31 @@ if (missing !== undefined) {
     t.match(await page.textContent('main p'), 'Signed in as dora.')
   })
 
+  t.test('a native app: the code reaches its scheme through the password form and through an OAuth2 provider\'s round trip', async (t) => {
+    const config = await s.discover()
+    for (const via of ['password', 'dev'] as const) {
+      await browser.context.clearCookies()
+      const tab = await browser.context.newPage()
+      t.teardown(async () => { await tab.close() })
+      const url = oidc.buildAuthorizationUrl(config, { redirect_uri: 'com.example.app:/callback', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256', state: via })
+      const captured = new Promise<string>((resolve) => tab.on('response', (r) => { const l = r.headers().location; if (l?.startsWith('com.example.app:') === true) resolve(l) }))
+      await tab.goto(url.href)
+      if (via === 'password') {
+        await tab.getByLabel('User name').fill('cy')
+        await tab.getByLabel('Password').fill('cy-password')
+        await tab.getByRole('button', { name: 'Sign in' }).click().catch(() => {})
+      } else {
+        await tab.getByRole('link', { name: 'Continue with the dev server' }).click()
+        await tab.waitForSelector('input[name=user]')
+        await tab.fill('input[name=user]', 'cy')
+        await tab.click('button[type=submit]:not([name])').catch(() => {})
+      }
+      // The redirect chain that answers a form ends at the app's private-use scheme: form-action lets it through.
+      const stopped = new Promise<string>((resolve) => setTimeout(() => resolve(`no redirect to the app's scheme; the tab is at ${tab.url()}`), 15_000).unref())
+      t.match(await Promise.race([captured, stopped]), new RegExp(`^com\\.example\\.app:/callback\\?code=[\\w-]{43}&state=${via}&`), `${via}: the code at the app's scheme`)
+    }
+  })
+
   t.test('the session page: the browser and the CLI\'s family; the family ended with its button', async (t) => {
     await browser.context.clearCookies()
     await page.goto(`${s.base}/auth/sessions/page`)

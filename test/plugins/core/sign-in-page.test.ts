@@ -23,6 +23,9 @@ t.test('the page: providers as links and forms, from kept, its headers, accessib
   t.equal(r.headers['content-type'], 'text/html; charset=utf-8')
   t.equal(r.headers['x-frame-options'], 'DENY')
   t.match(r.headers['content-security-policy'], /default-src 'none'.*frame-ancestors 'none'/)
+  // Its sign-in is answered by redirects to `from` (here on the app's loopback origin), and from /authorize on to a
+  // registered app's redirect URI (com.example.app:/callback, http://127.0.0.1/callback on any port): those only.
+  t.match(r.headers['content-security-policy'], /(^|; )form-action 'self' http:\/\/127\.0\.0\.1:\* com\.example\.app:;/)
   t.notMatch(r.body, /<script/i, 'no script')
   t.match(r.body, /<html lang="en">/)
   t.equal(r.body.match(/<h1>/g)?.length, 1, 'one h1')
