@@ -12,6 +12,7 @@ export { authPlugin, authPlugin as default, type AuthOptions } from './auth.js'
 export type {
   SessionOptions, CookieOptions, XsrfOptions, TokenSourceOptions, RevocationOptions, LoginOptions, FactorOptions
 } from './plugins/core/options.js'
+export type { PageTheme } from './plugins/core/base/page-layout.js'
 export type { RateLimitOptions } from './lib/throttle/options.js'
 export type { ClientOptions } from './plugins/core/base/clients.js'
 export type { AvatarOptions } from './plugins/avatar/plugin.js'

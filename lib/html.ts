@@ -30,29 +30,40 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 })
 
 /**
- * Sends `html` as a page of the package (PAGE_HEADERS). `formTarget`: where the page's form, posted to this origin,
- * is answered with a redirect (a sign-in handing its code to the client's redirect URI). Browsers hold a redirect
- * after a form's POST to the page's `form-action` too, so that target is allowed there beside `'self'`.
+ * Sends `html` as a page of the package (PAGE_HEADERS). `formTargets`: where the page's form, posted to this origin,
+ * is answered with a redirect (a sign-in handing its code to the client's redirect URI): allowed by its CSP (pageCsp).
  */
-export function sendPage (reply: FastifyReply, html: string, status = 200, formTarget?: string): FastifyReply {
+export function sendPage (reply: FastifyReply, html: string, status = 200, formTargets: string | readonly string[] = []): FastifyReply {
   reply.code(status).headers(PAGE_HEADERS)
-  if (formTarget !== undefined) reply.header('content-security-policy', pageCsp(formTarget))
+  if (formTargets.length > 0) reply.header('content-security-policy', pageCsp(formTargets))
   return reply.send(html)
 }
 
 /**
- * PAGE_CSP whose `form-action` also allows the redirect after the form to `target` (an absolute URI): its origin for
- * http(s), its scheme for a private-use scheme (`com.example.app:`, RFC 8252 §7.1). Anything else stays `'self'`.
+ * The CSP of a page whose form is answered by redirects to other origins (the sign-in page sends the browser on to
+ * `from` and, from `/authorize`, to an app's redirect URI; the confirmation to the app's redirect URI): browsers apply
+ * `form-action` to every redirect that answers a form, so each target is allowed beside `'self'`: a URL's origin
+ * (a loopback `http` one on any port, as RFC 8252 §7.3 lets native apps choose theirs), or the scheme of a
+ * private-use URI (`com.example.app:`, RFC 8252 §7.1). A target that is no URL is left out.
  */
-export function pageCsp (target: string): string {
-  let source: string | undefined
-  try {
-    const url = new URL(target)
-    if (url.protocol === 'http:' || url.protocol === 'https:') source = url.origin
-    else if (/^[a-z][a-z0-9+.-]*:$/.test(url.protocol)) source = url.protocol
-  } catch {}
-  return source === undefined ? PAGE_CSP : PAGE_CSP.replace("form-action 'self'", `form-action 'self' ${source}`)
+export function pageCsp (formTargets: string | readonly string[]): string {
+  const sources = new Set<string>()
+  for (const target of typeof formTargets === 'string' ? [formTargets] : formTargets) {
+    let url: URL
+    try { url = new URL(target) } catch { continue }
+    if (url.protocol === 'http:' && (url.hostname === '127.0.0.1' || url.hostname === '[::1]')) sources.add(`http://${url.hostname}:*`)
+    else if (url.protocol === 'http:' || url.protocol === 'https:') sources.add(url.origin)
+    else if (/^[a-z][a-z0-9+.-]*:$/.test(url.protocol)) sources.add(url.protocol)
+  }
+  return sources.size === 0 ? PAGE_CSP : PAGE_CSP.replace("form-action 'self'", `form-action 'self' ${[...sources].join(' ')}`)
 }
+
+/**
+ * PAGE_CSP without `form-action`, for a page whose form ends wherever its client's own flow goes (the local OAuth2
+ * servers' login page: back to the client, which may send the browser on to an app's private-use scheme). Only
+ * those development servers use it; the page still runs no script and cannot be framed.
+ */
+export const OPEN_FORM_CSP = PAGE_CSP.replace("form-action 'self'; ", '')
 
 /**
  * For an answer of any kind on the package's own routes: `X-Frame-Options: DENY`, and `frame-ancestors 'none'` in

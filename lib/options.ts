@@ -43,6 +43,14 @@ export function optionGroup<T> (name: string, value: unknown, known: readonly st
   return value as Partial<T>
 }
 
+/**
+ * Why a required text option (a secret, a client id) is not there: missing or empty, with the likely cause, an
+ * environment variable that holds it and is not set (`process.env.GITHUB_CID` is then undefined or '').
+ */
+export function missingText (value: unknown, what: string): string {
+  return `is ${value === '' ? 'an empty string' : value === undefined ? 'missing' : 'not a string'}: ${what} (is the environment variable that holds it set?)`
+}
+
 /** The OptionsError of an unknown key at `path`, with the known name it was probably meant to be. */
 export function unknownOption (path: string, key: string, known: readonly string[]): OptionsError {
   return new OptionsError(path, `is not a known option${didYouMean(key, known)}`)

@@ -153,7 +153,7 @@ async function direct (fastify: FastifyInstance, opts: DirectProviderOptions): P
   if (checker === undefined) throw new OptionsError('direct.checker', 'is required: (user, passwd) => boolean | { ok, user } (or a promise of one)')
   if (o.allowGet !== undefined && typeof o.allowGet !== 'boolean') throw new OptionsError('direct.allowGet', 'must be true or false')
   const kit = builtinKit(fastify, 'direct')
-  kit.mount(createDirectProvider(kit, name, checker, o.allowGet === true, breachedOption(o.breachedPasswords)))
+  kit.mount(createDirectProvider(kit, name, checker, o.allowGet === true, breachedOption(o.breachedPasswords)), { signInPage: 'password' })
   kit.secondFactors.take(name)
   kit.reauth.register('password', passwordAgain(kit, name, checker))
 }

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { safeEqual } from '../lib/compare.js'
-import { PAGE_HEADERS, pageCsp } from '../lib/html.js'
+import { OPEN_FORM_CSP, PAGE_HEADERS } from '../lib/html.js'
 import {
   OAuthError, checkCodeChallenge, checkRedirectUri, param, parseScope, requiredParam, withQuery
 } from './protocol.js'
@@ -114,8 +114,9 @@ async function showLoginPage (
   }
   if (error !== undefined) page.error = error
   // The page must not be framed (clickjacking) and runs no script.
-  // Its form is answered with a redirect to the client's redirect URI, which the CSP's form-action must allow.
-  reply.headers(PAGE_HEADERS).header('content-security-policy', pageCsp(pending.redirectUri))
+  // Its form is answered by a redirect to the client, and the client's own flow goes on from there (an app's sign-in
+  // ends at its redirect URI, a private-use scheme maybe): the browser would check each hop against form-action.
+  reply.headers(PAGE_HEADERS).header('content-security-policy', OPEN_FORM_CSP)
   const status = error === undefined ? 200 : 400
   const handler = ctx.config.loginPageHandler
   const html = handler === undefined ? defaultLoginPage(page) : await handler(request, reply, page)

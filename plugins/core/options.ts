@@ -28,6 +28,7 @@ import { crossSiteGuard, type CrossSiteOptions } from '../../lib/login/cross-sit
 import { resolveCaptcha, type CaptchaOption } from '../../lib/captcha/verifier.js'
 import { resolveLastLoginMethod, type LastLoginMethodOptions } from './base/last-login.js'
 import { resolveMigration, type MigrationOptions } from './sessions/migration.js'
+import { DEFAULT_THEME, themeCss, type PageTheme } from './base/page-layout.js'
 
 /** How long sessions live and how they are kept (`session` group). */
 export interface SessionOptions {
@@ -146,6 +147,12 @@ export interface RevocationOptions {
 export interface SessionListOptions {
   /** Most sessions listed per user; past it the least recently seen are dropped from the list (not ended). Default 50. */
   maxPerUser?: number | undefined
+  /**
+   * Serves the signed-in user's "where you're signed in" page at `{authPrefix}/sessions/page`: the list with an "End"
+   * button per session (forms posted with the session's XSRF value, the password asked when ending another session
+   * needs it), no script. Styled by `login.page`'s `theme`. Default false.
+   */
+  page?: boolean | undefined
   /**
    * What the list keeps of a client's address: `'address'` (as throttling sees it, `rateLimit.clientKey`), `'hash'`
    * (a salted SHA-256 prefix: tells addresses apart without showing them; an IPv4 hash can be reversed by trying
@@ -309,11 +316,15 @@ export interface LoginOptions {
   /** Hosts `from` may redirect to besides the origin of `url`. Default none. */
   redirectHosts?: string[] | undefined
   /**
-   * The app's sign-in page, a path on `url`: `{authPrefix}/authorize` sends a browser without a session there with
-   * `?from=` (back to the authorization request), so that a native client signs in with any login method. Default
-   * `/login`.
+   * Where a browser signs in when a page of the package needs a session (`{authPrefix}/authorize`, the device page,
+   * the session page), sent with `?from=` back there. A path on `url` is the app's own page; `true` (or
+   * `{ theme }`) serves the package's sign-in page at `{authPrefix}/sign-in`: the password form of every password
+   * provider (with the captcha's field when `captcha` guards it), a link to every OAuth2 provider, `from` kept,
+   * errors shown, no script, unframeable; `theme` sets its colours, corners and font (CSS custom properties), and
+   * those of the package's other pages. Default: `/login` when the app has a `GET /login` route at startup, else
+   * the package's page (so a first device or native sign-in never ends on a 404).
    */
-  page?: string | undefined
+  page?: string | true | { theme?: PageTheme | undefined } | undefined
 }
 
 /** The second-factor policy (`factors` group). */
@@ -359,7 +370,7 @@ export const XSRF_KEYS = keyList<XsrfOptions>({ disable: true, ignoreMethods: tr
 export const TOKEN_SOURCE_KEYS = keyList<TokenSourceOptions>({ header: true, query: true, bearer: true, extract: true, headerRefresh: true })
 export const BASIC_AUTH_KEYS = keyList<AdminBasicAuthOptions>({ adminPasswd: true, checker: true })
 export const REVOCATION_KEYS = keyList<RevocationOptions>({ recheckInterval: true, sessionList: true })
-export const SESSION_LIST_KEYS = keyList<SessionListOptions>({ maxPerUser: true, ip: true })
+export const SESSION_LIST_KEYS = keyList<SessionListOptions>({ maxPerUser: true, ip: true, page: true })
 export const REAUTHENTICATION_KEYS = keyList<ReauthenticationOptions>({ within: true, otherSessions: true })
 /** The longest `reauthentication.within`: a change of factors is a moment, not a session. */
 const MAX_REAUTH_MS = 3_600_000
@@ -405,8 +416,8 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
     lastLoginMethod: resolveLastLoginMethod(m.lastMethod.value, url, m.lastMethod.name),
     audit: new Audit(optionFunction<AuditListener>('onEvent', o.onEvent), logger, clientKey),
     migration: resolveMigration(o.migration),
-    clients: clientsOption(o.clients, session.maxAgeMs, o.revocation),
-    loginPage: loginPageOption(m.page.value, url, m.page.name)
+    clients: clientsOption(o.clients, session.maxAgeMs, session.tokenDurationMs, o.revocation, warn),
+    ...loginPageOption(m.page.value, url, optionPrefix('authPrefix', o.authPrefix, '/auth'), m.page.name, o.revocation)
   }
 }
 
@@ -459,17 +470,33 @@ function secretOption (value: unknown): SecretFunc {
 }
 
 /** `clients`: validated, and only with revocation (a family's end is a revoked session). */
-function clientsOption (value: unknown, maxAgeMs: number, revocation: unknown): ReadonlyMap<string, RegisteredClient> {
-  const clients = resolveClients(value, maxAgeMs)
+function clientsOption (value: unknown, maxAgeMs: number, tokenDurationMs: number, revocation: unknown, warn: (text: string) => void): ReadonlyMap<string, RegisteredClient> {
+  const clients = resolveClients(value, maxAgeMs, tokenDurationMs, warn)
   if (clients.size > 0 && revocation === false) throw new OptionsError('clients', 'need revocation: a refresh family ends by revoking its session (leave `revocation` on)')
   return clients
 }
 
-/** `login.page`: a path on `url`'s origin (never another host: it is where a sign-in is sent), as an absolute URL. */
-function loginPageOption (value: unknown, url: URL, name: string): string {
+/**
+ * `login.page`: the app's page, a path on `url`'s origin (never another host: it is where a sign-in is sent), as an
+ * absolute URL; or the package's page at `{url}{authPrefix}/sign-in` (`true`, `{ theme }`); or, left out, `/login`
+ * until the start finds no such route (sign-in-page.ts). The theme styles every page of the package.
+ */
+function loginPageOption (value: unknown, url: URL, authPrefix: string, name: string, revocation: unknown): Pick<ResolvedOptions, 'loginPage' | 'pages'> {
+  const sessions = revocation === false ? false : sessionsPageWanted(revocation)
+  const packaged = `${url.href.replace(/\/$/, '')}${authPrefix}/sign-in`
+  if (value === true || (value !== null && typeof value === 'object')) {
+    const theme = value === true ? DEFAULT_THEME : themeCss(checkKeys(value, ['theme'], name).theme, `${name}.theme`)
+    return { loginPage: packaged, pages: { signIn: 'package', sessions, theme, packagedSignIn: packaged } }
+  }
   const path = optionString(name, value) ?? '/login'
-  if (!path.startsWith('/') || path.startsWith('//') || path.includes('\\')) throw new OptionsError(name, `must be a path on url, like /login (got "${path}")`)
-  return new URL(path, url.origin).href
+  if (!path.startsWith('/') || path.startsWith('//') || path.includes('\\')) throw new OptionsError(name, `must be a path on url, like /login, or true for the package's page (got "${path}")`)
+  return { loginPage: new URL(path, url.origin).href, pages: { signIn: value === undefined ? 'fallback' : 'app', sessions, theme: DEFAULT_THEME, packagedSignIn: packaged } }
+}
+
+/** Whether `revocation.sessionList.page` is on (checked again, with the rest of the group, by sessionListGroup). */
+function sessionsPageWanted (revocation: unknown): boolean {
+  const list = (revocation as { sessionList?: unknown } | undefined)?.sessionList
+  return list !== null && typeof list === 'object' && (list as { page?: unknown }).page === true
 }
 
 /** `decoratorName`: a JavaScript identifier, `auth` by default. */
@@ -580,7 +607,7 @@ function revocationGroup (value: unknown, tokenDurationMs: number): ResolvedOpti
   return { recheckMs, sessionList: sessionListGroup(r.sessionList) }
 }
 
-function sessionListGroup (value: unknown): { maxPerUser: number; ip: 'address' | 'hash' | false } | null {
+function sessionListGroup (value: unknown): NonNullable<NonNullable<ResolvedOptions['revocation']>['sessionList']> | null {
   if (value === false) return null
   if (value !== undefined && (value === null || typeof value !== 'object')) throw new OptionsError('revocation.sessionList', 'must be { maxPerUser, ip } or false')
   const l = optionGroup<SessionListOptions>('revocation.sessionList', value, SESSION_LIST_KEYS)
@@ -588,5 +615,5 @@ function sessionListGroup (value: unknown): { maxPerUser: number; ip: 'address' 
   if (maxPerUser < 1 || maxPerUser > 1000) throw new OptionsError('revocation.sessionList.maxPerUser', 'must be 1-1000')
   const ip = l.ip ?? 'address'
   if (ip !== 'address' && ip !== 'hash' && ip !== false) throw new OptionsError('revocation.sessionList.ip', "must be 'address', 'hash' or false")
-  return { maxPerUser, ip }
+  return { maxPerUser, ip, page: optionBoolean('revocation.sessionList.page', l.page, false) }
 }

@@ -30,6 +30,7 @@ import { clearSiteCookies } from './sessions/cookies.js'
 import { requestCookie } from './base/cookie-jar.js'
 import { providerNames } from './signin/mount.js'
 import { attachCore, type CoreInternals } from './signin/internals.js'
+import { SignInPage } from './signin/sign-in-page.js'
 import { providerOfRoute, SessionList } from './sessions/sessions.js'
 import { TrustedDevices } from './signin/trusted-devices.js'
 import { audOf } from './base/claims.js'
@@ -62,7 +63,8 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
   // A query session (`?token=`) reaches the app's own routes: Fastify's request log masks it on every route.
   maskRequestLog(fastify, o.tokenSources.query === null ? SECRET_KEY_WORDS : [...SECRET_KEY_WORDS, o.tokenSources.query])
   const { stateStore, throttle, revocations, sessions, tokens, audiences } = await openServices(fastify, o, opts.stateStore)
-  const clientTokens = openClientTokens(fastify, o, { stateStore, revocations, sessions, tokens, throttle })
+  const signInPage = new SignInPage(o)
+  const clientTokens = openClientTokens(fastify, o, { stateStore, revocations, sessions, tokens, throttle, signInPage })
   const resolve = createUserResolver(o, tokens, throttle)
   const redirects = makeRedirectPolicy(o.url, o.origin, o.allowedRedirectHosts)
   // The session the hooks' user came with, served from the cache the hook just filled; none for a basic-auth user
@@ -98,7 +100,7 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
 
   // The app's API only: what providers need is in the core's internals, reached through the provider kit.
   const auth = appApi({ o, tokens, clientTokens, resolve, sessionIdOf, stateStore, revocations, sessions, core: () => core })
-  const core = attachCore(fastify, { api: auth, options: o, logger: o.logger, tokens, stateStore, throttle, audiences, revocations, sessions, safeRedirect: redirects.safe, judgeRedirect: redirects.judge, logout })
+  const core = attachCore(fastify, { api: auth, options: o, logger: o.logger, tokens, stateStore, throttle, audiences, revocations, sessions, signInPage, safeRedirect: redirects.safe, judgeRedirect: redirects.judge, logout })
   if (o.trustedDevices !== null) {
     const devices = new TrustedDevices(core, o.trustedDevices.ttlMs, o.trustedDevices.maxPerUser)
     core.trustedDevices = devices
@@ -106,6 +108,7 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
   }
   fastify.addHook('onReady', async () => { core.ready = true })
   fastify.addHook('onReady', async () => { await checkAtStartup(o) })
+  fastify.addHook('onReady', async () => { signInPage.ready(fastify, o.logger) })
 
   decorateUser(fastify)
   await fastify.register(authRoutes(auth, core, resolve, clientTokens?.routes), { prefix: o.authPrefix })

@@ -18,6 +18,8 @@ import { checkCrossSite } from './signin/login-audit.js'
 import { sessionEndingOthers, signedInSession, type SignedInSession } from './signin/reauth.js'
 import { clearSiteCookies } from './sessions/cookies.js'
 import { deviceRoutes } from './clients/device-routes.js'
+import { auditEnded } from './sessions/session-audit.js'
+import { sessionsPage } from './sessions-page.js'
 
 /**
  * The core's own routes under `authPrefix`: `/list`, `/user`, `/status`, `/logout`, `/sessions` (unless the session
@@ -56,7 +58,11 @@ export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: U
       }
     })
 
-    if (core.sessions !== null) sessionRoutes(scope, core, core.sessions)
+    core.signInPage.route(scope, core)
+    if (core.sessions !== null) {
+      sessionRoutes(scope, core, core.sessions)
+      sessionsPage(scope, core, core.sessions)
+    }
     if (core.trustedDevices !== null) deviceRoutes(scope, core, core.trustedDevices)
     // The registered clients' token and revocation endpoints, in a scope of their own (RFC 6749 errors).
     if (clientRoutes !== undefined) await scope.register(clientRoutes)
@@ -95,7 +101,7 @@ function sessionRoutes (scope: FastifyInstance, core: CoreInternals, sessions: S
     const current = session.sessionId
     const ended = await sessions.revoke(userOf(session), (ids) => ids.filter((x) => x === id))
     if (ended.length === 0) throw new HttpError(404, 'not found', 'no such session')
-    auditEnded(core, request, userOf(session), ended.length)
+    auditEnded(core.options.audit, request, userOf(session), ended.length)
     // Ending the session that asked signs this browser out too.
     if (id === current) {
       core.tokens.reset(reply)
@@ -109,14 +115,7 @@ function sessionRoutes (scope: FastifyInstance, core: CoreInternals, sessions: S
     const session = await ending(request, reply, () => true)
     const { jti, auth_time: authTime } = session.claims
     const ended = await sessions.endOthers(userOf(session), { jti, authTime: authTime ?? 0 })
-    auditEnded(core, request, userOf(session), ended.length)
+    auditEnded(core.options.audit, request, userOf(session), ended.length)
     return { revoked: ended.length }
   })
-}
-
-/** One `session.revoked` per session the user ended from the session list (`by: revokeSession`). */
-function auditEnded (core: CoreInternals, request: FastifyRequest, userId: string, count: number): void {
-  const audit = core.options.audit
-  if (!audit.on) return
-  for (let i = 0; i < count; i++) audit.emit(request, 'session.revoked', { reason: 'session_list', by: 'revokeSession', scope: 'session', userId })
 }

@@ -79,6 +79,9 @@ const MAX_USER = 128
 const MAX_ADDRESS = 254
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/
 const USED_KEY = 'verify:used:'
+/** The subject each message asks for (a sender with a subject of its own keeps it). */
+const CODE_SUBJECT = 'Your sign-in code'
+const LINK_SUBJECT = 'Confirmation'
 // Used-token records outlive the token a little, covering clock differences between instances.
 const USED_MARGIN_MS = 60_000
 
@@ -140,7 +143,7 @@ export function createEmailProvider (kit: ProviderKit, name: string, template: s
     const message = renderTemplate(template, { Address: address, User: user, Token: token, Site: aud ?? '', Code: code }, escape)
     try {
       // The span names the provider, never the address or the message (it carries the confirmation link).
-      await inSpan('gatehouse.verify.send', { 'gatehouse.provider': name }, async () => { await sendWithin(send, address, message, sendTimeoutMs) }, SpanKinds.CLIENT)
+      await inSpan('gatehouse.verify.send', { 'gatehouse.provider': name }, async () => { await sendWithin(send, address, message, sendTimeoutMs, code === undefined ? LINK_SUBJECT : CODE_SUBJECT) }, SpanKinds.CLIENT)
     } catch (err) {
       throw sendFailure(requestLogger(kit.logger, request), name, send.peer ?? 'sender', err)
     }
@@ -218,7 +221,7 @@ function confirmFields (claims: Claims, name: string): { user: string; address: 
  * fails the send with an `unavailable` MailSendError and aborts the sender's signal, so the sender can close its
  * connection rather than hold it after we have answered.
  */
-async function sendWithin (send: Sender, address: string, text: string, ms: number): Promise<void> {
+async function sendWithin (send: Sender, address: string, text: string, ms: number, subject: string): Promise<void> {
   const deadline = new Deadline(ms)
   const expired = new Promise<never>((_resolve, reject) => {
     deadline.signal.addEventListener('abort', () => reject(new MailSendError('unavailable', `no answer within ${ms} ms`)), { once: true })
@@ -226,7 +229,7 @@ async function sendWithin (send: Sender, address: string, text: string, ms: numb
   expired.catch(() => {})
   try {
     // The sender may throw synchronously or return a plain value: both become a promise here.
-    await Promise.race([Promise.resolve().then(() => send.send(address, text, { signal: deadline.signal })), expired])
+    await Promise.race([Promise.resolve().then(() => send.send(address, text, { signal: deadline.signal, subject })), expired])
   } finally {
     deadline.clear()
   }

@@ -14,6 +14,11 @@ export interface SendOptions {
    * closes its socket). The provider answers 503 at the deadline whether or not the sender stops.
    */
   signal: AbortSignal
+  /**
+   * What the message is, as a subject line: `Your sign-in code` for an e-mail code, `Confirmation` for a link
+   * (go-pkgz's). A sender with a subject of its own (`SmtpSender`'s `subject` option) uses that instead.
+   */
+  subject?: string | undefined
 }
 
 export interface Sender {

@@ -28,7 +28,10 @@ export interface SmtpSenderOptions {
   insecureSkipVerify?: boolean | undefined
   /** Sender address, e.g. `"Site" <no-reply@example.com>`. Required. (From) */
   from: string
-  /** Subject line. Default `Confirmation`. (Subject) */
+  /**
+   * Subject line of every message. Default: the message's own, `Your sign-in code` for an e-mail code and
+   * `Confirmation` (go-pkgz's) for a link. (Subject)
+   */
   subject?: string | undefined
   /** MIME type of the body: `text/plain` or `text/html`. Default `text/plain`. (ContentType) */
   contentType?: string | undefined
@@ -66,7 +69,7 @@ export class SmtpSender implements Sender {
   readonly peer = 'mail server'
   private readonly transport: ReturnType<typeof createTransport>
   private readonly from: string
-  private readonly subject: string
+  private readonly subject: string | undefined
   /** MIME type of the body; the verified provider escapes template values for HTML when it is `text/html`. */
   readonly contentType: string
   private readonly encoding: BufferEncoding
@@ -94,7 +97,7 @@ export class SmtpSender implements Sender {
     // It goes on the EHLO line as it is: a host name or an address literal ([192.0.2.1]), nothing that could end the line.
     if (heloName !== undefined && (typeof heloName !== 'string' || !HELO_NAME.test(heloName))) throw bad('heloName', 'must be a host name (e.g. mail.example.com) or an address literal ([192.0.2.1])')
     this.from = opts.from
-    this.subject = opts.subject ?? 'Confirmation'
+    this.subject = opts.subject
     this.where = `${opts.host}:${port}`
     // nodemailer is loaded when a mail sender is configured, not when the package is imported.
     const nodemailer = requireDriver<{ createTransport: typeof createTransport }>('nodemailer', { option: 'SmtpSender', feature: 'sending mail over SMTP' })
@@ -122,7 +125,7 @@ export class SmtpSender implements Sender {
       await this.transport.sendMail({
         from: this.from,
         to: address,
-        subject: this.subject,
+        subject: this.subject ?? options?.subject ?? 'Confirmation',
         // One alternative is sent as the whole body, with exactly our content type and charset.
         alternatives: [{ contentType: `${this.contentType}; charset=${this.charset}`, content: Buffer.from(text, this.encoding) }],
         ...(options?.signal === undefined ? {} : { signal: options.signal })

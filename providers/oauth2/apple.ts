@@ -12,6 +12,7 @@ import type { Duration } from '../../lib/duration.js'
 import { readFile } from 'node:fs/promises'
 import type { KeyObject, webcrypto } from 'node:crypto'
 import { OptionsError } from '../../lib/errors.js'
+import { missingText } from '../../lib/options.js'
 import type { MapUserFn, OAuth2ProviderConfig } from './engine.js'
 import { idAt, text } from './fields.js'
 import type { StateStoreOption } from '../../stores/state/resolve.js'
@@ -68,7 +69,7 @@ export async function appleConfig (config: AppleConfig, keyLoader: AppleKeyLoade
     throw new OptionsError(option, why, cause === undefined ? undefined : { cause })
   }
   if (config === null || typeof config !== 'object') fail('needs {clientId, teamId, keyId}')
-  for (const k of ['clientId', 'teamId', 'keyId'] as const) if (typeof config[k] !== 'string' || config[k] === '') fail('is required', `apple.${k}`)
+  for (const k of ['clientId', 'teamId', 'keyId'] as const) if (typeof config[k] !== 'string' || config[k] === '') fail(missingText(config[k], `Apple's ${k}, required`), `apple.${k}`)
   if (typeof keyLoader !== 'function') fail('is required (e.g. appleKeyFromFile(path))', 'apple.keyLoader')
   const responseMode = config.responseMode ?? 'form_post'
   if (responseMode !== 'form_post' && responseMode !== 'query') fail('must be "form_post" or "query"', 'apple.responseMode')

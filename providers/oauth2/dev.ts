@@ -53,7 +53,7 @@ async function dev (fastify: FastifyInstance, opts: DevProviderOptions): Promise
     name: 'dev',
     login: (request: FastifyRequest, reply: FastifyReply, login: LoginRequest) => started().login(request, reply, login),
     callback: (request: FastifyRequest, reply: FastifyReply) => started().callback!(request, reply)
-  })
+  }, { signInPage: 'link' })
   fastify.addHook('onReady', async () => {
     const { startDevServer } = await import('../../servers/dev-server.js')
     // Only our own callback may receive codes: with the public dev credentials, an open redirect_uri would make

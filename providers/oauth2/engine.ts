@@ -28,7 +28,7 @@ import {
 import type { StateStoreOption } from '../../stores/state/resolve.js'
 import type { StateStore } from '../../lib/state-store.js'
 import { OptionsError } from '../../lib/errors.js'
-import { optionDuration, optionLifetime, optionUrl, optionName } from '../../lib/options.js'
+import { missingText, optionDuration, optionLifetime, optionUrl, optionName } from '../../lib/options.js'
 import { queryText, type LoginRequest } from '../../lib/login/login-request.js'
 import type { OidcSettings } from './idtoken.js'
 import { keepRules, TokenKeeper, type KeepTokensOptions } from './provider-tokens.js'
@@ -430,8 +430,8 @@ function validateConfig (cfg: OAuth2ProviderConfig, warn: (text: string) => void
   const label = `oauth2.${typeof cfg?.name === 'string' && cfg.name !== '' ? cfg.name : '(unnamed)'}`
   const bad = (field: string, why: string): never => { throw new OptionsError(`${label}.${field}`, why) }
   optionName(`${label}.name`, cfg.name)
-  if (typeof cfg.cid !== 'string' || cfg.cid === '') bad('cid', 'is required (the client id)')
-  if (typeof cfg.csecret !== 'function' && (typeof cfg.csecret !== 'string' || cfg.csecret === '')) bad('csecret', 'is required (the client secret)')
+  if (typeof cfg.cid !== 'string' || cfg.cid === '') bad('cid', missingText(cfg.cid, 'the client id, required'))
+  if (typeof cfg.csecret !== 'function' && (typeof cfg.csecret !== 'string' || cfg.csecret === '')) bad('csecret', missingText(cfg.csecret, 'the client secret, required'))
   optionUrl(`${label}.authURL`, cfg.authURL)
   optionUrl(`${label}.tokenURL`, cfg.tokenURL)
   if (cfg.infoURL !== undefined) optionUrl(`${label}.infoURL`, cfg.infoURL)

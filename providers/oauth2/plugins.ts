@@ -9,7 +9,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { OptionsError } from '../../lib/errors.js'
-import { checkKeys } from '../../lib/options.js'
+import { checkKeys, didYouMean, missingText } from '../../lib/options.js'
 import { providerKit, type ProviderKit } from '../../plugins/core/kit.js'
 import { createOAuth2Provider, type OAuth2ProviderConfig } from './engine.js'
 import { registerKeeper } from './provider-tokens.js'
@@ -49,7 +49,7 @@ export interface AppleProviderOptions extends AppleConfig {
 /** Mounts an engine provider, its state store being its own option or the core's. */
 async function mountEngine (fastify: FastifyInstance, kit: ProviderKit, cfg: OAuth2ProviderConfig): Promise<void> {
   const store = await kit.openStateStore(cfg.stateStore, `oauth2.${cfg.name}.stateStore`)
-  kit.mount(await createOAuth2Provider(kit, cfg, store, (keeper) => { registerKeeper(fastify, keeper) }))
+  kit.mount(await createOAuth2Provider(kit, cfg, store, (keeper) => { registerKeeper(fastify, keeper) }), { signInPage: 'link' })
 }
 
 function client (opts: unknown, family: string): OAuth2Client & Record<string, unknown> {
@@ -57,7 +57,7 @@ function client (opts: unknown, family: string): OAuth2Client & Record<string, u
   const o = opts as OAuth2Client & Record<string, unknown>
   if (typeof o.name !== 'string' || o.name === '') throw new OptionsError(`${family}.name`, 'is required')
   for (const k of ['cid', 'csecret'] as const) {
-    if (typeof o[k] !== 'string' || o[k] === '') throw new OptionsError(`${family}.${o.name}.${k}`, `is required (the client ${k === 'cid' ? 'id' : 'secret'})`)
+    if (typeof o[k] !== 'string' || o[k] === '') throw new OptionsError(`${family}.${o.name}.${k}`, missingText(o[k], `the client ${k === 'cid' ? 'id' : 'secret'}, required`))
   }
   return o
 }
@@ -70,6 +70,9 @@ async function oauth2 (fastify: FastifyInstance, opts: OAuth2ProviderOptions): P
     return await mountEngine(fastify, kit, builtinConfig(name, cid, csecret, rest))
   }
   if (rest.endpoint === undefined) {
+    // A slip for a built-in's name is named as such, before the endpoint a custom provider would need.
+    const near = didYouMean(name, OAUTH2_BUILTIN_NAMES)
+    if (near !== '') throw new OptionsError(`oauth2.${name}.name`, `is "${name}", which is not a built-in provider${near} (a custom provider under this name needs an endpoint)`)
     throw new OptionsError(`oauth2.${name}.endpoint`, `is required: "${name}" is not a built-in (${OAUTH2_BUILTIN_NAMES.join(', ')})`)
   }
   const custom = checkKeys(rest, CUSTOM_KEYS, `oauth2.${name}`) as unknown as CustomProviderOptions

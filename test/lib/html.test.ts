@@ -4,7 +4,7 @@
  */
 import t from 'tap'
 import Fastify from 'fastify'
-import { denyFraming, escapeHtml, PAGE_CSP, PAGE_HEADERS, pageCsp, sendPage } from '../../lib/html.js'
+import { denyFraming, escapeHtml, OPEN_FORM_CSP, PAGE_CSP, PAGE_HEADERS, pageCsp, sendPage } from '../../lib/html.js'
 
 t.test('denyFraming: added to a CSP without frame-ancestors, kept in one with it, set when there is none', async (t) => {
   const app = Fastify()
@@ -32,7 +32,12 @@ t.test('denyFraming: added to a CSP without frame-ancestors, kept in one with it
 // redirect URI) is held by the browser unless form-action allows that target: Chromium stopped the dev server's
 // login at its own page until the target was added.
 t.test('pageCsp: the redirect target of the page\'s form is allowed in form-action, nothing else', async (t) => {
-  t.equal(pageCsp('http://127.0.0.1:8080/auth/dev/callback?x=1'), PAGE_CSP.replace("form-action 'self'", "form-action 'self' http://127.0.0.1:8080"))
+  t.equal(pageCsp('http://app.test:8080/auth/dev/callback?x=1'), PAGE_CSP.replace("form-action 'self'", "form-action 'self' http://app.test:8080"))
+  // A native app's loopback redirect URI is registered without its port (RFC 8252 §7.3: any port).
+  t.equal(pageCsp('http://127.0.0.1/callback'), PAGE_CSP.replace("form-action 'self'", "form-action 'self' http://127.0.0.1:*"))
+  t.equal(pageCsp('http://[::1]:5000/callback'), PAGE_CSP.replace("form-action 'self'", "form-action 'self' http://[::1]:*"))
+  t.equal(pageCsp(['https://app.example.com/a', 'com.example.app:/callback', 'https://app.example.com/b', 'nope']),
+    PAGE_CSP.replace("form-action 'self'", "form-action 'self' https://app.example.com com.example.app:"), 'several targets, each source once')
   t.equal(pageCsp('com.example.app:/callback'), PAGE_CSP.replace("form-action 'self'", "form-action 'self' com.example.app:"))
   t.equal(pageCsp('not a uri'), PAGE_CSP, 'not a URI: self only')
   t.match(pageCsp('https://app.example.com/cb'), /frame-ancestors 'none'/, 'still unframeable')
@@ -41,4 +46,10 @@ t.test('pageCsp: the redirect target of the page\'s form is allowed in form-acti
   const page = await app.inject('/')
   t.equal(page.headers['content-security-policy'], PAGE_CSP.replace("form-action 'self'", "form-action 'self' https://app.example.com"))
   t.equal(page.headers['x-frame-options'], 'DENY')
+})
+
+// The local OAuth2 servers' login page: its form ends wherever the client's own flow goes on (an app's scheme).
+t.test('OPEN_FORM_CSP: no form-action, the rest of a page\'s CSP kept', async (t) => {
+  t.notMatch(OPEN_FORM_CSP, /form-action/)
+  t.equal(OPEN_FORM_CSP, "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
 })

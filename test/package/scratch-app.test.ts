@@ -12,10 +12,9 @@
  * auth, mail to a real SMTP server, the file server, and a mongodb:// store that registers (no MongoDB here).
  */
 import t from 'tap'
-import { spawn } from 'node:child_process'
 import { createServer } from 'node:http'
 import { once } from 'node:events'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, normalize } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -27,37 +26,15 @@ import { MailSink } from '../helpers/mail-sink.js'
 import { footprint } from './footprint.js'
 import { checkInstallFigures } from './install-figures.js'
 import { APPS, ENV_OPTIONS, TESTING_FILES, TUTORIAL, tutorialAdminApp, tutorialApp, tutorialCommands } from './scratch-apps.js'
-import { startApp, startArgs, userEnv, useTutorial } from './tutorial-run.js'
+import { startApp, startArgs, useTutorial } from './tutorial-run.js'
+import { packBuild, run } from './packed.js'
 import { newestOf, supportedNodes, type NodeBinary } from '../helpers/node-binaries.js'
 import { relativeLinks, root as repoRoot } from '../docs/pages.js'
-import { typeGraph } from '../helpers/type-graph.js'
 
 // Building (when `npm run build` has not) and installing fetch the dependencies (from npm's cache when warm).
 t.setTimeout(600_000)
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
-
-interface Run { code: number | null; stdout: string; stderr: string }
-
-/**
- * Runs a command with a Node first on PATH (this one unless `node` is given) and without the test runner's
- * loaders and npm's script variables.
- */
-async function run (cmd: string, args: string[], cwd: string, env: Record<string, string> = {}, timeoutMs = 300_000, input?: string, node: NodeBinary = THIS_NODE): Promise<Run> {
-  const child = spawn(cmd, args, { cwd, env: userEnv(node, env), stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
-  child.stdin?.end(input)
-  let stdout = ''
-  let stderr = ''
-  child.stdout!.on('data', (d: Buffer) => { stdout += d.toString() })
-  child.stderr!.on('data', (d: Buffer) => { stderr += d.toString() })
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
-  const code = await new Promise<number | null>((resolve, reject) => { child.once('error', reject); child.once('close', resolve) })
-  clearTimeout(timer)
-  return { code, stdout, stderr }
-}
-
-const THIS_NODE: NodeBinary = { label: 'this process', version: process.version, bin: process.execPath }
-
 const work = mkdtempSync(join(tmpdir(), 'gatehouse-scratch-'))
 t.teardown(() => rmSync(work, { recursive: true, force: true }))
 
@@ -78,15 +55,11 @@ let tarball = ''
 const scratch = join(work, 'app')
 
 t.test('npm pack of the build ships dist, types, LICENSE and no sources', async (t) => {
-  const graph = await typeGraph()
-  t.same(graph.diagnostics.filter((d) => !d.file.startsWith('test/')), [], 'the package builds: no error in its sources (tsc -b)')
-  const packDir = join(work, 'pack')
-  mkdirSync(packDir)
-  const packed = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', packDir], root)
+  const { tarball: file, packed, sourceErrors } = await packBuild(work)
+  t.same(sourceErrors, [], 'the package builds: no error in its sources (tsc -b)')
   t.equal(packed.code, 0, 'npm pack succeeds', { stderr: packed.stderr.slice(-3000) })
-  const file = readdirSync(packDir).find((f) => f.endsWith('.tgz'))
   t.ok(file, 'a tarball')
-  tarball = join(packDir, file!)
+  tarball = file!
   const list = await run('tar', ['-tzf', tarball], work)
   const files = list.stdout.split('\n').filter((f) => f !== '').map((f) => f.replace(/^package\//, ''))
   for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'dist/index.js', 'dist/index.d.ts', 'dist/toolkit.js', 'dist/providers/index.js', 'dist/stores/index.js', 'dist/servers/index.js', 'dist/testing.js', 'dist/testing.d.ts', 'dist/plugins/toolkit/hash-cli.js']) {

@@ -1,11 +1,21 @@
 /**
  * The examples of docs/guide/api-clients.md, compiled (lines as written there; test/docs/readme-examples.test.ts
- * checks they stay the same): the CLI signing in with openid-client over a loopback redirect.
+ * checks they stay the same): the CLI signing in with openid-client over a loopback redirect, its registration,
+ * and openid-client's configuration against http://localhost.
  */
 import { createServer } from 'node:http'
+import Fastify from 'fastify'
 import * as client from 'openid-client'
+import authPlugin from '../../index.js'
 
-const config = await client.discovery(new URL('https://example.com/auth'), 'demo-cli', undefined, client.None(), { algorithm: 'oauth2' })
+declare const secret: () => string
+declare const url: string
+const app = Fastify()
+await app.register(authPlugin, { secret, url, clients: [{ id: 'demo-cli-browser', kind: 'native', name: 'Demo CLI', redirectUris: ['http://127.0.0.1/callback'] }] })
+const local = await client.discovery(new URL('http://localhost:3000/auth'), 'demo-cli', undefined, client.None(), { algorithm: 'oauth2', execute: [client.allowInsecureRequests] })
+console.log(local.serverMetadata().device_authorization_endpoint)
+
+const config = await client.discovery(new URL('https://example.com/auth'), 'demo-cli-browser', undefined, client.None(), { algorithm: 'oauth2' })
 const verifier = client.randomPKCECodeVerifier()
 const state = client.randomState()
 const server = createServer()

@@ -15,3 +15,9 @@ await app.register(authPlugin, {
   issuer: 'my-go-service',
   migration: { goPkgz: { secret: process.env.GO_AUTH_SECRET! } }
 })
+await app.register(authPlugin, {
+  secret: () => process.env.SESSION_SECRET!,
+  url: 'https://example.com',
+  issuer: 'my-go-service',
+  migration: { goPkgz: { secret: process.env.GO_AUTH_SECRET!, maxAge: '31d' } }
+})

@@ -5,9 +5,11 @@
  */
 import Fastify from 'fastify'
 import authPlugin, {
-  appleProvider, devProvider, oauth2Provider, oidcProvider, passkeyProvider, telegramProvider, totpProvider, emailProvider,
+  appleProvider, oauth2Provider, oidcProvider, passkeyProvider, telegramProvider, totpProvider, emailProvider,
   type CustomOAuth2ProviderOptions
 } from '../../index.js'
+// docs/providers/dev.md's import, as written there
+import { devProvider } from '../../index.js'
 import { appleKeyFromFile, type AppleProviderOptions, type Sender } from '../../providers/index.js'
 import { stdLogger } from '../../compat.js'
 import { discoverOidc, type DevProviderOptions } from '../../providers/index.js'

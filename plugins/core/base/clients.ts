@@ -30,6 +30,14 @@ export interface ClientOptions {
   redirectUris?: readonly string[] | undefined
   /** Lifetimes of the client's refresh tokens. */
   refreshToken?: ClientRefreshOptions | undefined
+  /** Lifetime of the client's access tokens. */
+  accessToken?: {
+    /**
+     * How long an access token of this client lives (its `exp`, the answer's `expires_in`): ms or `'5m'`, 10 seconds
+     * to 1 day, and no longer than `refreshToken.maxAge`. Default `session.tokenDuration`.
+     */
+    maxAge?: Duration | undefined
+  } | undefined
 }
 
 /** Refresh-token lifetimes of one client (`clients[i].refreshToken`). */
@@ -50,10 +58,16 @@ export interface RegisteredClient {
   readonly loopbackUris: ReadonlySet<string>
   readonly maxAgeMs: number
   readonly idleTimeoutMs: number
+  /** Seconds an access token of the client lives. */
+  readonly accessSeconds: number
 }
 
-const CLIENT_KEYS = keyList<ClientOptions>({ id: true, kind: true, name: true, redirectUris: true, refreshToken: true })
+const CLIENT_KEYS = keyList<ClientOptions>({ id: true, kind: true, name: true, redirectUris: true, refreshToken: true, accessToken: true })
 const REFRESH_KEYS = keyList<ClientRefreshOptions>({ maxAge: true, idleTimeout: true })
+const ACCESS_KEYS = keyList<NonNullable<ClientOptions['accessToken']>>({ maxAge: true })
+/** An access token's lifetime: long enough to be used, short enough to be a bearer credential (RFC 9700 §2.2.2). */
+const MIN_ACCESS_MS = 10_000
+const MAX_ACCESS_MS = 86_400_000
 const KINDS = new Set(['native', 'device', 'spa'])
 const CLIENT_ID = /^[\w.:-]{1,64}$/
 const DEFAULT_IDLE_MS = 14 * 86_400_000
@@ -62,20 +76,26 @@ const MAX_NAME = 64
 /** Control, format (bidi overrides, zero-width), private-use and unassigned characters, and line breaks. */
 const UNPRINTABLE = /[\p{C}\p{Zl}\p{Zp}]/u
 
-/** Validates `clients` at registration; the registry by id. Throws OptionsError naming the option path. */
-export function resolveClients (value: unknown, sessionMaxAgeMs: number): ReadonlyMap<string, RegisteredClient> {
+/**
+ * Validates `clients` at registration; the registry by id. Throws OptionsError naming the option path; `warn` gets
+ * what is allowed but likely a mistake (a `*` in a redirect URI, which is compared exactly).
+ */
+export function resolveClients (value: unknown, sessionMaxAgeMs: number, tokenDurationMs: number, warn: (text: string) => void = () => {}): ReadonlyMap<string, RegisteredClient> {
   const clients = new Map<string, RegisteredClient>()
   if (value === undefined) return clients
   if (!Array.isArray(value)) throw new OptionsError('clients', 'must be an array of { id, kind, redirectUris?, name?, refreshToken? }')
   value.forEach((raw: unknown, i) => {
-    const client = resolveClient(`clients[${i}]`, raw, sessionMaxAgeMs)
+    const client = resolveClient(`clients[${i}]`, raw, sessionMaxAgeMs, tokenDurationMs)
+    for (const uri of client.redirectUris) {
+      if (uri.includes('*')) warn(`clients[${i}].redirectUris: "${uri}" has a "*", which is no wildcard here: redirect URIs are compared exactly (a loopback one on any port), so only this very string matches`)
+    }
     if (clients.has(client.id)) throw new OptionsError(`clients[${i}].id`, `"${client.id}" is registered twice`)
     clients.set(client.id, client)
   })
   return clients
 }
 
-function resolveClient (path: string, raw: unknown, sessionMaxAgeMs: number): RegisteredClient {
+function resolveClient (path: string, raw: unknown, sessionMaxAgeMs: number, tokenDurationMs: number): RegisteredClient {
   if (raw === null || typeof raw !== 'object') throw new OptionsError(path, 'must be an object { id, kind, … }')
   const c = checkKeys(raw, CLIENT_KEYS, path) as unknown as ClientOptions
   const id = optionString(`${path}.id`, c.id)
@@ -89,7 +109,13 @@ function resolveClient (path: string, raw: unknown, sessionMaxAgeMs: number): Re
   }
   const idleTimeoutMs = Math.min(maxAgeMs, optionDuration(`${path}.refreshToken.idleTimeout`, refresh.idleTimeout, DEFAULT_IDLE_MS))
   if (idleTimeoutMs < MIN_REFRESH_MS) throw new OptionsError(`${path}.refreshToken.idleTimeout`, 'must be at least 1 minute')
-  return { id, kind: c.kind, name: nameOf(`${path}.name`, c.name) ?? id, ...uris, maxAgeMs, idleTimeoutMs }
+  const access = checkKeys(c.accessToken ?? {}, ACCESS_KEYS, `${path}.accessToken`) as NonNullable<ClientOptions['accessToken']>
+  const accessMs = optionDuration(`${path}.accessToken.maxAge`, access.maxAge, tokenDurationMs)
+  if (access.maxAge !== undefined && (accessMs < MIN_ACCESS_MS || accessMs > Math.min(MAX_ACCESS_MS, maxAgeMs))) {
+    throw new OptionsError(`${path}.accessToken.maxAge`, 'must be between 10 seconds and 1 day, and no longer than refreshToken.maxAge')
+  }
+  const accessSeconds = Math.max(1, Math.round(accessMs / 1000))
+  return { id, kind: c.kind, name: nameOf(`${path}.name`, c.name) ?? id, ...uris, maxAgeMs, idleTimeoutMs, accessSeconds }
 }
 
 /** The display name: shown on pages and in session lists, so short and printable (nothing that reorders text). */

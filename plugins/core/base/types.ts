@@ -333,7 +333,7 @@ export interface ResolvedOptions {
   }
   basicAuth: { adminPasswd: string | undefined; checker: BasicAuthChecker | undefined }
   /** null when revocation is off; `sessionList` null when the list is off. */
-  revocation: { recheckMs: number; sessionList: { maxPerUser: number; ip: 'address' | 'hash' | false } | null } | null
+  revocation: { recheckMs: number; sessionList: { maxPerUser: number; ip: 'address' | 'hash' | false; page: boolean } | null } | null
   /** How recent a sign-in a change of factors needs (ms), and whether ending other sessions is one. */
   reauthentication: { withinMs: number; otherSessions: boolean }
   /** `trustedDevices` after defaults; null when off. */
@@ -352,8 +352,14 @@ export interface ResolvedOptions {
   audit: Audit
   /** The registered clients (`clients`) by id; empty when none. */
   clients: ReadonlyMap<string, RegisteredClient>
-  /** The app's sign-in page as an absolute URL (`loginPage`). */
+  /** Where a browser signs in, as an absolute URL (`login.page`; the package's page when it serves one). */
   loginPage: string
+  /**
+   * The package's pages: whose sign-in page `loginPage` is (`fallback`: `/login` unless the app has no such route at
+   * startup, then the package's), whether the session page is served, the theme's CSS declarations, and the URL of
+   * the package's sign-in page.
+   */
+  pages: { signIn: 'package' | 'app' | 'fallback'; sessions: boolean; theme: string; packagedSignIn: string }
   /** Sessions of another service accepted during a move; `goPkgz` null when off. */
   migration: { goPkgz: ResolvedGoPkgz | null }
 }
@@ -363,6 +369,8 @@ export interface ResolvedGoPkgz {
   secret: (aud: string) => MaybePromise<string>
   cookieName: string
   xsrfCookieName: string
+  /** `maxAge` in seconds: how long after go-pkgz last set its cookie an expired cookie token is still taken; 0 when off. */
+  maxAgeS: number
 }
 
 /**
@@ -448,7 +456,7 @@ export interface GatehouseAuth {
 export interface TokenPairResponse {
   access_token: string
   token_type: 'Bearer'
-  /** Seconds the access token lives (`session.tokenDuration`). */
+  /** Seconds the access token lives (the client's `accessToken.maxAge`, by default `session.tokenDuration`). */
   expires_in: number
   refresh_token: string
 }

@@ -3,18 +3,22 @@
  * confirmation of a native sign-in started from another site), and the rule their forms are posted under: from
  * this site's own page only.
  */
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError } from '../../../lib/errors.js'
-import { escapeHtml } from '../../../lib/html.js'
+import { DEFAULT_THEME, renderPage } from '../base/page-layout.js'
 import { safeEqual } from '../../../lib/compare.js'
 import type { FieldReader } from './token-endpoint.js'
 import type { Claims } from '../base/types.js'
 
-/** A page of its own: `body` is HTML the caller escaped; `title` is escaped here. */
-export function clientPage (title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:26rem;margin:3rem auto;padding:0 1rem}input{font-size:1.5rem;letter-spacing:.2em;text-transform:uppercase;width:100%}button{font-size:1rem;margin:.5rem .5rem 0 0;padding:.4rem 1rem}</style></head>
-<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`
+/** A page in the package's layout and the app's theme: `body` is HTML the caller escaped; `title` is escaped here. */
+export function clientPage (title: string, body: string, theme: string = DEFAULT_THEME): string {
+  return renderPage(theme, title, body)
+}
+
+/** The signed-in user's name as the pages show it, or undefined for a session without one. */
+export function userNameOf (claims: Claims): string | undefined {
+  const name = claims.user?.name
+  return typeof name === 'string' && name !== '' ? name : undefined
 }
 
 /**
@@ -31,8 +35,12 @@ export function checkOwnPageForm (request: FastifyRequest, origin: string, what:
 
 /** What a confirmation form needs: the app's origin and the browser's session. */
 export interface PageFormDeps {
+  /** The app's origin: a page's form is posted from its own page only. */
   origin: string
-  session: (request: FastifyRequest) => Promise<Claims | null>
+  /** The browser's cookie session, read and refreshed as on any authenticated route (tokens.ts `pageSession`), or null. */
+  session: (request: FastifyRequest, reply: FastifyReply) => Promise<Claims | null>
+  /** Whether the request carries a token elsewhere than the session cookie (a header, Bearer, the app's extractor). */
+  tokenSent: (request: FastifyRequest) => boolean
 }
 
 /** A confirmed answer on one of these pages: the signed-in session, the form's fields, and the user's choice. */
@@ -44,13 +52,23 @@ export interface PageAnswer { claims: Claims; field: FieldReader; approve: boole
  * page's XSRF value (the session's `jti`, compared in constant time; 403 `GATEHOUSE_XSRF`), and `action` approve or
  * deny (400).
  */
-export async function pageAnswer (d: PageFormDeps, request: FastifyRequest, formOf: (request: FastifyRequest) => FieldReader, what: string): Promise<PageAnswer> {
+export async function pageAnswer (d: PageFormDeps, request: FastifyRequest, reply: FastifyReply, formOf: (request: FastifyRequest) => FieldReader, what: string): Promise<PageAnswer> {
   checkOwnPageForm(request, d.origin, what)
-  const claims = await d.session(request)
-  if (claims === null) throw new HttpError(401, 'unauthorized', 'not logged in')
+  const claims = await d.session(request, reply)
+  if (claims === null) throw notSignedIn(d.tokenSent(request), what)
   const field = formOf(request)
   if (!safeEqual(field('xsrf'), claims.jti)) throw new HttpError(403, 'forbidden', 'the page\'s XSRF value does not match the session', ErrorCodes.XSRF)
   const action = field('action')
   if (action !== 'approve' && action !== 'deny') throw new HttpError(400, 'bad request', 'action must be approve or deny')
   return { claims, field, approve: action === 'approve' }
+}
+
+/**
+ * The 401 of a page's form without a browser session. A client that sent its token in a header (a CLI posting the
+ * form itself with its Bearer token) is told what is missing: the decision is the signed-in browser's, by its
+ * session cookie, never a token's.
+ */
+function notSignedIn (tokenSent: boolean, what: string): HttpError {
+  if (!tokenSent) return new HttpError(401, 'unauthorized', 'not logged in')
+  return new HttpError(401, 'unauthorized', `${what} by a signed-in browser (its session cookie), on this page: a Bearer or header token is not taken here`)
 }

@@ -4,7 +4,7 @@
  * `/.well-known/oauth-authorization-server{path of url + authPrefix}`, so that a standard OAuth 2 client needs only
  * the issuer's address.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { OptionsError } from '../../../lib/errors.js'
 import type { StateStore } from '../../../lib/state-store.js'
 import type { Revocations } from '../sessions/revocation.js'
@@ -12,13 +12,15 @@ import type { SessionList } from '../sessions/sessions.js'
 import type { Throttle } from '../../../lib/throttle/throttle.js'
 import type { CoreTokenService } from '../sessions/tokens.js'
 import { RefreshFamilies } from './refresh-families.js'
+import { FROM_COOKIE } from '../sessions/token-reader.js'
+import { clientRefusalLog } from './client-refusals.js'
+import type { SignInPage } from '../signin/sign-in-page.js'
 import { authorizationServerMetadata, formOf, REFRESH_GRANT, tokenEndpoint, type Grant } from './token-endpoint.js'
 import { DEVICE_GRANT, deviceCodeGrant, deviceCodeHandler, deviceDecisionHandler, devicePageHandler } from './device-sign-in.js'
 import { userIdOf } from '../sessions/session-audit.js'
 import { audOf } from '../base/claims.js'
 import type { Claims, ClaimsInput, ResolvedOptions, TokenPairResponse } from '../base/types.js'
 import type { RegisteredClient } from '../base/clients.js'
-import { requestCookie } from '../base/cookie-jar.js'
 import { authorizationCodeGrant, authorizeConfirmHandler, authorizeHandler } from './native-sign-in.js'
 
 export interface ClientTokens {
@@ -28,10 +30,10 @@ export interface ClientTokens {
   routes: (scope: FastifyInstance) => Promise<void>
 }
 
-interface Services { stateStore: StateStore; revocations: Revocations | null; sessions: SessionList | null; tokens: CoreTokenService; throttle: Throttle }
+interface Services { stateStore: StateStore; revocations: Revocations | null; sessions: SessionList | null; tokens: CoreTokenService; throttle: Throttle; signInPage: SignInPage }
 
 /** What the registered clients' endpoints read of the options. */
-type ClientTokensOptions = Pick<ResolvedOptions, 'audit' | 'authPrefix' | 'clientKey' | 'clients' | 'cookies' | 'crossSite' | 'loginPage' | 'origin' | 'session' | 'url'>
+type ClientTokensOptions = Pick<ResolvedOptions, 'audit' | 'authPrefix' | 'clientKey' | 'clients' | 'cookies' | 'crossSite' | 'loginPage' | 'logger' | 'origin' | 'pages' | 'session' | 'url'>
 
 /** The clients' token service, or null when no client is registered (no route is added then). */
 export function openClientTokens (fastify: FastifyInstance, o: ClientTokensOptions, s: Services): ClientTokens | null {
@@ -42,8 +44,7 @@ export function openClientTokens (fastify: FastifyInstance, o: ClientTokensOptio
     revocations,
     list: s.sessions,
     audit: o.audit,
-    access: s.tokens.access,
-    accessSeconds: Math.max(1, Math.round(o.session.tokenDurationMs / 1000))
+    access: s.tokens.access
   })
   const grants = new Map<string, Grant>()
   // RFC 7009 §2.1: an access token ends its session only when it was issued to the client revoking it (its
@@ -67,11 +68,14 @@ export function openClientTokens (fastify: FastifyInstance, o: ClientTokensOptio
     }
     return await reply.header('cache-control', 'no-cache').send(authorizationServerMetadata(issuer, issuer, grantTypes, extra))
   })
+  const refused = clientRefusalLog(o.logger, o.clients)
   const native = {
+    refused,
     store: s.stateStore,
     clients: o.clients,
     families,
-    loginPage: o.loginPage,
+    signInPage: s.signInPage,
+    theme: o.pages.theme,
     issuer,
     origin: o.origin,
     crossSite: o.crossSite,
@@ -82,11 +86,9 @@ export function openClientTokens (fastify: FastifyInstance, o: ClientTokensOptio
     startCookie: o.cookies.sessionName.startsWith('__Host-')
       ? { name: '__Host-gatehouse-authorize', path: '/', secure: true }
       : { name: 'gatehouse-authorize', path: `${o.authPrefix}/authorize`, secure: o.cookies.secure },
-    async session (request: FastifyRequest): Promise<Claims | null> {
-      const token = requestCookie(request, o.cookies.sessionName)
-      if (token === undefined || token === '') return null
-      try { return await s.tokens.parse(token) } catch { return null }
-    }
+    // The page's cookie session, read and refreshed as on any authenticated route (tokens.ts pageSession).
+    session: async (request: FastifyRequest, reply: FastifyReply): Promise<Claims | null> => (await s.tokens.pageSession(request, reply))?.claims ?? null,
+    tokenSent: (request: FastifyRequest): boolean => { const source = s.tokens.sourceOf(request); return source !== undefined && source !== FROM_COOKIE }
   }
   const redirecting = [...o.clients.values()].some((c) => c.kind !== 'device')
   const devices = [...o.clients.values()].some((c) => c.kind === 'device')
@@ -100,6 +102,6 @@ export function openClientTokens (fastify: FastifyInstance, o: ClientTokensOptio
       if (client === undefined) throw new OptionsError('client', `"${clientId}" is not a registered client (clients[].id)`)
       return (await families.issue(request, client, input)).response
     },
-    routes: tokenEndpoint({ clients: o.clients, families, grants, throttle: s.throttle, revokeAccess, authorize: redirecting ? { start: authorizeHandler(native), confirm: authorizeConfirmHandler(native, formOf) } : undefined, device: deviceRoutes })
+    routes: tokenEndpoint({ refused, clients: o.clients, families, grants, throttle: s.throttle, revokeAccess, authorize: redirecting ? { start: authorizeHandler(native), confirm: authorizeConfirmHandler(native, formOf) } : undefined, device: deviceRoutes })
   }
 }

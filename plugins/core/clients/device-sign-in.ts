@@ -18,8 +18,9 @@ import { OAuthError, invalidGrant, invalidClient, unauthorizedClient } from '../
 import type { FieldReader, Grant } from './token-endpoint.js'
 import type { Claims } from '../base/types.js'
 import { userIdOf } from '../sessions/session-audit.js'
-import { clientPage, pageAnswer } from './client-pages.js'
+import { clientPage, pageAnswer, userNameOf, type PageFormDeps } from './client-pages.js'
 import { noteGrant } from '../base/grant-spans.js'
+import type { SignInPage } from '../signin/sign-in-page.js'
 
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code'
 const DEVICE = 'dc:'
@@ -39,18 +40,18 @@ const GUESS_WINDOW_MS = 600_000
 
 interface DeviceRecord { c: string; uc: string; st: 'pending' | 'approved' | 'denied'; exp: number; next: number; iv: number; claims?: Claims | undefined }
 
-export interface DeviceSignInDeps {
+export interface DeviceSignInDeps extends PageFormDeps {
   store: StateStore
   clients: ReadonlyMap<string, RegisteredClient>
   families: RefreshFamilies
   audit: Audit
   clientKey: ClientKey
-  session: (request: FastifyRequest) => Promise<Claims | null>
-  loginPage: string
+  /** Where a browser without a session signs in (read when one is sent). */
+  signInPage: Pick<SignInPage, 'with'>
+  /** The theme of the package's pages (page-layout.ts). */
+  theme: string
   /** `{url}{authPrefix}`. */
   base: string
-  /** The app's origin: approvals come from its own pages only. */
-  origin: string
 }
 
 /** `XXXX-XXXX` from the no-confusion alphabet; typed in any case, with or without the dash. */
@@ -97,8 +98,8 @@ export function deviceCodeHandler (d: DeviceSignInDeps, formOf: (request: Fastif
  */
 export function devicePageHandler (d: DeviceSignInDeps) {
   return async function devicePage (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const claims = await d.session(request)
-    if (claims === null) return reply.redirect(`${d.loginPage}${d.loginPage.includes('?') ? '&' : '?'}from=${encodeURIComponent(request.url)}`, 302)
+    const claims = await d.session(request, reply)
+    if (claims === null) return reply.redirect(d.signInPage.with(request.url), 302)
     const typed = (request.query as Record<string, unknown>).user_code
     const code = typeof typed === 'string' ? normalised(typed).slice(0, 8) : ''
     let asking = ''
@@ -109,7 +110,7 @@ export function devicePageHandler (d: DeviceSignInDeps) {
       else asking = d.clients.get(record.c)?.name ?? ''
     }
     const message = code === '' ? '' : asking === '' ? 'That code is not valid: check it and try again.' : ''
-    return await sendPage(reply, pageHtml(d.base, code === '' ? '' : shown(code), claims.jti, message, asking))
+    return await sendPage(reply, pageHtml(d, code === '' ? '' : shown(code), claims, message, asking))
   }
 }
 
@@ -121,19 +122,23 @@ async function pendingRecord (d: DeviceSignInDeps, userCode: string): Promise<De
   return record !== undefined && record.st === 'pending' && record.exp > Date.now() ? record : undefined
 }
 
-function pageHtml (base: string, code: string, xsrf: string, message: string, asking = ''): string {
+/** The page: who is signed in, the client asking (when the link named a code), a message, the code form. */
+function pageHtml (d: DeviceSignInDeps, code: string, claims: Claims, message: string, asking = ''): string {
+  const user = userNameOf(claims)
+  const as = user === undefined ? 'you' : escapeHtml(user)
   const intro = asking === ''
     ? '<p>Type the code your device shows.</p>'
-    : `<p id="asking">Sign in <strong>${escapeHtml(asking)}</strong> as you? Approve only if you started this on that device and it shows this code.</p>`
-  return clientPage('Sign in a device', `${intro}${message === '' ? '' : `<p id="message" role="status">${escapeHtml(message)}</p>`}
-<form method="post" action="${escapeHtml(base)}/device"><input name="user_code" id="user_code" autocomplete="off" maxlength="9" value="${escapeHtml(code)}" placeholder="XXXX-XXXX" required>
-<input type="hidden" name="xsrf" value="${escapeHtml(xsrf)}"><button name="action" value="approve" id="approve">Approve</button><button name="action" value="deny" id="deny">Deny</button></form>`)
+    : `<p id="asking">Sign in <strong>${escapeHtml(asking)}</strong> as ${as}? Approve only if you started this on that device and it shows this code.</p>`
+  const who = user === undefined ? '' : `<p id="who">Signed in as <strong>${as}</strong>.</p>`
+  return clientPage('Sign in a device', `${who}${intro}${message === '' ? '' : `<p id="message" role="status">${escapeHtml(message)}</p>`}
+<form method="post" action="${escapeHtml(d.base)}/device"><label for="user_code">Code</label><input name="user_code" id="user_code" autocomplete="off" maxlength="9" value="${escapeHtml(code)}" placeholder="XXXX-XXXX" required>
+<input type="hidden" name="xsrf" value="${escapeHtml(claims.jti)}"><button name="action" value="approve" id="approve">Approve</button><button name="action" value="deny" id="deny" class="secondary">Deny</button></form>`, d.theme)
 }
 
 /** `POST /device`: approves or denies the code's client for the signed-in user. */
 export function deviceDecisionHandler (d: DeviceSignInDeps, formOf: (request: FastifyRequest) => FieldReader) {
   return async function deviceDecision (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const { claims, field, approve: approved } = await pageAnswer(d, request, formOf, 'a device is approved')
+    const { claims, field, approve: approved } = await pageAnswer(d, request, reply, formOf, 'a device is approved')
     const userCode = normalised(field('user_code'))
     await guessAllowed(d, request, claims)
     const hash = userCode.length === 8 ? await d.store.take(USER_CODE + userCode) : undefined
@@ -142,14 +147,14 @@ export function deviceDecisionHandler (d: DeviceSignInDeps, formOf: (request: Fa
     if (hash === undefined || record === undefined || record.st !== 'pending' || record.exp <= Date.now()) {
       await guessFailed(d, request, claims)
       if (d.audit.on) d.audit.emit(request, 'device.denied', { reason: 'unknown_code', userId: userIdOf(claims), clientId: undefined })
-      return await sendPage(reply, pageHtml(d.base, '', claims.jti, 'That code is not valid: check it and try again.'), 400)
+      return await sendPage(reply, pageHtml(d, '', claims, 'That code is not valid: check it and try again.'), 400)
     }
     const client = d.clients.get(record.c)!
     const next: DeviceRecord = approved ? { ...record, st: 'approved', claims } : { ...record, st: 'denied' }
     await d.store.set(DEVICE + hash, JSON.stringify(next), Math.max(1000, record.exp - Date.now() + EXPIRES_S * 1000))
     if (d.audit.on) d.audit.emit(request, approved ? 'device.approved' : 'device.denied', { reason: approved ? 'user' : 'denied', userId: userIdOf(claims), clientId: client.id })
     const text = approved ? `${client.name} is signed in. You can return to it.` : `${client.name} was not signed in.`
-    return await sendPage(reply, pageHtml(d.base, '', claims.jti, text))
+    return await sendPage(reply, pageHtml(d, '', claims, text))
   }
 }
 

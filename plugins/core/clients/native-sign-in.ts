@@ -21,8 +21,10 @@ import { hashOf, inputOf, type RefreshFamilies, type TokenResponse } from './ref
 import { invalidGrant } from '../base/oauth-error.js'
 import { escapeHtml, sendPage } from '../../../lib/html.js'
 import type { CrossSiteGuard } from '../../../lib/login/cross-site.js'
-import { clientPage, pageAnswer } from './client-pages.js'
+import { clientPage, pageAnswer, userNameOf, type PageFormDeps } from './client-pages.js'
 import { noteGrant } from '../base/grant-spans.js'
+import type { ClientRefusalLog } from './client-refusals.js'
+import type { SignInPage } from '../signin/sign-in-page.js'
 import { clearReplyCookie, requestCookie, setReplyCookie } from '../base/cookie-jar.js'
 import type { FieldReader, Grant } from './token-endpoint.js'
 import type { Claims } from '../base/types.js'
@@ -39,24 +41,24 @@ const MAX_PARAM = 2048
 
 interface CodeRecord { c: string; r: string; ch: string; claims: Claims }
 
-export interface NativeSignInDeps {
+export interface NativeSignInDeps extends PageFormDeps {
   store: StateStore
   clients: ReadonlyMap<string, RegisteredClient>
   families: RefreshFamilies
-  /** The browser's cookie session, verified (signature, expiry, revocation), or null. */
-  session: (request: FastifyRequest) => Promise<Claims | null>
-  /** Where a browser without a session signs in (absolute URL of the app's page). */
-  loginPage: string
+  /** Where a browser without a session signs in (the app's page or the package's, read when one is sent). */
+  signInPage: Pick<SignInPage, 'with'>
+  /** The theme of the package's pages (page-layout.ts). */
+  theme: string
   /** The issuer, sent back as `iss` (RFC 9207); also where the confirmation page posts (`{issuer}/authorize`). */
   issuer: string
-  /** The app's origin: a confirmation is posted from its own page only. */
-  origin: string
   /** The package's cross-site rule (`crossSite`), or false when the host turned it off. */
   crossSite: CrossSiteGuard | false
   /** Signs and verifies the "started here" cookie's value (a short-lived token of its own purpose). */
   startToken: { sign: (payload: Record<string, unknown>, ttlMs: number) => Promise<string>; verify: (token: string) => Promise<Claims> }
   /** The "started here" cookie: its name and path (`__Host-` and `/` when the session cookie is a `__Host-` one), Secure. */
   startCookie: { name: string; path: string; secure: boolean }
+  /** Writes the developer's warning of a refused authorization request (client-refusals.ts). */
+  refused: ClientRefusalLog
 }
 
 /** A valid authorization request: its client, redirect URI and PKCE challenge, or the error to send back there. */
@@ -158,37 +160,60 @@ export function authorizeHandler (d: NativeSignInDeps) {
     const query = (request.query ?? {}) as Record<string, unknown>
     const a = readAuthorizationRequest(d, query)
     noteGrant(request, { client: a.client.id, error: a.error?.error })
-    if (a.error !== undefined) return sendBack(d, reply, a, a.error)
-    const claims = await d.session(request)
+    if (a.error !== undefined) {
+      d.refused(request, '/authorize', `${a.error.error}: ${a.error.error_description}`)
+      return sendBack(d, reply, a, a.error)
+    }
+    const claims = await d.session(request, reply)
     if (claims === null) {
       noteGrant(request, { result: 'sign_in' })
       if (openedHere(d, request)) await rememberStart(d, reply, a)
-      return reply.redirect(withParams(d.loginPage, { from: request.url }), 302)
+      return reply.redirect(d.signInPage.with(request.url), 302)
     }
     if (!await startedHere(d, request, reply, a)) {
       noteGrant(request, { result: 'confirmation' })
-      return await sendConfirmation(d, reply, a, claims)
+      return await sendConfirmation(d, reply, a, claims, arrival(request, claims))
     }
     noteGrant(request, { result: 'code' })
     return sendBack(d, reply, a, { code: await newCode(d, a, claims) })
   }
 }
 
-/** The page that asks a signed-in user whether to sign the client in, when the request came from another site. */
-async function sendConfirmation (d: NativeSignInDeps, reply: FastifyReply, a: AuthorizationRequest, claims: Claims): Promise<FastifyReply> {
+/**
+ * What the confirmation page says of how it was reached, true in each case: the user has just signed in (back from
+ * the sign-in page, a provider's round trip included: a browser counts that redirect chain as another site, though
+ * the last hop was this one), else a navigation from another site, else one from a page of this site. Which of
+ * them it was changes nothing of the decision asked for.
+ */
+type Arrival = 'signed-in' | 'other-site' | 'this-site'
+const JUST_SIGNED_IN_MS = 2 * 60_000
+function arrival (request: FastifyRequest, claims: Claims): Arrival {
+  if (Date.now() - (claims.auth_time ?? claims.iat) * 1000 <= JUST_SIGNED_IN_MS) return 'signed-in'
+  const site = request.headers['sec-fetch-site']
+  return site === 'cross-site' || site === 'same-site' ? 'other-site' : 'this-site'
+}
+const ARRIVALS: Record<Arrival, string> = {
+  'signed-in': 'You have just signed in, and were sent here to sign the app in.',
+  'other-site': 'This sign-in was opened from another site.',
+  'this-site': 'This sign-in was opened from a page, not by the app itself.'
+}
+
+/** The page that asks a signed-in user whether to sign the client in, when the sign-in did not start here. */
+async function sendConfirmation (d: NativeSignInDeps, reply: FastifyReply, a: AuthorizationRequest, claims: Claims, how: Arrival): Promise<FastifyReply> {
   const fields = { response_type: 'code', client_id: a.client.id, redirect_uri: a.redirectUri, code_challenge: a.challenge, code_challenge_method: 'S256', xsrf: claims.jti, ...(a.state === undefined ? {} : { state: a.state }) }
   const hidden = Object.entries(fields).map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeHtml(v)}">`).join('')
-  const user = typeof claims.user?.name === 'string' && claims.user.name !== '' ? claims.user.name : 'you'
+  const user = userNameOf(claims) ?? 'you'
   const body = `<p id="ask">${escapeHtml(a.client.name)} asks to be signed in as ${escapeHtml(user)}.</p>
-<p>This sign-in was opened from another site. Continue only if you started it in ${escapeHtml(a.client.name)} yourself.</p>
-<form method="post" action="${escapeHtml(d.issuer)}/authorize">${hidden}<button name="action" value="approve" id="approve">Continue</button><button name="action" value="deny" id="deny">Cancel</button></form>`
-  return await sendPage(reply, clientPage(`Sign in to ${a.client.name}?`, body), 200, a.redirectUri)
+<p id="why">${ARRIVALS[how]} Continue only if you started it in ${escapeHtml(a.client.name)} yourself.</p>
+<form method="post" action="${escapeHtml(d.issuer)}/authorize">${hidden}<button name="action" value="approve" id="approve">Continue</button><button name="action" value="deny" id="deny" class="secondary">Cancel</button></form>`
+  // Continue and Cancel are answered by a redirect to the app's redirect URI: allowed as the form's target.
+  return await sendPage(reply, clientPage(`Sign in to ${a.client.name}?`, body, d.theme), 200, [a.redirectUri])
 }
 
 /** `POST /authorize`: the user's answer on the confirmation page (this site's own page, the session's XSRF value). */
 export function authorizeConfirmHandler (d: NativeSignInDeps, formOf: (request: FastifyRequest) => FieldReader) {
   return async function confirm (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const { claims, approve } = await pageAnswer(d, request, formOf, 'a sign-in is confirmed')
+    const { claims, approve } = await pageAnswer(d, request, reply, formOf, 'a sign-in is confirmed')
     const a = readAuthorizationRequest(d, request.body as Record<string, unknown>)
     if (a.error !== undefined) return sendBack(d, reply, a, a.error, 303)
     if (!approve) return sendBack(d, reply, a, { error: 'access_denied', error_description: 'the user cancelled the sign-in' }, 303)

@@ -48,10 +48,11 @@ export interface FamilyDeps {
   revocations: Revocations
   list: SessionList | null
   audit: Audit
-  /** Signs an access token of a family (the claims updater and validator run); rejects HttpError 401 on refusal. */
-  access: (input: ClaimsInput, base: SessionBase) => Promise<{ token: string; claims: Claims }>
-  /** The access tokens' lifetime (s). */
-  accessSeconds: number
+  /**
+   * Signs an access token of a family, living `seconds` (the client's `accessToken.maxAge`): the claims updater and
+   * the validator run; rejects HttpError 401 on refusal.
+   */
+  access: (input: ClaimsInput, base: SessionBase, seconds: number) => Promise<{ token: string; claims: Claims }>
 }
 
 export class RefreshFamilies {
@@ -63,13 +64,13 @@ export class RefreshFamilies {
    */
   async issue (request: FastifyRequest, client: RegisteredClient, input: ClaimsInput, authTime?: number, reason = 'sign_in'): Promise<{ response: TokenResponse; family: string }> {
     // A new session (its own jti), its access tokens marked as this client's: they are renewed at /token only.
-    const { token, claims } = await this.d.access(input, { auth_time: authTime, client_id: client.id })
+    const { token, claims } = await this.d.access(input, { auth_time: authTime, client_id: client.id }, client.accessSeconds)
     const record: FamilyRecord = { f: claims.jti, at: claims.auth_time!, st: claims.started_at, end: Math.round(claims.auth_time! * 1000) + client.maxAgeMs, in: inputOf(claims) }
     const refresh = await this.store(client, record)
     // Listed under the client's name: the user agent of a token request says nothing a person recognises.
     await this.d.list?.login(request, claims, `client:${client.id}`, client.name)
     if (this.d.audit.on) this.d.audit.emit(request, 'token.issued', { reason, clientId: client.id, userId: userIdOfInput(claims) })
-    return { response: this.answer(token, refresh), family: claims.jti }
+    return { response: this.answer(client, token, refresh), family: claims.jti }
   }
 
   /** Ends a family because one of its one-time values (a code) was presented again: audited as a reuse. */
@@ -92,7 +93,7 @@ export class RefreshFamilies {
     // The claims updater and the validator have their say before anything is consumed.
     let next
     try {
-      next = await this.d.access(record.in, { jti: record.f, auth_time: record.at, client_id: client.id, started_at: record.st })
+      next = await this.d.access(record.in, { jti: record.f, auth_time: record.at, client_id: client.id, started_at: record.st }, client.accessSeconds)
     } catch (err) {
       if (err instanceof HttpError && err.statusCode === 401) throw invalidGrant('the session is refused')
       throw err
@@ -105,7 +106,7 @@ export class RefreshFamilies {
       this.store(client, { ...record, in: inputOf(next.claims) })
     ])
     if (this.d.audit.on) this.d.audit.emit(request, 'token.refreshed', { reason: 'refresh_token', clientId: client.id, userId })
-    return this.answer(next.token, refresh)
+    return this.answer(client, next.token, refresh)
   }
 
   /**
@@ -149,8 +150,8 @@ export class RefreshFamilies {
     return token
   }
 
-  private answer (access: string, refresh: string): TokenResponse {
-    return { access_token: access, token_type: 'Bearer', expires_in: this.d.accessSeconds, refresh_token: refresh }
+  private answer (client: RegisteredClient, access: string, refresh: string): TokenResponse {
+    return { access_token: access, token_type: 'Bearer', expires_in: client.accessSeconds, refresh_token: refresh }
   }
 }
 

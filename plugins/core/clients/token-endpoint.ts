@@ -8,7 +8,8 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { StateStoreError } from '../../../lib/state-store.js'
-import { HttpError, RateLimitedError, sendHttpError } from '../../../lib/errors.js'
+import { ErrorCodes, HttpError, RateLimitedError, sendHttpError } from '../../../lib/errors.js'
+import type { ClientRefusalLog } from './client-refusals.js'
 import type { Throttle } from '../../../lib/throttle/throttle.js'
 import type { RegisteredClient } from '../base/clients.js'
 import type { RefreshFamilies, TokenResponse } from './refresh-families.js'
@@ -48,6 +49,8 @@ export interface TokenEndpointDeps {
   authorize?: { start: Handler; confirm: Handler } | undefined
   /** The device routes (`POST /device/code`, `GET` and `POST /device`), with a device client only. */
   device?: DeviceRoutes | undefined
+  /** Writes the developer's warning of a refused `/authorize` or `/token` request (client-refusals.ts). */
+  refused: ClientRefusalLog
 }
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>
@@ -61,7 +64,11 @@ export function tokenEndpoint (d: TokenEndpointDeps) {
     exchange: async (request, client, field) => await d.families.refresh(request, client, field('refresh_token'))
   })
   return async function tokenRoutes (scope: FastifyInstance): Promise<void> {
-    scope.setErrorHandler((err: FastifyError, _request, reply) => answerError(reply, err))
+    scope.setErrorHandler((err: FastifyError, request, reply) => {
+      const endpoint = refusedAt(request, err)
+      if (endpoint !== undefined) d.refused(request, endpoint, `${err.message}: ${(err as HttpError).details ?? ''}`)
+      return answerError(reply, err)
+    })
     if (d.authorize !== undefined) {
       scope.get('/authorize', { schema: doc('Signs a native or browser client in through this browser (RFC 8252)') }, traced('gatehouse.authorize', d.authorize.start))
       scope.post('/authorize', { bodyLimit: BODY_LIMIT, schema: doc('The user\'s answer on the confirmation page of a sign-in started from another site') }, d.authorize.confirm)
@@ -114,6 +121,17 @@ async function revokeToken (d: TokenEndpointDeps, request: FastifyRequest, clien
 const REFUSALS = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type'])
 function isRefusal (err: unknown): boolean {
   return err instanceof OAuthError && REFUSALS.has(err.error)
+}
+
+/**
+ * The endpoint whose refusal this is, for the developer's warning: `/token` refusing a client's request (not a
+ * device's polling answers, nor a lockout), `/authorize` refusing its client or redirect URI. Undefined otherwise.
+ */
+function refusedAt (request: FastifyRequest, err: unknown): '/authorize' | '/token' | undefined {
+  const path = request.routeOptions.url ?? ''
+  if (path.endsWith('/token')) return isRefusal(err) ? '/token' : undefined
+  if (path.endsWith('/authorize') && request.method === 'GET') return err instanceof HttpError && err.code === ErrorCodes.OAUTH ? '/authorize' : undefined
+  return undefined
 }
 
 /** The form body's field reader; JSON and other bodies are refused (RFC 6749 §3.2: form encoding). */

@@ -25,6 +25,8 @@ export interface GoPkgzSession {
   /** The Go token's `jti` (its XSRF value). */
   jti: string
   exp: number
+  /** Until when (s) the Go token can be taken: its `exp`, or later for an expired cookie token under `maxAge`. */
+  takenUntil: number
   /** When the Go token was made (`iat`, else `nbf`, else now): stands for the login time of the new session. */
   issuedAt: number
 }
@@ -39,7 +41,7 @@ export function looksLikeGoPkgz (token: string): boolean {
 }
 
 /** Verifies a go-pkgz session token; HttpError 401 `GATEHOUSE_TOKEN_INVALID` (or `GATEHOUSE_FORBIDDEN` for the audience). */
-export async function readGoPkgzToken (token: string, secret: GoPkgzSecret, issuer: string, audiences: AudienceRule): Promise<GoPkgzSession> {
+export async function readGoPkgzToken (token: string, secret: GoPkgzSecret, issuer: string, audiences: AudienceRule, expiredWithinS = 0): Promise<GoPkgzSession> {
   const d = decodeJws(token)
   if (d === null) throw unauthorized('malformed token')
   // go-pkgz signs with HS256 and no key id; anything else did not come from it (alg none, RS256 with the secret).
@@ -49,7 +51,7 @@ export async function readGoPkgzToken (token: string, secret: GoPkgzSecret, issu
   const key = await secret(aud)
   if (typeof key !== 'string' || key === '') throw unauthorized('no go-pkgz secret for this audience')
   if (!hmacKey('go-pkgz', key).verify(d.input, d.signature)) throw unauthorized('invalid token')
-  return sessionOf(d, aud, issuer, nowSeconds())
+  return sessionOf(d, aud, issuer, nowSeconds(), expiredWithinS)
 }
 
 /** go-pkgz writes a single audience as a string (`MarshalSingleStringAsArray = false`); a list of one is taken too. */
@@ -59,12 +61,18 @@ function oneAudience (aud: unknown): string {
   return one
 }
 
-/** The claims of a token whose signature verified. */
-function sessionOf (d: DecodedJws, aud: string, issuer: string, now: number): GoPkgzSession {
+/**
+ * The claims of a token whose signature verified. An expired one is taken only within `expiredWithinS` (the
+ * `maxAge` option, for a cookie token) of when go-pkgz last set its cookie: the token's `iat`, else its `nbf`
+ * (go-pkgz refreshes an expired cookie token while the cookie lives); one with neither date is not.
+ */
+function sessionOf (d: DecodedJws, aud: string, issuer: string, now: number, expiredWithinS: number): GoPkgzSession {
   const p = d.payload
   if (p.iss !== issuer) throw unauthorized('wrong issuer')
   if (!isDate(p.exp)) throw unauthorized('exp must be a numeric date')
-  if (p.exp <= now) throw unauthorized('token expired', ErrorCodes.TOKEN_EXPIRED)
+  const setAt = isDate(p.iat) ? p.iat : isDate(p.nbf) ? p.nbf : undefined
+  const cookieUntil = expiredWithinS > 0 && setAt !== undefined ? setAt + expiredWithinS : 0
+  if (p.exp <= now && cookieUntil <= now) throw unauthorized('token expired', ErrorCodes.TOKEN_EXPIRED)
   for (const date of [p.nbf, p.iat]) {
     if (date !== undefined && !isDate(date)) throw unauthorized('iat and nbf must be numeric dates')
     if (isDate(date) && date > now + LEEWAY_S) throw unauthorized('token not valid yet')
@@ -78,6 +86,7 @@ function sessionOf (d: DecodedJws, aud: string, issuer: string, now: number): Go
     sessionOnly: p.sess_only === true,
     jti: p.jti,
     exp: p.exp,
+    takenUntil: Math.max(p.exp, cookieUntil),
     issuedAt: isDate(p.iat) ? p.iat : isDate(p.nbf) ? p.nbf : now
   }
 }

@@ -40,8 +40,11 @@ export class Issuer {
     this.refreshCache = o.session.refreshCache ?? new MemoryRefreshCache()
   }
 
-  /** Signs session claims; `base` carries the service's own claims (jti, auth_time, client_id, started_at) over a refresh. */
-  async claims (input: ClaimsInput, base?: SessionBase): Promise<Claims> {
+  /**
+   * Signs session claims; `base` carries the service's own claims (jti, auth_time, client_id, started_at) over a
+   * refresh; `seconds` is the token's lifetime (a client's access tokens may have their own).
+   */
+  async claims (input: ClaimsInput, base?: SessionBase, seconds = this.tokenSeconds): Promise<Claims> {
     // `client_id` and `started_at` are the service's to set (from `base`): an input or a refresh's claims never sets them.
     const { aud: rawAud, user, sess, client_id: _client, started_at: _started, ...extra } = input
     const aud = sessionAud(rawAud)
@@ -53,7 +56,7 @@ export class Issuer {
       iss: this.o.issuer,
       iat: now,
       nbf: now,
-      exp: now + this.tokenSeconds,
+      exp: now + seconds,
       jti: base?.jti ?? randomBytes(16).toString('base64url'),
       auth_time: base?.auth_time ?? nowMs / 1000,
       purpose: 'session' as const,

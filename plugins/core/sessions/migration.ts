@@ -13,7 +13,8 @@
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { OptionsError } from '../../../lib/errors.js'
-import { adaptFunction, checkKeys, keyList, optionString } from '../../../lib/options.js'
+import { adaptFunction, checkKeys, keyList, optionDuration, optionString } from '../../../lib/options.js'
+import type { Duration } from '../../../lib/duration.js'
 import type { StateStore } from '../../../lib/state-store.js'
 import type { Audit } from '../../../lib/audit/audit.js'
 import { clearReplyCookie, requestCookie } from '../base/cookie-jar.js'
@@ -52,10 +53,21 @@ export interface GoPkgzMigrationOptions {
   cookieName?: string | undefined
   /** The Go service's XSRF cookie (`XSRFCookieName`), which a Go cookie token's `jti` must equal. Default `XSRF-TOKEN`. */
   xsrfCookieName?: string | undefined
+  /**
+   * The Go service's cookie lifetime (`CookieDuration`, 31 days by default there): ms or `'31d'`, 1 minute to 400
+   * days. go-pkgz refreshes an expired cookie token while its cookie lives; with `maxAge`, so does the move: a Go
+   * cookie token past its `exp` is still exchanged (under every other check, once) while its `iat` (else `nbf`, when
+   * go-pkgz last set the cookie) is within `maxAge`. A header token must be unexpired, as go-pkgz wants it. Default
+   * off: only an unexpired Go token moves.
+   */
+  maxAge?: Duration | undefined
 }
 
 export const MIGRATION_KEYS = keyList<MigrationOptions>({ goPkgz: true })
-const GO_PKGZ_KEYS = keyList<GoPkgzMigrationOptions>({ secret: true, cookieName: true, xsrfCookieName: true })
+const GO_PKGZ_KEYS = keyList<GoPkgzMigrationOptions>({ secret: true, cookieName: true, xsrfCookieName: true, maxAge: true })
+/** `maxAge` bounds: a cookie lifetime, as browsers cap it (400 days). */
+const MIN_MAX_AGE_MS = 60_000
+const MAX_MAX_AGE_MS = 400 * 86_400_000
 
 /** Validates the `migration` group. Throws OptionsError naming the option. */
 export function resolveMigration (value: unknown): { goPkgz: ResolvedGoPkgz | null } {
@@ -72,11 +84,16 @@ export function resolveMigration (value: unknown): { goPkgz: ResolvedGoPkgz | nu
   } else {
     secret = adaptFunction<GoPkgzSecret>('migration.goPkgz.secret', g.secret, 'get', true)!
   }
+  const maxAgeMs = optionDuration('migration.goPkgz.maxAge', g.maxAge, 0)
+  if (g.maxAge !== undefined && (maxAgeMs < MIN_MAX_AGE_MS || maxAgeMs > MAX_MAX_AGE_MS)) {
+    throw new OptionsError('migration.goPkgz.maxAge', 'must be between 1 minute and 400 days (the Go service\'s CookieDuration)')
+  }
   return {
     goPkgz: {
       secret,
       cookieName: optionString('migration.goPkgz.cookieName', g.cookieName) ?? 'JWT',
-      xsrfCookieName: optionString('migration.goPkgz.xsrfCookieName', g.xsrfCookieName) ?? 'XSRF-TOKEN'
+      xsrfCookieName: optionString('migration.goPkgz.xsrfCookieName', g.xsrfCookieName) ?? 'XSRF-TOKEN',
+      maxAgeS: Math.floor(maxAgeMs / 1000)
     }
   }
 }
@@ -126,7 +143,8 @@ export class GoPkgzMigration {
       this.deliver(reply, source, entry)
       return entry
     }
-    const go = await readGoPkgzToken(token, this.s.secret, this.o.issuer, this.p.audiences)
+    // go-pkgz refreshes an expired token from its cookie only: so does the move, within `maxAge`.
+    const go = await readGoPkgzToken(token, this.s.secret, this.o.issuer, this.p.audiences, source === FROM_COOKIE ? this.s.maxAgeS : 0)
     if (source === FROM_COOKIE) this.checkXsrf(request, go.jti)
     const session = this.issue(token, go, request, now)
     this.remember(token, go.jti, session, now)
@@ -148,7 +166,8 @@ export class GoPkgzMigration {
       { auth_time: go.issuedAt }
     )
     if (p.revocations !== null && await p.revocations.revoked(subjectOf(claims))) throw revokedError()
-    const ttlMs = Math.max(1000, go.exp * 1000 - now)
+    // Marked for as long as the Go token could be taken (past its exp when `maxAge` took it expired).
+    const ttlMs = Math.max(1000, go.takenUntil * 1000 - now)
     const key = 'gopkgz:' + createHash('sha256').update(token).digest('base64url')
     if (!await p.store.setIfAbsent(key, '1', ttlMs)) throw unauthorized('this go-pkgz token was exchanged already')
     const signed = await p.issuer.sign(claims)

@@ -15,6 +15,12 @@ import type { ResolvedOptions, Session } from '../base/types.js'
 export const VALIDATOR_REFUSAL = 'rejected by validator'
 const rejectedByValidator = (): HttpError => unauthorized(VALIDATOR_REFUSAL, ErrorCodes.UNAUTHORIZED)
 
+/**
+ * What `admit` is told for the cookie session of one of the package's pages (tokens.ts `pageSession`): no XSRF
+ * header (a navigation cannot send one); the page's form carries the session's XSRF value and its handler compares it.
+ */
+export const PAGE_FORM = -1
+
 export class PostCheck {
   private readonly checkXsrf: (request: FastifyRequest, jti: string) => void
   private readonly validator: ResolvedOptions['validator']
@@ -25,7 +31,7 @@ export class PostCheck {
   }
 
   /** XSRF (cookie sessions only) and the audience allow-list. Throws HttpError 401. */
-  admit (request: FastifyRequest, source: TokenSource, jti: string, aud: string): void {
+  admit (request: FastifyRequest, source: TokenSource | typeof PAGE_FORM, jti: string, aud: string): void {
     if (source === FROM_COOKIE) this.checkXsrf(request, jti)
     this.audiences.checkSession(aud)
   }

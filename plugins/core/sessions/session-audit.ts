@@ -67,3 +67,9 @@ export function refused (audit: Audit, err: unknown, request: FastifyRequest, so
   })
   return err
 }
+
+/** One `session.revoked` per session the user ended from the session list (`by: revokeSession`). */
+export function auditEnded (audit: Audit, request: FastifyRequest, userId: string, count: number): void {
+  if (!audit.on) return
+  for (let i = 0; i < count; i++) audit.emit(request, 'session.revoked', { reason: 'session_list', by: 'revokeSession', scope: 'session', userId })
+}

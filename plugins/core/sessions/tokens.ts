@@ -12,7 +12,7 @@
  * against `Date.now()`, so that tests can move the clock.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ErrorCodes, OptionsError } from '../../../lib/errors.js'
+import { ErrorCodes, HttpError, OptionsError } from '../../../lib/errors.js'
 import { createKeyRings, type Jwks } from '../keys/keys.js'
 import { audOf, nowSeconds, unauthorized } from '../base/claims.js'
 import type { SessionCache, CachedSession } from './session-cache.js'
@@ -20,12 +20,13 @@ import { revokedError, subjectOf, type Revocations } from './revocation.js'
 import { revokePresented } from './revoke-presented.js'
 import type { AudienceRule } from '../base/audience.js'
 import { FROM_COOKIE, TokenReader, type PresentedToken, type TokenSource } from './token-reader.js'
+import { requestCookie } from '../base/cookie-jar.js'
 import { createVerifier, type Verified, type Verify } from '../keys/verify.js'
 import { mustRefresh, type SessionLifetime } from './lifetime.js'
 import { Issuer, type SessionBase } from '../keys/issue.js'
 import { headerTokenSpender, type SpendToken } from './header-refresh.js'
 import { SessionCookies } from './cookies.js'
-import { PostCheck } from './post-check.js'
+import { PAGE_FORM, PostCheck } from './post-check.js'
 import { keyRemoved, refused, userIdOf } from './session-audit.js'
 import type { Audit } from '../../../lib/audit/audit.js'
 import { VerifiedSessions } from './verified-sessions.js'
@@ -52,10 +53,20 @@ export interface CoreTokenService extends Omit<TokenService, 'issuePair'> {
    */
   revokePresented (request: FastifyRequest, everywhere: boolean): Promise<Claims | undefined>
   /**
-   * Signs an access token of a refresh family (`base`: the family's `jti` and `auth_time`; none for a new one): the
-   * claims updater and the validator run as for a cookie refresh. Rejects HttpError 401 when the validator refuses.
+   * Signs an access token of a refresh family (`base`: the family's `jti` and `auth_time`; none for a new one), living
+   * `seconds` (default `session.tokenDuration`): the claims updater and the validator run as for a cookie refresh.
+   * Rejects HttpError 401 when the validator refuses.
    */
-  access (input: ClaimsInput, base: SessionBase): Promise<{ token: string; claims: Claims }>
+  access (input: ClaimsInput, base: SessionBase, seconds?: number): Promise<{ token: string; claims: Claims }>
+  /**
+   * The cookie session of one of the package's pages (the device page, the sign-in confirmation, the session page):
+   * read by the one path every authenticated request takes (verification, revocation, the validator, and the
+   * refresh of an expired session within `session.maxAge` and `session.idleTimeout`, new cookies on `reply`), the
+   * XSRF header apart: a page navigation cannot send one, and a page's form carries the session's XSRF value in a
+   * field instead, which its handler compares (client-pages.ts). Null when the request has no cookie session that
+   * can still sign its user in (refused sessions are audited as on any route).
+   */
+  pageSession (request: FastifyRequest, reply: FastifyReply): Promise<Session | null>
   /** Where the request's token comes from (extractor, query, header, bearer or cookie), undefined when it carries none. */
   sourceOf (request: FastifyRequest): TokenSource | undefined
   readonly cache: SessionCache
@@ -117,13 +128,14 @@ export function createTokenService (o: TokenServiceOptions, revocations: Revocat
       if (claims.exp <= nowSeconds()) throw unauthorized('token expired', ErrorCodes.TOKEN_EXPIRED)
       return claims
     },
-    async access (input, base) {
-      const claims = await issuer.claims(input, base)
+    async access (input, base, seconds) {
+      const claims = await issuer.claims(input, base, seconds)
       const { token, key } = await issuer.sign(claims)
       await check.validated(verified.remember(token, claims, key, Date.now(), true))
       return { token, claims }
     },
     revokePresented: async (request, everywhere) => await revokePresented(presented, request, everywhere),
+    pageSession: async (request, reply) => await sessions.page(request, reply),
     sourceOf: (request) => reader.read(request)?.source
   }
 }
@@ -159,8 +171,11 @@ class SessionReader {
    * read in the same request (a hook, then its route) gets that session instead of refreshing it again.
    */
   private readonly refreshedFor = new WeakMap<FastifyRequest, { from: string; entry: CachedSession }>()
-  constructor (o: Pick<ResolvedOptions, 'audit' | 'session' | 'tokenSources'>, private readonly p: SessionParts) {
+  /** The session cookie's name: a page reads its session from there only. */
+  private readonly cookieName: string
+  constructor (o: Pick<ResolvedOptions, 'audit' | 'cookies' | 'session' | 'tokenSources'>, private readonly p: SessionParts) {
     this.audit = o.audit
+    this.cookieName = o.cookies.sessionName
     this.lifetime = { maxAgeSeconds: Math.max(1, Math.round(o.session.maxAgeMs / 1000)), idleTimeoutMs: o.session.idleTimeoutMs, headerRefresh: o.tokenSources.headerRefresh }
     this.spend = p.store === undefined ? undefined : headerTokenSpender(p.store, this.lifetime)
   }
@@ -195,6 +210,23 @@ class SessionReader {
     return presented === undefined ? null : this.migrated(presented, request, reply)
   }
 
+  /**
+   * A page's cookie session (`CoreTokenService.pageSession`): the asynchronous path below, with the page's rule for
+   * XSRF. A refusal of any kind (expired past its lifetime, revoked, refused by the validator) is no session.
+   */
+  async page (request: FastifyRequest, reply: FastifyReply): Promise<Session | null> {
+    const token = requestCookie(request, this.cookieName)
+    if (token === undefined || token === '') return null
+    const again = this.refreshedFor.get(request)
+    if (again?.from === token) return again.entry
+    try {
+      return await this.verified({ token, source: FROM_COOKIE }, this.p.verified.cache.get(token), Date.now(), request, reply, true)
+    } catch (err) {
+      if (err instanceof HttpError && err.statusCode === 401) return null
+      throw err
+    }
+  }
+
   /** A go-pkgz/auth token exchanged for a session of ours (migration.ts), then the validator's word on that session. */
   private async migrated (presented: PresentedToken, request: FastifyRequest, reply: FastifyReply): Promise<Session> {
     try {
@@ -204,8 +236,11 @@ class SessionReader {
     }
   }
 
-  /** XSRF and the audience for a cached entry; once a minute per entry the session list is told of it. */
-  private admit (entry: CachedSession, source: TokenSource, request: FastifyRequest, now: number): void {
+  /**
+   * XSRF and the audience for a cached entry; once a minute per entry the session list is told of it. A page's
+   * session comes as `PAGE_FORM`: its form's field stands for the XSRF header.
+   */
+  private admit (entry: CachedSession, source: TokenSource | typeof PAGE_FORM, request: FastifyRequest, now: number): void {
     entry.hit = true
     this.p.check.admit(request, source, entry.claims.jti, entry.aud)
     // One comparison per request (seenAt is Infinity when the list is off).
@@ -225,19 +260,19 @@ class SessionReader {
    * The one asynchronous path: a cached entry the fast test did not clear is rechecked (expiry, key, revocation
    * in the store); a token not cached, or no longer servable, is verified, admitted and cached or refreshed.
    */
-  private async verified ({ token, source }: PresentedToken, cached: CachedSession | undefined, now: number, request: FastifyRequest, reply: FastifyReply): Promise<Session> {
+  private async verified ({ token, source }: PresentedToken, cached: CachedSession | undefined, now: number, request: FastifyRequest, reply: FastifyReply, page = false): Promise<Session> {
     // One separate step: a token in go-pkgz/auth's layout goes to the migration, when it is on (else it is refused below).
     if (cached === undefined && this.p.migration !== null && looksLikeGoPkgz(token)) return await this.migrated({ token, source }, request, reply)
     let claims = cached?.claims
     try {
       const rechecked = cached === undefined ? undefined : await this.p.verified.recheck(cached, now)
       if (rechecked !== undefined) {
-        this.admit(rechecked, source, request, now)
+        this.admit(rechecked, page ? PAGE_FORM : source, request, now)
         return await this.p.check.validated(rechecked)
       }
       const verified = await this.p.verify(token, 'session')
       claims = verified.claims
-      return await this.p.check.validated(await this.kept(token, verified, source, request, reply))
+      return await this.p.check.validated(await this.kept(token, verified, source, request, reply, page))
     } catch (err) {
       // A session this instance had verified, whose key is in no ring any more: the key's removal ended it.
       if (cached !== undefined && cached.expiresAt > now && keyRemoved(err) && this.audit.on) {
@@ -248,9 +283,9 @@ class SessionReader {
   }
 
   /** A verified token: admitted (before anything else happens with it), not revoked, then cached or refreshed. */
-  private async kept (token: string, { claims, key, current }: Verified, source: TokenSource, request: FastifyRequest, reply: FastifyReply): Promise<CachedSession> {
+  private async kept (token: string, { claims, key, current }: Verified, source: TokenSource, request: FastifyRequest, reply: FastifyReply, page = false): Promise<CachedSession> {
     const p = this.p
-    p.check.admit(request, source, claims.jti, audOf(claims))
+    p.check.admit(request, page ? PAGE_FORM : source, claims.jti, audOf(claims))
     if (p.revocations !== null && await p.revocations.revoked(subjectOf(claims))) throw revokedError()
     const now = Date.now()
     if (key !== current && this.audit.on) {

@@ -20,6 +20,7 @@ import type { SessionList } from '../sessions/sessions.js'
 import type { Revocations } from '../sessions/revocation.js'
 import type { TrustedDevices } from './trusted-devices.js'
 import type { RedirectVerdict } from '../base/redirect.js'
+import type { SignInPage } from './sign-in-page.js'
 
 /** The core's instance-private services. */
 export interface CoreInternals {
@@ -47,6 +48,10 @@ export interface CoreInternals {
   avatar: AvatarSaver | null
   /** Mounted providers by name, in registration order. */
   readonly providers: Map<string, AuthProvider>
+  /** Where a browser signs in (the app's page or the package's), and the package's page when it serves one. */
+  readonly signInPage: SignInPage
+  /** How the package's sign-in page offers each provider that it offers (`MountOptions.signInPage`), by name. */
+  readonly signInMethods: Map<string, 'link' | 'password'>
   /** True once the server is ready: no provider is taken afterwards. */
   ready: boolean
   /** The second factors the app's providers take and require (the provider kit's `secondFactors`). */
@@ -64,11 +69,12 @@ export interface CoreInternals {
 const CORE = Symbol('gatehouse-core')
 
 /** Decorates `instance` (the core plugin's, the app's scope) with the internals of its new core. */
-export function attachCore (instance: FastifyInstance, core: Omit<CoreInternals, 'avatar' | 'providers' | 'ready' | 'appErrorHandler' | 'secondFactors' | 'reauth' | 'trustedDevices' | 'logoutListeners'>): CoreInternals {
+export function attachCore (instance: FastifyInstance, core: Omit<CoreInternals, 'avatar' | 'providers' | 'signInMethods' | 'ready' | 'appErrorHandler' | 'secondFactors' | 'reauth' | 'trustedDevices' | 'logoutListeners'>): CoreInternals {
   const internals: CoreInternals = {
     ...core,
     avatar: null,
     providers: new Map(),
+    signInMethods: new Map(),
     ready: false,
     secondFactors: new SecondFactorRegistry(),
     reauth: new ReauthRegistry(),

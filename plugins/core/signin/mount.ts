@@ -52,6 +52,12 @@ export interface MountOptions {
    * the step's `continuesLogin` says the request continues a login whose audience is kept elsewhere.
    */
   loginSteps?: Record<string, LoginHandler | { handler: LoginHandler; continuesLogin?: ((request: FastifyRequest) => boolean) | undefined }> | undefined
+  /**
+   * How the package's sign-in page (`login.page: true`) offers this provider: `link` (a link to its `/login`, which
+   * sends the browser on: OAuth2), `password` (a form posting `user` and `passwd` to its `/login`). Default: not
+   * at all (a provider whose sign-in needs a page of its own, or a script).
+   */
+  signInPage?: 'link' | 'password' | undefined
 }
 
 /** A login route's handler: runs after the prelude, with the request's common fields checked. */
@@ -88,6 +94,7 @@ export function mountProvider (instance: FastifyInstance, provider: AuthProvider
     throw afterReady(provider.name, err)
   }
   core.providers.set(provider.name, provider)
+  if (opts.signInPage === 'link' || opts.signInPage === 'password') core.signInMethods.set(provider.name, opts.signInPage)
 }
 
 /** The one "too late" error, for a provider or a provider kit used once the server is ready. */

@@ -46,8 +46,8 @@ export async function cookieSession (core: CoreInternals, request: FastifyReques
  * or `passkey` field of `fields` (the request's body); 401 `GATEHOUSE_REAUTHENTICATE` otherwise. A wrong password
  * is 403 `GATEHOUSE_CREDENTIALS` and counts toward the direct provider's lockout, as a sign-in would.
  */
-export async function freshSession (core: CoreInternals, request: FastifyRequest, reply: FastifyReply, fields: Record<string, unknown>): Promise<SignedInSession> {
-  const session = await cookieSession(core, request, reply)
+export async function freshSession (core: CoreInternals, request: FastifyRequest, reply: FastifyReply, fields: Record<string, unknown>, page?: SignedInSession): Promise<SignedInSession> {
+  const session = page ?? await cookieSession(core, request, reply)
   const signedInAt = (session.claims.auth_time ?? session.claims.iat) * 1000
   if (Date.now() - signedInAt <= core.options.reauthentication.withinMs) return session
   const kind: ReauthKind | undefined = fields.password !== undefined ? 'password' : fields.passkey !== undefined ? 'passkey' : undefined
@@ -61,14 +61,15 @@ export async function freshSession (core: CoreInternals, request: FastifyRequest
 
 /**
  * The one rule for ending a user's other sessions, whichever route asks (`DELETE /sessions`, `DELETE
- * /sessions/:id` of another session, `POST …/logout?all=1`): a cookie session, with its XSRF header (a header or
- * query token, a registered client's bearer token included, is 403), signed in within `reauthentication.within` or
- * re-authenticated by the request's body unless `reauthentication.otherSessions` is off. A stolen token cannot sign
- * its owner out everywhere and stay.
+ * /sessions/:id` of another session, `POST …/logout?all=1`, the session page's form): a cookie session, with its
+ * XSRF header (a header or query token, a registered client's bearer token included, is 403), signed in within
+ * `reauthentication.within` or re-authenticated by the request's body unless `reauthentication.otherSessions` is off.
+ * A stolen token cannot sign its owner out everywhere and stay. The session page gives its cookie session (`page`,
+ * read by `pageSession`, its form's XSRF value checked), which stands for the first two checks.
  */
-export async function sessionEndingOthers (core: CoreInternals, request: FastifyRequest, reply: FastifyReply): Promise<SignedInSession> {
-  if (!core.options.reauthentication.otherSessions) return await cookieSession(core, request, reply)
-  return await freshSession(core, request, reply, bodyFields(request))
+export async function sessionEndingOthers (core: CoreInternals, request: FastifyRequest, reply: FastifyReply, page?: SignedInSession): Promise<SignedInSession> {
+  if (!core.options.reauthentication.otherSessions) return page ?? await cookieSession(core, request, reply)
+  return await freshSession(core, request, reply, bodyFields(request), page)
 }
 
 /** The 401 that tells the page what it may send (the kinds a provider of this app can check). */

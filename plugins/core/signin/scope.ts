@@ -14,6 +14,7 @@ import { SECRET_KEY_WORDS, sanitizeUrl } from '../../../lib/secret-keys.js'
 import { coreOf } from './internals.js'
 import { denyFraming } from '../../../lib/html.js'
 import { scopeCookies } from '../base/cookie-jar.js'
+import { pageError } from './sign-in-page.js'
 
 const FORM = 'application/x-www-form-urlencoded'
 const TEXT = 'text/plain'
@@ -49,6 +50,9 @@ export function applyAuthScope (scope: FastifyInstance, logger: Logger, audit?: 
   scope.setErrorHandler((err: FastifyError, request, reply) => {
     const answer = httpErrorOf(err, `${request.method} ${request.routeOptions.url ?? ''}`, requestLogger(logger, request))
     if (answer instanceof StateStoreError) audit?.storeDown(request, answer)
+    // A form of the package's sign-in page gets the page back with the reason, not JSON.
+    const page = pageError(core.signInPage, request, reply, answer)
+    if (page !== undefined) return page
     const app = core.appErrorHandler()
     if (!isAppErrorHandler(app)) return sendHttpError(reply, answer)
     if (answer.headers !== undefined) reply.headers(answer.headers)

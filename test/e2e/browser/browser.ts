@@ -4,7 +4,7 @@
  * that reason (`.ci/run` installs it with apt-get, so CI always runs them).
  */
 import processTap from 'tap'
-import { existsSync, mkdirSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 
@@ -72,6 +72,19 @@ export async function launch (testFile: string): Promise<TestBrowser> {
     async close () {
       await context.close()
     }
+  }
+}
+
+/** Whether this run writes the docs' screenshots (`npm run screenshots`), and where. */
+export const SCREENSHOTS_TO_DOCS = process.env.GATEHOUSE_SCREENSHOTS === 'docs'
+export const DOCS_SCREENSHOTS = resolve('docs', 'screenshots')
+
+/** A screenshot for the docs: always under .tap (`shot`), and copied to docs/screenshots/<name>.png when asked to. */
+export async function docsShot (browser: TestBrowser, name: string): Promise<void> {
+  const file = await browser.shot(name)
+  if (SCREENSHOTS_TO_DOCS) {
+    mkdirSync(DOCS_SCREENSHOTS, { recursive: true })
+    copyFileSync(file, join(DOCS_SCREENSHOTS, `${name}.png`))
   }
 }
 

@@ -9,7 +9,7 @@ import t from 'tap'
 import { copyFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { chromiumMissing, launch, passwordSignIn, waitImage, waitText, type TestBrowser } from './browser.js'
+import { chromiumMissing, docsShot, launch, passwordSignIn, waitImage, waitText, type TestBrowser } from './browser.js'
 import { startDemo, type StartedDemo } from '../../helpers/demo.js'
 
 const missing = chromiumMissing()
@@ -30,11 +30,7 @@ if (missing !== undefined) {
 
   /** A screenshot for the README: always under .tap, and in docs/ when asked to. */
   async function readmeShot (name: string): Promise<void> {
-    const file = await browser.shot(name)
-    if (toDocs) {
-      mkdirSync(docsDir, { recursive: true })
-      copyFileSync(file, join(docsDir, `${name}.png`))
-    }
+    await docsShot(browser, name)
   }
 
   /** A screenshot of one element of `on` (the page by default), for the docs, like `readmeShot`. */

@@ -27,6 +27,8 @@ const fromFetch = async (r: Response): Promise<Answer> => ({ status: r.status, h
 const PAGE_SOURCES: Record<string, string> = {
   'plugins/core/clients/device-sign-in.ts': 'the device page (GET, and the answers of its POST)',
   'plugins/core/clients/native-sign-in.ts': 'the confirmation of a sign-in started from another site',
+  'plugins/core/signin/sign-in-page.ts': 'the package\'s sign-in page',
+  'plugins/core/sessions-page.ts': 'the session page ("where you\'re signed in")',
   'lib/login/cross-site.ts': 'the page of a confirmation link opened from another site (continuePage)',
   'servers/authorize.ts': 'the login page of the local and dev OAuth2 servers',
   'plugins/toolkit/profiler.ts': 'the profiler\'s index'
@@ -42,7 +44,7 @@ function unframeable (t: Tap.Test, what: string, a: Answer, status = 200): void 
 }
 
 t.test('the pages of the auth core and its providers', async (t) => {
-  const s = await clientsApp({}, { setup: (app) => {
+  const s = await clientsApp({ login: { page: true }, revocation: { sessionList: { page: true } } }, { setup: (app) => {
     void app.register(verifyProvider, { name: 'email', template: 'Sign in: {{.Token}}', sender: () => {} })
   } })
   t.teardown(s.close)
@@ -69,6 +71,9 @@ t.test('the pages of the auth core and its providers', async (t) => {
   unframeable(t, 'device decision, a wrong code', await decide('CCCC-CCCC', 'approve'), 400)
   const authorize = `/auth/authorize?response_type=code&client_id=mobile&redirect_uri=com.example.app:/callback&code_challenge=${CHALLENGE}&code_challenge_method=S256`
   unframeable(t, 'authorize confirmation', await get(authorize, { 'sec-fetch-site': 'cross-site' }))
+  unframeable(t, 'sign-in page', await get('/auth/sign-in'))
+  unframeable(t, 'sign-in page with an error', await get('/auth/sign-in?error=GATEHOUSE_CREDENTIALS'))
+  unframeable(t, 'session page', await get('/auth/sessions/page'))
   unframeable(t, 'confirmation link opened from another site', await get('/auth/email/login?token=anything', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' }))
 
   // Not pages, but answers of the same routes: never framed either (the auth scope's rule).
@@ -113,5 +118,5 @@ t.test('the list is complete: every source that sends a page is listed, and no p
   t.same(sending.sort(), Object.keys(PAGE_SOURCES).sort(), 'the sources that send pages are the listed ones')
   const around = sources.filter((f) => /\.type\(\s*['"`]text\/html|['"]content-type['"]\s*:\s*['"]text\/html/i.test(readFileSync(join(root, f), 'utf8')))
   t.same(around, [], 'no page is sent with a content type of its own')
-  t.equal(checked.size, 13, 'every page above was checked')
+  t.equal(checked.size, 16, 'every page above was checked')
 })
