@@ -30,6 +30,8 @@ import type { TelegramOptions } from './providers/telegram/options.js'
 import { passkeyProvider } from './providers/passkey/provider.js'
 import type { PasskeyProviderOptions } from './providers/passkey/options.js'
 import { totpProvider } from './providers/totp/provider.js'
+import { samlProvider } from './providers/saml/provider.js'
+import type { SamlProviderOptions } from './providers/saml/options.js'
 import type { TotpProviderOptions } from './providers/totp/options.js'
 import { coreOf } from './plugins/core/internals.js'
 
@@ -47,6 +49,7 @@ export type ProviderEntry =
   | ({ kind: 'telegram' } & TelegramOptions)
   | ({ kind: 'passkey' } & PasskeyProviderOptions)
   | ({ kind: 'totp' } & TotpProviderOptions)
+  | ({ kind: 'saml' } & SamlProviderOptions)
   /**
    * A self-implemented provider (the `handlerProvider` plugin, as `addCustomHandler` registers it): the provider,
    * or a function building it on the provider kit (which completes its logins).
@@ -64,6 +67,7 @@ const PLUGINS: Record<ProviderEntry['kind'], FastifyPluginAsync<never>> = {
   telegram: telegramProvider,
   passkey: passkeyProvider,
   totp: totpProvider,
+  saml: samlProvider,
   handler: handlerProvider
 }
 
