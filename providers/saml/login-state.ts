@@ -72,7 +72,7 @@ export class LoginStateCookie {
   async spend (request: FastifyRequest, state: SamlLoginState): Promise<void> {
     const ttlMs = Math.max(1000, this.ttlMs)
     const fresh = await this.kit.stateStore.setIfAbsent(`saml-request:${this.provider}:${state.rid}`, '1', ttlMs, { client: this.kit.throttle.clientKey(request) })
-    if (!fresh) throw new HttpError(403, 'SAML response already used', 'this login was already completed; start again', ErrorCodes.ALREADY_USED, { reason: 'saml_replay' })
+    if (!fresh) throw new HttpError(403, 'SAML response already used', 'this login was already completed; start again', ErrorCodes.ALREADY_USED, { reason: 'already_used' })
   }
 }
 

@@ -4,7 +4,7 @@
  * 1. the form field: one base64 string of at most `maxResponseBytes` of XML (400 `saml_malformed`, 413 `saml_too_large`);
  * 2. the XML: well-formed, without a document type (400 `saml_dtd`: no DTD, no entity), a `samlp:Response` root;
  * 3. its shape, before any signature is looked at: exactly one Assertion or EncryptedAssertion in the whole document,
- *    a child of the Response (403 `saml_duplicate_assertion`: the room XML signature wrapping needs); no comment or
+ *    a child of the Response (403 `saml_duplicate_assertion`, `saml_wrapped`: the room XML signature wrapping needs); no comment or
  *    processing instruction (403 `saml_comment`: a comment splits a NameID's text, CVE-2017-11428); no SHA-1
  *    signature or digest unless `allowSha1` (403 `saml_sha1`); a Success status (403 `saml_status`);
  * 4. node-saml (client.ts): the assertion signed by one of this IdP's certificates, decrypted first when encrypted,
@@ -86,7 +86,7 @@ export async function checkResponse (
 function checkShape (doc: XmlNode, root: XmlNode, allowSha1: boolean): void {
   const all = [...elements(doc, NS.assertion, 'Assertion'), ...elements(doc, NS.assertion, 'EncryptedAssertion')]
   if (all.length > 1) throw refused('the response carries more than one assertion', 'saml_duplicate_assertion')
-  if (all.length === 1 && all[0]!.parentNode !== root) throw refused('the assertion is not where a response carries it (signature wrapping)', 'saml_duplicate_assertion')
+  if (all.length === 1 && all[0]!.parentNode !== root) throw refused('the assertion is not where a response carries it (signature wrapping)', 'saml_wrapped')
   if (hasCommentOrPi(root)) throw refused('the response contains an XML comment or processing instruction', 'saml_comment')
   refuseSha1(root, allowSha1)
   const status = children(children(root, NS.protocol, 'Status')[0] ?? root, NS.protocol, 'StatusCode')[0]
