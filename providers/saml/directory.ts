@@ -17,10 +17,13 @@ const RETRY_MS = 60_000
 /** Tenant names: what a URL, a cookie and a state-store key carry without escaping. */
 export const TENANT_RE = /^[A-Za-z0-9._-]{1,64}$/
 
-interface Entry { idp?: ResolvedIdp | undefined; until: number; pending?: Promise<ResolvedIdp> | undefined }
+interface Entry { idp: ResolvedIdp; until: number }
 
 export class IdpDirectory {
+  /** Settled IdPs by tenant ('' with one IdP): only what the options or the host's function gave. */
   readonly #entries = new Map<string, Entry>()
+  /** Lookups in progress, so that concurrent sign-ins of one tenant ask the host and fetch its metadata once. */
+  readonly #pending = new Map<string, Promise<ResolvedIdp>>()
 
   constructor (
     private readonly o: ResolvedSaml,
@@ -51,22 +54,18 @@ export class IdpDirectory {
   async get (tenant: string | undefined): Promise<ResolvedIdp> {
     const key = tenant ?? ''
     const entry = this.#entries.get(key)
-    if (entry?.idp !== undefined && entry.until > this.now()) return entry.idp
-    if (entry?.pending !== undefined) return await entry.pending
-    const pending = this.#refresh(key, tenant, entry)
-    this.#entries.set(key, { ...(entry ?? { until: 0 }), pending })
-    try {
-      return await pending
-    } finally {
-      const e = this.#entries.get(key)
-      if (e?.pending === pending) e.pending = undefined
+    if (entry !== undefined && entry.until > this.now()) return entry.idp
+    let pending = this.#pending.get(key)
+    if (pending === undefined) {
+      pending = this.#refresh(key, tenant, entry).finally(() => { this.#pending.delete(key) })
+      this.#pending.set(key, pending)
     }
+    return await pending
   }
 
   async #refresh (key: string, tenant: string | undefined, kept: Entry | undefined): Promise<ResolvedIdp> {
-    let settings: SamlIdp | undefined
     try {
-      settings = await this.#settings(tenant)
+      const settings = await this.#settings(tenant)
       if (settings === undefined) {
         this.#entries.delete(key)
         throw new HttpError(404, 'unknown tenant', `no identity provider for tenant "${tenant ?? ''}"`, ErrorCodes.NOT_FOUND, { reason: 'saml_unknown_tenant' })
@@ -75,11 +74,7 @@ export class IdpDirectory {
       this.#keep(key, { idp, until: this.now() + this.o.idpCacheTtlMs })
       return idp
     } catch (err) {
-      if (err instanceof HttpError && err.statusCode === 404) throw err
-      if (kept?.idp === undefined) {
-        this.#entries.delete(key)
-        throw err
-      }
+      if (kept === undefined || (err instanceof HttpError && err.statusCode === 404)) throw err
       this.warn(`saml ${this.o.name}: the IdP of ${tenant === undefined ? 'the provider' : `tenant "${tenant}"`} could not be refreshed (${err instanceof HttpError ? err.details ?? err.message : String(err)}); the last good copy is used`)
       this.#keep(key, { idp: kept.idp, until: this.now() + Math.min(RETRY_MS, this.o.idpCacheTtlMs) })
       return kept.idp
