@@ -6,7 +6,7 @@
  */
 import type { SAML, generateServiceProviderMetadata } from '@node-saml/node-saml'
 import type * as NodeSamlXml from '@node-saml/node-saml/lib/xml.js'
-import { importDriver, installCommand, loadSync } from '../../lib/optional-driver.js'
+import { checkDriver, importDriver, installCommand, loadSync } from '../../lib/optional-driver.js'
 
 export interface SamlDriver {
   SAML: typeof SAML
@@ -20,6 +20,8 @@ let loaded: Promise<SamlDriver> | undefined
 /** node-saml and its XML module; a DriverMissingError naming `option` when it is not installed. */
 export async function loadSamlDriver (option: string): Promise<SamlDriver> {
   const use = { option, feature: 'SAML 2.0 sign-in' }
+  // Asked each time (a resolution, nothing loaded), so that the error names this provider's option.
+  checkDriver(NAME, use)
   loaded ??= (async () => {
     const main = await importDriver<{ SAML: typeof SAML; generateServiceProviderMetadata: typeof generateServiceProviderMetadata }>(NAME, use)
     // The XML module has no entry in the package's exports map (there is none): reached by its file, as node-saml lays it out in 5.x.
