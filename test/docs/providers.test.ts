@@ -21,7 +21,8 @@ const PAGES: Record<string, string> = {
   'email.md': 'VerifyProviderOptions',
   'telegram.md': 'TelegramOptions',
   'passkeys.md': 'PasskeyProviderOptions',
-  'totp.md': 'TotpProviderOptions'
+  'totp.md': 'TotpProviderOptions',
+  'saml.md': 'SamlProviderOptions'
 }
 
 const types = exportedProperties('providers/index.ts', (name) => Object.values(PAGES).includes(name))
