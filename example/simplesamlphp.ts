@@ -11,14 +11,16 @@ import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-/** Where Debian's package puts SimpleSAMLphp's web root (`SIMPLESAMLPHP_WWW` points elsewhere, or at nothing to try the tests' skip). */
-export const SIMPLESAMLPHP_WWW = process.env.SIMPLESAMLPHP_WWW ?? '/usr/share/simplesamlphp/www'
+/** Where Debian's package puts SimpleSAMLphp's web root (`SIMPLESAMLPHP_WWW` points elsewhere, or at nothing to try the skip). */
+export function simpleSamlWww (): string {
+  return process.env.SIMPLESAMLPHP_WWW ?? '/usr/share/simplesamlphp/www'
+}
 /** The Debian packages the IdP needs (lighttpd named so that apt does not pull Apache in). */
 export const SIMPLESAMLPHP_PACKAGES = 'simplesamlphp php8.2-cli php8.2-cgi lighttpd php-xml php-mbstring xmlsec1'
 
 /** Why no SimpleSAMLphp can be started here, or undefined when one can. */
 export function simpleSamlMissing (): string | undefined {
-  if (!existsSync(SIMPLESAMLPHP_WWW)) return `SimpleSAMLphp is not installed (apt-get install -y --no-install-recommends ${SIMPLESAMLPHP_PACKAGES})`
+  if (!existsSync(simpleSamlWww())) return `SimpleSAMLphp is not installed (apt-get install -y --no-install-recommends ${SIMPLESAMLPHP_PACKAGES})`
   for (const bin of ['lighttpd', 'php-cgi', 'openssl']) {
     const r = spawnSync(bin, ['-v'], { stdio: 'ignore' })
     if (r.error !== undefined) return `${bin} is not installed (apt-get install -y --no-install-recommends ${SIMPLESAMLPHP_PACKAGES})`
@@ -212,11 +214,11 @@ function lighttpdConf (port: number, dir: string, p: Record<string, string>): st
   return `server.modules = ("mod_alias", "mod_fastcgi")
 server.bind = "127.0.0.1"
 server.port = ${port}
-server.document-root = ${q(SIMPLESAMLPHP_WWW)}
+server.document-root = ${q(simpleSamlWww())}
 server.errorlog = ${q(join(p.log, 'lighttpd.log'))}
 server.max-worker = 0
 index-file.names = ("index.php")
-alias.url = ("/simplesaml/" => ${q(SIMPLESAMLPHP_WWW + '/')})
+alias.url = ("/simplesaml/" => ${q(simpleSamlWww() + '/')})
 fastcgi.server = (".php" => (
   ("socket" => ${q(join(dir, 'php0.sock'))}, "broken-scriptfilename" => "enable"),
   ("socket" => ${q(join(dir, 'php1.sock'))}, "broken-scriptfilename" => "enable")
