@@ -107,12 +107,8 @@ export class IdpDirectory {
     }
     const signedBy = idp.metadataCert === undefined ? undefined : certList('metadataCert', idp.metadataCert)
     const text = 'metadata' in idp ? idp.metadata : await fetchMetadata(idp.metadataUrl, this.o.timeoutMs)
-    try {
-      return await readMetadata(this.driver, text, signedBy, this.o.allowSha1)
-    } catch (err) {
-      if (err instanceof MetadataError) throw metadataFailure(`the IdP metadata ${err.message}`)
-      throw err
-    }
+    // readMetadata throws MetadataError only.
+    return await readMetadata(this.driver, text, signedBy, this.o.allowSha1).catch((err: MetadataError) => { throw metadataFailure(`the IdP metadata ${err.message}`) })
   }
 
   #keep (key: string, entry: Entry): void {

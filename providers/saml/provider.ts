@@ -106,7 +106,7 @@ async function acs (ctx: SamlContext, request: FastifyRequest, reply: FastifyRep
 }
 
 /** `login.failed` for a refused ACS request (a body too large included, which never reaches the handler), and its log line. */
-function auditAcsFailure (ctx: SamlContext, request: FastifyRequest, reply: FastifyReply, err: Error & { statusCode?: number }): void {
+function auditAcsFailure (ctx: SamlContext, request: FastifyRequest, reply: FastifyReply, err: Error & { statusCode?: number | undefined }): void {
   if (!(request.routeOptions.url ?? '').endsWith('/acs')) return
   const status = err instanceof HttpError ? err.statusCode : err.statusCode ?? reply.statusCode
   if (status < 500) {
@@ -120,7 +120,6 @@ function failureReason (err: unknown, status: number): string {
   if (err instanceof HttpError) {
     if (err.reason !== undefined) return err.reason
     if (err.code === ErrorCodes.STATE_STORE) return 'state_store_unavailable'
-    if (err.code === ErrorCodes.RATE_LIMITED) return 'throttled'
   }
   if (status === 413) return 'saml_too_large'
   return status < 500 ? 'bad_request' : 'error'

@@ -16,8 +16,8 @@ export const NS = {
 /** The little of xmldom's DOM read here. */
 export interface XmlNode {
   nodeType: number
-  localName?: string | null
-  namespaceURI?: string | null
+  localName?: string | null | undefined
+  namespaceURI?: string | null | undefined
   textContent: string | null
   childNodes: ArrayLike<XmlNode>
   parentNode: XmlNode | null

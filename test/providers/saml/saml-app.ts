@@ -2,7 +2,7 @@
  * The SAML provider's test app (over `inject`): the root plugin and `samlProvider` with one IdP whose key the test
  * holds, the audit events it emitted, and the login → ACS round trip of a client.
  */
-import type { FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import { authPlugin, type AuthOptions } from '../../../auth.js'
 import { samlProvider, type SamlProviderOptions } from '../../../providers/index.js'
 import type { AuditEvent } from '../../../lib/audit/events.js'
@@ -66,4 +66,19 @@ export async function samlApp (saml: Partial<SamlProviderOptions> = {}, root: Pa
 /** The last `login.failed` event's reason. */
 export function lastFailure (events: AuditEvent[]): string | undefined {
   return events.filter((e) => e.type === 'login.failed').at(-1)?.reason
+}
+
+/** Registers `samlProvider` with `opts` after the auth core and readies the app: the registration error, or undefined. */
+export async function registration (opts: Record<string, unknown>): Promise<unknown> {
+  const app = Fastify()
+  try {
+    await app.register(authPlugin, { secret: () => SECRET, url: 'http://127.0.0.1' })
+    await app.register(samlProvider, opts as unknown as SamlProviderOptions)
+    await app.ready()
+    return undefined
+  } catch (err) {
+    return err
+  } finally {
+    await app.close()
+  }
 }

@@ -6,13 +6,11 @@
 import t from 'tap'
 import { createServer, type Server } from 'node:http'
 import { once } from 'node:events'
-import Fastify from 'fastify'
 import { signXml } from '@node-saml/node-saml/lib/xml.js'
-import { authPlugin } from '../../../auth.js'
-import { samlProvider, type SamlIdp } from '../../../providers/index.js'
+import type { SamlIdp } from '../../../providers/index.js'
 import { OptionsError } from '../../../lib/errors.js'
 import { authnRequestOf, IDP_ENTITY, signedResponse } from '../../helpers/saml-idp.js'
-import { lastFailure, samlApp, samlKeys, SECRET } from './saml-app.js'
+import { lastFailure, registration, samlApp, samlKeys } from './saml-app.js'
 
 const keys = samlKeys()
 const body = (cert: string): string => cert.replace(/-----[A-Z ]+-----|\s/g, '')
@@ -186,19 +184,7 @@ t.test('metadata by address that is slow, too large, not XML, unreachable or uns
 })
 
 t.test('bad IdP settings stop the registration with an OptionsError naming the option', async (t) => {
-  const register = async (saml: Record<string, unknown>): Promise<unknown> => {
-    const app = Fastify()
-    try {
-      await app.register(authPlugin, { secret: () => SECRET, url: 'http://127.0.0.1' })
-      await app.register(samlProvider, saml as never)
-      await app.ready()
-      return undefined
-    } catch (err) {
-      return err
-    } finally {
-      await app.close()
-    }
-  }
+  const register = registration
   const cases: Array<[Record<string, unknown>, string, RegExp]> = [
     [{}, 'saml.saml.idp', /is required/],
     [{ idp: { metadata: '<not xml' } }, 'saml.saml.idp', /not well-formed XML/],
