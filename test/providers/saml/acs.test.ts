@@ -46,6 +46,18 @@ t.test('the login sends an AuthnRequest for this SP and its ACS, and a login-sta
   t.notOk(state.attrs.samesite, 'no SameSite attribute on plain http')
 })
 
+t.test('the ACS takes the IdP page\'s cross-site POST (and only a POST); /login refuses a cross-site start', async (t) => {
+  const c = app.client()
+  const { fields } = await app.start(c)
+  const crossSite = { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', origin: 'https://idp.example.test' }
+  const r = await c.fetch('/auth/saml/acs', { method: 'POST', headers: crossSite, form: { SAMLResponse: Buffer.from(signedResponse(fields, keys.idp.key)).toString('base64') } })
+  t.equal(r.status, 200, 'the HTTP-POST binding is a cross-site form post')
+  t.equal((await app.client().fetch('/auth/saml/acs')).status, 404, 'no GET')
+  const start = await app.client().fetch('/auth/saml/login', { headers: crossSite })
+  t.equal(start.status, 403)
+  t.equal((await start.json()).code, 'GATEHOUSE_CROSS_SITE')
+})
+
 t.test('on https the login state is SameSite=None; Secure, and the ACS clears it whatever it answers', async (t) => {
   const secure = await samlApp({}, { url: 'https://app.example.test' })
   t.teardown(() => secure.app.close())
