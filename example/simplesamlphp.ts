@@ -7,6 +7,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -142,8 +143,8 @@ $config = [
   'tempdir' => ${php(p.tmp)},
   'metadatadir' => ${php(p.metadata + '/')},
   'metadata.sources' => [['type' => 'flatfile']],
-  'secretsalt' => ${php(Math.random().toString(36).slice(2) + Date.now().toString(36))},
-  'auth.adminpassword' => ${php(Math.random().toString(36).slice(2))},
+  'secretsalt' => ${php(randomBytes(24).toString('hex'))},
+  'auth.adminpassword' => ${php(randomBytes(24).toString('hex'))},
   'technicalcontact_name' => 'Test', 'technicalcontact_email' => 'na@example.org',
   'timezone' => 'UTC',
   'enable.saml20-idp' => true,
