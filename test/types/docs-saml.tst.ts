@@ -31,3 +31,11 @@ await Fastify().register(authPlugin, {
     return claims
   }
 })
+
+// The options' types refuse what registration would refuse.
+// @ts-expect-error: idp is required
+await app.register(samlProvider, { name: 'sso' })
+// @ts-expect-error: an IdP by fields needs its certificates
+await app.register(samlProvider, { idp: { entityId: 'https://idp.example.com', ssoUrl: 'https://idp.example.com/sso' } })
+// @ts-expect-error: clockSkew is a duration, not a flag
+await app.register(samlProvider, { idp: { metadataUrl: 'https://idp.example.com/metadata' }, clockSkew: true })
