@@ -3,8 +3,9 @@
  * root's entry files are the top two). Dependencies point one way, down this list (a module may import its own
  * layer and any layer below it, never one above):
  *
- *   5 entries              index.ts, toolkit.ts, testing.ts, augment.ts, toolkit-augment.ts
- *   4 root composer        auth.ts (`authPlugin`), compat.ts (go-pkgz/auth's `add*` methods)
+ *   5 entries              index.ts (its deprecated names: deprecated.ts), toolkit.ts, testing.ts, compat.ts, augment.ts,
+ *                          toolkit-augment.ts
+ *   4 root composer        auth.ts (`authPlugin`), provider-entries.ts (the `providers` option, go-pkgz/auth's `add*` methods)
  *   3 providers            providers/ (through the provider kit only: plugins/core/kit.ts)
  *   2 plugins              plugins/core/ (the auth core; plugin.ts composes it with the hooks), plugins/avatar/,
  *                          plugins/toolkit/ (stands alone)
@@ -19,8 +20,8 @@ const LAYERS = [
   '^(hooks|stores|servers)/',
   '^plugins/',
   '^providers/',
-  '^(auth|compat)\\.ts$',
-  '^(index|toolkit|testing|augment|toolkit-augment)\\.ts$'
+  '^(auth|provider-entries)\\.ts$',
+  '^(index|deprecated|toolkit|testing|compat|augment|toolkit-augment)\\.ts$'
 ]
 
 /** One rule per layer: nothing in it imports a module of a higher layer. */

@@ -15,7 +15,7 @@
 import type { FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError, OptionsError } from './errors.js'
 import { keyList, named, optionBoolean, optionGroup, optionList } from './options.js'
-import { escapeHtml } from './html.js'
+import { escapeHtml, PAGE_HEADERS } from './html.js'
 
 /** The `crossSite` option: which pages may send login, confirm and logout requests. `false` turns the check off. */
 export interface CrossSiteOptions {
@@ -98,12 +98,7 @@ export function continuePage (action: string, fields: Record<string, string>, te
   const esc = escapeHtml
   const inputs = Object.entries(fields).map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`).join('')
   return {
-    headers: {
-      'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-      'x-frame-options': 'DENY',
-      'referrer-policy': 'no-referrer'
-    },
+    headers: { ...PAGE_HEADERS },
     body: '<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
       `<title>${esc(text.title)}</title></head><body style="font-family:sans-serif;max-width:30em;margin:4em auto">` +
       `<h1 style="font-size:1.3em">${esc(text.title)}</h1><form method="post" action="${esc(action)}">${inputs}` +

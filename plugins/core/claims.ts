@@ -42,6 +42,8 @@ export function checkClaims (payload: Record<string, unknown>, purpose: TokenPur
     if (aud.length !== 1) throw unauthorized('a session token carries exactly one audience')
     if (!isDate(payload.auth_time) || payload.auth_time > now + LEEWAY_S) throw unauthorized('auth_time must be a numeric date, not in the future')
     if (payload.sess !== undefined && typeof payload.sess !== 'boolean') throw unauthorized('malformed claims')
+    if (payload.client_id !== undefined && typeof payload.client_id !== 'string') throw unauthorized('malformed claims')
+    if (payload.started_at !== undefined && (!isDate(payload.started_at) || payload.started_at > now + LEEWAY_S)) throw unauthorized('malformed claims')
   } else if (aud.length > 1) {
     throw unauthorized('a token carries at most one audience')
   }

@@ -6,6 +6,9 @@
 import type { FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { escapeHtml } from '../../lib/html.js'
+import { safeEqual } from '../../lib/compare.js'
+import type { FieldReader } from './token-endpoint.js'
+import type { Claims } from './types.js'
 
 /** A page of its own: `body` is HTML the caller escaped; `title` is escaped here. */
 export function clientPage (title: string, body: string): string {
@@ -24,4 +27,30 @@ export function checkOwnPageForm (request: FastifyRequest, origin: string, what:
   if ((site !== undefined && site !== 'same-origin') || (from !== undefined && from !== origin)) {
     throw new HttpError(403, 'forbidden', `${what} from this site's own page`, ErrorCodes.CROSS_SITE)
   }
+}
+
+/** What a confirmation form needs: the app's origin and the browser's session. */
+export interface PageFormDeps {
+  origin: string
+  session: (request: FastifyRequest) => Promise<Claims | null>
+}
+
+/** A confirmed answer on one of these pages: the signed-in session, the form's fields, and the user's choice. */
+export interface PageAnswer { claims: Claims; field: FieldReader; approve: boolean }
+
+/**
+ * The one check of an answer posted from these pages (the device page, the confirmation of a sign-in started from
+ * another site): from this site's own page (403 `GATEHOUSE_CROSS_SITE`), by a signed-in browser (401), carrying the
+ * page's XSRF value (the session's `jti`, compared in constant time; 403 `GATEHOUSE_XSRF`), and `action` approve or
+ * deny (400).
+ */
+export async function pageAnswer (d: PageFormDeps, request: FastifyRequest, formOf: (request: FastifyRequest) => FieldReader, what: string): Promise<PageAnswer> {
+  checkOwnPageForm(request, d.origin, what)
+  const claims = await d.session(request)
+  if (claims === null) throw new HttpError(401, 'unauthorized', 'not logged in')
+  const field = formOf(request)
+  if (!safeEqual(field('xsrf'), claims.jti)) throw new HttpError(403, 'forbidden', 'the page\'s XSRF value does not match the session', ErrorCodes.XSRF)
+  const action = field('action')
+  if (action !== 'approve' && action !== 'deny') throw new HttpError(400, 'bad request', 'action must be approve or deny')
+  return { claims, field, approve: action === 'approve' }
 }

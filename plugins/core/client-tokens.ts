@@ -17,6 +17,7 @@ import { DEVICE_GRANT, deviceCodeGrant, deviceCodeHandler, deviceDecisionHandler
 import { userIdOf } from './session-audit.js'
 import { audOf } from './claims.js'
 import type { Claims, ClaimsInput, ResolvedOptions, TokenPairResponse } from './types.js'
+import type { RegisteredClient } from './clients.js'
 import { requestCookie } from './cookie-jar.js'
 import { authorizationCodeGrant, authorizeConfirmHandler, authorizeHandler } from './native-sign-in.js'
 
@@ -29,8 +30,11 @@ export interface ClientTokens {
 
 interface Services { stateStore: StateStore; revocations: Revocations | null; sessions: SessionList | null; tokens: CoreTokenService; throttle: Throttle }
 
+/** What the registered clients' endpoints read of the options. */
+type ClientTokensOptions = Pick<ResolvedOptions, 'audit' | 'authPrefix' | 'clientKey' | 'clients' | 'cookies' | 'crossSite' | 'loginPage' | 'origin' | 'session' | 'url'>
+
 /** The clients' token service, or null when no client is registered (no route is added then). */
-export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, s: Services): ClientTokens | null {
+export function openClientTokens (fastify: FastifyInstance, o: ClientTokensOptions, s: Services): ClientTokens | null {
   if (o.clients.size === 0 || s.revocations === null) return null
   const revocations = s.revocations
   const families = new RefreshFamilies({
@@ -42,9 +46,13 @@ export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, 
     accessSeconds: Math.max(1, Math.round(o.session.tokenDurationMs / 1000))
   })
   const grants = new Map<string, Grant>()
-  const revokeAccess = async (request: FastifyRequest, token: string): Promise<boolean> => {
+  // RFC 7009 §2.1: an access token ends its session only when it was issued to the client revoking it (its
+  // `client_id`); any other token (another client's, a cookie session's, an app's own) is left alone, answered as
+  // an unknown one is, so that /revoke tells nobody whether a token is live.
+  const revokeAccess = async (request: FastifyRequest, client: RegisteredClient, token: string): Promise<boolean> => {
     let claims
     try { claims = await s.tokens.parse(token) } catch { return false }
+    if (claims.client_id !== client.id) return false
     await revocations.revokeSession(claims.jti)
     if (o.audit.on) o.audit.emit(request, 'session.revoked', { reason: 'revoke', by: 'revokeSession', scope: 'session', userId: userIdOf(claims), aud: audOf(claims) })
     return true
@@ -67,6 +75,13 @@ export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, 
     issuer,
     origin: o.origin,
     crossSite: o.crossSite,
+    startToken: {
+      sign: async (payload: Record<string, unknown>, ttlMs: number) => await s.tokens.signPurpose('handshake', payload, ttlMs),
+      verify: async (token: string) => await s.tokens.verifyPurpose('handshake', token)
+    },
+    startCookie: o.cookies.sessionName.startsWith('__Host-')
+      ? { name: '__Host-gatehouse-authorize', path: '/', secure: true }
+      : { name: 'gatehouse-authorize', path: `${o.authPrefix}/authorize`, secure: o.cookies.secure },
     async session (request: FastifyRequest): Promise<Claims | null> {
       const token = requestCookie(request, o.cookies.sessionName)
       if (token === undefined || token === '') return null

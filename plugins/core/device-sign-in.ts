@@ -2,13 +2,13 @@
  * CLI and TV sign-in (RFC 8628): `POST {authPrefix}/device/code` gives a device client a `device_code` and a
  * `user_code`; the user opens `{authPrefix}/device` on another device, signs in there (any login method, through
  * `loginPage`) and approves or denies the named client; the client polls the token endpoint with the
- * device_code grant. Failed user codes are counted per address and in all (a guess is refused past the limit,
- * whatever it is) and audited.
+ * device_code grant. Failed user codes are counted per address, per signed-in account and in all, and audited (see
+ * `guessAllowed` for the limits).
  */
 import { randomBytes, randomInt } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ErrorCodes, HttpError, RateLimitedError } from '../../lib/errors.js'
-import { escapeHtml } from '../../lib/html.js'
+import { HttpError, RateLimitedError } from '../../lib/errors.js'
+import { escapeHtml, sendPage } from '../../lib/html.js'
 import type { StateStore } from '../../lib/state-store.js'
 import type { Audit } from '../../lib/audit/audit.js'
 import type { ClientKey } from '../../lib/throttle/client.js'
@@ -18,19 +18,22 @@ import { OAuthError, invalidGrant, invalidClient, unauthorizedClient } from './o
 import type { FieldReader, Grant } from './token-endpoint.js'
 import type { Claims } from './types.js'
 import { userIdOf } from './session-audit.js'
-import { checkOwnPageForm, clientPage } from './client-pages.js'
+import { clientPage, pageAnswer } from './client-pages.js'
 import { noteGrant } from './grant-spans.js'
 
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code'
 const DEVICE = 'dc:'
 const USER_CODE = 'uc:'
 const GUESS = 'dc-guess:'
+const GUESS_ACCOUNT = 'dc-guess-user:'
+const GUESS_ALL = `${GUESS}*`
 const EXPIRES_S = 600
 const INTERVAL_S = 5
 /** RFC 8628 §6.1: no vowels (no words), no look-alikes; 20^8 ≈ 2.6e10 codes. */
 const ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ'
-/** Failed user codes per address, and in all, per `GUESS_WINDOW_MS`. */
+/** Failed user codes per address, per account, and in all, per `GUESS_WINDOW_MS`. */
 const GUESSES_PER_ADDRESS = 10
+const GUESSES_PER_ACCOUNT = 20
 const GUESSES_IN_ALL = 1000
 const GUESS_WINDOW_MS = 600_000
 
@@ -100,14 +103,13 @@ export function devicePageHandler (d: DeviceSignInDeps) {
     const code = typeof typed === 'string' ? normalised(typed).slice(0, 8) : ''
     let asking = ''
     if (code !== '') {
-      await guessAllowed(d, request)
+      await guessAllowed(d, request, claims)
       const record = await pendingRecord(d, code)
-      if (record === undefined) await guessFailed(d, request)
+      if (record === undefined) await guessFailed(d, request, claims)
       else asking = d.clients.get(record.c)?.name ?? ''
     }
     const message = code === '' ? '' : asking === '' ? 'That code is not valid: check it and try again.' : ''
-    return await reply.type('text/html; charset=utf-8').header('cache-control', 'no-store')
-      .send(pageHtml(d.base, code === '' ? '' : shown(code), claims.jti, message, asking))
+    return await sendPage(reply, pageHtml(d.base, code === '' ? '' : shown(code), claims.jti, message, asking))
   }
 }
 
@@ -131,44 +133,52 @@ function pageHtml (base: string, code: string, xsrf: string, message: string, as
 /** `POST /device`: approves or denies the code's client for the signed-in user. */
 export function deviceDecisionHandler (d: DeviceSignInDeps, formOf: (request: FastifyRequest) => FieldReader) {
   return async function deviceDecision (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    checkOwnPageForm(request, d.origin, 'a device is approved')
-    const claims = await d.session(request)
-    if (claims === null) throw new HttpError(401, 'unauthorized', 'not logged in')
-    const field = formOf(request)
-    if (field('xsrf') !== claims.jti) throw new HttpError(403, 'forbidden', 'the page\'s XSRF value does not match the session', ErrorCodes.XSRF)
-    const action = field('action')
-    if (action !== 'approve' && action !== 'deny') throw new HttpError(400, 'bad request', 'action must be approve or deny')
+    const { claims, field, approve: approved } = await pageAnswer(d, request, formOf, 'a device is approved')
     const userCode = normalised(field('user_code'))
-    await guessAllowed(d, request)
+    await guessAllowed(d, request, claims)
     const hash = userCode.length === 8 ? await d.store.take(USER_CODE + userCode) : undefined
     const raw = hash === undefined ? undefined : await d.store.get(DEVICE + hash)
     const record = raw === undefined ? undefined : JSON.parse(raw) as DeviceRecord
     if (hash === undefined || record === undefined || record.st !== 'pending' || record.exp <= Date.now()) {
-      await guessFailed(d, request)
+      await guessFailed(d, request, claims)
       if (d.audit.on) d.audit.emit(request, 'device.denied', { reason: 'unknown_code', userId: userIdOf(claims), clientId: undefined })
-      return await reply.code(400).type('text/html; charset=utf-8').send(pageHtml(d.base, '', claims.jti, 'That code is not valid: check it and try again.'))
+      return await sendPage(reply, pageHtml(d.base, '', claims.jti, 'That code is not valid: check it and try again.'), 400)
     }
     const client = d.clients.get(record.c)!
-    const approved = action === 'approve'
     const next: DeviceRecord = approved ? { ...record, st: 'approved', claims } : { ...record, st: 'denied' }
     await d.store.set(DEVICE + hash, JSON.stringify(next), Math.max(1000, record.exp - Date.now() + EXPIRES_S * 1000))
     if (d.audit.on) d.audit.emit(request, approved ? 'device.approved' : 'device.denied', { reason: approved ? 'user' : 'denied', userId: userIdOf(claims), clientId: client.id })
     const text = approved ? `${client.name} is signed in. You can return to it.` : `${client.name} was not signed in.`
-    return await reply.type('text/html; charset=utf-8').send(pageHtml(d.base, '', claims.jti, text))
+    return await sendPage(reply, pageHtml(d.base, '', claims.jti, text))
   }
 }
 
-async function guessAllowed (d: DeviceSignInDeps, request: FastifyRequest): Promise<void> {
-  const [mine, all] = await Promise.all([d.store.get(`${GUESS}${d.clientKey(request)}`), d.store.get(`${GUESS}*`)])
-  if (Number(mine ?? 0) >= GUESSES_PER_ADDRESS || Number(all ?? 0) >= GUESSES_IN_ALL) {
+/** The counters a wrong code of this request adds to: its address's, its signed-in account's, and everyone's. */
+function guessKeys (d: DeviceSignInDeps, request: FastifyRequest, claims: Claims): [address: string, account: string, all: string] {
+  return [`${GUESS}${d.clientKey(request)}`, `${GUESS_ACCOUNT}${userIdOf(claims) ?? claims.jti}`, GUESS_ALL]
+}
+
+/**
+ * Whether this request may try a user code, right or wrong (a refused one is not even looked up: the page is no
+ * oracle). Refused (429) past 10 wrong codes from its address or 20 from its account in 10 minutes: one account on
+ * many addresses counts once. Past 1,000 wrong codes in all, only a requester with no wrong code of its own in the
+ * window (neither its address nor its account) may try, and its first wrong code puts it under the cap too: a user
+ * typing the code their device shows still gets in while someone guesses, and a guesser needs a new account on a
+ * new address for every guess past the cap, instead of the cap refusing every user of the app for its window.
+ */
+async function guessAllowed (d: DeviceSignInDeps, request: FastifyRequest, claims: Claims): Promise<void> {
+  const counts = (await Promise.all(guessKeys(d, request, claims).map(async (key) => await d.store.get(key)))).map((v) => Number(v ?? 0))
+  const [address, account, all] = counts as [number, number, number]
+  if (address >= GUESSES_PER_ADDRESS || account >= GUESSES_PER_ACCOUNT || (all >= GUESSES_IN_ALL && address + account > 0)) {
     if (d.audit.on) d.audit.emit(request, 'rate_limited', { reason: 'device_code', retryAfterMs: GUESS_WINDOW_MS })
     throw new RateLimitedError('too many wrong device codes: wait and try again', GUESS_WINDOW_MS)
   }
 }
 
-async function guessFailed (d: DeviceSignInDeps, request: FastifyRequest): Promise<void> {
-  if (d.store.increment === undefined) return
-  await Promise.all([d.store.increment(`${GUESS}${d.clientKey(request)}`, GUESS_WINDOW_MS), d.store.increment(`${GUESS}*`, GUESS_WINDOW_MS)])
+async function guessFailed (d: DeviceSignInDeps, request: FastifyRequest, claims: Claims): Promise<void> {
+  const store = d.store
+  if (store.increment === undefined) return
+  await Promise.all(guessKeys(d, request, claims).map(async (key) => await store.increment!(key, GUESS_WINDOW_MS)))
 }
 
 /** The device_code grant: polled by the device until the user decided. */

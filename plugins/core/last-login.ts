@@ -32,14 +32,14 @@ export interface ResolvedLastLoginMethod {
 const NAME_RE = /^[A-Za-z0-9_-]{1,64}$/
 const DEFAULT_MAX_AGE = 180 * 24 * 3600 * 1000
 
-/** Reads `lastLoginMethod`: off unless `true` or an object. OptionsError naming `lastLoginMethod…`. */
-export function resolveLastLoginMethod (value: unknown, url: URL): ResolvedLastLoginMethod | undefined {
+/** Reads `login.lastMethod`: off unless `true` or an object. OptionsError naming `name…`. */
+export function resolveLastLoginMethod (value: unknown, url: URL, name = 'login.lastMethod'): ResolvedLastLoginMethod | undefined {
   if (value === undefined || value === false) return undefined
-  const o = value === true ? {} : checkKeys(value, ['cookieName', 'maxAge'], 'lastLoginMethod')
-  const cookieName = optionString('lastLoginMethod.cookieName', o.cookieName) ?? 'gatehouse_last_login'
+  const o = value === true ? {} : checkKeys(value, ['cookieName', 'maxAge'], name)
+  const cookieName = optionString(`${name}.cookieName`, o.cookieName) ?? 'gatehouse_last_login'
   // A `__Host-`/`__Secure-` name would bind the browser to rules this cookie does not need; a plain name suffices.
-  if (!NAME_RE.test(cookieName)) throw new OptionsError('lastLoginMethod.cookieName', 'must be 1-64 letters, digits, "_" or "-"')
-  const maxAgeMs = optionDuration('lastLoginMethod.maxAge', o.maxAge, DEFAULT_MAX_AGE)
+  if (!NAME_RE.test(cookieName)) throw new OptionsError(`${name}.cookieName`, 'must be 1-64 letters, digits, "_" or "-"')
+  const maxAgeMs = optionDuration(`${name}.maxAge`, o.maxAge, DEFAULT_MAX_AGE)
   return { cookieName, maxAgeSec: Math.max(1, Math.floor(maxAgeMs / 1000)), secure: url.protocol === 'https:' }
 }
 

@@ -16,12 +16,16 @@ export interface SessionLifetime { readonly maxAgeSeconds: number; readonly idle
 
 /**
  * False while the token is live; true when it has expired but, as a cookie session (or a header one under
- * `headerRefresh`) within its lifetime and idle timeout, may be refreshed. Throws HttpError 401 when it can no longer authenticate: expired in a URL or a
- * header, past the session's lifetime, or idle for too long.
+ * `headerRefresh`) within its lifetime and idle timeout, may be refreshed. Throws HttpError 401 when it can no
+ * longer authenticate: expired in a URL or a header, a registered client's access token, past the session's
+ * lifetime, or idle for too long.
  */
 export function mustRefresh (claims: Claims, source: TokenSource, now: number, limits: SessionLifetime): boolean {
   const nowS = Math.floor(now / 1000)
   if (claims.exp > nowS) return false
+  // A client's access token is renewed by its refresh grant only (rotating, with reuse detection, within the
+  // family's own lifetimes): never by presenting it expired, whatever `headerRefresh` says.
+  if (claims.client_id !== undefined) throw unauthorized('token expired: a client renews its tokens at the token endpoint', ErrorCodes.TOKEN_EXPIRED)
   // A token read from a URL dies on time: it may have leaked through history, logs or a Referer. So does one from a
   // header unless the app asked for header refresh (the new token then goes back in the X-JWT response header).
   if (source !== FROM_COOKIE && (source === FROM_QUERY || !limits.headerRefresh)) throw unauthorized('token expired', ErrorCodes.TOKEN_EXPIRED)

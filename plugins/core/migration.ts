@@ -10,7 +10,7 @@
  * (a copy of it taken from the browser cannot open a second one). Requests of the same browser that raced with
  * the exchange on this instance (an app firing several calls at once) are handed that same new session.
  */
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { OptionsError } from '../../lib/errors.js'
 import { adaptFunction, checkKeys, keyList, optionString } from '../../lib/options.js'
@@ -102,7 +102,7 @@ export class GoPkgzMigration {
   /** Exchanges under way or just done, by the Go token: requests that raced with one get its session. */
   private readonly exchanged = new Map<string, { session: Promise<CachedSession>; jti: string; until: number }>()
 
-  constructor (private readonly o: ResolvedOptions, private readonly s: ResolvedGoPkgz, private readonly p: MigrationParts) {
+  constructor (private readonly o: Pick<ResolvedOptions, 'audit' | 'cookies' | 'issuer' | 'tokenSources' | 'xsrf'>, private readonly s: ResolvedGoPkgz, private readonly p: MigrationParts) {
     this.audit = o.audit
     this.checkXsrf = makeXsrfCheck({ xsrf: o.xsrf, cookies: { ...o.cookies, xsrfName: s.xsrfCookieName } })
   }
@@ -143,8 +143,9 @@ export class GoPkgzMigration {
     const p = this.p
     const claims = await p.issuer.claims(
       { user: go.user, aud: go.aud, sess: go.sessionOnly },
-      // A session of its own (new jti); its login time is the Go token's, so `session.maxAge` and `revokeUser` count from it.
-      { jti: randomBytes(16).toString('base64url'), auth_time: go.issuedAt }
+      // A session of its own (new jti, and `started_at` now: the store's revocation epoch counts from it); its login
+      // time is the Go token's, so `session.maxAge` and `revokeUser` count from it.
+      { auth_time: go.issuedAt }
     )
     if (p.revocations !== null && await p.revocations.revoked(subjectOf(claims))) throw revokedError()
     const ttlMs = Math.max(1000, go.exp * 1000 - now)

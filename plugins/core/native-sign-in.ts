@@ -3,13 +3,15 @@
  * `authorization_code` grant at the token endpoint. A signed-in browser is sent back to the client's registered
  * redirect URI with a one-time code (60 s, bound to the client, the redirect URI and the PKCE S256 challenge); a
  * browser without a session goes to the app's sign-in page first (`loginPage`, with `from` back here), so that
- * every login method works.
+ * every login method works. A sign-in that did not start here (opened by the app) asks the user first, whether the
+ * browser was signed in or came back from the sign-in page (see `startedHere`).
  *
  * An unknown client or a redirect URI it did not register is answered here (400 JSON) and never redirected to:
  * no open redirect. The code is kept hashed; a refused exchange consumes nothing, and a code presented again after
  * its exchange ends the family it bought (RFC 6749 §4.1.2).
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
+import { safeEqual } from '../../lib/compare.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { pkceChallenge } from '../../lib/pkce.js'
@@ -17,16 +19,19 @@ import type { StateStore } from '../../lib/state-store.js'
 import { allowsRedirect, type RegisteredClient } from './clients.js'
 import { hashOf, inputOf, type RefreshFamilies, type TokenResponse } from './refresh-families.js'
 import { invalidGrant } from './oauth-error.js'
-import { escapeHtml } from '../../lib/html.js'
+import { escapeHtml, sendPage } from '../../lib/html.js'
 import type { CrossSiteGuard } from '../../lib/cross-site.js'
-import { checkOwnPageForm, clientPage } from './client-pages.js'
+import { clientPage, pageAnswer } from './client-pages.js'
 import { noteGrant } from './grant-spans.js'
+import { clearReplyCookie, requestCookie, setReplyCookie } from './cookie-jar.js'
 import type { FieldReader, Grant } from './token-endpoint.js'
 import type { Claims } from './types.js'
 
 const CODE = 'ac:'
 const CODE_USED = 'ac-used:'
 const CODE_TTL_MS = 60_000
+/** How long the sign-in page may take: the "started here" cookie lives that long. */
+const START_TTL_MS = 10 * 60_000
 /** RFC 7636 §4.1: 43-128 characters of the unreserved set (the challenge of S256 is always 43). */
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/
 const CHALLENGE = /^[A-Za-z0-9\-_]{43}$/
@@ -48,6 +53,10 @@ export interface NativeSignInDeps {
   origin: string
   /** The package's cross-site rule (`crossSite`), or false when the host turned it off. */
   crossSite: CrossSiteGuard | false
+  /** Signs and verifies the "started here" cookie's value (a short-lived token of its own purpose). */
+  startToken: { sign: (payload: Record<string, unknown>, ttlMs: number) => Promise<string>; verify: (token: string) => Promise<Claims> }
+  /** The "started here" cookie: its name and path (`__Host-` and `/` when the session cookie is a `__Host-` one), Secure. */
+  startCookie: { name: string; path: string; secure: boolean }
 }
 
 /** A valid authorization request: its client, redirect URI and PKCE challenge, or the error to send back there. */
@@ -94,16 +103,53 @@ async function newCode (d: NativeSignInDeps, a: AuthorizationRequest, claims: Cl
 }
 
 /**
- * Whether the sign-in was started here: opened by the app in the system browser (`Sec-Fetch-Site: none`) or
- * reached from this site's own pages (the sign-in page's redirect). A navigation from another site is not: any
- * page can link to `/authorize` with a client's id and a challenge of its own, and a signed-in user must not be
- * handed to whatever app answers that redirect URI without a word (RFC 8252 §8.6: no silent approval when the
- * client's identity cannot be assured).
+ * Whether this request opens the sign-in from no page at all: the app opened it in the system browser
+ * (`Sec-Fetch-Site: none`; a client sending no fetch metadata counts so too), not a navigation from another site,
+ * nor one from a page of this site. A page of this site is no proof: the sign-in page sends the browser on to
+ * whatever `from` it was given, and any site can link to the sign-in page with a `from` of `/authorize` and a
+ * client's id and a challenge of its own.
  */
-function startedHere (d: NativeSignInDeps, request: FastifyRequest): boolean {
-  if (d.crossSite !== false) return !d.crossSite.isCrossSite(request)
+function openedHere (d: NativeSignInDeps, request: FastifyRequest): boolean {
   const site = request.headers['sec-fetch-site']
-  return site !== 'cross-site' && site !== 'same-site'
+  if (site !== undefined && site !== 'none') return false
+  return d.crossSite === false || !d.crossSite.isCrossSite(request)
+}
+
+/** What the "started here" cookie is bound to: this very request (client, redirect URI, challenge, state). */
+const startOf = (a: AuthorizationRequest): string => hashOf(`${a.client.id}\n${a.redirectUri}\n${a.challenge}\n${a.state ?? ''}`)
+
+/**
+ * A browser without a session that opened the sign-in here goes through the sign-in page and comes back from this
+ * site (or the provider's): the fact that it started here travels in a signed, HttpOnly cookie of this browser,
+ * bound to the request, that no other site can give it (a `__Host-` cookie on https).
+ */
+async function rememberStart (d: NativeSignInDeps, reply: FastifyReply, a: AuthorizationRequest): Promise<void> {
+  const token = await d.startToken.sign({ authorize: startOf(a) }, START_TTL_MS)
+  const { name, path, secure } = d.startCookie
+  setReplyCookie(reply, name, token, { path, secure, httpOnly: true, sameSite: 'lax', maxAge: Math.ceil(START_TTL_MS / 1000) })
+}
+
+/** Whether this browser started this very request here before its sign-in (the cookie is used up either way). */
+async function startedEarlier (d: NativeSignInDeps, request: FastifyRequest, reply: FastifyReply, a: AuthorizationRequest): Promise<boolean> {
+  const { name, path, secure } = d.startCookie
+  const token = requestCookie(request, name)
+  if (token === undefined || token === '') return false
+  clearReplyCookie(reply, name, { path, secure, httpOnly: true, sameSite: 'lax' })
+  let claims: Claims
+  try { claims = await d.startToken.verify(token) } catch { return false }
+  return typeof claims.authorize === 'string' && safeEqual(claims.authorize, startOf(a))
+}
+
+/**
+ * Whether the sign-in was started here, so that a signed-in user is sent back with a code at once: opened by the
+ * app in the system browser, or back from the sign-in page after such a start (the cookie above). Anything else
+ * (a navigation from another site, or from a page of this one: the sign-in page's redirect to a `from` someone
+ * else chose) asks the user first: a signed-in user must not be handed to whatever app answers that redirect URI
+ * without a word (RFC 8252 §8.6: no silent approval when the client's identity cannot be assured).
+ */
+async function startedHere (d: NativeSignInDeps, request: FastifyRequest, reply: FastifyReply, a: AuthorizationRequest): Promise<boolean> {
+  const earlier = await startedEarlier(d, request, reply, a)
+  return earlier || openedHere(d, request)
 }
 
 /** `GET /authorize`: validates the request, then redirects to the client with a code (or to the sign-in page). */
@@ -116,9 +162,10 @@ export function authorizeHandler (d: NativeSignInDeps) {
     const claims = await d.session(request)
     if (claims === null) {
       noteGrant(request, { result: 'sign_in' })
+      if (openedHere(d, request)) await rememberStart(d, reply, a)
       return reply.redirect(withParams(d.loginPage, { from: request.url }), 302)
     }
-    if (!startedHere(d, request)) {
+    if (!await startedHere(d, request, reply, a)) {
       noteGrant(request, { result: 'confirmation' })
       return await sendConfirmation(d, reply, a, claims)
     }
@@ -135,24 +182,16 @@ async function sendConfirmation (d: NativeSignInDeps, reply: FastifyReply, a: Au
   const body = `<p id="ask">${escapeHtml(a.client.name)} asks to be signed in as ${escapeHtml(user)}.</p>
 <p>This sign-in was opened from another site. Continue only if you started it in ${escapeHtml(a.client.name)} yourself.</p>
 <form method="post" action="${escapeHtml(d.issuer)}/authorize">${hidden}<button name="action" value="approve" id="approve">Continue</button><button name="action" value="deny" id="deny">Cancel</button></form>`
-  return await reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').header('x-frame-options', 'DENY')
-    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
-    .send(clientPage(`Sign in to ${a.client.name}?`, body))
+  return await sendPage(reply, clientPage(`Sign in to ${a.client.name}?`, body))
 }
 
 /** `POST /authorize`: the user's answer on the confirmation page (this site's own page, the session's XSRF value). */
 export function authorizeConfirmHandler (d: NativeSignInDeps, formOf: (request: FastifyRequest) => FieldReader) {
   return async function confirm (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    checkOwnPageForm(request, d.origin, 'a sign-in is confirmed')
-    const claims = await d.session(request)
-    if (claims === null) throw new HttpError(401, 'unauthorized', 'not logged in')
-    const field = formOf(request)
-    if (field('xsrf') !== claims.jti) throw new HttpError(403, 'forbidden', 'the page\'s XSRF value does not match the session', ErrorCodes.XSRF)
-    const action = field('action')
-    if (action !== 'approve' && action !== 'deny') throw new HttpError(400, 'bad request', 'action must be approve or deny')
+    const { claims, approve } = await pageAnswer(d, request, formOf, 'a sign-in is confirmed')
     const a = readAuthorizationRequest(d, request.body as Record<string, unknown>)
     if (a.error !== undefined) return sendBack(d, reply, a, a.error, 303)
-    if (action === 'deny') return sendBack(d, reply, a, { error: 'access_denied', error_description: 'the user cancelled the sign-in' }, 303)
+    if (!approve) return sendBack(d, reply, a, { error: 'access_denied', error_description: 'the user cancelled the sign-in' }, 303)
     return sendBack(d, reply, a, { code: await newCode(d, a, claims) }, 303)
   }
 }
@@ -171,7 +210,7 @@ export function authorizationCodeGrant (d: NativeSignInDeps): Grant {
       const record = JSON.parse(raw) as CodeRecord
       if (record.c !== client.id) throw invalidGrant('the code was issued to another client')
       if (record.r !== redirectUri) throw invalidGrant('redirect_uri differs from the authorization request')
-      if (!VERIFIER.test(verifier) || !sameText(pkceChallenge(verifier), record.ch)) throw invalidGrant('the code_verifier does not match the code_challenge')
+      if (!VERIFIER.test(verifier) || !safeEqual(pkceChallenge(verifier), record.ch)) throw invalidGrant('the code_verifier does not match the code_challenge')
       if (await d.store.take(CODE + hash) === undefined) throw invalidGrant('the code was already used')
       const pair = await d.families.issue(request, client, inputOf(record.claims), record.claims.auth_time, 'authorization_code')
       await d.store.set(CODE_USED + hash, pair.family, CODE_TTL_MS * 10)
@@ -185,12 +224,6 @@ async function replayed (d: NativeSignInDeps, request: FastifyRequest, client: R
   const family = await d.store.get(CODE_USED + hash)
   if (family !== undefined) await d.families.endFamily(request, client, family)
   throw invalidGrant(family === undefined ? 'unknown or expired code' : 'the code was already used: the tokens it bought are revoked')
-}
-
-function sameText (a: string, b: string): boolean {
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && timingSafeEqual(x, y)
 }
 
 /** `uri` with `fields` added to its query (a private-use scheme URI included). */

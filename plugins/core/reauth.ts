@@ -5,6 +5,7 @@
  * - `signedInSession`: the presented session, its user and id, and whether it came in the session cookie;
  * - `cookieSession`: a cookie session only. A token copied out of a URL or a header (`?token=`, `X-JWT`) is a
  *   bearer credential that may have leaked through logs or scripts: it never changes factors (403);
+ * - `sessionEndingOthers`: the rule of every route that ends other sessions of the user (see there);
  * - `freshSession` (ASVS 5.0 7.5.1): a cookie session whose sign-in (`auth_time`) is within
  *   `reauthentication.within`, or whose user sends the primary factor again in the same request: `password` (checked
  *   by the direct provider the user belongs to) or `passkey` (an assertion, checked by the passkey provider);
@@ -18,6 +19,7 @@ import type { User } from '../../lib/user.js'
 import type { CoreInternals } from './internals.js'
 import { FROM_COOKIE } from './token-reader.js'
 import type { Claims } from './types.js'
+import { bodyFields } from '../../lib/login-request.js'
 
 /** A verified session of a request: its user, its claims and its id (`jti`). */
 export interface SignedInSession { readonly user: User; readonly claims: Claims; readonly sessionId: string; readonly cookie: boolean }
@@ -55,6 +57,18 @@ export async function freshSession (core: CoreInternals, request: FastifyRequest
     throw reauthError(core, kind === 'password' ? 'this account has no password here' : 'no passkey confirmation was asked for this session (POST …/reauth/options first)')
   }
   throw reauthError(core, 'this session signed in too long ago for this change')
+}
+
+/**
+ * The one rule for ending a user's other sessions, whichever route asks (`DELETE /sessions`, `DELETE
+ * /sessions/:id` of another session, `POST …/logout?all=1`): a cookie session, with its XSRF header (a header or
+ * query token, a registered client's bearer token included, is 403), signed in within `reauthentication.within` or
+ * re-authenticated by the request's body unless `reauthentication.otherSessions` is off. A stolen token cannot sign
+ * its owner out everywhere and stay.
+ */
+export async function sessionEndingOthers (core: CoreInternals, request: FastifyRequest, reply: FastifyReply): Promise<SignedInSession> {
+  if (!core.options.reauthentication.otherSessions) return await cookieSession(core, request, reply)
+  return await freshSession(core, request, reply, bodyFields(request))
 }
 
 /** The 401 that tells the page what it may send (the kinds a provider of this app can check). */

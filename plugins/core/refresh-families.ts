@@ -19,6 +19,7 @@ import type { Revocations } from './revocation.js'
 import type { SessionList } from './sessions.js'
 import type { RegisteredClient } from './clients.js'
 import type { Claims, ClaimsInput, TokenPairResponse } from './types.js'
+import type { SessionBase } from './issue.js'
 import { invalidGrant } from './oauth-error.js'
 
 const CURRENT = 'rt:'
@@ -30,6 +31,8 @@ interface FamilyRecord {
   f: string
   /** `auth_time` of the sign-in (seconds, as in the claims). */
   at: number
+  /** `started_at` of the family's session (seconds), when its sign-in came before it. */
+  st?: number | undefined
   /** When the family ends at the latest (ms). */
   end: number
   /** The claims input of its access tokens (the last ones, as the claims updater left them). */
@@ -46,7 +49,7 @@ export interface FamilyDeps {
   list: SessionList | null
   audit: Audit
   /** Signs an access token of a family (the claims updater and validator run); rejects HttpError 401 on refusal. */
-  access: (input: ClaimsInput, base: { jti: string; auth_time: number } | undefined) => Promise<{ token: string; claims: Claims }>
+  access: (input: ClaimsInput, base: SessionBase) => Promise<{ token: string; claims: Claims }>
   /** The access tokens' lifetime (s). */
   accessSeconds: number
 }
@@ -59,9 +62,9 @@ export class RefreshFamilies {
    * the app signs the user in itself); `reason` names the grant in the `token.issued` event.
    */
   async issue (request: FastifyRequest, client: RegisteredClient, input: ClaimsInput, authTime?: number, reason = 'sign_in'): Promise<{ response: TokenResponse; family: string }> {
-    const base = authTime === undefined ? undefined : { jti: randomBytes(16).toString('base64url'), auth_time: authTime }
-    const { token, claims } = await this.d.access(input, base)
-    const record: FamilyRecord = { f: claims.jti, at: claims.auth_time!, end: Math.round(claims.auth_time! * 1000) + client.maxAgeMs, in: inputOf(claims) }
+    // A new session (its own jti), its access tokens marked as this client's: they are renewed at /token only.
+    const { token, claims } = await this.d.access(input, { auth_time: authTime, client_id: client.id })
+    const record: FamilyRecord = { f: claims.jti, at: claims.auth_time!, st: claims.started_at, end: Math.round(claims.auth_time! * 1000) + client.maxAgeMs, in: inputOf(claims) }
     const refresh = await this.store(client, record)
     // Listed under the client's name: the user agent of a token request says nothing a person recognises.
     await this.d.list?.login(request, claims, `client:${client.id}`, client.name)
@@ -85,11 +88,11 @@ export class RefreshFamilies {
     const now = Date.now()
     if (record.end <= now) throw invalidGrant('the refresh token has expired')
     const userId = userIdOfInput(record.in)
-    if (await this.d.revocations.isRevoked({ jti: record.f, userId, authTime: record.at })) throw invalidGrant('the session has ended')
+    if (await this.d.revocations.isRevoked({ jti: record.f, userId, authTime: record.at, since: record.st ?? record.at })) throw invalidGrant('the session has ended')
     // The claims updater and the validator have their say before anything is consumed.
     let next
     try {
-      next = await this.d.access(record.in, { jti: record.f, auth_time: record.at })
+      next = await this.d.access(record.in, { jti: record.f, auth_time: record.at, client_id: client.id, started_at: record.st })
     } catch (err) {
       if (err instanceof HttpError && err.statusCode === 401) throw invalidGrant('the session is refused')
       throw err
@@ -157,7 +160,7 @@ export function hashOf (token: string): string {
 
 /** The claims input of a family's next access token: its claims without the registered ones. */
 export function inputOf (claims: Claims): ClaimsInput {
-  const { iat, nbf, exp, iss, jti, auth_time: at, purpose, ...input } = claims
+  const { iat, nbf, exp, iss, jti, auth_time: at, purpose, client_id: client, started_at: started, ...input } = claims
   return input
 }
 

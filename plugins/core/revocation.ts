@@ -18,6 +18,8 @@
  * A store that loses its data (a Redis restart without persistence, a flush, an eviction) loses revocations with
  * it. A shared store therefore holds a revocation epoch (`revocation-epoch`: when its data began); when it is
  * missing, it is set to now, and every session that started before it is refused: it may have been revoked.
+ * "Started" on this service: a session moved from go-pkgz/auth, or a client's family opened from a browser's
+ * session, started when it was made here (`started_at`), however old its sign-in (`auth_time`) is.
  */
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { unauthorized } from './claims.js'
@@ -64,12 +66,17 @@ export interface RevocationConfig {
 /** What `cached()` says of a cached session: serve it, refuse it, or look it up in the store first. */
 export type CachedState = 'ok' | 'revoked' | 'lookup'
 
-/** The fields of a session revocation looks at. */
-export interface RevocationSubject { jti: string; userId: string | undefined; authTime: number }
+/**
+ * The fields of a session revocation looks at: its id, its user, its sign-in (`authTime`, which a user's
+ * not-before mark ends), and when it started on this service (`since`, seconds: `started_at`, else the sign-in),
+ * which the store's revocation epoch is compared with.
+ */
+export interface RevocationSubject { jti: string; userId: string | undefined; authTime: number; since: number }
 
 export function subjectOf (claims: Claims): RevocationSubject {
   const id = claims.user?.id
-  return { jti: claims.jti, userId: typeof id === 'string' ? id : undefined, authTime: claims.auth_time ?? 0 }
+  const authTime = claims.auth_time ?? 0
+  return { jti: claims.jti, userId: typeof id === 'string' ? id : undefined, authTime, since: claims.started_at ?? authTime }
 }
 
 export const revokedError = (): HttpError => unauthorized('session revoked', ErrorCodes.SESSION_REVOKED)
@@ -164,7 +171,7 @@ export class Revocations {
    * Which of one user's sessions are revoked (for the session list): one look-up of the user's mark and the
    * epoch for all of them, then one per session, all at once.
    */
-  async revokedAmong (userId: string, sessions: ReadonlyArray<{ jti: string; authTime: number }>): Promise<boolean[]> {
+  async revokedAmong (userId: string, sessions: ReadonlyArray<{ jti: string; authTime: number; since: number }>): Promise<boolean[]> {
     if (sessions.length === 0) return []
     const { store } = this.cfg
     const [user, epoch, ...marks] = await Promise.all([
@@ -174,7 +181,7 @@ export class Revocations {
     ])
     if (this.epochs) this.newEpoch(await this.readEpoch(epoch))
     const mark = user === undefined ? undefined : parseMark(user)
-    return sessions.map((s, i) => marks[i] !== undefined || (mark !== undefined && markEnds(mark, s)) || this.heard({ jti: s.jti, userId, authTime: s.authTime }))
+    return sessions.map((s, i) => marks[i] !== undefined || (mark !== undefined && markEnds(mark, s)) || this.heard({ jti: s.jti, userId, authTime: s.authTime, since: s.since }))
   }
 
   /** Ends one session for `ttlMs` (the longest it could still be accepted). */
@@ -264,7 +271,8 @@ export class Revocations {
   }
 
   private heard (s: RevocationSubject): boolean {
-    if (s.authTime * 1000 < this.epoch) return true
+    // The epoch is when the store's data began: a session that started here before it may have lost a revocation.
+    if (s.since * 1000 < this.epoch) return true
     if (this.sessions.size > 0 && this.sessions.has(s.jti)) return true
     if (this.users.size > 0 && s.userId !== undefined) {
       const u = this.users.get(s.userId)

@@ -1,5 +1,6 @@
 /**
- * What every auth route shares, whether the core or a provider plugin registers it: answers are `no-store`,
+ * What every auth route shares, whether the core or a provider plugin registers it: answers are `no-store` and
+ * never framed (`X-Frame-Options: DENY`, CSP `frame-ancestors 'none'`),
  * errors are `{error, details?, code}`, unknown paths a JSON 404, form bodies and cookies parsed here only (never
  * on the host's routes), and the URL Fastify's request log prints has its secret query values masked.
  */
@@ -11,6 +12,7 @@ import type { Audit } from '../../lib/audit/audit.js'
 import { StateStoreError } from '../../lib/state-store.js'
 import { SECRET_KEY_WORDS, sanitizeUrl } from '../../lib/secret-keys.js'
 import { coreOf } from './internals.js'
+import { denyFraming } from '../../lib/html.js'
 import { scopeCookies } from './cookie-jar.js'
 
 const FORM = 'application/x-www-form-urlencoded'
@@ -38,6 +40,8 @@ export function applyAuthScope (scope: FastifyInstance, logger: Logger, audit?: 
   })
   scope.addHook('onSend', async (_req, reply, payload) => {
     reply.header('cache-control', 'no-store')
+    // No answer of an auth route may be framed: its pages (the device page, the confirmations) least of all.
+    denyFraming(reply)
     return payload
   })
   // Every 5xx answer is logged here, once, with its cause chain (the logger redacts secrets from it): code that

@@ -150,7 +150,7 @@ export class SessionList {
   private async live (userId: string): Promise<IndexedSession[]> {
     checkUserId(userId)
     const entries = await this.cfg.index.list(userId)
-    const revoked = await this.cfg.revocations.revokedAmong(userId, entries.map((e) => ({ jti: e.id, authTime: e.createdAt / 1000 })))
+    const revoked = await this.cfg.revocations.revokedAmong(userId, entries.map((e) => ({ jti: e.id, authTime: e.createdAt / 1000, since: (e.startedAt ?? e.createdAt) / 1000 })))
     const gone = entries.filter((_, i) => revoked[i] === true).map((e) => e.id)
     if (gone.length > 0) await this.cfg.index.remove(userId, gone)
     return entries.filter((_, i) => revoked[i] !== true)
@@ -162,6 +162,7 @@ export class SessionList {
       id: claims.jti,
       provider: null,
       createdAt: Math.round(authTime * 1000),
+      ...(claims.started_at === undefined ? undefined : { startedAt: Math.round(claims.started_at * 1000) }),
       lastSeenAt: now,
       expiresAt: Math.max(claims.exp, Math.floor(authTime) + this.cfg.maxAgeSeconds) * 1000,
       device: deviceLabel(request.headers['user-agent']),

@@ -42,8 +42,8 @@ export interface TokenEndpointDeps {
   grants: ReadonlyMap<string, Grant>
   /** Locks out an address that sends refused requests (`rateLimit.grants`). */
   throttle: Pick<Throttle, 'tokenRequest'>
-  /** Revokes an access token presented at `/revoke` (its family or session ends); false when it is none. */
-  revokeAccess: (request: FastifyRequest, token: string) => Promise<boolean>
+  /** Revokes an access token `client` presented at `/revoke` (its family ends); false when it is none of that client's. */
+  revokeAccess: (request: FastifyRequest, client: RegisteredClient, token: string) => Promise<boolean>
   /** `GET /authorize` of native and browser clients and the `POST` of its confirmation page (none without such a client). */
   authorize?: { start: Handler; confirm: Handler } | undefined
   /** The device routes (`POST /device/code`, `GET` and `POST /device`), with a device client only. */
@@ -102,7 +102,7 @@ export function tokenEndpoint (d: TokenEndpointDeps) {
 /** Ends the family or session of a token presented at `/revoke`: false when it is none of this client's. */
 async function revokeToken (d: TokenEndpointDeps, request: FastifyRequest, client: RegisteredClient, token: string, hint: string | undefined): Promise<boolean> {
   if (hint !== 'access_token' && await d.families.revoke(request, client, token)) return true
-  if (await d.revokeAccess(request, token)) return true
+  if (await d.revokeAccess(request, client, token)) return true
   return hint === 'access_token' && await d.families.revoke(request, client, token)
 }
 

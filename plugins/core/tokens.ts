@@ -22,7 +22,8 @@ import type { AudienceRule } from './audience.js'
 import { FROM_COOKIE, TokenReader, type PresentedToken, type TokenSource } from './token-reader.js'
 import { createVerifier, type Verified, type Verify } from './verify.js'
 import { mustRefresh, type SessionLifetime } from './lifetime.js'
-import { Issuer } from './issue.js'
+import { Issuer, type SessionBase } from './issue.js'
+import { headerTokenSpender, type SpendToken } from './header-refresh.js'
 import { SessionCookies } from './cookies.js'
 import { PostCheck } from './post-check.js'
 import { keyRemoved, refused, userIdOf } from './session-audit.js'
@@ -54,7 +55,7 @@ export interface CoreTokenService extends Omit<TokenService, 'issuePair'> {
    * Signs an access token of a refresh family (`base`: the family's `jti` and `auth_time`; none for a new one): the
    * claims updater and the validator run as for a cookie refresh. Rejects HttpError 401 when the validator refuses.
    */
-  access (input: ClaimsInput, base: { jti: string; auth_time: number } | undefined): Promise<{ token: string; claims: Claims }>
+  access (input: ClaimsInput, base: SessionBase): Promise<{ token: string; claims: Claims }>
   /** Where the request's token comes from (extractor, query, header, bearer or cookie), undefined when it carries none. */
   sourceOf (request: FastifyRequest): TokenSource | undefined
   readonly cache: SessionCache
@@ -62,11 +63,14 @@ export interface CoreTokenService extends Omit<TokenService, 'issuePair'> {
   readonly jwks: Jwks | null
 }
 
+/** What the token service and its parts read of the options. */
+type TokenServiceOptions = Pick<ResolvedOptions, 'audit' | 'claimsUpdater' | 'cookies' | 'issuer' | 'migration' | 'secret' | 'session' | 'tokenSources' | 'validator' | 'xsrf'>
+
 /**
  * The token service. `store` (the state store) is needed only by `migration.goPkgz`, which marks each exchanged
  * Go token there.
  */
-export function createTokenService (o: ResolvedOptions, revocations: Revocations | null, audiences: AudienceRule, list: SessionList | null = null, store?: StateStore): CoreTokenService {
+export function createTokenService (o: TokenServiceOptions, revocations: Revocations | null, audiences: AudienceRule, list: SessionList | null = null, store?: StateStore): CoreTokenService {
   const keys = createKeyRings(o.secret, o.session.signingKeys, (reason) => unauthorized(reason, ErrorCodes.UNAUTHORIZED))
   const verify = createVerifier(keys, o.issuer, audiences)
   const issuer = new Issuer(o, keys, audiences)
@@ -76,8 +80,9 @@ export function createTokenService (o: ResolvedOptions, revocations: Revocations
   const check = new PostCheck(o, audiences)
   const goPkgz = o.migration.goPkgz
   if (goPkgz !== null && store === undefined) throw new OptionsError('migration.goPkgz', 'needs the state store (register the core plugin, not the token service alone)')
+  if (o.tokenSources.headerRefresh && store === undefined) throw new OptionsError('tokenSources.headerRefresh', 'needs the state store (register the core plugin, not the token service alone)')
   const migration = goPkgz === null || store === undefined ? null : new GoPkgzMigration(o, goPkgz, { issuer, verified, cookies, revocations, list, audiences, store })
-  const sessions = new SessionReader(o, { reader, verify, issuer, cookies, verified, revocations, list, check, migration })
+  const sessions = new SessionReader(o, { reader, verify, issuer, cookies, verified, revocations, list, check, migration, store })
   const presented = { reader, verify, revocations, lifetime: sessions.lifetime, audit: o.audit, check }
 
   async function issue (input: ClaimsInput): Promise<{ token: string; claims: Session['claims'] }> {
@@ -113,7 +118,7 @@ export function createTokenService (o: ResolvedOptions, revocations: Revocations
       return claims
     },
     async access (input, base) {
-      const claims = await issuer.claims(input, base as Claims | undefined)
+      const claims = await issuer.claims(input, base)
       const { token, key } = await issuer.sign(claims)
       await check.validated(verified.remember(token, claims, key, Date.now(), true))
       return { token, claims }
@@ -135,6 +140,8 @@ interface SessionParts {
   check: PostCheck
   /** Exchanges go-pkgz/auth tokens for sessions (`migration.goPkgz`); null when off. */
   migration: GoPkgzMigration | null
+  /** The state store, where header refresh marks the tokens it spent (present whenever `headerRefresh` is on). */
+  store: StateStore | undefined
 }
 
 /**
@@ -145,14 +152,17 @@ interface SessionParts {
 class SessionReader {
   readonly lifetime: SessionLifetime
   private readonly audit: Audit
+  /** Marks a refreshed header token spent (headerRefresh on). */
+  private readonly spend: SpendToken | undefined
   /**
    * A session refreshed while answering a request, by that request and the expired token it came with: a second
    * read in the same request (a hook, then its route) gets that session instead of refreshing it again.
    */
   private readonly refreshedFor = new WeakMap<FastifyRequest, { from: string; entry: CachedSession }>()
-  constructor (o: ResolvedOptions, private readonly p: SessionParts) {
+  constructor (o: Pick<ResolvedOptions, 'audit' | 'session' | 'tokenSources'>, private readonly p: SessionParts) {
     this.audit = o.audit
     this.lifetime = { maxAgeSeconds: Math.max(1, Math.round(o.session.maxAgeMs / 1000)), idleTimeoutMs: o.session.idleTimeoutMs, headerRefresh: o.tokenSources.headerRefresh }
+    this.spend = p.store === undefined ? undefined : headerTokenSpender(p.store, this.lifetime)
   }
 
   /**
@@ -257,8 +267,12 @@ class SessionReader {
 
   private async refreshed (token: string, claims: Claims, source: TokenSource, request: FastifyRequest, reply: FastifyReply, now: number): Promise<CachedSession> {
     const p = this.p
-    const refreshed = await p.issuer.refresh(token, claims)
-    // A cookie session gets new cookies; a header token (under headerRefresh) its successor in the X-JWT header.
+    // Every request still carrying an expired cookie gets its one successor (the refresh cache); a header token
+    // (under headerRefresh) is spent by its refresh (header-refresh.ts).
+    const refreshed = source === FROM_COOKIE
+      ? await p.issuer.refresh(token, claims)
+      : await p.issuer.rotate(token, claims, async () => await this.spend!(token, claims, now))
+    // A cookie session gets new cookies; a header token its successor in the X-JWT header.
     if (source === FROM_COOKIE) p.cookies.set(reply, refreshed.token, refreshed.claims)
     else p.cookies.sendHeader(reply, refreshed.token)
     const entry = p.verified.remember(refreshed.token, refreshed.claims, refreshed.key, now, true)

@@ -16,7 +16,7 @@ import type { CrossSiteGuard } from '../../lib/cross-site.js'
 import type { ResolvedCaptcha } from '../../lib/captcha/verifier.js'
 import type { ResolvedLastLoginMethod } from './last-login.js'
 import type { LoginRequest } from '../../lib/login-request.js'
-import type { RecentOptions } from '../../lib/step-up.js'
+import type { StepUpOptions } from '../../lib/step-up.js'
 
 /** JWT payload (claims layout version 2: registered claims, `aud` as an array, numeric dates). */
 export interface Claims {
@@ -36,6 +36,17 @@ export interface Claims {
    * `session.maxAge` after it, and `revokeUser` ends the sessions whose login came before the call.
    */
   auth_time?: number | undefined
+  /**
+   * The registered client whose refresh family the token is an access token of (RFC 9068 §2.2); set by the service
+   * only. Such a token is renewed at the token endpoint only, never by a refresh of the token itself.
+   */
+  client_id?: string | undefined
+  /**
+   * When the session started on this service (seconds), when that is later than its sign-in (`auth_time`): a
+   * session moved from go-pkgz/auth, a client's family opened from a browser's session. The state store's
+   * revocation epoch is compared with it: no revocation of this session can predate it. Set by the service only.
+   */
+  started_at?: number | undefined
   /** Anything a claims updater adds travels in the token. */
   [extra: string]: unknown
 }
@@ -67,7 +78,13 @@ export type SecretValue = string | readonly SecretKeyEntry[]
 
 /** Returns the signing secret(s) for an audience (`''` when the token has none). */
 export type SecretFunc = (aud: string) => MaybePromise<SecretValue>
+/** go-pkgz/auth's secret reader: `{ get(aud) }`, the object form of `SecretFunc`. */
 export interface SecretReader { get(aud: string): MaybePromise<SecretValue> }
+/**
+ * The `secret` option: one string (32+ bytes) for every audience, or `(aud) => secret` (sync or async) returning a
+ * secret or a key list `[{ kid, secret }, …]` (rotation), or go-pkgz's `{ get(aud) }`.
+ */
+export type SecretOption = string | SecretFunc | SecretReader
 
 /** An asymmetric session-signing key (the `session.signingKeys` option). */
 export interface SessionKey {
@@ -79,14 +96,29 @@ export interface SessionKey {
   privateKey: string | JsonWebKey | KeyObject
 }
 
+/** The validator as a function: false refuses the request (go-pkgz/auth's `ValidatorFunc`). */
 export type ValidatorFunc = (token: string, claims: Claims) => MaybePromise<boolean>
-export interface Validator { validate(token: string, claims: Claims): MaybePromise<boolean> }
+/**
+ * The `validator` option: `(token, claims) => boolean` (sync or async), called on every authenticated request;
+ * false refuses it. go-pkgz/auth's object form `{ validate(token, claims) }` is taken too.
+ */
+export type Validator = ValidatorFunc | { validate(token: string, claims: Claims): MaybePromise<boolean> }
 
+/** The claims updater as a function (go-pkgz/auth's `ClaimsUpdFunc`). */
 export type ClaimsUpdFunc = (claims: Claims) => MaybePromise<Claims>
-export interface ClaimsUpdater { update(claims: Claims): MaybePromise<Claims> }
+/**
+ * The `claimsUpdater` option: `(claims) => claims` (sync or async), called when a token is created or refreshed;
+ * returns the claims to sign. go-pkgz/auth's object form `{ update(claims) }` is taken too.
+ */
+export type ClaimsUpdater = ClaimsUpdFunc | { update(claims: Claims): MaybePromise<Claims> }
 
+/** The user updater as a function (go-pkgz/auth's `UserUpdFunc`). */
 export type UserUpdFunc = (user: User) => MaybePromise<User>
-export interface UserUpdater { update(user: User): MaybePromise<User> }
+/**
+ * A user updater (the `userUpdater` option, `fastify.auth.updateUser(updater)`): `(user) => user` (sync or
+ * async), given a copy of the request's user. go-pkgz/auth's object form `{ update(user) }` is taken too.
+ */
+export type UserUpdater = UserUpdFunc | { update(user: User): MaybePromise<User> }
 
 
 /**
@@ -179,6 +211,11 @@ export interface LoginResult {
    * that `fastify.auth.recent()` sees it at once in that session (and in no other).
    */
   secondFactor?: string | undefined
+  /**
+   * When `secondFactor` was confirmed (ms since the epoch), when not just now: an identity provider's multi-factor
+   * sign-in at its `auth_time`. `recent()` counts from it. Default now.
+   */
+  secondFactorAt?: number | undefined
   /**
    * The user asked to trust this browser (`trustDevice` with the second factor): with the core's `trustedDevices`
    * on and `secondFactor` given, a browser (no token header) gets the user's device cookie and later skips the
@@ -329,39 +366,38 @@ export interface ResolvedGoPkgz {
 }
 
 /**
- * `fastify.auth`: the app's API (hooks, user getters, logout and revocation, JWKS, the provider list, session
- * tokens); the root plugin adds the `add*Provider` methods. What providers need is in the provider kit
- * (`providerKit(fastify)`), not here.
+ * `fastify.auth` (its type under any `decoratorName`): the app's API, thirteen members: the hooks
+ * (`authenticate`, `optionalUser`, `admin`, `rbac`, `stepUp`, `xsrf`, `updateUser`), the user getters, the
+ * sessions of a user (`sessions.list/revoke/revokeUser`), session tokens (`tokens`), the provider list and the
+ * JWKS; and the seed's `add*Provider` methods (go-pkgz/auth v2's, see `ProviderMethods` in
+ * `fastify-gatehouse/compat`). What providers need is in the provider kit (`providerKit(fastify)`), not here.
  */
 export interface GatehouseAuth {
-  /** Session tokens, for the app's own use (e.g. a session for a user the app signed in itself). */
-  readonly tokens: TokenService
-
   /** preHandler: user required (401 otherwise). */
   readonly authenticate: AuthHook
+  /**
+   * preHandler: attaches the user when the request carries a valid session, never rejects (go-pkgz's `Trace`;
+   * not the toolkit's `requestIdPlugin`, which sets the request id).
+   */
+  readonly optionalUser: AuthHook
   /** preHandler: admin user required (401 without a user, 403 for a non-admin). */
   readonly admin: AuthHook
   /** preHandler: user holding one of the roles required (401 / 403). */
   rbac(roles: readonly string[]): AuthHook
   /**
-   * preHandler: attaches the user when present, never rejects. (Not the toolkit's `trace` plugin, which sets the
-   * request id: the seed uses the name for both.)
-   */
-  readonly trace: AuthHook
-  /** preHandler for session-less routes: XSRF header must equal the XSRF cookie (403 otherwise). */
-  readonly xsrf: AuthHook
-  /**
    * preHandler for routes that need a fresh second factor (step-up): a user (401) who confirmed a factor (a TOTP
    * code) within `within` (401 `GATEHOUSE_STEP_UP` otherwise).
    */
-  recent(opts: RecentOptions): AuthHook
+  stepUp(opts: StepUpOptions): AuthHook
+  /** preHandler for session-less routes: XSRF header must equal the XSRF cookie (403 otherwise). */
+  readonly xsrf: AuthHook
   /** preHandler: replaces `request.user` through the updater (default: the `userUpdater` option). */
-  updateUser(updater?: UserUpdater | UserUpdFunc): AuthHook
+  updateUser(updater?: UserUpdater): AuthHook
 
   /**
-   * The user an auth hook (`authenticate`, `admin`, `rbac`, `trace`, `updateUser`) attached to this request, or
-   * null. It does not read the session: on a route without one of those hooks it is null even for a signed-in
-   * user (add `trace` where signing in is optional). Never throws.
+   * The user an auth hook (`authenticate`, `optionalUser`, `admin`, `rbac`, `updateUser`) attached to this
+   * request, or null. It does not read the session: on a route without one of those hooks it is null even for a
+   * signed-in user (add `optionalUser` where signing in is optional). Never throws.
    */
   getUser(request: FastifyRequest): ReadonlyUser | null
   /**
@@ -370,26 +406,42 @@ export interface GatehouseAuth {
    */
   mustGetUser(request: FastifyRequest): ReadonlyUser
 
+  /** The sessions of a user, for an admin page: list them, end one, end them all (needs `revocation`). */
+  readonly sessions: {
+    /**
+     * The live sessions of a user: provider, times, device, address (`current` is false). End one with
+     * `sessions.revoke(id)`. OptionsError when `revocation.sessionList` is off; 400 for an id that is not 1-256
+     * characters; 503 when the store is down.
+     */
+    list(userId: string): Promise<ListedSession[]>
+    /**
+     * Ends one session (its `jti`, the XSRF cookie's value) on every instance sharing the state store, from the
+     * next request on. HttpError 400 for an id that is not 1-256 characters; 503 when the store is down.
+     */
+    revoke(jti: string): Promise<void>
+    /**
+     * Ends every session of a user that started before this call (password change, account disabled, "sign out
+     * everywhere"); a session started afterwards is not affected. Same errors as `revoke`.
+     */
+    revokeUser(userId: string): Promise<void>
+  }
+  /** Session tokens, for the app's own use (e.g. a session for a user the app signed in itself). */
+  readonly tokens: TokenService
   /** Names of every mounted provider, in registration order (was `providerNames()`). */
   providers(): string[]
-  /**
-   * Ends one session (its `jti`, the XSRF cookie's value) on every instance sharing the state store, from the next
-   * request on. HttpError 400 for an id that is not 1-256 characters; 503 when the store is down.
-   */
-  revokeSession(jti: string): Promise<void>
-  /**
-   * Ends every session of a user that started before this call (password change, account disabled, "sign out
-   * everywhere"); a session started afterwards is not affected. Same errors as `revokeSession`.
-   */
-  revokeUser(userId: string): Promise<void>
-  /**
-   * The live sessions of a user (for an admin page): provider, times, device, address (`current` is false). End
-   * one with `revokeSession(id)`. OptionsError when `revocation.sessionList` is off; 400 for an id that is not 1-256
-   * characters; 503 when the store is down.
-   */
-  listSessions(userId: string): Promise<ListedSession[]>
   /** The public keys of `session.signingKeys` as a JWKS (also served at `{authPrefix}/.well-known/jwks.json`); null for HMAC sessions. */
   readonly jwks: { keys: JsonWebKey[] } | null
+
+  /** @deprecated Use `optionalUser` (the toolkit's `requestIdPlugin` is the other "trace"); goes in 1.0. */
+  readonly trace: AuthHook
+  /** @deprecated Use `stepUp`; goes in 1.0. */
+  recent(opts: StepUpOptions): AuthHook
+  /** @deprecated Use `sessions.revoke`; goes in 1.0. */
+  revokeSession(jti: string): Promise<void>
+  /** @deprecated Use `sessions.revokeUser`; goes in 1.0. */
+  revokeUser(userId: string): Promise<void>
+  /** @deprecated Use `sessions.list`; goes in 1.0. */
+  listSessions(userId: string): Promise<ListedSession[]>
 }
 
 /** A token response of RFC 6749 §5.1: the access token (a session JWT) and the refresh token of its family. */

@@ -11,11 +11,15 @@ import { User } from '../../lib/user.js'
  * Reads the user of a request from basic auth (when enabled) or a session token. Synchronous for a session served
  * from the verified-session cache (the hooks then answer without waiting on anything).
  */
-export type UserResolver = (request: FastifyRequest, reply: FastifyReply) => User | null | Promise<User | null>
+export interface UserResolver {
+  (request: FastifyRequest, reply: FastifyReply): User | null | Promise<User | null>
+  /** The realm of the hooks' 401 challenges: the `issuer`. */
+  readonly realm: string
+}
 
 const ADMIN: User = new User({ name: 'admin', id: 'admin', attrs: { admin: true } })
 
-export function createUserResolver (o: ResolvedOptions, tokens: CoreTokenService, throttle: Throttle): UserResolver {
+export function createUserResolver (o: Pick<ResolvedOptions, 'basicAuth' | 'issuer'>, tokens: CoreTokenService, throttle: Throttle): UserResolver {
   const { checker, adminPasswd } = o.basicAuth
   const basicEnabled = checker !== undefined || adminPasswd !== undefined
 
@@ -39,7 +43,7 @@ export function createUserResolver (o: ResolvedOptions, tokens: CoreTokenService
     return session.user
   }
 
-  return (request, reply) => {
+  const resolve = (request: FastifyRequest, reply: FastifyReply): User | null | Promise<User | null> => {
     if (basicEnabled) {
       const creds = parseBasicCredentials(request.headers.authorization)
       if (creds.status === 'malformed') throw new HttpError(401, 'unauthorized', creds.reason)
@@ -49,4 +53,5 @@ export function createUserResolver (o: ResolvedOptions, tokens: CoreTokenService
     const session = tokens.session(request, reply)
     return session instanceof Promise ? session.then(userOf) : userOf(session)
   }
+  return Object.assign(resolve, { realm: o.issuer })
 }

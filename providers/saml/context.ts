@@ -1,12 +1,12 @@
 /** What the routes of one SAML provider share. */
-import type { ProviderKit } from '../../plugins/core/kit.js'
+import type { BuiltinKit } from '../../plugins/core/kit.js'
 import type { SamlDriver } from './driver.js'
 import type { IdpDirectory } from './directory.js'
 import type { LoginStateCookie } from './login-state.js'
 import type { ResolvedSaml } from './options.js'
 
 export interface SamlContext {
-  kit: ProviderKit
+  kit: BuiltinKit
   o: ResolvedSaml
   driver: SamlDriver
   directory: IdpDirectory

@@ -94,8 +94,9 @@ export interface SamlProviderOptions {
   /** The `NameIDPolicy` format asked for (e.g. `urn:oasis:names:tc:SAML:2.0:nameid-format:persistent`). Default: none, the IdP chooses. */
   nameIdFormat?: string | undefined
   /**
-   * Turns the checked assertion into a user; throwing refuses the sign-in (502). Default `mapSamlUser`: the NameID
-   * is the id, `displayName`/`cn` the name, `mail`/`email` the e-mail, `groups`/`memberOf` in `attrs.groups`.
+   * Turns the checked assertion into a user; throwing refuses the sign-in (502). Its second argument is the default
+   * mapping's answer, to keep or change: the NameID is the id, `displayName`/`cn` the name, `mail`/`email` the
+   * e-mail, `groups`/`memberOf` in `attrs.groups`. Default: that answer.
    */
   mapUser?: SamlMapUser | undefined
 }

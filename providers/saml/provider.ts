@@ -17,7 +17,7 @@ import { bodyFields, queryText, requestFields, type LoginRequest } from '../../l
 import { requestLogger } from '../../lib/logger.js'
 import { LockedOutError } from '../../lib/throttle/lockout.js'
 import { loginStep } from '../../lib/telemetry/index.js'
-import { providerKit } from '../../plugins/core/kit.js'
+import { builtinKit } from '../../plugins/core/kit.js'
 import { loadSamlDriver } from './driver.js'
 import type { SamlContext } from './context.js'
 import { IdpDirectory, TENANT_RE } from './directory.js'
@@ -25,11 +25,11 @@ import { LoginStateCookie } from './login-state.js'
 import { resolveOptions, type SamlProviderOptions } from './options.js'
 import { checkResponse, decodeResponse } from './response.js'
 import { samlClient } from './client.js'
-import { mapSamlUser, samlUser } from './user.js'
+import { samlUser } from './user.js'
 import { samlLogout, singleLogoutReturn } from './logout.js'
 
 async function saml (fastify: FastifyInstance, opts: SamlProviderOptions): Promise<void> {
-  const kit = providerKit(fastify, 'saml')
+  const kit = builtinKit(fastify, 'saml')
   const o = resolveOptions(opts, `${kit.url}${kit.authPrefix}`)
   const driver = await loadSamlDriver(`saml.${o.name}`)
   const directory = new IdpDirectory(o, driver, (text) => { kit.logger.logf('[WARN] %s', text) })
@@ -96,7 +96,7 @@ async function acs (ctx: SamlContext, request: FastifyRequest, reply: FastifyRep
   const checked = await kit.throttle.guard(request, `saml/${o.name}:acs ${kit.throttle.clientKey(request)}`,
     async () => await checkResponse(kit, ctx.driver, o, request, idp, b64, expected, tenant))
   if (state !== undefined) await ctx.state.spend(request, state)
-  const user = await samlUser(o.name, o.mapUser ?? mapSamlUser, checked.assertion)
+  const user = await samlUser(o.name, o.mapUser, checked.assertion)
   const result = { user, aud: state?.site, from: state?.from, sessionOnly: state?.sessionOnly === true }
   // A second factor required of this provider (TOTP, passkeys) takes the login over: then no session yet.
   const outcome = await kit.secondFactors.of(o.name)?.(request, reply, result) ?? 'complete'

@@ -31,8 +31,11 @@ export interface SamlMappedUser {
   role?: string | undefined
 }
 
-/** Turns the checked assertion into a user (throw to refuse the sign-in: 502). */
-export type SamlMapUser = (assertion: SamlAssertion) => SamlMappedUser | Promise<SamlMappedUser>
+/**
+ * Turns the checked assertion into a user (throw to refuse the sign-in: 502). `mapped` is what the default mapping
+ * made of it (`mapSamlUser`), to keep or change: `(a, mapped) => ({ ...mapped, role: … })`.
+ */
+export type SamlMapUser = (assertion: SamlAssertion, mapped: SamlMappedUser) => SamlMappedUser | Promise<SamlMappedUser>
 
 /** Attribute names each field is read from, first present wins: plain names, OIDs, and the WS-Federation claim URIs (Entra ID, ADFS). */
 const NAME_ATTRS = ['displayName', 'urn:oid:2.16.840.1.113730.3.1.241', 'http://schemas.microsoft.com/identity/claims/displayname', 'cn', 'urn:oid:2.5.4.3', 'name', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name']
@@ -74,11 +77,11 @@ export interface SamlSessionAttrs {
   tenant?: string | undefined
 }
 
-/** The session's user: the mapping's answer with its id hashed per provider and tenant, and `attrs.saml`. */
-export async function samlUser (provider: string, map: SamlMapUser, a: SamlAssertion): Promise<UserData> {
+/** The session's user: the mapping's answer (the host's `mapUser`, else the default) with its id hashed per provider and tenant, and `attrs.saml`. */
+export async function samlUser (provider: string, map: SamlMapUser | undefined, a: SamlAssertion): Promise<UserData> {
   let mapped: SamlMappedUser
   try {
-    mapped = await map(a)
+    mapped = map === undefined ? mapSamlUser(a) : await map(a, mapSamlUser(a))
   } catch (err) {
     throw new HttpError(502, 'SAML user mapping failed', (err as Error)?.message?.slice(0, 200) ?? 'mapUser threw', ErrorCodes.UPSTREAM, { reason: 'saml_mapping', cause: err })
   }

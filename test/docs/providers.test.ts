@@ -18,8 +18,8 @@ const PAGES: Record<string, string> = {
   'oidc.md': 'OidcPluginOptions',
   'apple.md': 'AppleProviderOptions',
   'dev.md': 'DevProviderOptions',
-  'email.md': 'VerifyProviderOptions',
-  'telegram.md': 'TelegramOptions',
+  'email.md': 'EmailProviderOptions',
+  'telegram.md': 'TelegramProviderOptions',
   'passkeys.md': 'PasskeyProviderOptions',
   'totp.md': 'TotpProviderOptions',
   'saml.md': 'SamlProviderOptions'

@@ -12,6 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import * as toolkit from '../../toolkit.js'
 import { root } from './pages.js'
+import { DEPRECATIONS } from '../../lib/deprecation.js'
 import { exportedProperties } from './option-types.js'
 
 /** Re-exported from the core and documented there (the error reference, the logging guide). */
@@ -32,7 +33,8 @@ t.test('every value the toolkit exports is named on a toolkit page; every plugin
   const values = Object.keys(toolkit).filter((name) => !CORE_EXPORTS.has(name))
   t.ok(values.length > 40, `${values.length} exports`)
   t.same(values.filter((name) => !named(name, all)), [], 'no export left without a mention')
-  t.same(values.filter((name) => name.endsWith('Plugin') && !named(name, examples)), [], 'each plugin has an example')
+  // A renamed plugin's old name (deprecated until 1.0) is named on its page, not in its example.
+  t.same(values.filter((name) => name.endsWith('Plugin') && !Object.hasOwn(DEPRECATIONS, name) && !named(name, examples)), [], 'each plugin has an example')
 })
 
 t.test('each Options table lists exactly the properties of its type, and every Options type has a table', async (t) => {

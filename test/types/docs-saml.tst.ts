@@ -4,6 +4,7 @@
  */
 import Fastify from 'fastify'
 import authPlugin, { samlProvider } from '../../index.js'
+import type { SamlProviderOptions } from '../../providers/index.js'
 
 declare const companies: { bySlug (slug: string): Promise<{ samlMetadataUrl?: string } | undefined> }
 declare const secret: () => string
@@ -39,3 +40,19 @@ await app.register(samlProvider, { name: 'sso' })
 await app.register(samlProvider, { idp: { entityId: 'https://idp.example.com', ssoUrl: 'https://idp.example.com/sso' } })
 // @ts-expect-error: clockSkew is a duration, not a flag
 await app.register(samlProvider, { idp: { metadataUrl: 'https://idp.example.com/metadata' }, clockSkew: true })
+
+// The types of the options' parts, named from SamlProviderOptions as the page shows.
+type SamlIdp = Exclude<SamlProviderOptions['idp'], (tenant: string) => unknown> // one IdP, in one of its three forms
+type SamlIdpOf = Extract<SamlProviderOptions['idp'], (tenant: string) => unknown> // (tenant) => that tenant's IdP
+type SamlMapUser = NonNullable<SamlProviderOptions['mapUser']>
+type SamlAssertion = Parameters<SamlMapUser>[0] // nameId, nameIdFormat, sessionIndex, issuer, tenant, attributes
+type SamlUser = Parameters<SamlMapUser>[1] // id, name?, email?, attrs?, role?
+const one: SamlIdp = { metadataUrl: 'https://idp.example.com/metadata.xml' }
+const perTenant: SamlIdpOf = async (tenant) => tenant === 'acme' ? one : undefined
+void ({ entityId: 'https://idp.example.com', ssoUrl: 'https://idp.example.com/sso', certs: ['PEM'] } satisfies SamlIdp)
+// @ts-expect-error: one IdP is not a function of a tenant
+void (perTenant satisfies SamlIdp)
+declare const assertion: SamlAssertion
+const fields: [string, string | undefined, Record<string, string[]>] = [assertion.nameId, assertion.tenant, assertion.attributes]
+const user: SamlUser = { id: fields[0], email: assertion.attributes.mail?.[0] }
+void user.id.length

@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import { authPlugin } from '../../../auth.js'
-import { samlProvider } from '../../../providers/index.js'
+import { samlProvider } from '../../../index.js'
 import { resetTelemetry } from '../../../lib/telemetry/index.js'
 import { otelFastify, parentOf, spansNamed, startSdk } from '../../helpers/otel-sdk.js'
 import { client } from '../../helpers/client.js'

@@ -2,7 +2,7 @@ import t from 'tap'
 import { once } from 'node:events'
 import { authPlugin } from '../../../auth.js'
 import { RedisStateStore } from '../../../stores/state/index.js'
-import { verifyProvider } from '../../../providers/verify/provider.js'
+import { verifyProvider } from '../../../providers/email/provider.js'
 import { client, listen } from '../../helpers/client.js'
 import { RedisServer, redisMissingReason } from '../../helpers/redis-server.js'
 

@@ -8,7 +8,7 @@ import Fastify from 'fastify'
 import FakeTimers from '@sinonjs/fake-timers'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import { authPlugin } from '../../../auth.js'
-import { samlProvider } from '../../../providers/index.js'
+import { samlProvider } from '../../../index.js'
 import type { AuditEvent } from '../../../lib/audit/events.js'
 import { freePort } from '../../helpers/redis-server.js'
 import { client, type Client } from '../../helpers/client.js'
@@ -38,7 +38,7 @@ if (skip !== undefined) {
   t.comment(`SimpleSAMLphp accepted connections ${idp.startMs.toFixed(0)} ms after its start (key pair made with openssl included)`)
   const events: AuditEvent[] = []
   const app = Fastify()
-  await app.register(authPlugin, { secret: () => 'saml-e2e-secret-0123456789abcdef-0123', url, onEvent: (e) => { events.push(e) }, rateLimit: { failures: { perAccount: 1000, perIp: 1000 } } })
+  await app.register(authPlugin, { secret: () => 'saml-e2e-secret-0123456789abcdef-0123', url, onEvent: (e) => { events.push(e) }, login: { rateLimit: { failures: { perAccount: 1000, perIp: 1000 } } } })
   const metadata = { metadataUrl: idp.metadataUrl }
   await app.register(samlProvider, { name: 'corp', idp: metadata, loginTtl: '1h' })
   await app.register(samlProvider, { name: 'enc', idp: metadata, privateKey: spKeys.key, cert: spKeys.cert })
@@ -46,7 +46,7 @@ if (skip !== undefined) {
   await app.register(samlProvider, { name: 'legacy', idp: metadata })
   await app.register(samlProvider, { name: 'other', idp: metadata })
   app.get('/', async () => 'home')
-  app.get('/whoami', { preHandler: app.auth.trace }, async (request) => ({ user: request.user }))
+  app.get('/whoami', { preHandler: app.auth.optionalUser }, async (request) => ({ user: request.user }))
   await app.listen({ port, host: '127.0.0.1' })
   t.teardown(() => app.close())
 

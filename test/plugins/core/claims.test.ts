@@ -107,3 +107,13 @@ t.test('wrong issuer or purpose signed with the session secret is refused', asyn
   t.equal((await status(hs256(sessionClaims({ purpose: 'handshake' }), SECRET))).status, 401, 'purpose')
   await t.rejects(coreOf(s.app).tokens.verifyPurpose('handshake', hs256(sessionClaims({ purpose: 'handshake' }), SECRET)), { statusCode: 401 }, 'a handshake token signed with the raw session secret is not a handshake token')
 })
+
+t.test('the service\'s own optional claims: client_id a string, started_at a date not in the future', async (t) => {
+  const now = Math.floor(Date.now() / 1000)
+  t.equal((await status(hs256(sessionClaims({ client_id: 'mobile', started_at: now }), SECRET))).status, 200, 'control')
+  for (const [claim, value] of [['client_id', 42], ['client_id', ['mobile']], ['started_at', String(now)], ['started_at', now + 3600], ['started_at', -1]] as const) {
+    const r = await status(hs256(sessionClaims({ [claim]: value }), SECRET))
+    t.equal(r.status, 401, `${claim} = ${JSON.stringify(value)}`)
+    t.equal(r.body.code, 'GATEHOUSE_TOKEN_INVALID')
+  }
+})

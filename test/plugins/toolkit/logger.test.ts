@@ -111,7 +111,7 @@ t.test('sanitizeUrl and option validation', async (t) => {
 })
 
 t.test('logger shows the id the trace plugin generated', async (t) => {
-  const { tracePlugin } = await import('../../../plugins/toolkit/trace.js')
+  const { tracePlugin } = await import('../../../plugins/toolkit/request-id.js')
   const lines: string[] = []
   const { app, base } = await listen(async (app) => {
     await app.register(tracePlugin)

@@ -4,7 +4,8 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify'
 import { authPlugin, type AuthOptions } from '../../../auth.js'
-import { samlProvider, type SamlProviderOptions } from '../../../providers/index.js'
+import { samlProvider } from '../../../index.js'
+import type { SamlProviderOptions } from '../../../providers/index.js'
 import type { AuditEvent } from '../../../lib/audit/events.js'
 import { injectApp, type InjectedApp } from '../../helpers/app.js'
 import type { Client } from '../../helpers/client.js'
@@ -35,7 +36,7 @@ export async function samlApp (saml: Partial<SamlProviderOptions> = {}, root: Pa
     await app.register(authPlugin, {
       secret: () => SECRET,
       url,
-      rateLimit: { login: { max: 10_000 }, failures: { perAccount: 10_000, perIp: 10_000 } },
+      login: { rateLimit: { login: { max: 10_000 }, failures: { perAccount: 10_000, perIp: 10_000 } } },
       onEvent: (e) => { events.push(e) },
       ...root
     } as AuthOptions)

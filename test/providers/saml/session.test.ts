@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
-import { totpProvider } from '../../../providers/index.js'
+import { totpProvider } from '../../../index.js'
 import { IDP_ENTITY, IDP_SLO, IDP_SSO, newId, signedResponse } from '../../helpers/saml-idp.js'
 import { enrol, KEY, oathtool, secondStep, xsrf } from '../../helpers/totp-app.js'
 import { fakeClock } from '../../helpers/account-app.js'
@@ -25,7 +25,7 @@ t.test('a { kind: "saml" } entry of the root\'s providers mounts the same provid
 })
 
 t.test('refused responses lock the ACS for that address: 429 with Retry-After, even for a valid response', async (t) => {
-  const app = await samlApp({}, { rateLimit: { login: { max: 1000 }, failures: { perAccount: 3, perIp: 3 } } })
+  const app = await samlApp({}, { login: { rateLimit: { login: { max: 1000 }, failures: { perAccount: 3, perIp: 3 } } } })
   t.teardown(() => app.app.close())
   for (let i = 0; i < 3; i++) {
     const c = app.client()

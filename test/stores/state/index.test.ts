@@ -8,7 +8,7 @@ import { inspect } from 'node:util'
 import { MemoryStateStore, RedisStateStore, StateStoreError, isStateStore, openStateStore, type StateStore } from '../../../stores/state/index.js'
 import { OptionsError } from '../../../lib/errors.js'
 import { authPlugin } from '../../../auth.js'
-import { verifyProvider } from '../../../providers/verify/provider.js'
+import { verifyProvider } from '../../../providers/email/provider.js'
 import { RedisServer, redisMissingReason } from '../../helpers/redis-server.js'
 import { coreOf } from '../../../plugins/core/internals.js'
 

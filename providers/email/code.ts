@@ -35,6 +35,13 @@ export interface CodeRules { digits: number; ttlMs: number; attempts: number }
 const MAX_TTL_MS = 10 * 60_000
 const CODE_KEY = 'verify:code:'
 const TRIES_KEY = 'verify:code-tries:'
+/**
+ * The one refusal of a typed code, whatever went wrong (no code pending, a wrong one, one past its tries): the
+ * answer must not tell whether a sign-in is pending for the address.
+ */
+const REFUSAL = 'wrong or expired code: check it, or ask for a new one'
+/** A try without a pending code does what a wrong one does (a count, a comparison), on a key of its own. */
+const NONE: PendingCode = { id: 'none', mac: macOf('none', ''), user: '' }
 
 /** Reads the `code` option (`true` for the defaults); undefined when off. OptionsError names the option path. */
 export function codeRules (label: string, value: unknown): CodeRules | undefined {
@@ -108,20 +115,25 @@ export class EmailCodes {
     return typed
   }
 
-  /** The pending login when `code` is the one sent to `address`; 403 `GATEHOUSE_CREDENTIALS` otherwise. */
+  /**
+   * The pending login when `code` is the one sent to `address`; otherwise the one 403 `GATEHOUSE_CREDENTIALS`,
+   * after the same steps (a count and a comparison) whether a code was pending or not.
+   */
   private async check (address: string, code: string): Promise<PendingCode> {
     const key = this.key(address)
     const pending = readPending(await this.store.get(key))
-    if (pending === undefined) throw refused('no code is pending for this address (expired, used or never sent)')
+    const judged = pending ?? NONE
     // Counted before the comparison, so concurrent guesses cannot all pass under the cap.
-    const tries = await this.store.increment!(TRIES_KEY + pending.id, this.rules.ttlMs)
+    const tries = await this.store.increment!(TRIES_KEY + judged.id, this.rules.ttlMs)
+    const right = safeEqual(macOf(judged.id, code), judged.mac)
+    if (pending === undefined) throw refused()
     if (tries.count > this.rules.attempts) {
       await this.store.delete(key)
-      throw refused('too many wrong codes: ask for a new one')
+      throw refused()
     }
-    if (!safeEqual(macOf(pending.id, code), pending.mac)) {
+    if (!right) {
       if (tries.count === this.rules.attempts) await this.store.delete(key)
-      throw refused('wrong code')
+      throw refused()
     }
     // One-time: of concurrent right answers only the one that takes the entry signs in.
     const taken = readPending(await this.store.take(key))
@@ -138,8 +150,8 @@ function macOf (key: string, value: string): string {
   return createHmac('sha256', key).update(value).digest('base64url')
 }
 
-function refused (details: string): HttpError {
-  return new HttpError(403, 'forbidden', details, ErrorCodes.CREDENTIALS)
+function refused (): HttpError {
+  return new HttpError(403, 'forbidden', REFUSAL, ErrorCodes.CREDENTIALS)
 }
 
 function readPending (raw: string | undefined): PendingCode | undefined {

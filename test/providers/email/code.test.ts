@@ -10,6 +10,9 @@ import { authPlugin } from '../../../auth.js'
 import { verifyProvider } from '../../../providers/index.js'
 import type { AuditEvent } from '../../../lib/audit/events.js'
 import { userId } from '../../../lib/user.js'
+import { MemoryStateStore } from '../../../stores/state/memory.js'
+import type { StateStore } from '../../../lib/state-store.js'
+import { latencyStore } from '../../helpers/latency-store.js'
 
 const SECRET = () => 'email-code-test-secret-0123456789-0123456789'
 
@@ -25,6 +28,27 @@ async function codeApp (code: unknown = true, root: Record<string, unknown> = {}
   })
   const lastCode = (): string => /code: ([0-9]+)$/.exec(outbox.at(-1)![1])![1]!
   return { app, outbox, events, lastCode }
+}
+
+const REFUSAL = 'wrong or expired code: check it, or ask for a new one'
+
+/** A memory store that notes the e-mail code keys' operations and the counts of their tries. */
+function countingStore (store: StateStore = new MemoryStateStore()): { store: StateStore; ops: string[]; counts: number[] } {
+  const ops: string[] = []
+  const counts: number[] = []
+  for (const name of ['get', 'take', 'delete', 'increment'] as const) {
+    const original = (store[name] as (...args: unknown[]) => Promise<unknown>).bind(store)
+    ;(store as unknown as Record<string, unknown>)[name] = async (key: string, ...rest: unknown[]) => {
+      const result = await original(key, ...rest)
+      if (key.startsWith('verify:code')) {
+        ops.push(name)
+        // The tries of sent codes (a try without a pending code counts on a key of its own).
+        if (name === 'increment' && !key.endsWith(':none')) counts.push((result as { count: number }).count)
+      }
+      return result
+    }
+  }
+  return { store, ops, counts }
 }
 
 function send (app: FastifyInstance, address = 'ann@example.com', extra = '') {
@@ -54,7 +78,7 @@ t.test('a mailed code signs in once, as the user of the address', async (t) => {
   t.same({ name: me.json().name, id: me.json().id }, { name: 'ann', id: userId('email', 'ann@example.com') })
   const replay = await enter(app, code)
   t.equal(replay.statusCode, 403, 'a code signs in once')
-  t.same(replay.json(), { error: 'forbidden', details: 'no code is pending for this address (expired, used or never sent)', code: 'GATEHOUSE_CREDENTIALS' })
+  t.same(replay.json(), { error: 'forbidden', details: REFUSAL, code: 'GATEHOUSE_CREDENTIALS' })
   t.same(events.filter((e) => e.provider === 'email').map((e) => `${e.type}:${e.reason}`), ['confirmation.sent:code_sent', 'login.succeeded:session_issued', 'login.failed:bad_credentials'])
   const sentEvent = events.find((e) => e.type === 'confirmation.sent') as AuditEvent & { to: string }
   t.equal(sentEvent.to, 'a…@example.com')
@@ -89,11 +113,11 @@ t.test('brute force: a code allows `attempts` wrong tries, then the address lock
   for (let i = 0; i < 3; i++) {
     const r = await enter(app, wrong)
     t.equal(r.statusCode, 403)
-    t.equal(r.json().details, 'wrong code')
+    t.equal(r.json().details, REFUSAL)
   }
   const late = await enter(app, right)
   t.equal(late.statusCode, 403, 'after three wrong tries even the right code is refused')
-  t.equal(late.json().details, 'no code is pending for this address (expired, used or never sent)')
+  t.equal(late.json().details, REFUSAL)
   // A new code does not buy new guesses without end: the address's lockout (rateLimit.failures, 5) counts across codes.
   await send(app)
   const fresh = lastCode()
@@ -104,14 +128,40 @@ t.test('brute force: a code allows `attempts` wrong tries, then the address lock
 })
 
 t.test('concurrent tries cannot pass the cap', async (t) => {
-  const { app, lastCode } = await codeApp({ attempts: 2 }, { rateLimit: { login: { max: 0 }, failures: { perAccount: 100, perIp: 100 } } })
+  // A store with a network's latency: the 20 tries read the pending code and are counted before any is compared (on
+  // the plain memory store each request would run to its end before the next begins).
+  const { store, counts } = countingStore(latencyStore())
+  const { app, lastCode } = await codeApp({ attempts: 2 }, { stateStore: store, rateLimit: { login: { max: 0 }, failures: { perAccount: 100, perIp: 100 } } })
   t.teardown(() => app.close())
   await send(app)
   const right = lastCode()
   const guesses = Array.from({ length: 20 }, (_, i) => String(i).padStart(6, '0')).filter((g) => g !== right)
-  const answers = await Promise.all(guesses.map(async (g) => (await enter(app, g)).json().details))
-  t.equal(answers.filter((d) => d === 'wrong code').length, 2, 'only two tries were compared')
+  const answers = await Promise.all(guesses.map(async (g) => (await enter(app, g)).statusCode))
+  t.ok(answers.every((s) => s === 403), 'every guess refused')
+  t.equal(counts.filter((c) => c <= 2).length, 2, 'only two tries were within the cap (the rest counted past it)')
   t.equal((await enter(app, right)).statusCode, 403, 'and the code is void')
+})
+
+t.test('one refusal: no code pending, a wrong code and one past its tries answer alike, after the same steps', async (t) => {
+  const { store, ops } = countingStore()
+  const { app, lastCode } = await codeApp({ attempts: 1 }, { stateStore: store, rateLimit: { failures: { perAccount: 100, perIp: 100 } } })
+  t.teardown(() => app.close())
+  ops.length = 0
+  const none = await enter(app, '123456', 'nobody@example.com')
+  const noneOps = ops.splice(0)
+  await send(app)
+  const right = lastCode()
+  const wrong = right === '000000' ? '000001' : '000000'
+  await send(app, 'bob@example.com')
+  ops.length = 0
+  const bad = await enter(app, wrong, 'bob@example.com')
+  const badOps = ops.splice(0)
+  const late = await enter(app, right, 'bob@example.com') // bob's one try is spent: his code is void
+  const answers = [none, bad, late]
+  for (const r of answers) t.equal(r.statusCode, 403)
+  t.same(answers.map((r) => r.json()), Array(3).fill({ error: 'forbidden', details: REFUSAL, code: 'GATEHOUSE_CREDENTIALS' }), 'the same body')
+  t.same(noneOps, badOps.filter((op) => op !== 'delete'), 'the same store round trips: a look-up and a count')
+  t.equal((await enter(app, right)).statusCode, 200, 'ann\'s code still signs in')
 })
 
 t.test('an expired code is refused', async (t) => {
@@ -124,7 +174,7 @@ t.test('an expired code is refused', async (t) => {
   clock.tick(121_000)
   const r = await enter(app, lastCode())
   t.equal(r.statusCode, 403)
-  t.equal(r.json().details, 'no code is pending for this address (expired, used or never sent)')
+  t.equal(r.json().details, REFUSAL)
 })
 
 t.test('malformed input is a 400 that counts for nothing', async (t) => {

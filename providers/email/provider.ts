@@ -1,5 +1,6 @@
 /**
- * Verified (confirmation-token) login. `GET /<name>/login?user=&address=&aud=&from=` mails a short-lived,
+ * E-mail (verified, confirmation-token) login: `emailProvider`, go-pkgz/auth's "verified" provider (`verify`
+ * before: that word also means token verification). `GET /<name>/login?user=&address=&aud=&from=` mails a short-lived,
  * purpose-bound confirmation token; `GET /<name>/login?token=&sess=1|0` exchanges it, once, for a session.
  * Sending stores nothing (the token is self-contained), so a failed send loses no state; the one-time
  * check records the token's jti in the state store until the token would have expired anyway.
@@ -19,23 +20,20 @@ import { providerKit, type AuthProvider, type Claims, type MountOptions, type Pr
 import { maskAddress } from '../../lib/audit/audit.js'
 import { refuseReservedName } from '../oauth2/builtins.js'
 import { Deadline } from '../../lib/http/deadline.js'
+import { warnDeprecated } from '../../lib/deprecation.js'
 import { inSpan, SpanKinds } from '../../lib/telemetry/spans.js'
-import { SendError, isMailAddress, toSender, type Sender, type SenderFunc } from './sender.js'
+import { MailSendError, isMailAddress, toSender, type Sender, type SenderFunc } from './sender.js'
 import { checkTemplate, defaultEscape, renderTemplate, type TemplateEscape } from './template.js'
 import { codeRules, EmailCodes, type EmailCodeOptions } from './code.js'
 
-/** Options of the verified provider plugin. */
-export interface VerifyProviderOptions extends VerifyOptions {
+/** Options of the e-mail provider plugin (`emailProvider`). */
+export interface EmailProviderOptions {
   /** Route name: `{authPrefix}/<name>/login`. Required. */
   name: string
   /** Message template with `{{.Address}} {{.User}} {{.Token}} {{.Site}}`. Required. */
   template: string
   /** Delivers the message: `{ send(address, text) }` (e.g. `SmtpSender`) or a function. Required. */
   sender: Sender | SenderFunc
-}
-
-/** Tuning of the verified provider. */
-export interface VerifyOptions {
   /** Lifetime of a confirmation token: ms or `'30m'`. Default 30 minutes. */
   tokenTtl?: Duration | undefined
   /**
@@ -68,6 +66,15 @@ export interface VerifyOptions {
   code?: boolean | EmailCodeOptions | undefined
 }
 
+/** The e-mail provider's options besides `name`, `template` and `sender`: what `addVerifProvider` takes last. */
+export type VerifyOptions = Omit<EmailProviderOptions, 'name' | 'template' | 'sender'>
+
+/**
+ * Options of the e-mail provider, which was `verifyProvider`.
+ * @deprecated Use `EmailProviderOptions`; goes in 1.0.
+ */
+export type VerifyProviderOptions = EmailProviderOptions
+
 const MAX_USER = 128
 const MAX_ADDRESS = 254
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/
@@ -75,11 +82,14 @@ const USED_KEY = 'verify:used:'
 // Used-token records outlive the token a little, covering clock differences between instances.
 const USED_MARGIN_MS = 60_000
 
-/** The provider object: what `verifyProvider` mounts. Throws OptionsError on bad arguments. */
-export function createVerifyProvider (kit: ProviderKit, name: string, template: string, sender: Sender | SenderFunc, opts: VerifyOptions, store: StateStore): AuthProvider {
-  const label = `verify.${name}`
+/**
+ * The provider object: what `emailProvider` mounts. Throws OptionsError on bad arguments, naming them under
+ * `family` (`email`, or `verify` through the deprecated names).
+ */
+export function createEmailProvider (kit: ProviderKit, name: string, template: string, sender: Sender | SenderFunc, opts: VerifyOptions, store: StateStore, family = 'email'): AuthProvider {
+  const label = `${family}.${name}`
   const rules = codeRules(label, opts.code)
-  checkTemplate(template, name, rules !== undefined)
+  checkTemplate(template, label, rules !== undefined)
   if (rules !== undefined && store.increment === undefined) throw new OptionsError(`${label}.code`, 'needs a state store with increment (counting wrong codes)')
   const codes = rules === undefined ? undefined : new EmailCodes(kit, name, rules, store)
   const send = toSender(sender, `${label}.sender`)
@@ -190,13 +200,13 @@ function confirmFields (claims: Claims, name: string): { user: string; address: 
 
 /**
  * Sends under a deadline: a timer of its own (held until it fires, whatever the garbage collector does) that
- * fails the send with an `unavailable` SendError and aborts the sender's signal, so the sender can close its
+ * fails the send with an `unavailable` MailSendError and aborts the sender's signal, so the sender can close its
  * connection rather than hold it after we have answered.
  */
 async function sendWithin (send: Sender, address: string, text: string, ms: number): Promise<void> {
   const deadline = new Deadline(ms)
   const expired = new Promise<never>((_resolve, reject) => {
-    deadline.signal.addEventListener('abort', () => reject(new SendError('unavailable', `no answer within ${ms} ms`)), { once: true })
+    deadline.signal.addEventListener('abort', () => reject(new MailSendError('unavailable', `no answer within ${ms} ms`)), { once: true })
   })
   expired.catch(() => {})
   try {
@@ -217,28 +227,46 @@ function sendFailure (log: Logger, name: string, peer: string, err: unknown): Ht
   const cause = (err as { cause?: unknown })?.cause
   const message = err instanceof Error ? err.message : String(err)
   const why = cause instanceof Error && !message.includes(cause.message) ? `${message} (${cause.message})` : message
-  const kind = err instanceof SendError ? err.kind : 'failed'
+  const kind = err instanceof MailSendError ? err.kind : 'failed'
   log.logf('[WARN] verified provider %s: send failed (%s): %s', name, kind, why)
-  if (kind === 'rejected') return new HttpError(400, 'address rejected', (err as SendError).message)
+  if (kind === 'rejected') return new HttpError(400, 'address rejected', (err as MailSendError).message)
   if (kind === 'unavailable') return new HttpError(503, `${peer} unavailable`, 'the confirmation message could not be sent now; try again later')
   return new HttpError(502, `${peer} failed`, 'the confirmation message could not be sent')
 }
 
-async function verify (fastify: FastifyInstance, opts: VerifyProviderOptions): Promise<void> {
-  const o = checkKeys(opts, ['name', 'template', 'sender', 'tokenTtl', 'stateStore', 'escape', 'sendTimeout', 'isAddress', 'code'], 'verify') as unknown as VerifyProviderOptions
-  const name = optionName('verify.name', o.name)
-  refuseReservedName('verify.name', name)
+/** Mounts one e-mail provider; its options are named under `family` (`email`, or `verify` for the old names). */
+async function email (fastify: FastifyInstance, opts: EmailProviderOptions, family: string): Promise<void> {
+  const o = checkKeys(opts, ['name', 'template', 'sender', 'tokenTtl', 'stateStore', 'escape', 'sendTimeout', 'isAddress', 'code'], family) as unknown as EmailProviderOptions
+  const name = optionName(`${family}.name`, o.name)
+  refuseReservedName(`${family}.name`, name)
   const { template, sender, ...tuning } = o
-  const kit = providerKit(fastify, `verify.${name}`)
-  const store = await kit.openStateStore(tuning.stateStore, `verify.${name}.stateStore`)
+  const kit = providerKit(fastify, `${family}.${name}`)
+  const store = await kit.openStateStore(tuning.stateStore, `${family}.${name}.stateStore`)
   // A confirmation (`token`) carries the audience of the login it confirms.
   // A code (`code`) likewise: the audience was kept with the code when it was sent.
   const confirming = (request: FastifyRequest): boolean => {
     const fields = requestFields(request)
     return fields.token !== undefined || (tuning.code !== undefined && tuning.code !== false && fields.code !== undefined)
   }
-  kit.mount(createVerifyProvider(kit, name, template, sender, tuning, store), { crossSiteLogin: continueFromMail(kit, name), continuesLogin: confirming })
+  kit.mount(createEmailProvider(kit, name, template, sender, tuning, store, family), { crossSiteLogin: continueFromMail(kit, name), continuesLogin: confirming })
 }
 
-/** Verified (confirmation-token) login as a plugin (`gatehouse-verify`). */
-export const verifyProvider = fp(verify, { name: 'gatehouse-verify', fastify: '5.x' })
+/** E-mail (verified, confirmation-token) login as a plugin (`gatehouse-email`). */
+export const emailProvider = fp(async (fastify: FastifyInstance, opts: EmailProviderOptions) => { await email(fastify, opts, 'email') }, { name: 'gatehouse-email', fastify: '5.x' })
+
+/**
+ * The e-mail provider under its first name (its options named `verify.<name>.…` in errors, as before).
+ * @deprecated Use `emailProvider` (`verify` also means token verification); goes in 1.0.
+ */
+export const verifyProvider = fp(async (fastify: FastifyInstance, opts: EmailProviderOptions) => {
+  warnDeprecated('verifyProvider')
+  await email(fastify, opts, 'verify')
+}, { name: 'gatehouse-verify', fastify: '5.x' })
+
+/**
+ * The e-mail provider with its options named `verify.<name>.…`, warning nothing: what go-pkgz/auth's
+ * `addVerifProvider` registers (and a deprecated `{ kind: 'verify' }` entry, which warns itself).
+ */
+export const verifyFamilyProvider = fp(async (fastify: FastifyInstance, opts: EmailProviderOptions) => {
+  await email(fastify, opts, 'verify')
+}, { name: 'gatehouse-verify', fastify: '5.x' })

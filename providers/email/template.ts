@@ -29,8 +29,8 @@ export function defaultEscape (template: string): TemplateEscape {
  * Checks a template at registration: it must be a string carrying the token, or with e-mail codes (`code`) the
  * code and not the token (a link beside the code would be a second way in, not spent with the code).
  */
-export function checkTemplate (template: unknown, provider: string, code = false): string {
-  const option = `verify.${provider}.template`
+export function checkTemplate (template: unknown, label: string, code = false): string {
+  const option = `${label}.template`
   if (typeof template !== 'string' || template === '') throw new OptionsError(option, 'is required')
   const hasToken = /\{\{\s*\.Token\s*\}\}/.test(template)
   const hasCode = /\{\{\s*\.Code\s*\}\}/.test(template)

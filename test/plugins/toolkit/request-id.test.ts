@@ -1,6 +1,6 @@
 import t from 'tap'
 import { injectApp } from '../../helpers/app.js'
-import { tracePlugin, traceHook, requestId } from '../../../plugins/toolkit/trace.js'
+import { tracePlugin, traceHook, requestId } from '../../../plugins/toolkit/request-id.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 

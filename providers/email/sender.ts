@@ -1,10 +1,11 @@
 /**
  * How a verified provider delivers its confirmation message. Any object with `send(address, text)` will do;
- * `senderFunc` adapts a plain function. Senders report failures with `SendError` so the provider can tell
+ * `senderFunc` adapts a plain function. Senders report failures with `MailSendError` so the provider can tell
  * the user's mistake (a refused address: 400) from the upstream's trouble (502/503).
  */
 import { ErrorCodes, GatehouseError, OptionsError } from '../../lib/errors.js'
 import type { MaybePromise } from '../../lib/user.js'
+import { deprecatedObject, warnDeprecated } from '../../lib/deprecation.js'
 
 /** What a send is given besides the address and the text. */
 export interface SendOptions {
@@ -38,15 +39,26 @@ export type SendErrorKind = 'rejected' | 'unavailable' | 'failed'
 
 const KIND_CODES: Record<SendErrorKind, string> = { rejected: ErrorCodes.BAD_REQUEST, unavailable: ErrorCodes.UNAVAILABLE, failed: ErrorCodes.UPSTREAM }
 
-/** A delivery failure, classified by `kind` (its `code` follows the kind). */
-export class SendError extends GatehouseError {
+/**
+ * A delivery failure of a mail (or any) sender, classified by `kind` (its `code` follows the kind). Not
+ * `sendError`, the toolkit's helper that answers an HTTP error.
+ */
+export class MailSendError extends GatehouseError {
   readonly kind: SendErrorKind
   constructor (kind: SendErrorKind, message: string, options?: { cause?: unknown }) {
     super(message, KIND_CODES[kind], options)
-    this.name = 'SendError'
+    this.name = 'MailSendError'
     this.kind = kind
   }
 }
+
+/**
+ * The class `MailSendError` under its first name: the same class (`new`, `instanceof`), warning once when used.
+ * @deprecated Use `MailSendError` (`sendError` is the toolkit's HTTP answer); goes in 1.0.
+ */
+export const SendError: typeof MailSendError = deprecatedObject(() => { warnDeprecated('SendError') }, MailSendError)
+/** @deprecated Use `MailSendError`; goes in 1.0. */
+export type SendError = MailSendError
 
 // One mailbox, no display name, no list: the address comes from the browser and must not fan out.
 const SINGLE_ADDRESS = /^[^\s@<>()[\]\\,;:"]{1,64}@[^\s@<>()[\]\\,;:"]{1,253}$/

@@ -1,10 +1,11 @@
 /**
- * trace: every request carries an id. An incoming `X-Request-ID` is kept when it is a sane token, otherwise a
+ * requestId (go-pkgz/rest's `Trace`, `tracePlugin` before: not the auth hook `optionalUser`): every request carries an id. An incoming `X-Request-ID` is kept when it is a sane token, otherwise a
  * random UUID is made; the id is set on the response header and on the request (`requestId(request)`).
  */
 import { randomUUID } from 'node:crypto'
 import fp from 'fastify-plugin'
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { warnDeprecated } from '../../lib/deprecation.js'
 import type { ToolkitHook } from './hook.js'
 
 export const REQUEST_ID_HEADER = 'X-Request-ID'
@@ -28,8 +29,8 @@ export function requestId (request: FastifyRequest): string {
   return request.requestId ?? ''
 }
 
-/** Route-level form: `onRequest: traceHook`. */
-export const traceHook: ToolkitHook = async function traceHook (request, reply) {
+/** Route-level form: `onRequest: requestIdHook`. */
+export const requestIdHook: ToolkitHook = async function requestIdHook (request, reply) {
   assignRequestId(request, reply)
 }
 
@@ -37,7 +38,7 @@ export const traceHook: ToolkitHook = async function traceHook (request, reply) 
  * fastify-plugin, so the hook covers every route of the context it is registered in: ids matter for every
  * request below that point, including 404s.
  */
-const tracePluginImpl: FastifyPluginAsync = async (fastify, _opts) => {
+const requestIdPluginImpl: FastifyPluginAsync = async (fastify, _opts) => {
   if (!fastify.hasRequestDecorator('requestId')) fastify.decorateRequest('requestId', '')
   fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: () => void) => {
     assignRequestId(request, reply)
@@ -45,4 +46,16 @@ const tracePluginImpl: FastifyPluginAsync = async (fastify, _opts) => {
   })
 }
 
-export const tracePlugin = fp(tracePluginImpl, { name: 'gatehouse-trace', fastify: '5.x' })
+export const requestIdPlugin = fp(requestIdPluginImpl, { name: 'gatehouse-request-id', fastify: '5.x' })
+
+/**
+ * The request-id plugin under its first name (the seed's `Trace`), warning once when used.
+ * @deprecated Use `requestIdPlugin` (`trace` was also the auth hook now called `optionalUser`); goes in 1.0.
+ */
+export const tracePlugin = fp(async (fastify: FastifyInstance) => {
+  warnDeprecated('tracePlugin')
+  await requestIdPluginImpl(fastify, {})
+}, { name: 'gatehouse-trace', fastify: '5.x' })
+
+/** @deprecated The hook's first name inside this module; use `requestIdHook`. */
+export const traceHook = requestIdHook

@@ -9,7 +9,7 @@ import type { createTransport } from 'nodemailer'
 import { requireDriver } from '../../lib/optional-driver.js'
 import type { Duration } from '../../lib/duration.js'
 import { optionDuration } from '../../lib/options.js'
-import { SendError, isMailAddress, type Sender, type SendOptions } from './sender.js'
+import { MailSendError, isMailAddress, type Sender, type SendOptions } from './sender.js'
 
 export interface SmtpSenderOptions {
   /** SMTP server host name or address. Required. (Host) */
@@ -116,7 +116,7 @@ export class SmtpSender implements Sender {
   /** Sends one message; `options.signal` (the provider's send deadline) stops it and closes the connection. */
   async send (address: string, text: string, options?: SendOptions): Promise<void> {
     if (typeof address !== 'string' || !isMailAddress(address)) {
-      throw new SendError('rejected', 'not a single mail address')
+      throw new MailSendError('rejected', 'not a single mail address')
     }
     try {
       await this.transport.sendMail({
@@ -141,20 +141,20 @@ export class SmtpSender implements Sender {
    * or the server failing (502); a temporary refusal (4xx) or no connection is 503. The messages keep the
    * server's reply and address for the log; the provider shows clients none of it.
    */
-  private classify (err: SmtpError): SendError {
+  private classify (err: SmtpError): MailSendError {
     const msg = `SMTP ${this.where}: ${err.message}`
-    if (err.name === 'AbortError') return new SendError('unavailable', `${msg} (stopped at the send deadline)`, { cause: err })
+    if (err.name === 'AbortError') return new MailSendError('unavailable', `${msg} (stopped at the send deadline)`, { cause: err })
     if (err.code === 'EENVELOPE' && err.command === 'RCPT TO') {
       const reply = err.rejectedErrors?.[0] ?? err
       const code = reply.responseCode ?? err.responseCode ?? 0
       const status = /\b[245]\.(\d{1,3})\.\d{1,3}\b/.exec(reply.response ?? err.message)
-      if (code >= 400 && code < 500) return new SendError('unavailable', msg, { cause: err })
-      if (status?.[1] === '7') return new SendError('failed', msg, { cause: err })
-      return new SendError('rejected', 'the mail server refused this recipient', { cause: err })
+      if (code >= 400 && code < 500) return new MailSendError('unavailable', msg, { cause: err })
+      if (status?.[1] === '7') return new MailSendError('failed', msg, { cause: err })
+      return new MailSendError('rejected', 'the mail server refused this recipient', { cause: err })
     }
     const unreachable = err.originalCode !== undefined ? NETWORK.has(err.originalCode) : err.code !== undefined && UNAVAILABLE.has(err.code)
-    if (unreachable) return new SendError('unavailable', msg, { cause: err })
-    return new SendError('failed', msg, { cause: err })
+    if (unreachable) return new MailSendError('unavailable', msg, { cause: err })
+    return new MailSendError('failed', msg, { cause: err })
   }
 }
 
