@@ -39,7 +39,11 @@ async function saml (fastify: FastifyInstance, opts: SamlProviderOptions): Promi
   kit.secondFactors.take(o.name)
   // The ACS reads a base64 form field: a third more than the XML, and the form's own bytes.
   kit.routes(o.name, (scope) => {
-    scope.addHook('onError', async (request, reply, err) => { auditAcsFailure(ctx, request, reply, err) })
+    scope.addHook('onError', async (request, reply, err) => {
+      auditAcsFailure(ctx, request, reply, err)
+      // A body Fastify refused never reached the handler's lockout: counted here (a lock it sets applies next time).
+      if (isAcs(request) && !(err instanceof HttpError) && isMalformed(err)) await underAcsLockout(ctx, request, async () => { throw err }).catch(() => {})
+    })
     scope.post('/acs', async (request, reply) => await loginStep(o.name, 'callback', reply, async () => await acs(ctx, request, reply)))
     let metadata: string | undefined
     scope.get('/metadata', async (_request, reply) => {
@@ -88,13 +92,13 @@ async function acs (ctx: SamlContext, request: FastifyRequest, reply: FastifyRep
   if (state === undefined && !o.allowIdpInitiated) {
     throw new HttpError(400, 'no login in progress', `the login state cookie is missing; start again at ${kit.authPrefix}/${o.name}/login`, ErrorCodes.HANDSHAKE, { reason: 'handshake' })
   }
-  const b64 = decodeResponse(bodyFields(request).SAMLResponse, o.maxResponseBytes)
-  const tenant = state === undefined ? await tenantOf(ctx, request) : state.tenant
-  const idp = await ctx.directory.get(tenant)
-  const expected = state === undefined ? undefined : { id: state.rid, issuedAt: (state.iat ?? Math.floor(Date.now() / 1000)) * 1000 }
-  // Lockout by address: the account is the client itself, so no one locks anyone else out of the ACS.
-  const checked = await kit.throttle.guard(request, `saml/${o.name}:acs ${kit.throttle.clientKey(request)}`,
-    async () => await checkResponse(kit, ctx.driver, o, request, idp, b64, expected, tenant))
+  const checked = await underAcsLockout(ctx, request, async () => {
+    const b64 = decodeResponse(bodyFields(request).SAMLResponse, o.maxResponseBytes)
+    const tenant = state === undefined ? await tenantOf(ctx, request) : state.tenant
+    const idp = await ctx.directory.get(tenant)
+    const expected = state === undefined ? undefined : { id: state.rid, issuedAt: (state.iat ?? Math.floor(Date.now() / 1000)) * 1000 }
+    return await checkResponse(kit, ctx.driver, o, request, idp, b64, expected, tenant)
+  })
   if (state !== undefined) await ctx.state.spend(request, state)
   const user = await samlUser(o.name, o.mapUser, checked.assertion)
   const result = { user, aud: state?.site, from: state?.from, sessionOnly: state?.sessionOnly === true }
@@ -105,14 +109,52 @@ async function acs (ctx: SamlContext, request: FastifyRequest, reply: FastifyRep
   return reply
 }
 
+/** Reasons of a response refused before any check: not base64, not XML, a DTD, too large. */
+const MALFORMED = new Set(['saml_malformed', 'saml_dtd', 'saml_too_large'])
+/** What the lockout is shown for a malformed response: a refused credential, which it counts (never sent). */
+const COUNTED = new HttpError(403, 'SAML response refused', undefined, ErrorCodes.CREDENTIALS)
+
+/**
+ * Runs the ACS's checks under the lockout by address (the account is the client itself, so no one locks anyone
+ * else out of the ACS): 429 while the address is locked; a refused response counts, and so does a malformed one
+ * (a probe of the parser is an attempt like any other), which still answers its own 400/413.
+ */
+async function underAcsLockout<T> (ctx: SamlContext, request: FastifyRequest, run: () => Promise<T>): Promise<T> {
+  let malformed: unknown
+  try {
+    return await ctx.kit.throttle.guard(request, `saml/${ctx.o.name}:acs ${ctx.kit.throttle.clientKey(request)}`, async () => {
+      try {
+        return await run()
+      } catch (err) {
+        if (!isMalformed(err)) throw err
+        malformed = err
+        throw COUNTED
+      }
+    })
+  } catch (err) {
+    throw err === COUNTED ? malformed : err
+  }
+}
+
+/** A response refused as malformed: by this provider, or by Fastify before the handler (a body too large). */
+function isMalformed (err: unknown): boolean {
+  if (err instanceof HttpError) return err.reason !== undefined && MALFORMED.has(err.reason)
+  const code = (err as { code?: unknown } | null)?.code
+  return typeof code === 'string' && code.startsWith('FST_ERR_CTP_')
+}
+
 /** `login.failed` for a refused ACS request (a body too large included, which never reaches the handler), and its log line. */
 function auditAcsFailure (ctx: SamlContext, request: FastifyRequest, reply: FastifyReply, err: Error & { statusCode?: number | undefined }): void {
-  if (!(request.routeOptions.url ?? '').endsWith('/acs')) return
+  if (!isAcs(request)) return
   const status = err instanceof HttpError ? err.statusCode : err.statusCode ?? reply.statusCode
   if (status < 500) {
     requestLogger(ctx.kit.logger, request).logf('[WARN] saml %s: response refused: %d %s (%s)', ctx.o.name, status, err.message, err instanceof HttpError ? err.details ?? '' : '')
   }
   if (ctx.kit.audit.on) ctx.kit.audit.emit(request, 'login.failed', { reason: failureReason(err, status), status, provider: ctx.o.name })
+}
+
+function isAcs (request: FastifyRequest): boolean {
+  return (request.routeOptions.url ?? '').endsWith('/acs')
 }
 
 function failureReason (err: unknown, status: number): string {

@@ -26,7 +26,7 @@ export interface XmlNode {
 }
 export interface XmlDocument extends XmlNode { documentElement: XmlNode | null }
 
-/** A refusal of the document's content (a 400 the lockout does not count: nothing was checked yet). */
+/** A refusal of the document's content before any check (400; at the ACS the lockout counts it: provider.ts). */
 export function malformed (details: string, reason: string): HttpError {
   return new HttpError(400, 'bad SAML message', details, ErrorCodes.BAD_REQUEST, { reason })
 }

@@ -3,7 +3,7 @@
  * factor (TOTP) after SAML, `from` and `site` kept through the IdP, and single logout (the session ended here, a
  * LogoutRequest for the IdP, its LogoutResponse checked).
  */
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import { totpProvider } from '../../../index.js'
 import { IDP_ENTITY, IDP_SLO, IDP_SSO, newId, signedResponse } from '../../helpers/saml-idp.js'
@@ -38,6 +38,34 @@ t.test('refused responses lock the ACS for that address: 429 with Retry-After, e
   t.equal(r.status, 429)
   t.ok(Number(r.headers.get('retry-after')) >= 1)
   t.equal(lastFailure(app.events), 'locked')
+})
+
+t.test('malformed responses count toward the ACS lockout like refused ones, each answered with its own 400/413', async (t) => {
+  const malformed: Record<string, (xml: string) => Record<string, string>> = {
+    'not base64': () => ({ SAMLResponse: '***not base64***' }),
+    'not XML': () => ({ SAMLResponse: Buffer.from('<a><b></a>').toString('base64') }),
+    'a DTD': (xml) => ({ SAMLResponse: Buffer.from(`<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x "y">]>${xml}`).toString('base64') }),
+    'too large for the handler': () => ({ SAMLResponse: Buffer.alloc(260 * 1024, 'a').toString('base64') }),
+    'beyond the route\'s body limit': () => ({ SAMLResponse: 'A'.repeat(1024 * 1024) })
+  }
+  const locked = async (t: Test, kinds: string[]): Promise<void> => {
+    const app = await samlApp({}, { login: { rateLimit: { login: { max: 1000 }, failures: { perAccount: 3, perIp: 3 } } } })
+    t.teardown(() => app.app.close())
+    for (const kind of kinds) {
+      const c = app.client()
+      const { fields } = await app.start(c)
+      const r = await c.fetch('/auth/saml/acs', { method: 'POST', form: malformed[kind]!(signedResponse(fields, keys.idp.key)) })
+      t.ok(r.status === 400 || r.status === 413, `${kind}: ${r.status}`)
+    }
+    const c = app.client()
+    const { fields } = await app.start(c)
+    const r = await app.post(c, signedResponse(fields, keys.idp.key))
+    t.equal(r.status, 429, 'then even a valid response from that address is locked out')
+    t.equal(lastFailure(app.events), 'locked')
+    t.ok(app.events.some((e) => e.type === 'lockout.started'))
+  }
+  await t.test('refused by the handler', async (t) => { await locked(t, ['not base64', 'not XML', 'a DTD']) })
+  await t.test('too large, by the handler and by Fastify\'s body limit', async (t) => { await locked(t, ['too large for the handler', 'beyond the route\'s body limit', 'beyond the route\'s body limit']) })
 })
 
 t.test('from and site travel through the IdP in the login state; session=1 gives session cookies', async (t) => {
