@@ -14,7 +14,7 @@ import { requestLogger } from '../../lib/logger.js'
 import type { SignedInSession } from '../../plugins/core/kit.js'
 import { samlClient } from './client.js'
 import { LoginStateCookie } from './login-state.js'
-import type { SamlContext } from './context.js'
+import { isNavigation, type SamlContext } from './context.js'
 import { sessionAttrs } from './user.js'
 
 const UNSPECIFIED = 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified'
@@ -31,7 +31,7 @@ export function samlLogout (ctx: SamlContext) {
     }
     kit.api.tokens.reset(reply)
     if (session === undefined) return await reply.send({ status: 'logged out' })
-    await kit.api.revokeSession(session.sessionId)
+    await kit.api.sessions.revoke(session.sessionId)
     const userId = session.user.id
     if (kit.audit.on) kit.audit.emit(request, 'logout', { reason: 'session', provider: o.name, userId, aud: session.claims.aud?.[0], everywhere: false })
     const location = await logoutRequestUrl(ctx, request, session).catch((err: unknown) => {
@@ -40,7 +40,7 @@ export function samlLogout (ctx: SamlContext) {
       return undefined
     })
     if (location === undefined) return await reply.send({ status: 'logged out' })
-    if (request.headers['sec-fetch-mode'] === 'navigate') return reply.redirect(location, 303)
+    if (isNavigation(request)) return reply.redirect(location, 303)
     return await reply.send({ status: 'logged out', location })
   }
 }
