@@ -16,10 +16,11 @@ import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { bodyFields, queryText, requestFields, type LoginRequest } from '../../lib/login-request.js'
 import { requestLogger } from '../../lib/logger.js'
 import { LockedOutError } from '../../lib/throttle/lockout.js'
+import type { SecondFactorAnswer } from '../../lib/second-factor.js'
 import { loginStep } from '../../lib/telemetry/index.js'
 import { builtinKit } from '../../plugins/core/kit.js'
 import { loadSamlDriver } from './driver.js'
-import type { SamlContext } from './context.js'
+import { isNavigation, type SamlContext } from './context.js'
 import { IdpDirectory, TENANT_RE } from './directory.js'
 import { LoginStateCookie } from './login-state.js'
 import { resolveOptions, type SamlProviderOptions } from './options.js'
@@ -102,11 +103,27 @@ async function acs (ctx: SamlContext, request: FastifyRequest, reply: FastifyRep
   if (state !== undefined) await ctx.state.spend(request, state)
   const user = await samlUser(o.name, o.mapUser, checked.assertion)
   const result = { user, aud: state?.site, from: state?.from, sessionOnly: state?.sessionOnly === true }
-  // A second factor required of this provider (TOTP, passkeys) takes the login over: then no session yet.
-  const outcome = await kit.secondFactors.of(o.name)?.(request, reply, result) ?? 'complete'
+  // A second factor required of this provider (TOTP, passkeys) takes the login over: then no session yet. The ACS
+  // is the browser's navigation from the IdP's page, so the browser goes on to the app's sign-in page, which asks
+  // for the factor; a request that is not a navigation gets the 401 naming the methods, as after a password.
+  const answer = isNavigation(request) ? toSignInPage(kit.loginPage) : undefined
+  const outcome = await kit.secondFactors.of(o.name)?.(request, reply, result, answer) ?? 'complete'
   if (outcome === 'complete') return await kit.completeLogin(request, reply, result)
   if (kit.audit.on) kit.audit.emit(request, 'login.second_factor_required', { reason: 'second_factor', provider: o.name, userId: user.id, aud: result.aud })
   return reply
+}
+
+/**
+ * The second-factor step's answer to a page navigation: a 303 to the sign-in page with
+ * `second_factor=<methods>` (`totp`, `passkey`, comma-separated), where the page asks for one of them; the pending
+ * login (its cookie set on this answer) keeps `from`, `site` and `session` for the login the factor completes.
+ */
+function toSignInPage (loginPage: string): SecondFactorAnswer {
+  return (reply, steps) => {
+    const page = new URL(loginPage)
+    page.searchParams.set('second_factor', steps.map((s) => s.method).join(','))
+    void reply.redirect(page.href, 303)
+  }
 }
 
 /** Reasons of a response refused before any check: not base64, not XML, a DTD, too large. */

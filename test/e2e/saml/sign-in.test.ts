@@ -8,7 +8,7 @@ import Fastify from 'fastify'
 import FakeTimers from '@sinonjs/fake-timers'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import { authPlugin } from '../../../auth.js'
-import { samlProvider } from '../../../index.js'
+import { samlProvider, totpProvider } from '../../../index.js'
 import type { AuditEvent } from '../../../lib/audit/events.js'
 import { freePort } from '../../helpers/redis-server.js'
 import { client, type Client } from '../../helpers/client.js'
@@ -16,6 +16,7 @@ import { authnRequestOf } from '../../helpers/saml-idp.js'
 import { chromiumMissing, launch } from '../browser/browser.js'
 import { idpSignIn, pageText, simpleSaml, simpleSamlSkip, USERS } from '../../helpers/simplesamlphp.js'
 import { keyPair } from '../../helpers/saml-idp.js'
+import { enrol, KEY } from '../../helpers/totp-app.js'
 
 const skip = simpleSamlSkip()
 if (skip !== undefined) {
@@ -32,20 +33,25 @@ if (skip !== undefined) {
       { ...sp('enc'), cert: spKeys.cert, encryptAssertion: true },
       { ...sp('nokey'), cert: spKeys.cert, encryptAssertion: true },
       { ...sp('legacy'), signatureAlgorithm: 'sha1' },
-      sp('other')
+      sp('other'),
+      sp('mfa')
     ]
   })
   t.comment(`SimpleSAMLphp accepted connections ${idp.startMs.toFixed(0)} ms after its start (key pair made with openssl included)`)
   const events: AuditEvent[] = []
   const app = Fastify()
-  await app.register(authPlugin, { secret: () => 'saml-e2e-secret-0123456789abcdef-0123', url, onEvent: (e) => { events.push(e) }, login: { rateLimit: { failures: { perAccount: 1000, perIp: 1000 } } } })
+  await app.register(authPlugin, { secret: () => 'saml-e2e-secret-0123456789abcdef-0123', url, onEvent: (e) => { events.push(e) }, login: { rateLimit: { failures: { perAccount: 1000, perIp: 1000 } }, page: '/sign-in' } })
   const metadata = { metadataUrl: idp.metadataUrl }
   await app.register(samlProvider, { name: 'corp', idp: metadata, loginTtl: '1h' })
   await app.register(samlProvider, { name: 'enc', idp: metadata, privateKey: spKeys.key, cert: spKeys.cert })
   await app.register(samlProvider, { name: 'nokey', idp: metadata })
   await app.register(samlProvider, { name: 'legacy', idp: metadata })
   await app.register(samlProvider, { name: 'other', idp: metadata })
+  await app.register(samlProvider, { name: 'mfa', idp: metadata })
+  await app.register(totpProvider, { encryptionKey: KEY, secondFactor: ['mfa'] })
   app.get('/', async () => 'home')
+  // The app's sign-in page (login.page): here it only says which second factor it would ask for.
+  app.get('/sign-in', async (request, reply) => await reply.type('text/html').send(`<p id="factor">${String((request.query as { second_factor?: string }).second_factor ?? '')}</p>`))
   app.get('/whoami', { preHandler: app.auth.optionalUser }, async (request) => ({ user: request.user }))
   await app.listen({ port, host: '127.0.0.1' })
   t.teardown(() => app.close())
@@ -95,6 +101,36 @@ if (skip !== undefined) {
     await page.goto(`${url}/auth/corp/login`)
     await page.waitForSelector('input[name=username]')
     t.pass('signed out at the IdP too: its login page again')
+  })
+
+  t.test('Chromium with a second factor after SAML: from the IdP\'s page to the sign-in page, which completes the login with the factor', { skip: chromiumMissing() }, async (t) => {
+    // alice enrols an authenticator app after a first SAML sign-in (no app yet: signed in at once).
+    const c = client(url)
+    const first = await realResponse(c, 'mfa')
+    t.equal((await post(c, first.xml, 'mfa')).status, 200)
+    const { recoveryCodes } = await enrol(c)
+    const b = await launch('saml-second-factor.test.ts')
+    t.teardown(() => b.close())
+    const { page } = b
+    await page.goto(`${url}/auth/mfa/login?from=${encodeURIComponent('/whoami')}`)
+    await page.waitForSelector('input[name=username]')
+    await page.fill('input[name=username]', 'alice')
+    await page.fill('input[name=password]', 'alice-pass')
+    await Promise.all([page.waitForURL(`${url}/sign-in?second_factor=totp`), page.click('button[type=submit], input[type=submit]')])
+    t.equal(await page.textContent('#factor'), 'totp', 'the IdP\'s form post ends on the app\'s sign-in page, which asks for the code')
+    t.equal(await page.evaluate(async () => (await fetch('/auth/user')).status), 401, 'no session yet')
+    t.ok(events.some((e) => e.type === 'login.second_factor_required' && e.provider === 'mfa'))
+    // The page posts the factor (a recovery code here: a code of the enrolment's step would be refused as used).
+    const done = await page.evaluate(async (recoveryCode) => {
+      const r = await fetch('/auth/totp/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ recoveryCode }) })
+      return { status: r.status, url: r.url }
+    }, recoveryCodes[0]!)
+    t.same(done, { status: 200, url: `${url}/whoami` }, 'the pending login set at the cross-site ACS completes, to the from of the SAML login')
+    const user = await page.evaluate(async () => {
+      const xsrf = (document as unknown as { cookie: string }).cookie.split('; ').find((c) => c.startsWith('XSRF-TOKEN='))?.slice(11) ?? ''
+      return await (await fetch('/auth/user', { headers: { 'X-XSRF-TOKEN': xsrf } })).json()
+    })
+    t.match(user, { name: 'Alice Liddell' }, 'signed in')
   })
 
   t.test('an encrypted assertion is taken with the SP key, refused without one', async (t) => {

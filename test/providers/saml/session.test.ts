@@ -84,9 +84,9 @@ t.test('from and site travel through the IdP in the login state; session=1 gives
   t.equal(other.status, 403, 'an audience outside `audiences` is refused before the IdP')
 })
 
-t.test('a second factor after SAML: the ACS asks for the authenticator code, which completes the login', async (t) => {
+t.test('a second factor after SAML: the browser is sent to the sign-in page, which asks for the code; an API call gets the 401', async (t) => {
   const clock = fakeClock(t)
-  const app = await samlApp({}, { url: 'http://localhost:8080' }, async (app) => {
+  const app = await samlApp({}, { url: 'http://localhost:8080', login: { page: '/sign-in?lang=en' } }, async (app) => {
     await app.register(totpProvider, { encryptionKey: KEY, secondFactor: ['saml'] })
   })
   t.teardown(() => app.app.close())
@@ -95,14 +95,31 @@ t.test('a second factor after SAML: the ACS asks for the authenticator code, whi
   t.equal((await app.post(c, signedResponse(started.fields, keys.idp.key))).status, 200, 'no app yet: signed in')
   const { secret } = await enrol(c)
   await c.fetch('/auth/logout', { headers: xsrf(c) })
+
+  // The IdP's page posts the response: a cross-site navigation of the browser.
   clock.tick(30_000) // the enrolment's code is spent: the next step's
+  started = await app.start(c, '?from=%2Fafter')
+  const navigation = { 'sec-fetch-mode': 'navigate', 'sec-fetch-site': 'cross-site', origin: 'https://idp.example.test' }
+  let r = await c.fetch('/auth/saml/acs', { method: 'POST', headers: navigation, form: { SAMLResponse: Buffer.from(signedResponse(started.fields, keys.idp.key)).toString('base64') } })
+  t.equal(r.status, 303)
+  t.equal(r.headers.get('location'), 'http://localhost:8080/sign-in?lang=en&second_factor=totp', 'the sign-in page, naming the factor')
+  t.notOk(c.jar.cookies.has('JWT'), 'no session yet')
+  t.ok([...c.jar.cookies.keys()].some((k) => k.startsWith('gatehouse-totp-')), 'the pending login is set')
+  t.match(app.events.filter((e) => e.type === 'login.second_factor_required').at(-1), { provider: 'saml', reason: 'second_factor' })
+  let done = await secondStep(c, { code: oathtool(secret) })
+  t.equal(done.status, 303, 'the code completes the login')
+  t.equal(done.headers.get('location'), 'http://localhost:8080/after', 'to the from of the SAML login')
+  t.ok(c.jar.cookies.has('JWT'))
+  await c.fetch('/auth/logout', { headers: xsrf(c) })
+
+  // Not a navigation (a test client, a script): the 401 naming the methods, as after a password.
+  clock.tick(30_000)
   started = await app.start(c)
-  const r = await app.post(c, signedResponse(started.fields, keys.idp.key))
+  r = await app.post(c, signedResponse(started.fields, keys.idp.key))
   t.equal(r.status, 401)
   t.match(await r.json(), { code: 'GATEHOUSE_SECOND_FACTOR', methods: ['totp'] })
   t.notOk(c.jar.cookies.has('JWT'), 'no session yet')
-  t.ok(app.events.some((e) => e.type === 'login.second_factor_required' && e.provider === 'saml'))
-  const done = await secondStep(c, { code: oathtool(secret) })
+  done = await secondStep(c, { code: oathtool(secret) })
   t.equal(done.status, 200)
   t.equal((await done.json()).name, 'Alice Example')
 })
