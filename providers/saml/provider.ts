@@ -15,6 +15,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { bodyFields, queryText, requestFields, type LoginRequest } from '../../lib/login-request.js'
 import { requestLogger } from '../../lib/logger.js'
+import { setProviderProtocol } from '../../lib/audit/audit.js'
 import { LockedOutError } from '../../lib/throttle/lockout.js'
 import type { SecondFactorAnswer } from '../../lib/second-factor.js'
 import { loginStep } from '../../lib/telemetry/index.js'
@@ -37,6 +38,8 @@ async function saml (fastify: FastifyInstance, opts: SamlProviderOptions): Promi
   await directory.init()
   const ctx: SamlContext = { kit, o, driver, directory, state: new LoginStateCookie(kit, o.name, o.loginTtlMs) }
   kit.mount({ name: o.name, login: async (request, reply, login) => await startLogin(ctx, request, reply, login), logout: samlLogout(ctx) })
+  // Every audit event of this provider, the core's included (login.succeeded, a refused /login), says it is SAML.
+  setProviderProtocol(kit.audit, o.name, 'saml')
   kit.secondFactors.take(o.name)
   // The ACS reads a base64 form field: a third more than the XML, and the form's own bytes.
   kit.routes(o.name, (scope) => {

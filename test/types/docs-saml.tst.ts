@@ -33,6 +33,14 @@ await Fastify().register(authPlugin, {
   }
 })
 
+await Fastify().register(authPlugin, {
+  secret,
+  url,
+  onEvent: (event) => {
+    if (event.protocol === 'saml' && event.type === 'login.failed') app.log.warn({ provider: `saml:${event.provider}`, reason: event.reason }, 'SAML sign-in refused')
+  }
+})
+
 // The options' types refuse what registration would refuse.
 // @ts-expect-error: idp is required
 await app.register(samlProvider, { name: 'sso' })

@@ -5,7 +5,7 @@
  */
 import t, { type Test } from 'tap'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
-import { totpProvider } from '../../../index.js'
+import { directProvider, totpProvider } from '../../../index.js'
 import { IDP_ENTITY, IDP_SLO, IDP_SSO, newId, signedResponse } from '../../helpers/saml-idp.js'
 import { enrol, KEY, oathtool, secondStep, xsrf } from '../../helpers/totp-app.js'
 import { fakeClock } from '../../helpers/account-app.js'
@@ -38,6 +38,32 @@ t.test('refused responses lock the ACS for that address: 429 with Retry-After, e
   t.equal(r.status, 429)
   t.ok(Number(r.headers.get('retry-after')) >= 1)
   t.equal(lastFailure(app.events), 'locked')
+})
+
+t.test('audit: every event of a SAML provider names it (its mounted name) with protocol saml and a reason; other providers\' events carry no protocol', async (t) => {
+  const app = await samlApp({ name: 'sso' }, {}, async (app) => {
+    await app.register(directProvider, { name: 'local', checker: (user, passwd) => user === 'bob' && passwd === 'bob-secret' })
+  })
+  t.teardown(() => app.app.close())
+  const c = app.client()
+  let started = await app.start(c)
+  t.equal((await app.post(c, signedResponse(started.fields, keys.other.key))).status, 403)
+  started = await app.start(c)
+  t.equal((await app.post(c, signedResponse(started.fields, keys.idp.key))).status, 200)
+  t.equal((await c.fetch('/auth/sso/logout', { headers: xsrf(c) })).status, 200)
+  t.equal((await app.client().fetch('/auth/sso/login', { headers: { 'sec-fetch-site': 'cross-site', origin: 'https://evil.test' } })).status, 403)
+  t.equal((await app.client().fetch('/auth/local/login', { method: 'POST', json: { user: 'bob', passwd: 'bob-secret' } })).status, 200)
+  t.equal((await app.client().fetch('/auth/local/login', { method: 'POST', json: { user: 'bob', passwd: 'wrong' } })).status, 403)
+  const of = (type: string, provider: string): Array<Record<string, unknown>> =>
+    app.events.filter((e) => e.type === type && e.provider === provider) as unknown as Array<Record<string, unknown>>
+  t.match(of('login.failed', 'sso'), [{ protocol: 'saml', reason: 'saml_signature', status: 403 }], 'a refused response')
+  t.match(of('login.succeeded', 'sso'), [{ protocol: 'saml', reason: 'session_issued' }], 'the session, emitted by the core')
+  t.match(of('logout', 'sso'), [{ protocol: 'saml', reason: 'session' }])
+  t.match(of('cross_site.refused', 'sso'), [{ protocol: 'saml' }], 'a refused /login start, emitted by the mount')
+  const saml = app.events.filter((e) => e.provider === 'sso')
+  t.ok(saml.length >= 4 && saml.every((e) => e.protocol === 'saml'), 'all of them')
+  const local = app.events.filter((e) => e.provider === 'local')
+  t.ok(local.length >= 2 && local.every((e) => !('protocol' in e)), 'a direct provider\'s events: no protocol')
 })
 
 t.test('malformed responses count toward the ACS lockout like refused ones, each answered with its own 400/413', async (t) => {
