@@ -34,6 +34,13 @@ await app.register(emailProvider, {
   sender: new SmtpSender({ host: 'smtp.example.com', port: 587, startTLS: true, username, password, from: 'no-reply@example.com' })
 })
 await app.register(telegramProvider, { token })
+// upgrading.md: the registrations that replace addOidcProvider and addTelegramProvider.
+await app.register(async (app) => {
+  const name = 'sso2'; const cid = 'c'; const csecret = 's'; const issuer = 'https://sso.example.com'
+  await app.register(oidcProvider, { name, cid, csecret, issuer })
+  const opts = { token, name: 'telegram2' }
+  await app.register(telegramProvider, opts)
+})
 await app.register(directProvider, { name: 'local', checker })
 
 // docs/providers/password.md: the example and one per option

@@ -6,7 +6,7 @@
 import t from 'tap'
 import Fastify from 'fastify'
 import { authPlugin } from '../../../auth.js'
-import { emailProvider } from '../../../providers/index.js'
+import { emailProvider } from '../../../index.js'
 import { latencyStore } from '../../helpers/latency-store.js'
 
 t.test('the right code sent twice at once signs in once', async (t) => {
