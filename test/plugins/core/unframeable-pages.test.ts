@@ -25,9 +25,9 @@ const fromFetch = async (r: Response): Promise<Answer> => ({ status: r.status, h
 
 /** The sources that send pages, by what each serves: every one is exercised below. */
 const PAGE_SOURCES: Record<string, string> = {
-  'plugins/core/device-sign-in.ts': 'the device page (GET, and the answers of its POST)',
-  'plugins/core/native-sign-in.ts': 'the confirmation of a sign-in started from another site',
-  'lib/cross-site.ts': 'the page of a confirmation link opened from another site (continuePage)',
+  'plugins/core/clients/device-sign-in.ts': 'the device page (GET, and the answers of its POST)',
+  'plugins/core/clients/native-sign-in.ts': 'the confirmation of a sign-in started from another site',
+  'lib/login/cross-site.ts': 'the page of a confirmation link opened from another site (continuePage)',
   'servers/authorize.ts': 'the login page of the local and dev OAuth2 servers',
   'plugins/toolkit/profiler.ts': 'the profiler\'s index'
 }
@@ -42,9 +42,9 @@ function unframeable (t: Tap.Test, what: string, a: Answer, status = 200): void 
 }
 
 t.test('the pages of the auth core and its providers', async (t) => {
-  const s = await clientsApp({}, undefined, (app) => {
+  const s = await clientsApp({}, { setup: (app) => {
     void app.register(verifyProvider, { name: 'email', template: 'Sign in: {{.Token}}', sender: () => {} })
-  })
+  } })
   t.teardown(s.close)
   const login = await s.app.inject({ method: 'POST', url: '/auth/local/login', payload: { user: 'ann', passwd: 'x' } })
   const jar = Object.fromEntries(login.cookies.map((c) => [c.name, c.value]))
