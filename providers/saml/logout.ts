@@ -9,8 +9,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import { queryText } from '../../lib/login-request.js'
-import { requestLogger } from '../../lib/logger.js'
+import { queryText } from '../../lib/login/login-request.js'
+import { requestLogger } from '../../lib/logging/logger.js'
 import type { SignedInSession } from '../../plugins/core/kit.js'
 import { samlClient } from './client.js'
 import { LoginStateCookie } from './login-state.js'
