@@ -30,7 +30,8 @@ export type { StateStore } from './lib/state-store.js'
 
 // The provider plugins (their options: fastify-gatehouse/providers).
 export {
-  directProvider, oauth2Provider, oidcProvider, appleProvider, emailProvider, telegramProvider, passkeyProvider, totpProvider, devProvider
+  directProvider, oauth2Provider, oidcProvider, appleProvider, emailProvider, telegramProvider, passkeyProvider, totpProvider, devProvider,
+  samlProvider
 } from './providers/lazy.js'
 
 // Errors and audit events.

@@ -26,9 +26,10 @@ import type { Sender, SenderFunc } from './providers/email/sender.js'
 import type { TelegramProviderOptions } from './providers/telegram/options.js'
 import type { PasskeyProviderOptions } from './providers/passkey/options.js'
 import type { TotpProviderOptions } from './providers/totp/options.js'
+import type { SamlProviderOptions } from './providers/saml/options.js'
 import {
   appleProvider, devProvider, directProvider, emailProvider, handlerProvider, oauth2Provider, oidcProvider, passkeyProvider,
-  telegramProvider, totpProvider, verifyFamilyProvider
+  samlProvider, telegramProvider, totpProvider, verifyFamilyProvider
 } from './providers/lazy.js'
 import { coreOf } from './plugins/core/signin/internals.js'
 
@@ -48,6 +49,7 @@ export type ProviderEntry =
   | ({ kind: 'telegram' } & TelegramProviderOptions)
   | ({ kind: 'passkey' } & PasskeyProviderOptions)
   | ({ kind: 'totp' } & TotpProviderOptions)
+  | ({ kind: 'saml' } & SamlProviderOptions)
   /**
    * A self-implemented provider (the `handlerProvider` plugin, as `addCustomHandler` registers it): the provider,
    * or a function building it on the provider kit (which completes its logins).
@@ -66,6 +68,7 @@ const PLUGINS: Record<ProviderEntry['kind'], FastifyPluginAsync<never>> = {
   telegram: telegramProvider,
   passkey: passkeyProvider,
   totp: totpProvider,
+  saml: samlProvider,
   handler: handlerProvider
 }
 

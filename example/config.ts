@@ -26,6 +26,8 @@ export interface DemoConfig {
   devPort: number
   /** Port of the local OAuth2 server behind the `custom` provider. */
   customPort: number
+  /** Port of the SimpleSAMLphp IdP behind `saml`, when it is installed (0: any free port). */
+  samlIdpPort: number
   avatarStore: string
   /** Where passkeys live (`memory://`, `bolt://`, or a Redis address as for `stateStore`). */
   passkeyStore: string
@@ -104,6 +106,7 @@ export function readConfig (env: DemoEnv, builtinNames: readonly string[]): Demo
     secret,
     devPort: port(env, 'DEV_AUTH_PORT', 8084),
     customPort: port(env, 'CUSTOM_AUTH_PORT', 9096),
+    samlIdpPort: port(env, 'SAML_IDP_PORT', 0),
     avatarStore: text(env, 'AVATAR_STORE') ?? 'bolt://./var/avatars.db',
     passkeyStore: text(env, 'PASSKEY_STORE') ?? 'memory://',
     stateStore: text(env, 'STATE_STORE') ?? 'memory://',

@@ -7,13 +7,14 @@
 import type { FastifyInstance } from 'fastify'
 import { timingSafeEqual } from 'node:crypto'
 import {
-  devProvider, emailProvider, oauth2Provider, passkeyProvider, telegramProvider, totpProvider, type ClaimsUpdater, type CredChecker
+  devProvider, emailProvider, oauth2Provider, passkeyProvider, samlProvider, telegramProvider, totpProvider, type ClaimsUpdater, type CredChecker
 } from '../index.js'
 import { appleKeyFromFile, discoverOidc, SmtpSender, type Sender } from '../providers/index.js'
 import type { Logger } from '../compat.js'
 import { startLocalOAuth2Server, type RunningOAuth2Server } from '../servers/index.js'
 import { DemoError, type DemoConfig } from './config.js'
 import { portError } from './listen.js'
+import { SIMPLESAMLPHP_PACKAGES, simpleSamlMissing, startSimpleSaml } from './simplesamlphp.js'
 
 /** Users of the direct provider `local`: password, role, admin flag. */
 const USERS: Record<string, { passwd: string; role?: string; admin?: boolean }> = {
@@ -110,7 +111,36 @@ export async function addDemoProviders (app: FastifyInstance, ctx: ProviderConte
   await app.register(passkeyProvider, { store: cfg.passkeyStore, rpName: 'fastify-gatehouse demo', secondFactor: ['local'] })
   // Authenticator apps: added on the page; then a `local` password login asks for a code (or the passkey).
   await app.register(totpProvider, { encryptionKey: cfg.totpKey, store: cfg.totpStore, issuer: 'gatehouse demo', secondFactor: ['local'] })
+  await addSaml(app, ctx)
   return { dev, customUrl: local.url }
+}
+
+/** SAML users of the demo's IdP: password and attributes. */
+const SAML_USERS = {
+  alice: { password: 'alice-saml', attributes: { uid: ['alice'], mail: ['alice@saml.example'], displayName: ['Alice (SAML)'], groups: ['admins'] } },
+  bob: { password: 'bob-saml', attributes: { uid: ['bob'], mail: ['bob@saml.example'], displayName: ['Bob (SAML)'] } }
+}
+
+/**
+ * saml: through a SimpleSAMLphp the demo starts on this machine when Debian's package is installed (its own login
+ * page, its own signing key, this demo as its service provider). Without it, or when it cannot start, the demo goes
+ * on without `saml` and says how to install it.
+ */
+async function addSaml (app: FastifyInstance, ctx: ProviderContext): Promise<void> {
+  const missing = simpleSamlMissing()
+  if (missing !== undefined) {
+    ctx.warn(`provider saml is off: ${missing.replace(/ \(apt-get.*$/, '')}; to try SAML: apt-get install -y --no-install-recommends ${SIMPLESAMLPHP_PACKAGES}`)
+    return
+  }
+  const sp = { entityId: `${ctx.url}/auth/saml/metadata`, acsUrl: `${ctx.url}/auth/saml/acs`, sloUrl: `${ctx.url}/auth/saml/slo` }
+  const port = ctx.cfg.samlIdpPort === 0 ? undefined : ctx.cfg.samlIdpPort
+  const idp = await startSimpleSaml({ users: SAML_USERS, sps: [sp], port }).catch((err: unknown) => {
+    ctx.warn(`provider saml is off: SimpleSAMLphp did not start (${(err as Error).message.split('\n')[0]})`)
+  })
+  if (idp === undefined) return
+  ctx.onStop(idp.stop)
+  await app.register(samlProvider, { idp: { metadataUrl: idp.metadataUrl } })
+  ctx.out(`demo: SAML identity provider (SimpleSAMLphp) at ${idp.base}: alice / alice-saml, bob / bob-saml`)
 }
 
 function emailTemplate (url: string): string {

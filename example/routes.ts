@@ -50,13 +50,13 @@ export function registerPage (app: FastifyInstance): void {
 }
 
 /**
- * A login the browser navigated to (an OAuth2 redirect, a provider's callback) that fails would leave the
- * user on a JSON error. For page navigations to a provider's login or callback, send the browser back to the
- * page with the error in `?error=`, where the page shows it; API calls (fetch, curl) and the other auth
- * routes (`/user`, `/status`, opened by hand to look at them) still get the JSON.
+ * A login the browser navigated to (an OAuth2 redirect, a provider's callback, SAML's assertion consumer service)
+ * that fails would leave the user on a JSON error. For page navigations to a provider's login, callback or ACS,
+ * send the browser back to the page with the error in `?error=`, where the page shows it; API calls (fetch, curl)
+ * and the other auth routes (`/user`, `/status`, opened by hand to look at them) still get the JSON.
  */
 export function registerLoginFailureRedirect (app: FastifyInstance, authPrefix: string): void {
-  const loginRoute = new RegExp(`^${authPrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/[^/?]+/(?:login|callback)(?:\\?|$)`)
+  const loginRoute = new RegExp(`^${authPrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/[^/?]+/(?:login|callback|acs)(?:\\?|$)`)
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     if (reply.statusCode < 400 || (request.method !== 'GET' && request.method !== 'POST')) return payload
     if (!loginRoute.test(request.url) || !isPageNavigation(request)) return payload

@@ -26,7 +26,8 @@ export const OPTIONAL_DRIVERS = {
   helmet: '^8.3.0',
   otpauth: '^9.5.2',
   qrcode: '^1.5.4',
-  '@opentelemetry/api': '^1.9.0'
+  '@opentelemetry/api': '^1.9.0',
+  '@node-saml/node-saml': '^5.1.0'
 } as const
 
 export type DriverName = keyof typeof OPTIONAL_DRIVERS

@@ -32,6 +32,8 @@ export type { EmailProviderOptions } from './email/provider.js'
 export type { TelegramProviderOptions } from './telegram/options.js'
 export type { PasskeyProviderOptions } from './passkey/options.js'
 export type { TotpProviderOptions } from './totp/options.js'
+// SAML's IdP settings, assertion and mapping are reached through it: `SamlProviderOptions['idp']`, `['mapUser']`.
+export type { SamlProviderOptions } from './saml/options.js'
 
 // The OAuth2 engine's data: the built-ins, how a provider's user is mapped, OIDC discovery.
 export { builtinProviders, OAUTH2_BUILTIN_NAMES, type BuiltinProviderName } from './oauth2/builtins.js'

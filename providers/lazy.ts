@@ -13,6 +13,7 @@ import type { EmailProviderOptions } from './email/provider.js'
 import type { TelegramProviderOptions } from './telegram/options.js'
 import type { PasskeyProviderOptions } from './passkey/options.js'
 import type { TotpProviderOptions } from './totp/options.js'
+import type { SamlProviderOptions } from './saml/options.js'
 import type { HandlerProviderOptions } from './handler.js'
 
 /**
@@ -51,5 +52,10 @@ export const telegramProvider = lazyPlugin<TelegramProviderOptions>('gatehouse-t
 export const passkeyProvider = lazyPlugin<PasskeyProviderOptions>('gatehouse-passkey', async () => (await import('./passkey/provider.js')).passkeyProvider)
 /** Authenticator-app codes (TOTP) and recovery codes as a second factor. */
 export const totpProvider = lazyPlugin<TotpProviderOptions>('gatehouse-totp', async () => (await import('./totp/provider.js')).totpProvider)
+/**
+ * SAML 2.0 sign-in as a service provider (its IdP by metadata, by fields, or per tenant); loads
+ * @node-saml/node-saml, an optional peer dependency, when registered.
+ */
+export const samlProvider = lazyPlugin<SamlProviderOptions>('gatehouse-saml', async () => (await import('./saml/provider.js')).samlProvider)
 /** A self-implemented provider (`{ provider }`: the provider, or `(kit) => provider`), behind the same login prelude. */
 export const handlerProvider = lazyPlugin<HandlerProviderOptions>('gatehouse-handler', async () => (await import('./handler.js')).handlerProvider)

@@ -5,7 +5,7 @@ import { captchaToken, resetCaptcha } from './captcha.js'
 const $ = (sel) => document.querySelector(sel)
 const AUTH = '/auth'
 // Providers with a form or flow of their own on this page; every other one is an OAuth2 redirect.
-const OWN_UI = new Set(['local', 'email', 'emailcode', 'telegram', 'passkey', 'totp'])
+const OWN_UI = new Set(['local', 'email', 'emailcode', 'telegram', 'passkey', 'totp', 'saml'])
 const LABELS = { dev: 'dev (fake OAuth2 server)', custom: 'custom (local OAuth2 server)', oidc: 'OpenID Connect' }
 
 const params = new URLSearchParams(location.search)
@@ -121,6 +121,8 @@ async function loadProviders () {
   $('#method-email').hidden = !names.includes('email')
   $('#method-emailcode').hidden = !names.includes('emailcode')
   $('#telegram').hidden = !names.includes('telegram')
+  $('#method-saml').hidden = !names.includes('saml')
+  $('#saml-sign-in').href = `${AUTH}/saml/login?from=${from}`
 }
 
 $('#direct-form').addEventListener('submit', async (ev) => {

@@ -59,6 +59,19 @@ const OUTCOMES: Record<AuditEventType, AuditOutcome> = {
   'device.denied': 'failure'
 }
 
+/**
+ * The protocol each provider's events carry (`AuditBase['protocol']`), per root plugin's audit: kept beside the
+ * class, not on it, so that no provider can set it through the audit it is handed. One map lookup per event.
+ */
+const PROTOCOLS = new WeakMap<Audit, Map<string, 'saml'>>()
+
+/** Every event `audit` emits for provider `name` (whoever emits it: the core or the provider) carries `protocol`. */
+export function setProviderProtocol (audit: Audit, name: string, protocol: 'saml'): void {
+  let map = PROTOCOLS.get(audit)
+  if (map === undefined) PROTOCOLS.set(audit, map = new Map())
+  map.set(name, protocol)
+}
+
 export class Audit {
   /** Events built so far (tests check that none is built while nobody listens). */
   built = 0
@@ -79,6 +92,7 @@ export class Audit {
   emit<T extends AuditEventType> (request: FastifyRequest | undefined, type: T, fields: AuditFields<T>): void {
     if (!this.on) return
     this.built++
+    const protocol = fields.provider === undefined ? undefined : PROTOCOLS.get(this)?.get(fields.provider)
     const event = Object.freeze({
       type,
       at: Date.now(),
@@ -88,7 +102,8 @@ export class Audit {
       userId: undefined,
       aud: undefined,
       outcome: OUTCOMES[type],
-      ...fields
+      ...fields,
+      ...(protocol === undefined ? {} : { protocol })
     }) as unknown as AuditEvent
     this.tell(event)
     if (auditChannel.hasSubscribers) auditChannel.publish(event)

@@ -21,6 +21,11 @@ export interface AuditBase {
   readonly at: number
   /** The provider the request was for (its mounted name), when the decision belongs to one. */
   readonly provider: string | undefined
+  /**
+   * The sign-in protocol of `provider` when its name, the app's choice, does not say it: `saml` on every event of a
+   * SAML provider (`saml:<name>` is `${protocol}:${provider}`); absent otherwise.
+   */
+  readonly protocol?: 'saml' | undefined
   readonly outcome: AuditOutcome
   /** A stable, snake_case code saying why (the catalogue lists them per event). */
   readonly reason: string

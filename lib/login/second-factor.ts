@@ -65,12 +65,18 @@ export type SecondFactor = (request: FastifyRequest, reply: FastifyReply, login:
 
 /**
  * The outcome of the second-factor step after a right first factor: `complete` when the user holds none of the
- * factors required (the login completes now), or `answered` when the 401 naming the factors was sent (no session yet).
+ * factors required (the login completes now), or `answered` when the answer naming the factors was sent (no session yet).
  */
 export type SecondFactorOutcome = 'complete' | 'answered'
 
+/**
+ * How the step's answer is sent, once the pending logins are set: by default 401 `GATEHOUSE_SECOND_FACTOR` naming
+ * the methods; a provider whose first factor ends in a browser navigation (SAML's ACS) may send the browser on.
+ */
+export type SecondFactorAnswer = (reply: FastifyReply, steps: readonly SecondFactorStep[]) => void
+
 /** The second factors required of one provider's logins, as one step run after its first factor. */
-export type SecondFactors = (request: FastifyRequest, reply: FastifyReply, login: FirstFactorLogin) => Promise<SecondFactorOutcome>
+export type SecondFactors = (request: FastifyRequest, reply: FastifyReply, login: FirstFactorLogin, answer?: SecondFactorAnswer) => Promise<SecondFactorOutcome>
 
 /**
  * One app's second factors: which providers take one and which factors each requires. Owned by the auth core (one
@@ -114,7 +120,7 @@ export class SecondFactorRegistry {
     for (const provider of providers) this.require(provider, method, factor, option)
     fastify.addHook('onReady', async () => {
       for (const provider of providers) {
-        if (!this.takes(provider)) throw new OptionsError(option, `names "${provider}", which is not a direct provider of this app`)
+        if (!this.takes(provider)) throw new OptionsError(option, `names "${provider}", which is not a direct provider (nor a SAML one) of this app`)
       }
     })
   }
@@ -123,7 +129,7 @@ export class SecondFactorRegistry {
   of (name: string): SecondFactors | undefined {
     const factors = this.#factors.get(name)
     if (factors === undefined) return undefined
-    return async (request, reply, firstFactor) => {
+    return async (request, reply, firstFactor, answer = answerSecondFactor) => {
       if (this.trustedBrowser !== undefined && await this.trustedBrowser(request, firstFactor.user.id)) return 'complete'
       const login = { ...firstFactor, attempt: randomUUID(), provider: name }
       const steps: SecondFactorStep[] = []
@@ -132,14 +138,19 @@ export class SecondFactorRegistry {
         if (step !== undefined) steps.push(step)
       }
       if (steps.length === 0) return 'complete'
-      // Not returned: a sent Fastify reply is a thenable, and awaiting it would resolve undefined.
-      void reply.code(401).type('application/json; charset=utf-8').send({
-        error: 'second factor required',
-        details: steps.map((s) => s.details).join('; or '),
-        code: ErrorCodes.SECOND_FACTOR,
-        methods: steps.map((s) => s.method)
-      })
+      answer(reply, steps)
       return 'answered'
     }
   }
+}
+
+/** The second-factor step's answer to an API call or a page's script: 401 naming the methods. */
+function answerSecondFactor (reply: FastifyReply, steps: readonly SecondFactorStep[]): void {
+  // Not returned: a sent Fastify reply is a thenable, and awaiting it would resolve undefined.
+  void reply.code(401).type('application/json; charset=utf-8').send({
+    error: 'second factor required',
+    details: steps.map((s) => s.details).join('; or '),
+    code: ErrorCodes.SECOND_FACTOR,
+    methods: steps.map((s) => s.method)
+  })
 }

@@ -131,6 +131,8 @@ export interface BuiltinKit extends ProviderKit {
   readonly reauth: Pick<ReauthRegistry, 'register'>
   /** Lets the avatar proxy fetch pictures from `origin` (a local identity server's own address, the dev provider). */
   trustAvatarOrigin(origin: string): void
+  /** The app's sign-in page (`login.page`) as an absolute URL: where a browser is sent to go on signing in. */
+  readonly loginPage: string
 }
 
 /**
@@ -182,7 +184,8 @@ export function builtinKit (fastify: FastifyInstance, who: string): BuiltinKit {
     ...providerKit(fastify, who),
     secondFactors: core.secondFactors,
     reauth: core.reauth,
-    trustAvatarOrigin: (origin) => { core.avatar?.trustOrigin?.(origin) }
+    trustAvatarOrigin: (origin) => { core.avatar?.trustOrigin?.(origin) },
+    loginPage: core.options.loginPage
   }
 }
 

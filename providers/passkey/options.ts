@@ -31,8 +31,9 @@ export interface PasskeyProviderOptions {
    */
   userVerification?: 'required' | 'preferred' | undefined
   /**
-   * Direct providers whose password logins must also present a passkey when the user has one (opt-in). The login
-   * then answers 401 `GATEHOUSE_SECOND_FACTOR` and a pending-login cookie instead of a session. Default none.
+   * Direct and SAML providers whose logins must also present a passkey when the user has one (opt-in). The login
+   * then answers 401 `GATEHOUSE_SECOND_FACTOR` (a SAML sign-in in the browser: a redirect to the sign-in page) and a
+   * pending-login cookie instead of a session. Default none.
    */
   secondFactor?: string[] | undefined
   /** Lifetime of a pending login between the password and the passkey: ms or `'5m'`. Default 5 minutes. */

@@ -32,7 +32,10 @@ export interface TotpProviderOptions {
    * one from `uri` itself, and qrcode is not needed. Default true.
    */
   qrCode?: boolean | undefined
-  /** Direct providers whose password logins must also present a code when the user has an authenticator app. Default none. */
+  /**
+   * Direct and SAML providers whose logins must also present a code when the user has an authenticator app. Default
+   * none.
+   */
   secondFactor?: string[] | undefined
   /** Lifetime of a pending login between the password and the code: ms or `'5m'`. Default 5 minutes. */
   pendingTtl?: Duration | undefined

@@ -25,7 +25,8 @@ const PAGES: Record<string, string> = {
   'email.md': 'EmailProviderOptions',
   'telegram.md': 'TelegramProviderOptions',
   'passkeys.md': 'PasskeyProviderOptions',
-  'totp.md': 'TotpProviderOptions'
+  'totp.md': 'TotpProviderOptions',
+  'saml.md': 'SamlProviderOptions'
 }
 
 const types = await exportedProperties('providers/index.ts', (name) => Object.values(PAGES).includes(name))

@@ -15,6 +15,10 @@ import { client } from '../helpers/client.js'
 import { Browser } from '../helpers/oauth2-browser.js'
 import { CapturedIO, demoCaptchaToken, freePort, isListening, occupyPort, startDemo } from '../helpers/demo.js'
 import { MailSink } from '../helpers/mail-sink.js'
+import { simpleSamlMissing } from '../../example/simplesamlphp.js'
+
+/** `saml` is on where SimpleSAMLphp is installed (the demo starts one), off with a warning elsewhere. */
+const SAML = simpleSamlMissing() === undefined ? ['saml'] : []
 
 t.test('defaults: ports 8080/8084/9096, bolt avatar store, random secret with a warning', async (t) => {
   const a = readConfig({}, ['github'])
@@ -86,15 +90,29 @@ t.test('a port already in use is one line naming the port; nothing is left runni
   }
 })
 
+t.test('without SimpleSAMLphp the demo starts without saml and says how to install it', async (t) => {
+  const before = process.env.SIMPLESAMLPHP_WWW
+  process.env.SIMPLESAMLPHP_WWW = '/nonexistent/simplesamlphp/www'
+  try {
+    const { demo, io, stop } = await startDemo({ AUTH_SECRET: 'demo-test-secret-0123456789abcdef' })
+    t.teardown(stop)
+    t.notOk(demo.providers.includes('saml'))
+    t.ok(io.errLines.concat(io.outLines).some((l) => /provider saml is off: SimpleSAMLphp is not installed; to try SAML: apt-get install -y --no-install-recommends simplesamlphp /.test(l)), 'says how to install it')
+  } finally {
+    if (before === undefined) delete process.env.SIMPLESAMLPHP_WWW
+    else process.env.SIMPLESAMLPHP_WWW = before
+  }
+})
+
 t.test('a running demo', async (t) => {
   const { demo, io, stop } = await startDemo({ AUTH_SECRET: 'demo-test-secret-0123456789abcdef', ADMIN_PASSWD: 'basic-pw' })
   t.teardown(stop)
   const c = client(`http://127.0.0.1:${demo.port}`)
   t.equal(demo.url, `http://localhost:${demo.port}`)
-  t.same(demo.providers, ['local', 'dev', 'email', 'emailcode', 'custom', 'passkey', 'totp'])
+  t.same(demo.providers, ['local', 'dev', 'email', 'emailcode', 'custom', 'passkey', 'totp', ...SAML])
   t.match(io.outLines, [/./], 'prints something')
   t.ok(io.outLines.includes(`demo: open ${demo.url}/`), 'prints where to open it')
-  t.ok(io.outLines.includes('demo: providers on: local, dev, email, emailcode, custom, passkey, totp'), 'prints the providers')
+  t.ok(io.outLines.includes(`demo: providers on: ${['local', 'dev', 'email', 'emailcode', 'custom', 'passkey', 'totp', ...SAML].join(', ')}`), 'prints the providers')
 
   t.test('/ serves the page, gzipped when asked, with app info and a request id', async (t) => {
     const plain = await c.fetch('/')
@@ -277,7 +295,7 @@ t.test('built-ins and Apple come on from their variables; a login goes to the pr
     APPLE_CID: 'com.example.web', APPLE_TEAM_ID: 'TEAM1', APPLE_KEY_ID: 'K1', APPLE_KEY_FILE: keyFile
   })
   t.teardown(stop)
-  t.same(demo.providers, ['local', 'dev', 'email', 'emailcode', 'custom', 'github', 'discord', 'apple', 'passkey', 'totp'])
+  t.same(demo.providers, ['local', 'dev', 'email', 'emailcode', 'custom', 'github', 'discord', 'apple', 'passkey', 'totp', ...SAML])
   const c = client(`http://127.0.0.1:${demo.port}`)
   const res = await c.fetch('/auth/github/login?from=' + encodeURIComponent(`${demo.url}/`))
   t.equal(res.status, 302)

@@ -1,7 +1,7 @@
 /**
  * The package loads its heavy and optional dependencies on use, never on import: one row per family, each run
  * in a fresh process (a child script beside this file, where nothing was loaded before) that reports, step by
- * step, what has been loaded; each row compares its child's report. One test process for all five families
+ * step, what has been loaded; each row compares its child's report. One test process for all six families
  * (they were five test files, each paying the test runner's start-up).
  */
 import t from 'tap'
@@ -74,6 +74,16 @@ const rows: Row[] = [
       gzipRegistered: ['bcryptjs', 'argon2', '@fastify/compress', 'node:zlib'],
       fileServerRegistered: ['bcryptjs', 'argon2', '@fastify/static', '@fastify/compress', 'node:zlib'],
       corsAndHeadersRegistered: ['bcryptjs', 'argon2', '@fastify/static', '@fastify/compress', '@fastify/cors', 'node:zlib']
+    }
+  },
+  {
+    // The root exports samlProvider; providers/saml/ and @node-saml/node-saml load when it is registered.
+    name: 'the SAML provider and @node-saml/node-saml are loaded when samlProvider is registered, not on import nor by a password-only app',
+    child: 'saml-child.ts',
+    expected: {
+      imported: [],
+      passwordOnly: [],
+      samlRegistered: ['providers/saml', '@node-saml/node-saml']
     }
   },
   {

@@ -1,5 +1,5 @@
-// Module hooks for lazy-probe.ts: every module URL under node_modules that the ESM loader loads is appended to
-// a log file (synchronously, so it is there before the import that caused it resolves).
+// Module hooks for state-store-probe.ts: every file the ESM loader loads (a package's or one of this project's)
+// is appended to a log file (synchronously, so it is there before the import that caused it resolves).
 import { appendFileSync } from 'node:fs'
 
 let log
@@ -9,6 +9,6 @@ export function initialize (data) {
 }
 
 export async function load (url, context, nextLoad) {
-  if (url.includes('/node_modules/')) appendFileSync(log, url + '\n')
+  if (url.startsWith('file:')) appendFileSync(log, url + '\n')
   return nextLoad(url, context)
 }

@@ -17,7 +17,11 @@ const require = createRequire(import.meta.url)
 
 /** Whether any file of the package `name` has been loaded, by require or by import. */
 export function loaded (name: string): boolean {
-  const dir = `/node_modules/${name}/`
-  return Object.keys(require.cache).some((k) => k.includes(dir)) ||
-    readFileSync(log, 'utf8').split('\n').some((url) => url.includes(dir))
+  return loadedFile(`/node_modules/${name}/`)
+}
+
+/** Whether any file whose path holds `part` (`/providers/saml/`) has been loaded, by require or by import. */
+export function loadedFile (part: string): boolean {
+  return Object.keys(require.cache).some((k) => k.includes(part)) ||
+    readFileSync(log, 'utf8').split('\n').some((url) => url.includes(part))
 }

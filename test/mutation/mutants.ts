@@ -13,7 +13,7 @@
 export type Area =
   | 'token endpoints' | 'PKCE' | 'client binding' | 'redirect matching' | 'device limits' | 'migration'
   | 'trusted devices' | 'e-mail codes' | 'captcha' | 're-authentication' | 'step-up' | 'TOTP' | 'XSRF/cross-site'
-  | 'revocation' | 'JWS' | 'lockout' | 'authorization audit' | 'issue 43 fixes'
+  | 'revocation' | 'JWS' | 'lockout' | 'authorization audit' | 'issue 43 fixes' | 'SAML'
 
 export interface Mutant {
   /** Short and unique (`--only` matches it). */
@@ -72,7 +72,9 @@ const T = {
   redisRace: 'test/e2e/redis/refresh-race.test.ts',
   access: 'test/lib/audit/access.test.ts',
   login: 'test/plugins/core/login.test.ts',
-  idpMfa: 'test/e2e/oidc-provider/mfa.test.ts'
+  idpMfa: 'test/e2e/oidc-provider/mfa.test.ts',
+  samlAcs: 'test/providers/saml/acs.test.ts',
+  samlReal: 'test/e2e/saml/sign-in.test.ts'
 } as const
 
 export const MUTANTS: readonly Mutant[] = [
@@ -219,7 +221,17 @@ export const MUTANTS: readonly Mutant[] = [
 
   // Authorization audit (ASVS 5.0 16.3.2): a 403 of admin or rbac is an event.
   { id: 'access-denied-audited', area: 'authorization audit', file: 'hooks/privilege.ts', from: 'if (audit.on) denied(request, audit, privilege, user)', to: '', breaks: 'a 403 of admin or rbac leaves no trace', tests: [T.access] },
-  { id: 'access-denied-route-pattern', area: 'authorization audit', file: 'hooks/privilege.ts', from: "route: request.routeOptions.url ?? ''", to: 'route: request.url', breaks: 'the event carries the URL with its values', tests: [T.access] }
+  { id: 'access-denied-route-pattern', area: 'authorization audit', file: 'hooks/privilege.ts', from: "route: request.routeOptions.url ?? ''", to: 'route: request.url', breaks: 'the event carries the URL with its values', tests: [T.access] },
+
+  // SAML (issue 47): the checks the provider makes itself around node-saml's signature check.
+  { id: 'saml-dtd', area: 'SAML', file: 'providers/saml/xml.ts', from: 'if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw', to: 'if (false) throw', breaks: 'a response with a DTD reaches the parser (entity expansion, external entities)', tests: [T.samlAcs] },
+  { id: 'saml-duplicate-assertion', area: 'SAML', file: 'providers/saml/response.ts', from: 'if (all.length > 1) throw', to: 'if (false) throw', breaks: 'a response with a second assertion is taken (the room signature wrapping needs)', tests: [T.samlAcs] },
+  { id: 'saml-comment', area: 'SAML', file: 'providers/saml/response.ts', from: 'if (hasCommentOrPi(root)) throw', to: 'if (false) throw', breaks: 'a comment splits a signed NameID (CVE-2017-11428)', tests: [T.samlAcs] },
+  { id: 'saml-sha1', area: 'SAML', file: 'providers/saml/xml.ts', from: '  if (allowSha1) return\n', to: '  return\n', breaks: 'SHA-1 signatures and digests are taken without allowSha1', tests: [T.samlAcs] },
+  { id: 'saml-destination', area: 'SAML', file: 'providers/saml/response.ts', from: "if (attr(response, 'Destination') !== o.acsUrl) throw", to: 'if (false) throw', breaks: 'a response addressed to another service is taken', tests: [T.samlAcs, T.samlReal] },
+  { id: 'saml-issuer', area: 'SAML', file: 'providers/saml/response.ts', from: 'if (issuerOf(assertion) !== idp.entityId) throw', to: 'if (false) throw', breaks: 'an assertion issued by another IdP (signed with a key this IdP shares) is taken', tests: [T.samlAcs] },
+  { id: 'saml-assertion-once', area: 'SAML', file: 'providers/saml/response.ts', from: "if (!await kit.stateStore.setIfAbsent(key, '1', ttlMs, { client: kit.throttle.clientKey(request) })) {", to: 'if (false) {', breaks: 'an assertion is used twice (a stolen response replayed with its login state)', tests: [T.samlAcs] },
+  { id: 'saml-login-binding', area: 'SAML', file: 'providers/saml/client.ts', from: 'expected !== undefined && key === expected.id ?', to: 'expected !== undefined ?', breaks: 'a response answering another browser\'s login is taken (InResponseTo not bound to the login state)', tests: [T.samlAcs] }
 
   // Issue 43's fixes (items 1-12, in plugins/core by another helper this wave): their mutants go here once merged,
   // 8-10 of them, one per fix where it has a check to break, e.g. the constant-time XSRF comparison of the device and

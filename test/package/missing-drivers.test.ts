@@ -9,7 +9,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { PassThrough } from 'node:stream'
 import { driverResolution, installCommand, type DriverName } from '../../lib/optional-driver.js'
 import { openStateStore, RedisStateStore } from '../../stores/state/index.js'
-import { authPlugin, passkeyProvider, SmtpSender } from '../../index.js'
+import { authPlugin, passkeyProvider, samlProvider, SmtpSender } from '../../index.js'
 import { argon2Hash, corsPlugin, fileServerPlugin, secureHeadersPlugin, withArgon2Hash } from '../../toolkit.js'
 import { GridFsStore, newStore, openPasskeyStore } from '../../stores/index.js'
 import { runHashCli } from '../../plugins/toolkit/hash-cli.js'
@@ -90,6 +90,12 @@ t.test('lmdb and mongodb: the avatar and passkey stores', async (t) => {
 t.test('@simplewebauthn/server: the passkey provider fails at registration', async (t) => {
   await without('@simplewebauthn/server', async () => {
     t.match(await registration(async (app) => { await core()(app); await app.register(passkeyProvider, { name: 'keys' }) }), missing('passkey.keys', '@simplewebauthn/server'))
+  })
+})
+
+t.test('@node-saml/node-saml: the SAML provider fails at registration, naming its option', async (t) => {
+  await without('@node-saml/node-saml', async () => {
+    t.match(await registration(async (app) => { await core()(app); await app.register(samlProvider, { name: 'corp', idp: () => undefined }) }), missing('saml.corp', '@node-saml/node-saml'))
   })
 })
 

@@ -271,6 +271,7 @@ t.test('without the optional packages, every feature that needs one stops at con
     // Both packages of the feature in one message and one line (issue 37 item 10).
     totpQr: ['totp', ['otpauth', 'qrcode']],
     totp: ['totp', ['otpauth']],
+    saml: ['saml.saml', ['@node-saml/node-saml']],
     fileServer: ['fileServer', ['@fastify/static']],
     cors: ['cors', ['@fastify/cors']],
     secureHeaders: ['secureHeaders', ['helmet']],

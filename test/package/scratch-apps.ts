@@ -120,7 +120,7 @@ console.log(JSON.stringify({ status: res.statusCode, type: res.headers['content-
 // Every feature that needs an optional package, configured where none is installed: the error of each.
 const MISSING = `
 import Fastify from 'fastify'
-import authPlugin, { passkeyProvider, totpProvider } from 'fastify-gatehouse'
+import authPlugin, { passkeyProvider, samlProvider, totpProvider } from 'fastify-gatehouse'
 import { SmtpSender } from 'fastify-gatehouse/providers'
 import { argon2Hash, corsPlugin, fileServerPlugin, secureHeadersPlugin, withArgon2Hash } from 'fastify-gatehouse/toolkit'
 import { openAvatarStore, openPasskeyStore, RedisStateStore } from 'fastify-gatehouse/stores'
@@ -145,6 +145,7 @@ const errors = {
   passkeys: await registration(core(), (app) => app.register(passkeyProvider, {})),
   totpQr: await registration(core(), (app) => app.register(totpProvider, { encryptionKey: 'a1'.repeat(32) })),
   totp: await registration(core(), (app) => app.register(totpProvider, { encryptionKey: 'a1'.repeat(32), qrCode: false })),
+  saml: await registration(core(), (app) => app.register(samlProvider, { idp: () => undefined })),
   fileServer: await registration((app) => app.register(fileServerPlugin, { root: '.' })),
   cors: await registration((app) => app.register(corsPlugin, { origins: ['https://app.example.com'] })),
   secureHeaders: await registration((app) => app.register(secureHeadersPlugin)),

@@ -5,12 +5,12 @@
  */
 import Fastify from 'fastify'
 import authPlugin, {
-  appleProvider, oauth2Provider, oidcProvider, passkeyProvider, telegramProvider, totpProvider, emailProvider,
+  appleProvider, oauth2Provider, oidcProvider, passkeyProvider, samlProvider, telegramProvider, totpProvider, emailProvider,
   type CustomOAuth2ProviderOptions
 } from '../../index.js'
 // docs/providers/dev.md's import, as written there
 import { devProvider } from '../../index.js'
-import { appleKeyFromFile, type AppleProviderOptions, type Sender } from '../../providers/index.js'
+import { appleKeyFromFile, type AppleProviderOptions, type SamlProviderOptions, type Sender } from '../../providers/index.js'
 import { stdLogger } from '../../compat.js'
 import { discoverOidc, type DevProviderOptions } from '../../providers/index.js'
 
@@ -181,3 +181,22 @@ await app.register(totpProvider, { encryptionKey, algorithm: 'SHA256' })
 await app.register(totpProvider, { encryptionKey, digits: 8 })
 await app.register(totpProvider, { encryptionKey, period: 60 })
 await app.register(totpProvider, { encryptionKey, window: 0 })
+
+// docs/providers/saml.md
+declare const idp: Exclude<SamlProviderOptions['idp'], (tenant: string) => unknown>
+declare const resolveTenantIdp: Extract<SamlProviderOptions['idp'], (tenant: string) => unknown>
+await app.register(samlProvider, { idp, name: 'sso' })
+await app.register(samlProvider, { idp: { entityId: 'https://idp.example.com', ssoUrl: 'https://idp.example.com/sso', certs: process.env.IDP_CERT! } })
+await app.register(samlProvider, { idp: resolveTenantIdp, tenant: (request) => request.hostname.split('.')[0] })
+await app.register(samlProvider, { idp, entityId: 'urn:example:app' })
+await app.register(samlProvider, { idp, privateKey: process.env.SAML_SP_KEY!, cert: process.env.SAML_SP_CERT! })
+await app.register(samlProvider, { idp, cert: process.env.SAML_SP_CERT!, privateKey: process.env.SAML_SP_KEY! })
+await app.register(samlProvider, { idp, allowIdpInitiated: true })
+await app.register(samlProvider, { idp, allowSha1: true })
+await app.register(samlProvider, { idp, clockSkew: '30s' })
+await app.register(samlProvider, { idp, loginTtl: '5m' })
+await app.register(samlProvider, { idp, maxResponseBytes: 512 * 1024 })
+await app.register(samlProvider, { idp, timeout: '5s' })
+await app.register(samlProvider, { idp, idpCacheTtl: '15m' })
+await app.register(samlProvider, { idp, nameIdFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent' })
+await app.register(samlProvider, { idp, mapUser: (a, mapped) => ({ ...mapped, id: a.attributes.employeeNumber?.[0] ?? mapped.id }) })
