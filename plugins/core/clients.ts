@@ -30,6 +30,12 @@ export interface ClientOptions {
   redirectUris?: readonly string[] | undefined
   /** Lifetimes of the client's refresh tokens. */
   refreshToken?: ClientRefreshOptions | undefined
+  /**
+   * DPoP (RFC 9449): `allowed` binds the tokens of a token request that carries a proof to its key and issues
+   * Bearer tokens to one that carries none; `required` issues nothing unbound (a token request without a proof is
+   * refused); `off` ignores proofs and issues Bearer tokens. Default `allowed`.
+   */
+  dpop?: 'allowed' | 'required' | 'off' | undefined
 }
 
 /** Refresh-token lifetimes of one client (`clients[i].refreshToken`). */
@@ -50,9 +56,11 @@ export interface RegisteredClient {
   readonly loopbackUris: ReadonlySet<string>
   readonly maxAgeMs: number
   readonly idleTimeoutMs: number
+  readonly dpop: NonNullable<ClientOptions['dpop']>
 }
 
-const CLIENT_KEYS = keyList<ClientOptions>({ id: true, kind: true, name: true, redirectUris: true, refreshToken: true })
+const CLIENT_KEYS = keyList<ClientOptions>({ id: true, kind: true, name: true, redirectUris: true, refreshToken: true, dpop: true })
+const DPOP_USES = new Set(['allowed', 'required', 'off'])
 const REFRESH_KEYS = keyList<ClientRefreshOptions>({ maxAge: true, idleTimeout: true })
 const KINDS = new Set(['native', 'device', 'spa'])
 const CLIENT_ID = /^[\w.:-]{1,64}$/
@@ -89,7 +97,9 @@ function resolveClient (path: string, raw: unknown, sessionMaxAgeMs: number): Re
   }
   const idleTimeoutMs = Math.min(maxAgeMs, optionDuration(`${path}.refreshToken.idleTimeout`, refresh.idleTimeout, DEFAULT_IDLE_MS))
   if (idleTimeoutMs < MIN_REFRESH_MS) throw new OptionsError(`${path}.refreshToken.idleTimeout`, 'must be at least 1 minute')
-  return { id, kind: c.kind, name: nameOf(`${path}.name`, c.name) ?? id, ...uris, maxAgeMs, idleTimeoutMs }
+  const dpop = c.dpop ?? 'allowed'
+  if (!DPOP_USES.has(dpop)) throw new OptionsError(`${path}.dpop`, 'must be "allowed", "required" or "off"')
+  return { id, kind: c.kind, name: nameOf(`${path}.name`, c.name) ?? id, ...uris, maxAgeMs, idleTimeoutMs, dpop }
 }
 
 /** The display name: shown on pages and in session lists, so short and printable (nothing that reorders text). */

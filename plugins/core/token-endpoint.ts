@@ -15,6 +15,7 @@ import type { RefreshFamilies, TokenResponse } from './refresh-families.js'
 import { OAuthError, invalidClient, invalidRequest, sendOAuthError, tooManyRequests, unauthorizedClient } from './oauth-error.js'
 import { routeDoc as doc } from './scope.js'
 import { noteGrant, traced } from './grant-spans.js'
+import type { DPoP } from './dpop.js'
 
 /** A token request is a few short fields. */
 const BODY_LIMIT = 16 * 1024
@@ -23,10 +24,13 @@ const MAX_FIELD = 2048
 const FORM = 'application/x-www-form-urlencoded'
 export const REFRESH_GRANT = 'refresh_token'
 
-/** One grant the token endpoint serves: the kinds of client it is for and what it answers. */
+/**
+ * One grant the token endpoint serves: the kinds of client it is for and what it answers. `jkt` is the thumbprint
+ * of the request's DPoP key (dpop.ts), undefined for a request without a proof: what it issues is bound to it.
+ */
 export interface Grant {
   readonly kinds: ReadonlySet<RegisteredClient['kind']>
-  exchange: (request: FastifyRequest, client: RegisteredClient, field: FieldReader) => Promise<TokenResponse>
+  exchange: (request: FastifyRequest, client: RegisteredClient, field: FieldReader, jkt: string | undefined) => Promise<TokenResponse>
 }
 
 /** Reads one field of the form body: a single string of bounded length (required unless `optional`). */
@@ -48,6 +52,8 @@ export interface TokenEndpointDeps {
   authorize?: { start: Handler; confirm: Handler } | undefined
   /** The device routes (`POST /device/code`, `GET` and `POST /device`), with a device client only. */
   device?: DeviceRoutes | undefined
+  /** DPoP proofs of token requests (RFC 9449 §5). */
+  dpop: DPoP
 }
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>
@@ -58,7 +64,7 @@ export function tokenEndpoint (d: TokenEndpointDeps) {
   const grants = new Map(d.grants)
   grants.set(REFRESH_GRANT, {
     kinds: new Set(['native', 'device', 'spa']),
-    exchange: async (request, client, field) => await d.families.refresh(request, client, field('refresh_token'))
+    exchange: async (request, client, field, jkt) => await d.families.refresh(request, client, field('refresh_token'), jkt)
   })
   return async function tokenRoutes (scope: FastifyInstance): Promise<void> {
     scope.setErrorHandler((err: FastifyError, _request, reply) => answerError(reply, err))
@@ -81,7 +87,7 @@ export function tokenEndpoint (d: TokenEndpointDeps) {
         noteGrant(request, { grantType: grant === undefined ? '_OTHER' : grantType })
         if (grant === undefined) throw new OAuthError(400, 'unsupported_grant_type', `grant_type ${grantType.slice(0, 80)} is not supported`)
         if (!grant.kinds.has(client.kind)) throw unauthorizedClient(`a ${client.kind} client may not use grant_type ${grantType}`)
-        return await grant.exchange(request, client, field)
+        return await grant.exchange(request, client, field, await d.dpop.tokenRequest(request, client, reply))
       }, (outcome) => 'error' in outcome && isRefusal(outcome.error))
       return await reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer)
     }))
@@ -111,7 +117,7 @@ async function revokeToken (d: TokenEndpointDeps, request: FastifyRequest, clien
  * A device's polling answers (`authorization_pending`, `slow_down`) and the user's or the clock's verdicts
  * (`access_denied`, `expired_token`) are a working client's, not a guess.
  */
-const REFUSALS = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type'])
+const REFUSALS = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_dpop_proof'])
 function isRefusal (err: unknown): boolean {
   return err instanceof OAuthError && REFUSALS.has(err.error)
 }

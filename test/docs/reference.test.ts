@@ -45,7 +45,7 @@ function expand (group: string, keys: readonly string[], subs: Record<string, re
   return keys.flatMap((k) => subs[k] !== undefined ? under(`${group}.${k}.`, subs[k]) : [`${group}.${k}`])
 }
 
-const GROUPED = ['session', 'cookies', 'xsrf', 'tokenSources', 'basicAuth', 'revocation', 'reauthentication', 'trustedDevices', 'rateLimit', 'crossSite', 'migration']
+const GROUPED = ['session', 'cookies', 'xsrf', 'tokenSources', 'basicAuth', 'revocation', 'reauthentication', 'trustedDevices', 'rateLimit', 'crossSite', 'migration', 'dpop']
 const THROTTLE = 'lib/throttle/options.ts'
 const GROUPS: Array<[string, readonly string[]]> = [
   // The root adds `providers` (and `avatar`, its own section) to the core's keys (auth.ts ROOT_KEYS).
@@ -61,6 +61,7 @@ const GROUPS: Array<[string, readonly string[]]> = [
   })]],
   ['crossSite', ['crossSite', ...under('crossSite.', sourceKeys('lib/cross-site.ts', 'CrossSiteOptions'))]],
   ['migration', expand('migration', MIGRATION_KEYS, { goPkgz: sourceKeys('plugins/core/migration.ts', 'GoPkgzMigrationOptions') }).concat('migration.goPkgz')],
+  ['dpop', under('dpop.', sourceKeys('plugins/core/dpop-options.ts', 'DPoPOptions'))],
   ['avatar', ['avatar', ...expand('avatar', AVATAR_KEYS, { fetch: sourceKeys('plugins/avatar/options.ts', 'AvatarFetchOptions') })]]
 ]
 

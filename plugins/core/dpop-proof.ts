@@ -1,0 +1,152 @@
+/**
+ * A DPoP proof (RFC 9449 §4): a JWT the client signs with its own key for one request, carrying that key's public
+ * half in its header. This module reads and verifies one proof, on its own: the header (`typ` dpop+jwt, an
+ * asymmetric `alg` of the allow-list, a public `jwk` of the matching key type), the signature (jose, with the key
+ * the header carries), and the shape of the claims. What the claims must say about this request (method, URL, age,
+ * token hash, nonce, replay) is the caller's (dpop.ts), which knows the request.
+ *
+ * The key's RFC 7638 thumbprint (`jkt`) is what tokens are bound to (`cnf.jkt`, RFC 9449 §6), computed here with
+ * node:crypto over the key's required members only, so a proof whose key differs in any of them has another `jkt`.
+ */
+import { createHash } from 'node:crypto'
+
+/** The longest proof read (RFC 9449 leaves it open; a proof with an RSA-4096 key is about 1.5 KB). */
+export const MAX_PROOF_BYTES = 8 * 1024
+/** The longest `jti` taken (RFC 9449 §4.2 asks for 96 bits of randomness: 16 bytes of base64url and more). */
+const MAX_JTI = 256
+/** The asymmetric algorithms jose verifies a proof with, and the key each needs. */
+const KEY_OF_ALG: Readonly<Record<string, { kty: string; crv?: string }>> = {
+  ES256: { kty: 'EC', crv: 'P-256' },
+  ES384: { kty: 'EC', crv: 'P-384' },
+  ES512: { kty: 'EC', crv: 'P-521' },
+  EdDSA: { kty: 'OKP', crv: 'Ed25519' },
+  Ed25519: { kty: 'OKP', crv: 'Ed25519' },
+  PS256: { kty: 'RSA' },
+  PS384: { kty: 'RSA' },
+  PS512: { kty: 'RSA' },
+  RS256: { kty: 'RSA' },
+  RS384: { kty: 'RSA' },
+  RS512: { kty: 'RSA' }
+}
+/** Every algorithm a proof may use (the `dpop.algorithms` option picks among them). */
+export const DPOP_ALGORITHMS: readonly string[] = Object.keys(KEY_OF_ALG)
+/** The required members of each key type (RFC 7638 §3.2), in lexicographic order: the thumbprint's input. */
+const REQUIRED: Readonly<Record<string, readonly string[]>> = { EC: ['crv', 'kty', 'x', 'y'], OKP: ['crv', 'kty', 'x'], RSA: ['e', 'kty', 'n'] }
+/** Members only a private (or symmetric) key has: a proof carrying one has given its key away, and is refused. */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k']
+const B64URL = /^[A-Za-z0-9_-]+$/
+
+/** A proof whose signature verified: its key's thumbprint and its claims, shapes checked. */
+export interface Proof {
+  /** The RFC 7638 thumbprint of the proof's key (base64url SHA-256). */
+  readonly jkt: string
+  readonly jti: string
+  readonly htm: string
+  readonly htu: string
+  /** Seconds since the epoch. */
+  readonly iat: number
+  readonly ath: string | undefined
+  readonly nonce: string | undefined
+}
+
+/** Why a proof is refused (the caller turns it into the RFC 9449 error of its endpoint). */
+export class ProofRefused extends Error {
+  constructor (readonly details: string) {
+    super(details)
+    this.name = 'ProofRefused'
+  }
+}
+
+type Jose = typeof import('jose')
+type VerifyKey = Parameters<Jose['compactVerify']>[1]
+let jose: Promise<Jose> | undefined
+/** jose, loaded at the first proof: an app whose clients send none does not load it with the core. */
+const loadJose = async (): Promise<Jose> => await (jose ??= import('jose'))
+
+/** Imported public keys by algorithm and thumbprint, so that a client's every request does not import its key again. */
+const KEYS_KEPT = 1000
+const keys = new Map<string, VerifyKey>()
+
+/**
+ * Reads and verifies one proof with the algorithms `allowed`. Rejects ProofRefused with the reason; never anything
+ * else for any input.
+ */
+export async function verifyProof (value: string, allowed: ReadonlySet<string>): Promise<Proof> {
+  if (value.length > MAX_PROOF_BYTES) throw new ProofRefused(`the DPoP proof is larger than ${MAX_PROOF_BYTES / 1024} KB`)
+  const parts = value.split('.')
+  // An empty signature is a JWS's shape too (alg none): refused below by its alg, like any other outside the list.
+  if (parts.length !== 3 || !B64URL.test(parts[0]!) || !B64URL.test(parts[1]!) || !/^[A-Za-z0-9_-]*$/.test(parts[2]!)) throw new ProofRefused('the DPoP proof is not a compact JWS')
+  const header = jsonOf(parts[0]!)
+  if (header?.typ !== 'dpop+jwt') throw new ProofRefused('the DPoP proof\'s typ must be dpop+jwt')
+  const alg = header.alg
+  if (typeof alg !== 'string' || !allowed.has(alg)) throw new ProofRefused(`the DPoP proof's alg must be one of ${[...allowed].join(', ')}`)
+  const jwk = publicJwk(header.jwk, alg)
+  const jkt = thumbprint(jwk)
+  const { compactVerify, importJWK } = await loadJose()
+  const keyId = `${alg}:${jkt}`
+  let key = keys.get(keyId)
+  if (key === undefined) {
+    try {
+      key = await importJWK(jwk, alg)
+    } catch {
+      throw new ProofRefused('the DPoP proof\'s jwk is not a usable key for its alg')
+    }
+    if (keys.size >= KEYS_KEPT) keys.delete(keys.keys().next().value!)
+    keys.set(keyId, key)
+  }
+  let payload: Uint8Array
+  try {
+    payload = (await compactVerify(value, key, { algorithms: [alg] })).payload
+  } catch {
+    throw new ProofRefused('the DPoP proof\'s signature does not verify with its jwk')
+  }
+  return { jkt, ...claimsOf(payload) }
+}
+
+/** The claims of a verified proof, each of its type (RFC 9449 §4.2). */
+function claimsOf (payload: Uint8Array): Omit<Proof, 'jkt'> {
+  let claims: Record<string, unknown> | undefined
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(payload).toString('utf8'))
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) claims = parsed as Record<string, unknown>
+  } catch {}
+  if (claims === undefined) throw new ProofRefused('the DPoP proof\'s payload is not a JSON object')
+  const { jti, htm, htu, iat, ath, nonce } = claims
+  if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI) throw new ProofRefused(`the DPoP proof needs a jti of 1-${MAX_JTI} characters`)
+  if (typeof htm !== 'string' || typeof htu !== 'string') throw new ProofRefused('the DPoP proof needs htm and htu')
+  if (typeof iat !== 'number' || !Number.isFinite(iat)) throw new ProofRefused('the DPoP proof needs a numeric iat')
+  if (ath !== undefined && typeof ath !== 'string') throw new ProofRefused('the DPoP proof\'s ath must be a string')
+  if (nonce !== undefined && typeof nonce !== 'string') throw new ProofRefused('the DPoP proof\'s nonce must be a string')
+  return { jti, htm, htu, iat, ath, nonce }
+}
+
+/** The header's `jwk`: a public key of the type `alg` needs, reduced to its required members. */
+function publicJwk (value: unknown, alg: string): Record<string, string> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ProofRefused('the DPoP proof needs a jwk header (the public key)')
+  const jwk = value as Record<string, unknown>
+  if (PRIVATE_MEMBERS.some((m) => m in jwk)) throw new ProofRefused('the DPoP proof\'s jwk holds a private key: that key is compromised, make a new one')
+  const need = KEY_OF_ALG[alg]!
+  if (jwk.kty !== need.kty || (need.crv !== undefined && jwk.crv !== need.crv)) throw new ProofRefused(`the DPoP proof's jwk is not a${need.crv === undefined ? 'n' : ''} ${need.crv ?? need.kty} key, as ${alg} needs`)
+  const members: Record<string, string> = {}
+  for (const name of REQUIRED[need.kty]!) {
+    const v = jwk[name]
+    if (typeof v !== 'string' || v === '' || (name !== 'kty' && name !== 'crv' && !B64URL.test(v))) throw new ProofRefused(`the DPoP proof's jwk lacks its "${name}"`)
+    members[name] = v
+  }
+  return members
+}
+
+/** RFC 7638: SHA-256 over the required members, in lexicographic order, without white space. */
+export function thumbprint (jwk: Readonly<Record<string, string>>): string {
+  return createHash('sha256').update(JSON.stringify(jwk)).digest('base64url')
+}
+
+/** The JSON object a base64url segment holds, or undefined. */
+function jsonOf (segment: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'))
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? v as Record<string, unknown> : undefined
+  } catch {
+    return undefined
+  }
+}
