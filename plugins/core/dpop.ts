@@ -15,7 +15,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { StateStore } from '../../lib/state-store.js'
 import type { Audit } from '../../lib/audit/audit.js'
 import type { ClientKey } from '../../lib/throttle/client.js'
-import { ErrorCodes } from '../../lib/errors.js'
+import { ErrorCodes, RateLimitedError } from '../../lib/errors.js'
 import { LEEWAY_S } from './claims.js'
 import { OAuthError, type OAuthErrorCode } from './oauth-error.js'
 import { ProofRefused, verifyProof, type Proof } from './dpop-proof.js'
@@ -109,7 +109,7 @@ export class DPoP {
     if (jkt === undefined) throw this.refusal('resource', 'invalid_token', 'this token is not bound to a DPoP key: send it as a Bearer token', 'dpop_unbound')
     if (source !== FROM_DPOP) throw this.refusal('resource', 'invalid_token', 'this token is bound to a DPoP key: send it as Authorization: DPoP, with a proof signed by that key', 'dpop_required')
     if (this.o.nonceAtResource) reply?.header('dpop-nonce', await this.nonces.now())
-    await this.check(request, 'resource', athOf(token), this.o.nonceAtResource, jkt)
+    await this.check(request, 'resource', athOf(token), this.o.nonceAtResource, jkt, claims.jti)
     this.proven.set(request, token)
   }
 
@@ -117,7 +117,7 @@ export class DPoP {
    * The proof of a request, checked in RFC 9449 §4.3's order; `ath` is the hash of the token it must come with,
    * `jkt` the key it must be signed with. The `jti` is spent last, so a refused proof spends nothing.
    */
-  private async check (request: FastifyRequest, where: Where, ath: string | undefined, nonce: boolean, jkt?: string): Promise<Proof> {
+  private async check (request: FastifyRequest, where: Where, ath: string | undefined, nonce: boolean, jkt?: string, session?: string): Promise<Proof> {
     const count = headerCount(request)
     if (count === 0) throw this.refusal(where, 'invalid_dpop_proof', 'a DPoP proof (the DPoP header) is required', 'dpop_required')
     const value = request.headers.dpop
@@ -139,12 +139,21 @@ export class DPoP {
     if (proof.htm !== request.method) throw this.refusal(where, 'invalid_dpop_proof', 'the DPoP proof is for another method (htm)', 'dpop_proof')
     if (!this.sameUrl(proof.htu, request)) throw this.refusal(where, 'invalid_dpop_proof', 'the DPoP proof is for another URL (htu)', 'dpop_proof')
     if (ath !== undefined && proof.ath !== ath) throw this.refusal(where, 'invalid_dpop_proof', proof.ath === undefined ? 'the DPoP proof needs the access token\'s hash (ath)' : 'the DPoP proof is for another access token (ath)', 'dpop_proof')
-    // Remembered as long as the proof could be accepted; counted per address at the token endpoint, where the
-    // client is not signed in yet (a route's proof comes with a valid bound token).
+    // Remembered as long as the proof could be accepted, and counted as the state store counts what clients make
+    // (at most `maxPerClient` live entries each, and a full store evicts from the one holding the most): per address
+    // at the token endpoint, where the client is not signed in yet, per session at a route, so that no session can
+    // fill the store for the others (nor a busy office behind one address be counted as one).
     const ttlMs = (this.o.proofMaxAgeS + 2 * LEEWAY_S) * 1000
     const key = JTI + createHash('sha256').update(`${proof.jkt}\n${proof.jti}`).digest('base64url')
-    const opts = where === 'token' ? { client: this.d.clientKey(request) } : undefined
-    if (!await this.d.store.setIfAbsent(key, '1', ttlMs, opts)) throw this.refusal(where, 'invalid_dpop_proof', 'the DPoP proof was used already (jti)', 'dpop_replay')
+    const client = where === 'token' ? this.d.clientKey(request) : `dpop:${session!}`
+    let fresh: boolean
+    try {
+      fresh = await this.d.store.setIfAbsent(key, '1', ttlMs, { client })
+    } catch (err) {
+      if (err instanceof RateLimitedError) throw new RateLimitedError(`too many DPoP proofs ${where === 'token' ? 'from this address' : 'of this session'} within ${this.o.proofMaxAgeS + 2 * LEEWAY_S} s`, err.retryAfterSec * 1000)
+      throw err
+    }
+    if (!fresh) throw this.refusal(where, 'invalid_dpop_proof', 'the DPoP proof was used already (jti)', 'dpop_replay')
     return proof
   }
 

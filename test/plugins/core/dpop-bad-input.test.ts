@@ -9,6 +9,7 @@ import t from 'tap'
 import { request as httpRequest } from 'node:http'
 import { clientsApp } from '../../helpers/clients-app.js'
 import { athOf, proof, proofKey, unsigned, type ProofKey } from '../../helpers/dpop.js'
+import { MemoryStateStore } from '../../../stores/state/memory.js'
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
 const s = await clientsApp({ rateLimit: { grants: { perIp: 500 } } })
@@ -272,3 +273,20 @@ async function hs256 (payload: Record<string, unknown>): Promise<string> {
   const { SignJWT } = await import('jose')
   return await new SignJWT(payload).setProtectedHeader({ typ: 'dpop+jwt', alg: 'HS256', jwk: key.publicJwk } as never).sign(new TextEncoder().encode('x'.repeat(32)))
 }
+
+t.test('a session\'s proofs are counted as one client of the state store: past its share, 429 for it alone', async (t) => {
+  const small = await clientsApp({ stateStore: new MemoryStateStore({ maxPerClient: 3 }) })
+  t.teardown(small.close)
+  const bound = async (k: ProofKey): Promise<string> => (await small.app.inject({ method: 'POST', url: '/app/pair', payload: { name: 'ann' }, headers: { dpop: await proof(k, { htm: 'POST', htu: `${small.base}/app/pair` }) } })).json().access_token
+  const k1 = await proofKey()
+  const k2 = await proofKey()
+  const one = await bound(k1)
+  const two = await bound(k2)
+  const get = async (token: string, k: ProofKey) => await small.app.inject({ url: '/private', headers: { authorization: `DPoP ${token}`, dpop: await proof(k, { htm: 'GET', htu: `${small.base}/private`, token }) } })
+  for (let i = 0; i < 3; i++) t.equal((await get(one, k1)).statusCode, 200, `proof ${i + 1} of the first session`)
+  const past = await get(one, k1)
+  t.equal(past.statusCode, 429, 'its fourth live proof: 429')
+  t.match(past.json(), { code: 'GATEHOUSE_RATE_LIMITED', details: /too many DPoP proofs of this session/ })
+  t.ok(Number(past.headers['retry-after']) > 0)
+  t.equal((await get(two, k2)).statusCode, 200, 'another session is not affected')
+})
