@@ -63,9 +63,14 @@ let jose: Promise<Jose> | undefined
 /** jose, loaded at the first proof: an app whose clients send none does not load it with the core. */
 const loadJose = async (): Promise<Jose> => await (jose ??= import('jose'))
 
-/** Imported public keys by algorithm and thumbprint, so that a client's every request does not import its key again. */
-const KEYS_KEPT = 1000
-const keys = new Map<string, VerifyKey>()
+/**
+ * What a proof's header says, by the header's exact bytes: a client signs every proof with one header (its `typ`,
+ * `alg` and `jwk`), so its key is checked, hashed and imported once, not at every request. Only headers that
+ * passed every check get in; bounded (the oldest goes first).
+ */
+interface KnownHeader { readonly alg: string; readonly jkt: string; readonly key: VerifyKey }
+const HEADERS_KEPT = 1000
+const headers = new Map<string, KnownHeader>()
 
 /**
  * Reads and verifies one proof with the algorithms `allowed`. Rejects ProofRefused with the reason; never anything
@@ -76,31 +81,37 @@ export async function verifyProof (value: string, allowed: ReadonlySet<string>):
   const parts = value.split('.')
   // An empty signature is a JWS's shape too (alg none): refused below by its alg, like any other outside the list.
   if (parts.length !== 3 || !B64URL.test(parts[0]!) || !B64URL.test(parts[1]!) || !/^[A-Za-z0-9_-]*$/.test(parts[2]!)) throw new ProofRefused('the DPoP proof is not a compact JWS')
-  const header = jsonOf(parts[0]!)
+  const known = headers.get(parts[0]!) ?? await readHeader(parts[0]!, allowed)
+  // The allow-list is the app's (`dpop.algorithms`): asked every time, the header's checks being everyone's.
+  if (!allowed.has(known.alg)) throw new ProofRefused(`the DPoP proof's alg must be one of ${[...allowed].join(', ')}`)
+  const { compactVerify } = await loadJose()
+  let payload: Uint8Array
+  try {
+    payload = (await compactVerify(value, known.key, { algorithms: [known.alg] })).payload
+  } catch {
+    throw new ProofRefused('the DPoP proof\'s signature does not verify with its jwk')
+  }
+  return { jkt: known.jkt, ...claimsOf(payload) }
+}
+
+/** A header not met before: `typ`, an allowed `alg`, a public `jwk` of its type, imported; then kept. */
+async function readHeader (segment: string, allowed: ReadonlySet<string>): Promise<KnownHeader> {
+  const header = jsonOf(segment)
   if (header?.typ !== 'dpop+jwt') throw new ProofRefused('the DPoP proof\'s typ must be dpop+jwt')
   const alg = header.alg
   if (typeof alg !== 'string' || !allowed.has(alg)) throw new ProofRefused(`the DPoP proof's alg must be one of ${[...allowed].join(', ')}`)
   const jwk = publicJwk(header.jwk, alg)
-  const jkt = thumbprint(jwk)
-  const { compactVerify, importJWK } = await loadJose()
-  const keyId = `${alg}:${jkt}`
-  let key = keys.get(keyId)
-  if (key === undefined) {
-    try {
-      key = await importJWK(jwk, alg)
-    } catch {
-      throw new ProofRefused('the DPoP proof\'s jwk is not a usable key for its alg')
-    }
-    if (keys.size >= KEYS_KEPT) keys.delete(keys.keys().next().value!)
-    keys.set(keyId, key)
-  }
-  let payload: Uint8Array
+  const { importJWK } = await loadJose()
+  let key: VerifyKey
   try {
-    payload = (await compactVerify(value, key, { algorithms: [alg] })).payload
+    key = await importJWK(jwk, alg)
   } catch {
-    throw new ProofRefused('the DPoP proof\'s signature does not verify with its jwk')
+    throw new ProofRefused('the DPoP proof\'s jwk is not a usable key for its alg')
   }
-  return { jkt, ...claimsOf(payload) }
+  const known = { alg, jkt: thumbprint(jwk), key }
+  if (headers.size >= HEADERS_KEPT) headers.delete(headers.keys().next().value!)
+  headers.set(segment, known)
+  return known
 }
 
 /** The claims of a verified proof, each of its type (RFC 9449 §4.2). */

@@ -63,6 +63,7 @@ export class DPoP {
   readonly nonces: DPoPNonces
   /** The token each request proved already: a second read of its session in the same request spends no second `jti`. */
   private readonly proven = new WeakMap<FastifyRequest, string>()
+  private readonly aths = new WeakMap<Claims, { token: string; ath: string }>()
   private readonly o: ResolvedDPoP
 
   constructor (private readonly d: DPoPDeps) {
@@ -109,7 +110,7 @@ export class DPoP {
     if (jkt === undefined) throw this.refusal('resource', 'invalid_token', 'this token is not bound to a DPoP key: send it as a Bearer token', 'dpop_unbound')
     if (source !== FROM_DPOP) throw this.refusal('resource', 'invalid_token', 'this token is bound to a DPoP key: send it as Authorization: DPoP, with a proof signed by that key', 'dpop_required')
     if (this.o.nonceAtResource) reply?.header('dpop-nonce', await this.nonces.now())
-    await this.check(request, 'resource', athOf(token), this.o.nonceAtResource, jkt, claims.jti)
+    await this.check(request, 'resource', this.athOf(token, claims), this.o.nonceAtResource, jkt, claims.jti)
     this.proven.set(request, token)
   }
 
@@ -157,12 +158,24 @@ export class DPoP {
     return proof
   }
 
+  /** The token's `ath`, hashed once per verified session (its claims object is the cached session's, one per token). */
+  private athOf (token: string, claims: Claims): string {
+    const known = this.aths.get(claims)
+    if (known?.token === token) return known.ath
+    const ath = athOf(token)
+    this.aths.set(claims, { token, ath })
+    return ath
+  }
+
   /** `htu` is this request's URL on the public `url` (RFC 9449 §4.3: without query and fragment, normalised). */
   private sameUrl (htu: string, request: FastifyRequest): boolean {
+    const url = request.originalUrl
+    const end = url.search(/[?#]/)
+    const exact = `${this.d.url}${end === -1 ? url : url.slice(0, end)}`
+    // What clients send (openid-client: origin and path of the URL it requested), compared without parsing.
+    if (htu === exact) return true
     try {
-      const url = request.originalUrl
-      const end = url.search(/[?#]/)
-      const expected = new URL(`${this.d.url}${end === -1 ? url : url.slice(0, end)}`)
+      const expected = new URL(exact)
       const given = new URL(htu)
       return given.username === '' && given.password === '' && given.origin === expected.origin && given.pathname === expected.pathname
     } catch {

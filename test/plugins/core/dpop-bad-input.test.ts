@@ -290,3 +290,17 @@ t.test('a session\'s proofs are counted as one client of the state store: past i
   t.ok(Number(past.headers['retry-after']) > 0)
   t.equal((await get(two, k2)).statusCode, 200, 'another session is not affected')
 })
+
+t.test('dpop.algorithms: a proof of another algorithm is refused, even with a key another app took', async (t) => {
+  const narrow = await clientsApp({ dpop: { algorithms: ['EdDSA'] } })
+  t.teardown(narrow.close)
+  const meta = await (await fetch(`${narrow.base}/.well-known/oauth-authorization-server/auth`)).json()
+  t.same(meta.dpop_signing_alg_values_supported, ['EdDSA'])
+  // `key` (ES256) signed the proofs the first app took above.
+  const r = await narrow.app.inject({ method: 'POST', url: '/app/pair', payload: { name: 'ann' }, headers: { dpop: await proof(key, { htm: 'POST', htu: `${narrow.base}/app/pair` }) } })
+  t.equal(r.statusCode, 400)
+  t.match(r.json(), { code: 'GATEHOUSE_DPOP', message: 'invalid_dpop_proof' })
+  const ed = await proofKey('EdDSA')
+  const ok = await narrow.app.inject({ method: 'POST', url: '/app/pair', payload: { name: 'ann' }, headers: { dpop: await proof(ed, { htm: 'POST', htu: `${narrow.base}/app/pair` }) } })
+  t.equal(ok.json().token_type, 'DPoP', 'an EdDSA proof binds')
+})
