@@ -203,3 +203,52 @@ t.test('admin and rbac take a bound token with its proof; 403 in the DPoP scheme
     t.equal((err as oidc.WWWAuthenticateChallengeError).response?.headers.get('www-authenticate'), 'DPoP error="insufficient_scope"')
   }
 })
+
+t.test('dpop.nonce: all asks for the nonce at the routes too (401 use_dpop_nonce, one retry); false asks nowhere', async (t) => {
+  const all = await clientsApp({ dpop: { nonce: 'all' } })
+  t.teardown(all.close)
+  const config = await all.discover('cli')
+  const key = await oidc.randomDPoPKeyPair()
+  const da = await oidc.initiateDeviceAuthorization(config, {})
+  const user = await all.app.inject({ method: 'POST', url: '/auth/local/login', payload: { user: 'gil', passwd: 'x' } })
+  const jar = Object.fromEntries(user.cookies.map((c) => [c.name, c.value]))
+  await all.app.inject({ method: 'POST', url: '/auth/device', headers: { ...FORM, cookie: `JWT=${jar.JWT!}; XSRF-TOKEN=${jar['XSRF-TOKEN']!}`, origin: all.base, 'sec-fetch-site': 'same-origin' }, payload: new URLSearchParams({ user_code: da.user_code, action: 'approve', xsrf: jar['XSRF-TOKEN']! }).toString() })
+  const tokens = await oidc.pollDeviceAuthorizationGrant(config, { ...da, interval: 0 }, undefined, { DPoP: oidc.getDPoPHandle(config, key) })
+  // A new handle of the same key has no nonce yet (as a CLI started again): its first call at a route is told one.
+  const dpop = oidc.getDPoPHandle(config, key)
+  const seen: Array<number | string> = []
+  config[oidc.customFetch] = async (url, options) => {
+    const r = await fetch(url, options as RequestInit)
+    seen.push(r.status, r.headers.get('www-authenticate')?.split(',')[0] ?? '-')
+    return r
+  }
+  const me = await oidc.fetchProtectedResource(config, tokens.access_token, new URL(`${all.base}/private`), 'GET', null, undefined, { DPoP: dpop })
+  t.equal(me.status, 200)
+  t.same(seen, [401, 'DPoP error="use_dpop_nonce"', 200, '-'], 'told the nonce, openid-client retried once with it')
+  t.match(me.headers.get('dpop-nonce'), /^[\w-]{32}$/, 'every answer to a proof tells the current nonce')
+  t.ok(all.events.some((e) => e.type === 'session.refused' && e.reason === 'dpop_nonce'))
+
+  const none = await clientsApp({ dpop: { nonce: false } })
+  t.teardown(none.close)
+  const noneConfig = await none.discover('mobile')
+  const seenNone: string[] = []
+  noneConfig[oidc.customFetch] = async (url, options) => { const r = await fetch(url, options as RequestInit); seenNone.push(`${r.status} ${r.headers.get('dpop-nonce') ?? '-'}`); return r }
+  const pair = await none.pair('gil')
+  const refreshed = await oidc.refreshTokenGrant(noneConfig, pair.refresh_token, undefined, { DPoP: oidc.getDPoPHandle(noneConfig, await oidc.randomDPoPKeyPair()) })
+  t.equal(refreshed.token_type, 'dpop')
+  t.same(seenNone, ['200 -'], 'no nonce asked or told')
+})
+
+t.test('bad DPoP options fail registration naming the option', async (t) => {
+  for (const [opts, option] of [
+    [{ dpop: { algorithms: ['HS256'] } }, 'dpop.algorithms'],
+    [{ dpop: { algorithms: [] } }, 'dpop.algorithms'],
+    [{ dpop: { proofMaxAge: '10m' } }, 'dpop.proofMaxAge'],
+    [{ dpop: { nonce: 'sometimes' } }, 'dpop.nonce'],
+    [{ dpop: { nonces: 'all' } }, 'dpop.nonces'],
+    [{ clients: [{ id: 'c', kind: 'device', dpop: 'yes' }] }, 'clients[0].dpop']
+  ] as const) {
+    const err = await clientsApp(opts as never).then(async (a) => { await a.close(); return undefined }, (e: unknown) => e)
+    t.match(err, { name: 'OptionsError', option }, option)
+  }
+})
