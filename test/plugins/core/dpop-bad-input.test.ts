@@ -10,6 +10,7 @@ import { request as httpRequest } from 'node:http'
 import { clientsApp } from '../../helpers/clients-app.js'
 import { athOf, proof, proofKey, unsigned, type ProofKey } from '../../helpers/dpop.js'
 import { MemoryStateStore } from '../../../stores/state/memory.js'
+import { StateStoreError } from '../../../lib/state-store.js'
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
 const s = await clientsApp({ rateLimit: { grants: { perIp: 500 } } })
@@ -303,4 +304,29 @@ t.test('dpop.algorithms: a proof of another algorithm is refused, even with a ke
   const ed = await proofKey('EdDSA')
   const ok = await narrow.app.inject({ method: 'POST', url: '/app/pair', payload: { name: 'ann' }, headers: { dpop: await proof(ed, { htm: 'POST', htu: `${narrow.base}/app/pair` }) } })
   t.equal(ok.json().token_type, 'DPoP', 'an EdDSA proof binds')
+})
+
+t.test('the state store failing when a proof\'s jti is written: 503, the request not served', async (t) => {
+  const memory = new MemoryStateStore()
+  let failing = false
+  const setIfAbsent = async (key: string, value: string, ttlMs: number, opts?: { client?: string }): Promise<boolean> => {
+    if (failing && key.startsWith('dpop-jti:')) throw new StateStoreError('Redis did not answer')
+    return await memory.setIfAbsent(key, value, ttlMs, opts)
+  }
+  // The memory store, its setIfAbsent failing on proofs' jti entries once `failing` is set.
+  const store = new Proxy(memory, {
+    get: (target, prop) => {
+      if (prop === 'setIfAbsent') return setIfAbsent
+      const v = Reflect.get(target, prop) as unknown
+      return typeof v === 'function' ? (v as (...args: unknown[]) => unknown).bind(target) : v
+    }
+  })
+  const down = await clientsApp({ stateStore: store })
+  t.teardown(down.close)
+  const k = await proofKey()
+  const token = (await down.app.inject({ method: 'POST', url: '/app/pair', payload: { name: 'ann' }, headers: { dpop: await proof(k, { htm: 'POST', htu: `${down.base}/app/pair` }) } })).json().access_token
+  failing = true
+  const r = await down.app.inject({ url: '/private', headers: { authorization: `DPoP ${token}`, dpop: await proof(k, { htm: 'GET', htu: `${down.base}/private`, token }) } })
+  t.equal(r.statusCode, 503)
+  t.equal(r.json().code, 'GATEHOUSE_STATE_STORE')
 })
