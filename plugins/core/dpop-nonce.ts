@@ -1,7 +1,7 @@
 /**
  * DPoP server nonces (RFC 9449 §8–9): a value the server hands out in the `DPoP-Nonce` header and a proof must
- * carry, so that a proof cannot be made ahead of time (a key stolen for a moment signs nothing for later) and a
- * client's clock does not matter. Each instance makes one nonce every few minutes and keeps it in the state store,
+ * carry, so that a proof cannot be made ahead of time (a key stolen for a moment signs nothing for later, whatever
+ * `iat` it claims). Each instance makes one nonce every few minutes and keeps it in the state store,
  * so that every instance sharing the store takes the nonces of the others; a nonce lives 10 minutes. Only the
  * server makes entries, one per instance per rotation: nothing a client sends adds any.
  *
