@@ -97,7 +97,8 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '^(node_modules|dist|test|example|bench)/' },
     tsPreCompilationDeps: true,
-    tsConfig: { fileName: 'tsconfig.json' },
+    // The package's project (tsconfig.json is the solution listing every project of the TypeScript graph).
+    tsConfig: { fileName: 'tsconfig.build.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.d.ts'] },
     moduleSystems: ['es6', 'cjs']
   }

@@ -7,8 +7,8 @@
 import type { GatehouseAuth, ReadonlyUser } from './plugins/core/types.js'
 import type { ProviderMethods } from './provider-entries.js'
 
+// The seed's registration methods (go-pkgz/auth v2's `add*Provider`), which the root plugin adds to `fastify.auth`.
 declare module './plugins/core/types.js' {
-  /** The seed's registration methods (go-pkgz/auth v2's `add*Provider`), which the root plugin adds to `fastify.auth`. */
   interface GatehouseAuth extends ProviderMethods {}
 }
 

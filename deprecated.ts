@@ -20,7 +20,9 @@ import { builtinProviders as builtins, OAUTH2_BUILTIN_NAMES as builtinNames } fr
 import { breachedPasswords as breached } from './lib/breached-passwords.js'
 import { hcaptchaVerifier as hcaptcha, recaptchaV3Verifier as recaptcha, turnstileVerifier as turnstile } from './lib/captcha/siteverify.js'
 import { SmtpSender as Smtp } from './providers/email/smtp.js'
-import { providerKit as kitOf } from './plugins/core/kit.js'
+import type { providerKit as kitOf } from './plugins/core/kit.js'
+import { kitHandle } from './plugins/core/kit-handle.js'
+import { OptionsError } from './lib/errors.js'
 import { handlerProvider as handler } from './providers/lazy.js'
 import type { appleKeyFromFile as appleKey } from './providers/oauth2/apple.js'
 import type { discoverOidc as discover } from './providers/oauth2/oidc.js'
@@ -73,7 +75,12 @@ export const SmtpSender: typeof Smtp = deprecatedObject(moved('SmtpSender', PROV
 /** @deprecated Import it from `fastify-gatehouse/providers`; goes from the root in 1.0. */
 export type SmtpSender = Smtp
 /** @deprecated Import it from `fastify-gatehouse/providers`; goes from the root in 1.0. */
-export const providerKit: typeof kitOf = deprecatedFunction(moved('providerKit', PROVIDERS), kitOf)
+export const providerKit: typeof kitOf = (fastify, who = 'providers') => {
+  warnMoved('providerKit', PROVIDERS)
+  // Set once the root plugin was registered (it loads the kit); before, the kit's own error.
+  if (kitHandle.providerKit === undefined) throw new OptionsError(who, 'needs the auth core: register authPlugin first')
+  return kitHandle.providerKit(fastify, who) as ReturnType<typeof kitOf>
+}
 /** @deprecated Import it from `fastify-gatehouse/providers`; goes from the root in 1.0. */
 export const handlerProvider: typeof handler = deprecatedObject(moved('handlerProvider', PROVIDERS), handler)
 

@@ -43,7 +43,7 @@ export type ProviderEntry =
   | ({ kind: 'apple' } & AppleProviderOptions)
   | ({ kind: 'dev' } & DevProviderOptions)
   | ({ kind: 'email' } & EmailProviderOptions)
-  /** @deprecated Use `{ kind: 'email' }` (the same provider; its options are then named `email.<name>.…`); goes in 1.0. */
+  // Deprecated (warns once): `{ kind: 'email' }` is the same provider, its options named `email.<name>.…`; goes in 1.0.
   | ({ kind: 'verify' } & EmailProviderOptions)
   | ({ kind: 'telegram' } & TelegramProviderOptions)
   | ({ kind: 'passkey' } & PasskeyProviderOptions)

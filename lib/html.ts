@@ -29,9 +29,29 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'cache-control': 'no-store'
 })
 
-/** Sends `html` as a page of the package (PAGE_HEADERS). */
-export function sendPage (reply: FastifyReply, html: string, status = 200): FastifyReply {
-  return reply.code(status).headers(PAGE_HEADERS).send(html)
+/**
+ * Sends `html` as a page of the package (PAGE_HEADERS). `formTarget`: where the page's form, posted to this origin,
+ * is answered with a redirect (a sign-in handing its code to the client's redirect URI). Browsers hold a redirect
+ * after a form's POST to the page's `form-action` too, so that target is allowed there beside `'self'`.
+ */
+export function sendPage (reply: FastifyReply, html: string, status = 200, formTarget?: string): FastifyReply {
+  reply.code(status).headers(PAGE_HEADERS)
+  if (formTarget !== undefined) reply.header('content-security-policy', pageCsp(formTarget))
+  return reply.send(html)
+}
+
+/**
+ * PAGE_CSP whose `form-action` also allows the redirect after the form to `target` (an absolute URI): its origin for
+ * http(s), its scheme for a private-use scheme (`com.example.app:`, RFC 8252 §7.1). Anything else stays `'self'`.
+ */
+export function pageCsp (target: string): string {
+  let source: string | undefined
+  try {
+    const url = new URL(target)
+    if (url.protocol === 'http:' || url.protocol === 'https:') source = url.origin
+    else if (/^[a-z][a-z0-9+.-]*:$/.test(url.protocol)) source = url.protocol
+  } catch {}
+  return source === undefined ? PAGE_CSP : PAGE_CSP.replace("form-action 'self'", `form-action 'self' ${source}`)
 }
 
 /**

@@ -13,7 +13,10 @@ import type { StateStore } from './state-store.js'
 export interface StepUpOptions {
   /** How recently the factor must have been confirmed in this session: ms or like `'5m'` (at most 24 hours). */
   within: Duration
-  /** The factor required (`totp`, `recovery`, `passkey`); default any second factor. */
+  /**
+   * The factor required (`totp`, `recovery`, `passkey`, or `idp`: an OpenID provider's multi-factor sign-in where its
+   * `mfa` option takes it); default any second factor.
+   */
   factor?: string | undefined
 }
 

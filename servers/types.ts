@@ -50,7 +50,8 @@ export interface AuthorizationRequest {
   redirectUriGiven: boolean
   scopes: string[]
   state: string | undefined
-  codeChallenge: string | undefined
+  /** The PKCE S256 challenge (required: the token request must bring its verifier). */
+  codeChallenge: string
   nonce: string | undefined
   /** Browser binding of the login form (cookie value); the form only works in the browser it was shown in. */
   browser: string

@@ -42,6 +42,7 @@ const OUTCOMES: Record<AuditEventType, AuditOutcome> = {
   'recovery_codes.created': 'success',
   'step_up.succeeded': 'success',
   'step_up.refused': 'failure',
+  'access.denied': 'failure',
   'state_store.unavailable': 'failure',
   'key.rotated': 'success',
   'password.breached': 'failure',

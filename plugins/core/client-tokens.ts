@@ -30,8 +30,11 @@ export interface ClientTokens {
 
 interface Services { stateStore: StateStore; revocations: Revocations | null; sessions: SessionList | null; tokens: CoreTokenService; throttle: Throttle }
 
+/** What the registered clients' endpoints read of the options. */
+type ClientTokensOptions = Pick<ResolvedOptions, 'audit' | 'authPrefix' | 'clientKey' | 'clients' | 'cookies' | 'crossSite' | 'loginPage' | 'origin' | 'session' | 'url'>
+
 /** The clients' token service, or null when no client is registered (no route is added then). */
-export function openClientTokens (fastify: FastifyInstance, o: ResolvedOptions, s: Services): ClientTokens | null {
+export function openClientTokens (fastify: FastifyInstance, o: ClientTokensOptions, s: Services): ClientTokens | null {
   if (o.clients.size === 0 || s.revocations === null || s.tokens.dpop === null) return null
   const revocations = s.revocations
   const dpop = s.tokens.dpop

@@ -17,6 +17,7 @@ import type { AudienceRule } from './audience.js'
 import type { AuthProvider, AvatarSaver, GatehouseAuth, ResolvedOptions } from './types.js'
 import type { CoreTokenService } from './tokens.js'
 import type { SessionList } from './sessions.js'
+import type { Revocations } from './revocation.js'
 import type { TrustedDevices } from './trusted-devices.js'
 import type { RedirectVerdict } from './redirect.js'
 
@@ -32,6 +33,8 @@ export interface CoreInternals {
   readonly throttle: Throttle
   /** The audience rule (`audiences`), the one place that decides which audiences are allowed. */
   readonly audiences: AudienceRule
+  /** Server-side revocation (sessions the server can end); null when the `revocation` option is off. */
+  readonly revocations: Revocations | null
   /** The session list ("where you're signed in"); null when `revocation.sessionList` or revocation is off. */
   readonly sessions: SessionList | null
   /** `from` when it may be followed (origin of `url` or an allowed host), else undefined. */

@@ -42,7 +42,7 @@ export class Issuer {
   // so its token is signed once.
   private readonly refreshedTokens = new WeakMap<Claims, { token: string; key: JwsKey }>()
 
-  constructor (private readonly o: ResolvedOptions, private readonly keys: KeyRings, private readonly audiences: AudienceRule) {
+  constructor (private readonly o: Pick<ResolvedOptions, 'claimsUpdater' | 'issuer' | 'session'>, private readonly keys: KeyRings, private readonly audiences: AudienceRule) {
     this.tokenSeconds = Math.max(1, Math.round(o.session.tokenDurationMs / 1000))
     this.refreshCache = o.session.refreshCache ?? new MemoryRefreshCache()
   }

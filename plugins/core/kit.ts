@@ -20,6 +20,7 @@ import type { Throttle } from '../../lib/throttle/throttle.js'
 import type { SecondFactorRegistry } from '../../lib/second-factor.js'
 import type { ReauthRegistry } from '../../lib/reauth.js'
 import { coreOf, type CoreInternals } from './internals.js'
+import { kitHandle } from './kit-handle.js'
 import { completeLogin } from './login.js'
 import { afterReady, mountProvider, providerStateStore, type MountOptions } from './mount.js'
 import { applyAuthScope } from './scope.js'
@@ -184,6 +185,8 @@ export function builtinKit (fastify: FastifyInstance, who: string): BuiltinKit {
     trustAvatarOrigin: (origin) => { core.avatar?.trustOrigin?.(origin) }
   }
 }
+
+kitHandle.providerKit = providerKit
 
 /** A self-implemented provider, or a function building it on the kit (to complete logins with it). */
 export type ProviderOrFactory = AuthProvider | ((kit: ProviderKit) => AuthProvider)

@@ -9,7 +9,8 @@ import { readLoginRequest, requestFields, type LoginRequest } from '../../lib/lo
 import { User, type UserData } from '../../lib/user.js'
 import { requestLogger } from '../../lib/logger.js'
 import type { CoreInternals } from './internals.js'
-import type { LoginResult } from './types.js'
+import type { Claims, LoginResult } from './types.js'
+import { requestCookie } from './cookie-jar.js'
 import { providerOfRoute } from './sessions.js'
 import { checkArrivalOrigin } from './url-check.js'
 import { audOf } from './claims.js'
@@ -80,10 +81,11 @@ export async function completeLogin (core: CoreInternals, request: FastifyReques
   const picture = await savedPicture(core, request, user.id, result.avatar)
   if (picture !== undefined) user.picture = picture
   else delete user.picture
+  await endPriorSession(core, request)
   const { claims } = await core.tokens.set(reply, { user, aud: result.aud, sess: result.sessionOnly === true })
   if (result.secondFactor !== undefined) {
     // A session whose factor could not be recorded is not handed out: the cookies just set are taken back.
-    await recordFactor(core.stateStore, claims.jti, result.secondFactor).catch((err: unknown) => { core.tokens.reset(reply); throw err })
+    await recordFactor(core.stateStore, claims.jti, result.secondFactor, confirmedAt(result.secondFactorAt)).catch((err: unknown) => { core.tokens.reset(reply); throw err })
     // Trust is a convenience: a store that cannot record it costs the user the shortcut, never the login.
     if (result.trustDevice === true) {
       await core.trustedDevices?.remember(request, reply, userIdOf(claims) ?? user.id, result.secondFactor).catch((err: unknown) => {
@@ -107,6 +109,38 @@ export async function completeLogin (core: CoreInternals, request: FastifyReques
   if (to !== undefined) return reply.redirect(to, 303)
   // The claims updater may have shaped the user (role, attrs): answer with what the session carries.
   return reply.send(new User(claims.user ?? user))
+}
+
+/** When a login's second factor was confirmed: the time it gives, never ahead of now; now when it gives none. */
+function confirmedAt (at: number | undefined): number {
+  const now = Date.now()
+  return typeof at === 'number' && Number.isFinite(at) ? Math.min(at, now) : now
+}
+
+/**
+ * Ends, server-side, the session the browser held before this sign-in (its session cookie; ASVS 5.0 7.2.4): the new
+ * session replaces it in the browser, and a copy of the old token taken earlier (another user's session on a shared
+ * computer, a session copied out of this browser) does not live on beside it. The old token is verified first, an
+ * expired one included (it could still be refreshed); a token that does not verify, or is ended already, ends
+ * nothing. Without server-side revocation (`revocation: false`) there is nothing to end it in.
+ */
+async function endPriorSession (core: CoreInternals, request: FastifyRequest): Promise<void> {
+  const revocations = core.revocations
+  if (revocations === null) return
+  const token = requestCookie(request, core.options.cookies.sessionName)
+  if (token === undefined || token === '') return
+  let prior: Claims
+  try {
+    prior = await core.tokens.parse(token, { allowExpired: true })
+  } catch (err) {
+    // A cookie that is no session of ours (forged, of another key, ended already) has nothing to end; a store that
+    // cannot answer fails the sign-in (503) as it would a moment later.
+    if (err instanceof HttpError && err.statusCode < 500) return
+    throw err
+  }
+  await revocations.revokeSession(prior.jti)
+  const audit = core.options.audit
+  if (audit.on) audit.emit(request, 'session.revoked', { reason: 'sign_in', by: 'sign_in', scope: 'session', userId: userIdOf(prior), aud: audOf(prior) })
 }
 
 /**

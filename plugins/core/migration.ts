@@ -102,7 +102,7 @@ export class GoPkgzMigration {
   /** Exchanges under way or just done, by the Go token: requests that raced with one get its session. */
   private readonly exchanged = new Map<string, { session: Promise<CachedSession>; jti: string; until: number }>()
 
-  constructor (private readonly o: ResolvedOptions, private readonly s: ResolvedGoPkgz, private readonly p: MigrationParts) {
+  constructor (private readonly o: Pick<ResolvedOptions, 'audit' | 'cookies' | 'issuer' | 'tokenSources' | 'xsrf'>, private readonly s: ResolvedGoPkgz, private readonly p: MigrationParts) {
     this.audit = o.audit
     this.checkXsrf = makeXsrfCheck({ xsrf: o.xsrf, cookies: { ...o.cookies, xsrfName: s.xsrfCookieName } })
   }

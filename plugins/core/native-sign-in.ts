@@ -194,7 +194,7 @@ async function sendConfirmation (d: NativeSignInDeps, reply: FastifyReply, a: Au
   const body = `<p id="ask">${escapeHtml(a.client.name)} asks to be signed in as ${escapeHtml(user)}.</p>
 <p>This sign-in was opened from another site. Continue only if you started it in ${escapeHtml(a.client.name)} yourself.</p>
 <form method="post" action="${escapeHtml(d.issuer)}/authorize">${hidden}<button name="action" value="approve" id="approve">Continue</button><button name="action" value="deny" id="deny">Cancel</button></form>`
-  return await sendPage(reply, clientPage(`Sign in to ${a.client.name}?`, body))
+  return await sendPage(reply, clientPage(`Sign in to ${a.client.name}?`, body), 200, a.redirectUri)
 }
 
 /** `POST /authorize`: the user's answer on the confirmation page (this site's own page, the session's XSRF value). */

@@ -98,7 +98,7 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
 
   // The app's API only: what providers need is in the core's internals, reached through the provider kit.
   const auth = appApi({ o, tokens, clientTokens, resolve, sessionIdOf, stateStore, revocations, sessions, core: () => core })
-  const core = attachCore(fastify, { api: auth, options: o, logger: o.logger, tokens, stateStore, throttle, audiences, sessions, safeRedirect: redirects.safe, judgeRedirect: redirects.judge, logout })
+  const core = attachCore(fastify, { api: auth, options: o, logger: o.logger, tokens, stateStore, throttle, audiences, revocations, sessions, safeRedirect: redirects.safe, judgeRedirect: redirects.judge, logout })
   if (o.trustedDevices !== null) {
     const devices = new TrustedDevices(core, o.trustedDevices.ttlMs, o.trustedDevices.maxPerUser)
     core.trustedDevices = devices
@@ -114,7 +114,7 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
 
 /** What the app's API is built from: the core's services (`core` once it is attached). */
 interface ApiParts {
-  o: ResolvedOptions
+  o: Pick<ResolvedOptions, 'audit' | 'cookies' | 'userUpdater' | 'xsrf'>
   tokens: CoreTokenService
   clientTokens: ClientTokens | null
   resolve: ResolveUser
@@ -155,8 +155,8 @@ function appApi (p: ApiParts): GatehouseAuth {
   const api = {
     authenticate: authenticateHook(resolve),
     optionalUser,
-    admin: adminHook(resolve),
-    rbac: (roles) => rbacHook(resolve, roles),
+    admin: adminHook(resolve, o.audit),
+    rbac: (roles) => rbacHook(resolve, roles, o.audit),
     stepUp: (opts) => stepUp(opts),
     xsrf: xsrfHook({ ...o.xsrf, cookieOf: (request) => requestCookie(request, o.cookies.xsrfName) }),
     updateUser (updater?: UserUpdater) {
@@ -233,7 +233,7 @@ async function openServices (fastify: FastifyInstance, o: ResolvedOptions, store
 }
 
 /** The session list ("where you're signed in") on the state store, unless it or revocation is off. */
-async function openSessionList (o: ResolvedOptions, store: StateStore, revocations: Revocations | null): Promise<SessionList | null> {
+async function openSessionList (o: Pick<ResolvedOptions, 'revocation' | 'clientKey' | 'session' | 'issuer' | 'logger'>, store: StateStore, revocations: Revocations | null): Promise<SessionList | null> {
   const list = o.revocation?.sessionList
   if (revocations === null || list === null || list === undefined) return null
   return new SessionList({

@@ -19,7 +19,7 @@ export class PostCheck {
   private readonly checkXsrf: (request: FastifyRequest, jti: string) => void
   private readonly validator: ResolvedOptions['validator']
 
-  constructor (o: ResolvedOptions, private readonly audiences: AudienceRule) {
+  constructor (o: Pick<ResolvedOptions, 'validator' | 'cookies' | 'xsrf'>, private readonly audiences: AudienceRule) {
     this.checkXsrf = makeXsrfCheck(o)
     this.validator = o.validator
   }

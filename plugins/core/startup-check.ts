@@ -13,8 +13,11 @@ export const MIN_SECRET_BYTES = 32
 /** The advice every secret error ends with. */
 export const MAKE_SECRET = 'make one with `openssl rand -base64 48`'
 
+/** What the startup checks read of the options. */
+type StartupOptions = Pick<ResolvedOptions, 'allowedRedirectHosts' | 'audiences' | 'cookies' | 'logger' | 'secret' | 'tokenSources' | 'url' | 'xsrf'>
+
 /** Runs every check; rejects with the first `OptionsError`. */
-export async function checkAtStartup (o: ResolvedOptions): Promise<void> {
+export async function checkAtStartup (o: StartupOptions): Promise<void> {
   await checkSecrets(o)
   checkNames(o)
   warnWeakSettings(o)
@@ -24,7 +27,7 @@ export async function checkAtStartup (o: ResolvedOptions): Promise<void> {
  * Asks the secret reader for each configured audience, or for the default one (`''`) when none are configured:
  * the audiences a token can be issued for must each have a secret of at least `MIN_SECRET_BYTES` bytes.
  */
-async function checkSecrets (o: ResolvedOptions): Promise<void> {
+async function checkSecrets (o: StartupOptions): Promise<void> {
   const audiences = o.audiences.length > 0 ? o.audiences : ['']
   for (const aud of audiences) {
     const which = aud === '' ? 'the default audience' : `audience "${aud}"`
@@ -55,7 +58,7 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 // A host with an optional port, as `allowedRedirectHosts` compares them (no scheme, path or user).
 export const HOST = /^(?:\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::\d{1,5})?$/
 
-function checkNames (o: ResolvedOptions): void {
+function checkNames (o: StartupOptions): void {
   const cookies: Array<[string, string]> = [['cookies.sessionName', o.cookies.sessionName], ['cookies.xsrfName', o.cookies.xsrfName]]
   const headers: Array<[string, string]> = [['xsrf.headerName', o.xsrf.headerName]]
   if (o.tokenSources.header !== null) headers.unshift(['tokenSources.header', o.tokenSources.header])
@@ -75,7 +78,7 @@ function checkNames (o: ResolvedOptions): void {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
-function warnWeakSettings (o: ResolvedOptions): void {
+function warnWeakSettings (o: StartupOptions): void {
   const warn = (text: string): void => { o.logger.logf('[WARN] auth options: %s', text) }
   if (o.xsrf.disable) warn('xsrf.disable is true: cookie sessions are open to cross-site request forgery')
   const unsafe = [...o.xsrf.ignoreMethods].filter((m) => !SAFE_METHODS.has(m))

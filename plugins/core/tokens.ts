@@ -66,11 +66,14 @@ export interface CoreTokenService extends Omit<TokenService, 'issuePair'> {
   readonly dpop: DPoP | null
 }
 
+/** What the token service and its parts read of the options. */
+type TokenServiceOptions = Pick<ResolvedOptions, 'audit' | 'claimsUpdater' | 'clientKey' | 'cookies' | 'dpop' | 'issuer' | 'migration' | 'secret' | 'session' | 'tokenSources' | 'url' | 'validator' | 'xsrf'>
+
 /**
- * The token service. `store` (the state store) is needed only by `migration.goPkgz`, which marks each exchanged
- * Go token there.
+ * The token service. `store` (the state store) is needed by `migration.goPkgz`, which marks each exchanged Go
+ * token there, and by DPoP (each proof's `jti`, the server nonce): without it DPoP is off.
  */
-export function createTokenService (o: ResolvedOptions, revocations: Revocations | null, audiences: AudienceRule, list: SessionList | null = null, store?: StateStore): CoreTokenService {
+export function createTokenService (o: TokenServiceOptions, revocations: Revocations | null, audiences: AudienceRule, list: SessionList | null = null, store?: StateStore): CoreTokenService {
   const keys = createKeyRings(o.secret, o.session.signingKeys, (reason) => unauthorized(reason, ErrorCodes.UNAUTHORIZED))
   const verify = createVerifier(keys, o.issuer, audiences)
   const issuer = new Issuer(o, keys, audiences)
@@ -163,7 +166,7 @@ class SessionReader {
    * read in the same request (a hook, then its route) gets that session instead of refreshing it again.
    */
   private readonly refreshedFor = new WeakMap<FastifyRequest, { from: string; entry: CachedSession }>()
-  constructor (o: ResolvedOptions, private readonly p: SessionParts) {
+  constructor (o: Pick<ResolvedOptions, 'audit' | 'session' | 'tokenSources'>, private readonly p: SessionParts) {
     this.audit = o.audit
     this.lifetime = { maxAgeSeconds: Math.max(1, Math.round(o.session.maxAgeMs / 1000)), idleTimeoutMs: o.session.idleTimeoutMs, headerRefresh: o.tokenSources.headerRefresh }
     this.spend = p.store === undefined ? undefined : headerTokenSpender(p.store, this.lifetime)

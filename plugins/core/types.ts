@@ -219,6 +219,11 @@ export interface LoginResult {
    */
   secondFactor?: string | undefined
   /**
+   * When `secondFactor` was confirmed (ms since the epoch), when not just now: an identity provider's multi-factor
+   * sign-in at its `auth_time`. `recent()` counts from it. Default now.
+   */
+  secondFactorAt?: number | undefined
+  /**
    * The user asked to trust this browser (`trustDevice` with the second factor): with the core's `trustedDevices`
    * on and `secondFactor` given, a browser (no token header) gets the user's device cookie and later skips the
    * second factor. Ignored otherwise.

@@ -19,7 +19,7 @@ export interface UserResolver {
 
 const ADMIN: User = new User({ name: 'admin', id: 'admin', attrs: { admin: true } })
 
-export function createUserResolver (o: ResolvedOptions, tokens: CoreTokenService, throttle: Throttle): UserResolver {
+export function createUserResolver (o: Pick<ResolvedOptions, 'basicAuth' | 'issuer'>, tokens: CoreTokenService, throttle: Throttle): UserResolver {
   const { checker, adminPasswd } = o.basicAuth
   const basicEnabled = checker !== undefined || adminPasswd !== undefined
 

@@ -57,7 +57,8 @@ t.test('every deprecated value of every entry is used by the child, and every re
 })
 
 t.test('the upgrading guide lists every code of lib/deprecation.ts with the name it replaces', async (t) => {
-  const guide = readFileSync(`${root}docs/guide/upgrading.md`, 'utf8')
+  // Read without its backticks: a row writes the entry `{ kind: 'verify' }` in code.
+  const guide = readFileSync(`${root}docs/guide/upgrading.md`, 'utf8').replace(/`/g, '')
   for (const [name, { code }] of Object.entries(DEPRECATIONS)) t.match(guide, new RegExp(`${code}.*${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}|${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.*${code}`), `${code}: ${name}`)
   t.match(guide, MOVED_CODE, `${MOVED_CODE}: the moved names`)
 })

@@ -16,7 +16,7 @@ if (missing !== undefined) {
   t.comment(`browser tests skipped: ${missing}`)
   t.test('native sign-in in Chromium', { skip: missing }, async () => {})
 } else {
-  const s = await clientsApp({ loginPage: '/sign-in' }, undefined, addSignInPage)
+  const s = await clientsApp({ loginPage: '/sign-in' }, { listen: true, setup: addSignInPage })
   const browser: TestBrowser = await launch(import.meta.url)
   t.teardown(async () => { await browser.close(); await s.close() })
 

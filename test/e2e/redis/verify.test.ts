@@ -13,7 +13,8 @@ t.test('two instances sharing Redis', { skip: missing ?? false }, async (t) => {
   const redis = new RedisServer()
   await redis.start()
   t.teardown(() => redis.stop())
-  const store = new RedisStateStore(redis.url, { commandTimeoutMs: 500 })
+  // A command timeout a loaded machine's slow answer does not reach (a generous bound: commands take milliseconds).
+  const store = new RedisStateStore(redis.url, { commandTimeoutMs: 5000 })
   t.teardown(() => store.close())
 
   const outbox: string[] = []

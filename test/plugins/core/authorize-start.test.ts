@@ -10,7 +10,7 @@ import t from 'tap'
 import * as oidc from 'openid-client'
 import { addSignInPage, clientsApp } from '../../helpers/clients-app.js'
 
-const s = await clientsApp({ loginPage: '/sign-in' }, undefined, addSignInPage)
+const s = await clientsApp({ login: { page: '/sign-in' } }, { setup: addSignInPage })
 t.teardown(s.close)
 const REDIRECT = 'com.example.app:/callback'
 const config = await s.discover()

@@ -8,7 +8,7 @@ const s = await sessionApp()
 t.teardown(s.close)
 
 async function status (token: string): Promise<{ status: number; body: { code?: string; details?: string } }> {
-  const r = await client(s.base).fetch('/private', { headers: { 'x-jwt': token } })
+  const r = await s.client().fetch('/private', { headers: { 'x-jwt': token } })
   return { status: r.status, body: await r.json() }
 }
 
@@ -55,7 +55,7 @@ t.test('per-site secrets: site A cannot mint a token for site B ([A, B] refused 
   const secrets: Record<string, string> = { siteA: 'secret-of-site-a-0123456789abcdef0123', siteB: 'secret-of-site-b-0123456789abcdef0123' }
   const sites = await sessionApp({ secret: (aud) => secrets[aud] ?? '', audiences: ['siteA', 'siteB'] })
   t.teardown(sites.close)
-  const get = async (token: string): Promise<number> => (await client(sites.base).fetch('/private', { headers: { 'x-jwt': token } })).status
+  const get = async (token: string): Promise<number> => (await sites.client().fetch('/private', { headers: { 'x-jwt': token } })).status
   t.equal(await get(hs256(sessionClaims({ aud: ['siteA'] }), secrets.siteA!)), 200, 'control: A\'s token with A\'s secret')
   t.equal(await get(hs256(sessionClaims({ aud: ['siteA', 'siteB'] }), secrets.siteA!)), 401, '[A, B] signed by A')
   t.equal(await get(hs256(sessionClaims({ aud: ['siteB', 'siteA'] }), secrets.siteA!)), 401, '[B, A] signed by A')

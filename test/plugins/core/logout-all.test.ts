@@ -16,9 +16,9 @@ const logoutAll = async (c: Client, headers: Record<string, string>, form?: Reco
 
 t.test('a registered client\'s bearer token cannot end every session of its user (403, as at DELETE /sessions)', async (t) => {
   // The app hands the signed-in browser user a pair of its client, as an app's own sign-in would.
-  const s = await clientsApp({}, undefined, (app) => {
+  const s = await clientsApp({}, { setup: (app) => {
     app.post('/app/pair-me', { preHandler: app.auth.authenticate }, async (req) => await app.auth.tokens.issuePair(req, 'mobile', { user: req.user!.toJSON() }))
-  })
+  } })
   t.teardown(s.close)
   const browser = await s.app.inject({ method: 'POST', url: '/auth/local/login', payload: { user: 'ann', passwd: 'x' } })
   const jar = Object.fromEntries(browser.cookies.map((c) => [c.name, c.value]))
@@ -67,7 +67,7 @@ t.test('with reauthentication.otherSessions off, still a cookie session only, fo
   const phone = await s.loginAs('cy')
   const token = phone.jar.get('JWT')!
   for (const path of ['/auth/logout?all=1', '/auth/sessions']) {
-    const r = await fetch(`${s.base}${path}`, { method: path.includes('logout') ? 'POST' : 'DELETE', headers: { 'x-jwt': token } })
+    const r = await s.fetch(`${s.base}${path}`, { method: path.includes('logout') ? 'POST' : 'DELETE', headers: { 'x-jwt': token } })
     t.equal(r.status, 403, `${path}: a header token is refused`)
   }
   t.equal((await s.get(laptop)).status, 200)

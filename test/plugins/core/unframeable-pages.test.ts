@@ -42,9 +42,9 @@ function unframeable (t: Tap.Test, what: string, a: Answer, status = 200): void 
 }
 
 t.test('the pages of the auth core and its providers', async (t) => {
-  const s = await clientsApp({}, undefined, (app) => {
+  const s = await clientsApp({}, { setup: (app) => {
     void app.register(verifyProvider, { name: 'email', template: 'Sign in: {{.Token}}', sender: () => {} })
-  })
+  } })
   t.teardown(s.close)
   const login = await s.app.inject({ method: 'POST', url: '/auth/local/login', payload: { user: 'ann', passwd: 'x' } })
   const jar = Object.fromEntries(login.cookies.map((c) => [c.name, c.value]))
@@ -85,7 +85,7 @@ t.test('the login page of the local and dev OAuth2 servers, and its error page',
   const dev = await startDevServer({ port: 0, redirectUris: ['http://127.0.0.1:1/cb'] })
   t.teardown(dev.close)
   for (const [name, server, cid] of [['local', local, local.providerOptions.cid], ['dev', dev, 'dev']] as const) {
-    const page = await fetch(`${server.url}/login/oauth/authorize?response_type=code&client_id=${cid}&redirect_uri=http://127.0.0.1:1/cb`)
+    const page = await fetch(`${server.url}/login/oauth/authorize?response_type=code&client_id=${cid}&redirect_uri=http://127.0.0.1:1/cb&code_challenge=${CHALLENGE}&code_challenge_method=S256`)
     const cookie = page.headers.get('set-cookie')!.split(';')[0]!
     const answer = await fromFetch(page)
     unframeable(t, `${name} server login page`, answer)

@@ -45,7 +45,7 @@ t.test('a user\'s answer is private, its ETag bound to the user, and only that u
     t.equal(again.status, 304, `${path}: Alice revalidates her own answer`)
     t.equal(runs, before, 'without running the handler')
 
-    const nobody = await fetch(`${s.base}${path}`, { headers: { 'if-none-match': etag } })
+    const nobody = await s.fetch(`${s.base}${path}`, { headers: { 'if-none-match': etag } })
     t.equal(nobody.status, 401, `${path}: a request without credentials is refused, not told "not modified"`)
     t.equal(nobody.headers.get('etag'), null, `${path}: a refused request gets no validator`)
 
@@ -63,7 +63,7 @@ t.test('a session ended since gets 401, never a 304 for what its browser kept', 
   const token = carol.jar.get('JWT')!
   const xsrf = carol.jar.get(xsrfName(carol))!
   t.equal((await carol.fetch('/auth/logout', { method: 'POST', headers: headersOf(carol) })).status, 200)
-  const replay = await fetch(`${s.base}/api/me`, { headers: { cookie: `JWT=${token}; XSRF-TOKEN=${xsrf}`, 'x-xsrf-token': xsrf, 'if-none-match': etag } })
+  const replay = await s.fetch(`${s.base}/api/me`, { headers: { cookie: `JWT=${token}; XSRF-TOKEN=${xsrf}`, 'x-xsrf-token': xsrf, 'if-none-match': etag } })
   t.equal(replay.status, 401, 'the revoked session is refused by the hook before any 304')
 })
 
@@ -80,17 +80,17 @@ t.test('the route hook: no 304 to credentials before an auth hook vouched for th
 })
 
 t.test('an answer for anyone keeps its shared ETag and 304; a request with credentials gets its own', async (t) => {
-  const open = await fetch(`${s.base}/api/open`)
+  const open = await s.fetch(`${s.base}/api/open`)
   const etag = open.headers.get('etag')!
   t.equal(etag, cacheEtag('v1', '/api/open'))
   t.equal(open.headers.get('cache-control'), 'max-age=60, no-cache', 'public')
-  t.equal((await fetch(`${s.base}/api/open`, { headers: { 'if-none-match': etag } })).status, 304)
-  const bearer = await fetch(`${s.base}/api/open`, { headers: { authorization: 'Bearer abc', 'if-none-match': etag } })
+  t.equal((await s.fetch(`${s.base}/api/open`, { headers: { 'if-none-match': etag } })).status, 304)
+  const bearer = await s.fetch(`${s.base}/api/open`, { headers: { authorization: 'Bearer abc', 'if-none-match': etag } })
   t.equal(bearer.status, 200, 'credentials: the shared ETag does not match')
   t.match(bearer.headers.get('cache-control'), /^private, /)
   const own = bearer.headers.get('etag')!
-  t.equal((await fetch(`${s.base}/api/open`, { headers: { authorization: 'Bearer abc', 'if-none-match': own } })).status, 304, 'the same credentials revalidate their own')
-  t.equal((await fetch(`${s.base}/api/open`, { headers: { authorization: 'Bearer xyz', 'if-none-match': own } })).status, 200, 'other credentials do not')
+  t.equal((await s.fetch(`${s.base}/api/open`, { headers: { authorization: 'Bearer abc', 'if-none-match': own } })).status, 304, 'the same credentials revalidate their own')
+  t.equal((await s.fetch(`${s.base}/api/open`, { headers: { authorization: 'Bearer xyz', 'if-none-match': own } })).status, 200, 'other credentials do not')
 })
 
 t.test('a route declared before the plugin: served by the context step, as the route hook is', async (t) => {
