@@ -13,7 +13,7 @@ import { MemoryStateStore } from '../../../stores/state/memory.js'
 import { StateStoreError } from '../../../lib/state-store.js'
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
-const s = await clientsApp({ rateLimit: { grants: { perIp: 500 } } })
+const s = await clientsApp({ login: { rateLimit: { grants: { perIp: 500 } } } })
 t.teardown(s.close)
 const PRIVATE = `${s.base}/private`
 const TOKEN = `${s.base}/auth/token`
@@ -179,16 +179,22 @@ t.test('two DPoP headers: refused (two lines on the wire, or one joined value)',
   const two = await proof(key, at)
   const before = refusals()
   await refusedAtRoute(t, await call(pair.access_token, `${one}, ${two}`), 'invalid_dpop_proof', 'dpop_proof', before)
-  // Two header lines over a real socket: Node joins them into one value, and the raw headers show both.
+  // Two header lines over a real socket (the wire matters: an app on a loopback port): Node joins them into one
+  // value, and the raw headers show both.
+  const listening = await clientsApp({}, { listen: true })
+  t.teardown(listening.close)
+  const bound = (await listening.app.inject({ method: 'POST', url: '/app/pair', payload: { name: 'ann' }, headers: { dpop: await proof(key, { htm: 'POST', htu: `${listening.base}/app/pair` }) } })).json()
+  const onWire = { htm: 'GET', htu: `${listening.base}/private`, token: bound.access_token }
+  const [first, second] = [await proof(key, onWire), await proof(key, onWire)]
   const wire = await new Promise<{ status: number; challenge: string; body: string }>((resolve, reject) => {
-    const req = httpRequest(PRIVATE, { method: 'GET' }, (res) => {
+    const req = httpRequest(onWire.htu, { method: 'GET' }, (res) => {
       let body = ''
       res.on('data', (c: Buffer) => { body += c.toString() })
       res.on('end', () => { resolve({ status: res.statusCode!, challenge: String(res.headers['www-authenticate']), body }) })
     })
     req.on('error', reject)
-    req.setHeader('authorization', `DPoP ${pair.access_token}`)
-    req.setHeader('dpop', [one, two])
+    req.setHeader('authorization', `DPoP ${bound.access_token}`)
+    req.setHeader('dpop', [first, second])
     req.end()
   })
   t.equal(wire.status, 401)
@@ -295,7 +301,7 @@ t.test('a session\'s proofs are counted as one client of the state store: past i
 t.test('dpop.algorithms: a proof of another algorithm is refused, even with a key another app took', async (t) => {
   const narrow = await clientsApp({ dpop: { algorithms: ['EdDSA'] } })
   t.teardown(narrow.close)
-  const meta = await (await fetch(`${narrow.base}/.well-known/oauth-authorization-server/auth`)).json()
+  const meta = await (await narrow.fetch(`${narrow.base}/.well-known/oauth-authorization-server/auth`)).json()
   t.same(meta.dpop_signing_alg_values_supported, ['EdDSA'])
   // `key` (ES256) signed the proofs the first app took above.
   const r = await narrow.app.inject({ method: 'POST', url: '/app/pair', payload: { name: 'ann' }, headers: { dpop: await proof(key, { htm: 'POST', htu: `${narrow.base}/app/pair` }) } })

@@ -1,6 +1,6 @@
 /**
  * DPoP (RFC 9449) for the registered clients, driven by the standard client, openid-client 6 with its DPoP handle
- * (`getDPoPHandle`), over real HTTP on loopback: the device grant and the native code flow (`dpop_jkt`) get
+ * (`getDPoPHandle`), over `inject` (the fixture's fetch): the device grant and the native code flow (`dpop_jkt`) get
  * DPoP-bound pairs (`token_type` DPoP, `cnf.jkt` the key's thumbprint), the refresh grant keeps the binding, the
  * protected routes (authenticate, admin, rbac, optionalUser, `/auth/user`) take the token only with a proof of its
  * key, the server nonce costs the client one round trip, and `dpop: 'required'` issues nothing unbound.
@@ -18,10 +18,12 @@ const s = await clientsApp({
     { id: 'cli-dpop', kind: 'device', name: 'Demo CLI (DPoP)', dpop: 'required' },
     { id: 'cli-off', kind: 'device', name: 'Old CLI', dpop: 'off' }
   ]
-}, undefined, (app) => {
-  app.get('/admin', { preHandler: app.auth.admin }, async () => ({ admin: true }))
-  app.get('/editor', { preHandler: app.auth.rbac(['editor']) }, async () => ({ editor: true }))
-  app.get('/maybe', { preHandler: app.auth.optionalUser }, async (req) => ({ user: req.user?.name ?? null }))
+}, {
+  setup: (app) => {
+    app.get('/admin', { preHandler: app.auth.admin }, async () => ({ admin: true }))
+    app.get('/editor', { preHandler: app.auth.rbac(['editor']) }, async () => ({ editor: true }))
+    app.get('/maybe', { preHandler: app.auth.optionalUser }, async (req) => ({ user: req.user?.name ?? null }))
+  }
 })
 t.teardown(s.close)
 
@@ -31,7 +33,7 @@ const calls: Array<{ path: string; status: number; error?: string; nonce: boolea
 async function configOf (clientId: string): Promise<oidc.Configuration> {
   const config = await s.discover(clientId)
   config[oidc.customFetch] = async (url, options) => {
-    const answer = await fetch(url, options as RequestInit)
+    const answer = await s.fetch(url, options as RequestInit)
     const proof = new Headers(options.headers).get('dpop')
     const nonce = proof === null ? false : 'nonce' in JSON.parse(Buffer.from(proof.split('.')[1]!, 'base64url').toString())
     const error = answer.status >= 400 ? ((await answer.clone().json().catch(() => ({}))) as { error?: string }).error : undefined
@@ -67,7 +69,7 @@ async function deviceSignIn (clientId: string, name: string, options: oidc.Devic
   return await oidc.pollDeviceAuthorizationGrant(config, { ...da, interval: 0 }, undefined, options)
 }
 
-const get = async (path: string, headers: Record<string, string>): Promise<Response> => await fetch(`${s.base}${path}`, { headers })
+const get = async (path: string, headers: Record<string, string>): Promise<Response> => await s.fetch(`${s.base}${path}`, { headers })
 
 t.test('metadata names the proof algorithms (RFC 8414, RFC 9449 §5.1)', async (t) => {
   const meta = (await configOf('cli')).serverMetadata()
@@ -183,7 +185,7 @@ t.test('native code flow: dpop_jkt binds the code to the key (RFC 9449 §10); th
   t.same((await s.app.auth.tokens.parse(tokens.access_token)).cnf, { jkt: await dpop.calculateThumbprint() })
 
   const logout = { method: 'POST' }
-  const stolen = await fetch(`${s.base}/auth/logout`, { ...logout, headers: { authorization: `Bearer ${tokens.access_token}` } })
+  const stolen = await s.fetch(`${s.base}/auth/logout`, { ...logout, headers: { authorization: `Bearer ${tokens.access_token}` } })
   t.equal(stolen.status, 200, 'a logout with the token alone answers as a logout without a session…')
   const me = await oidc.fetchProtectedResource(config, tokens.access_token, new URL(`${s.base}/private`), 'GET', null, undefined, { DPoP: dpop })
   t.equal(me.status, 200, '…and ended nothing: a stolen bound token signs nobody out')
@@ -218,7 +220,7 @@ t.test('dpop.nonce: all asks for the nonce at the routes too (401 use_dpop_nonce
   const dpop = oidc.getDPoPHandle(config, key)
   const seen: Array<number | string> = []
   config[oidc.customFetch] = async (url, options) => {
-    const r = await fetch(url, options as RequestInit)
+    const r = await all.fetch(url, options as RequestInit)
     seen.push(r.status, r.headers.get('www-authenticate')?.split(',')[0] ?? '-')
     return r
   }
@@ -232,7 +234,7 @@ t.test('dpop.nonce: all asks for the nonce at the routes too (401 use_dpop_nonce
   t.teardown(none.close)
   const noneConfig = await none.discover('mobile')
   const seenNone: string[] = []
-  noneConfig[oidc.customFetch] = async (url, options) => { const r = await fetch(url, options as RequestInit); seenNone.push(`${r.status} ${r.headers.get('dpop-nonce') ?? '-'}`); return r }
+  noneConfig[oidc.customFetch] = async (url, options) => { const r = await none.fetch(url, options as RequestInit); seenNone.push(`${r.status} ${r.headers.get('dpop-nonce') ?? '-'}`); return r }
   const pair = await none.pair('gil')
   const refreshed = await oidc.refreshTokenGrant(noneConfig, pair.refresh_token, undefined, { DPoP: oidc.getDPoPHandle(noneConfig, await oidc.randomDPoPKeyPair()) })
   t.equal(refreshed.token_type, 'dpop')
