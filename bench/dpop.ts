@@ -4,11 +4,11 @@
  * bytes: the client's access token as `Authorization: Bearer` (padded with a harmless header), and a DPoP-bound
  * token of that client as `Authorization: DPoP` with a fresh proof in every request (ES256, signed by the load
  * generator: bench/dpop-load.ts). Both tokens are served from the verified-session cache; the DPoP request adds its
- * branch: the proof's signature verified (jose, WebCrypto), its claims, the token's hash, and its `jti` written to
- * the state store (in memory here). A fresh server process per case per round, rounds alternating (default
- * BENCH_ROUNDS 5, 1 s of warm-up then 3 s of load), CPU µs per request first. `npm run bench -- dpop:ir` counts
- * instructions per request under callgrind instead: WebCrypto verifies on libuv's thread pool, so the signature's
- * instructions are in the "other threads" column, the rest of the branch in the main thread's.
+ * branch: the proof's signature verified (node:crypto's synchronous `verify`, on the main thread), its claims, the
+ * token's hash, and its `jti` written to the state store (in memory here). A fresh server process per case per
+ * round, rounds alternating (default BENCH_ROUNDS 5, 1 s of warm-up then 3 s of load), CPU µs per request first.
+ * `npm run bench -- dpop:ir` counts instructions per request under callgrind instead, the main thread's and the
+ * other threads' (libuv's thread pool: nothing of DPoP's since the verification left WebCrypto) apart.
  */
 import { clientSessions } from './ladder-apps.js'
 import { proofSigner } from './dpop-proofs.js'

@@ -11,7 +11,7 @@ import { DPOP_ALGORITHMS } from './dpop-proof.js'
 export interface DPoPOptions {
   /**
    * The JWS algorithms a proof may be signed with: asymmetric ones only (`none` and the HMAC ones never). Default
-   * every one jose verifies here: ES256, ES384, ES512, EdDSA, Ed25519, PS256, PS384, PS512, RS256, RS384, RS512
+   * every one the proof verifier knows: ES256, ES384, ES512, EdDSA, Ed25519, PS256, PS384, PS512, RS256, RS384, RS512
    * (RSA keys of 2048 bits or more). Listed in the metadata as `dpop_signing_alg_values_supported`.
    */
   algorithms?: readonly string[] | undefined

@@ -125,7 +125,7 @@ export class DPoP {
     if (count > 1 || typeof value !== 'string' || value.includes(',')) throw this.refusal(where, 'invalid_dpop_proof', 'send exactly one DPoP header', 'dpop_proof')
     let proof: Proof
     try {
-      proof = await verifyProof(value, this.o.algorithms)
+      proof = verifyProof(value, this.o.algorithms)
     } catch (err) {
       if (err instanceof ProofRefused) throw this.refusal(where, 'invalid_dpop_proof', err.details, 'dpop_proof')
       throw err
