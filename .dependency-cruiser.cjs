@@ -33,9 +33,30 @@ const layerRules = LAYERS.slice(0, -1).map((path, i) => ({
   to: { path: LAYERS.slice(i + 1).map((p) => `(${p})`).join('|') }
 }))
 
+/**
+ * The auth core's rooms (plugins/core/), lowest first; each may import its own room and the rooms below it, never one
+ * above, and none imports the composer files at plugins/core/ itself (plugin.ts, options.ts, routes.ts, kit.ts):
+ *
+ *   base      the core's types and the small parts they name (claims, JWS, cookies, the registered clients' records,
+ *             the OAuth endpoints' errors, DPoP proofs)
+ *   keys      signing keys, issuing and verifying tokens, go-pkgz tokens
+ *   sessions  a request's session: reading, the per-request checks, revocation, the caches, refresh, migration
+ *   signin    the sign-in prelude (captcha, lockout, redirects, re-authentication, trusted devices) and mounting providers
+ *   clients   the registered clients' endpoints: token, device and native sign-in, refresh families, revocation
+ */
+const CORE_ROOMS = ['base', 'keys', 'sessions', 'signin', 'clients']
+const coreRoomRules = CORE_ROOMS.map((room, i) => ({
+  name: `core-${room}-imports-no-higher-room`,
+  severity: 'error',
+  comment: `plugins/core/${room}/ imports only ${CORE_ROOMS.slice(0, i + 1).join(', ')} of the core's rooms (see CORE_ROOMS).`,
+  from: { path: `^plugins/core/${room}/` },
+  to: { path: `^plugins/core/(?!(${CORE_ROOMS.slice(0, i + 1).join('|')})/)` }
+}))
+
 module.exports = {
   forbidden: [
     ...layerRules,
+    ...coreRoomRules,
     { name: 'no-circular', severity: 'error', comment: 'No import cycles, type imports included.', from: {}, to: { circular: true } },
     {
       name: 'hooks-own-their-types',

@@ -4,11 +4,11 @@
  * `fastify-gatehouse/toolkit`: an app using the toolkit alone has no `fastify.auth` (the toolkit's decorations
  * are in toolkit-augment.ts).
  */
-import type { GatehouseAuth, ReadonlyUser } from './plugins/core/types.js'
+import type { GatehouseAuth, ReadonlyUser } from './plugins/core/base/types.js'
 import type { ProviderMethods } from './provider-entries.js'
 
 // The seed's registration methods (go-pkgz/auth v2's `add*Provider`), which the root plugin adds to `fastify.auth`.
-declare module './plugins/core/types.js' {
+declare module './plugins/core/base/types.js' {
   interface GatehouseAuth extends ProviderMethods {}
 }
 

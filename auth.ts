@@ -15,7 +15,7 @@ import { checkKeys } from './lib/options.js'
 import type { CoreOptions } from './plugins/core/options.js'
 import type { AvatarOptions } from './plugins/avatar/options.js'
 import type { ProviderEntry } from './provider-entries.js'
-import type { GatehouseAuth } from './plugins/core/types.js'
+import type { GatehouseAuth } from './plugins/core/base/types.js'
 
 export type { ProviderEntry }
 

@@ -19,13 +19,13 @@ export { userId } from './lib/user.js'
 // go-pkgz/auth's options with no Fastify-shaped twin: basic auth as `admin`, moving sessions over from Go.
 export type { AdminBasicAuthOptions } from './plugins/core/options.js'
 export type { BasicAuthChecker, BasicAuthResult } from './lib/user.js'
-export type { MigrationOptions, GoPkgzMigrationOptions } from './plugins/core/migration.js'
+export type { MigrationOptions, GoPkgzMigrationOptions } from './plugins/core/sessions/migration.js'
 
 // The interface-plus-`Func` pairs of go-pkgz/auth: the options take either form.
-export type { ValidatorFunc, ClaimsUpdFunc, UserUpdFunc, SecretFunc, SecretReader, SecretValue, SecretKeyEntry } from './plugins/core/types.js'
+export type { ValidatorFunc, ClaimsUpdFunc, UserUpdFunc, SecretFunc, SecretReader, SecretValue, SecretKeyEntry } from './plugins/core/base/types.js'
 
 // go-pkgz/lgr's printf logger (the `logger` option; by default the package writes through Fastify's log).
-export { funcLogger, noopLogger, pinoLogger, stdLogger, type Logger, type LogLevel } from './lib/logger.js'
+export { funcLogger, noopLogger, pinoLogger, stdLogger, type Logger, type LogLevel } from './lib/logging/logger.js'
 
 // go-pkgz/rest's helpers (`rest.Wrap`, `rest.RenderJSON`, …), its expvar publishing and its from/to parameters.
 export {

@@ -9,11 +9,11 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { deprecatedFunction, deprecatedObject, warnMoved } from './lib/deprecation.js'
 import { userId as userIdOf } from './lib/user.js'
 import { safeEqual as equal } from './lib/compare.js'
-import { readLoginRequest as readLogin, requestFields as fieldsOf } from './lib/login-request.js'
+import { readLoginRequest as readLogin, requestFields as fieldsOf } from './lib/login/login-request.js'
 import { sendError as answerError } from './lib/errors.js'
 import { AUDIT_EVENT_TYPES as eventTypes } from './lib/audit/events.js'
 import { Audit as AuditClass } from './lib/audit/audit.js'
-import { MemoryRefreshCache as RefreshCacheClass } from './plugins/core/refresh-cache.js'
+import { MemoryRefreshCache as RefreshCacheClass } from './plugins/core/base/refresh-cache.js'
 import { normaliseAccountName as normalise } from './lib/throttle/lockout.js'
 import { mapStandardClaims as standardClaims } from './providers/oauth2/fields.js'
 import { builtinProviders as builtins, OAUTH2_BUILTIN_NAMES as builtinNames } from './providers/oauth2/builtins.js'
@@ -21,7 +21,7 @@ import { breachedPasswords as breached } from './lib/breached-passwords.js'
 import { hcaptchaVerifier as hcaptcha, recaptchaV3Verifier as recaptcha, turnstileVerifier as turnstile } from './lib/captcha/siteverify.js'
 import { SmtpSender as Smtp } from './providers/email/smtp.js'
 import type { providerKit as kitOf } from './plugins/core/kit.js'
-import { kitHandle } from './plugins/core/kit-handle.js'
+import { kitHandle } from './plugins/core/base/kit-handle.js'
 import { OptionsError } from './lib/errors.js'
 import { handlerProvider as handler } from './providers/lazy.js'
 import type { appleKeyFromFile as appleKey } from './providers/oauth2/apple.js'
@@ -85,7 +85,7 @@ export const providerKit: typeof kitOf = (fastify, who = 'providers') => {
 export const handlerProvider: typeof handler = deprecatedObject(moved('handlerProvider', PROVIDERS), handler)
 
 // Moved to fastify-gatehouse/compat (go-pkgz's shapes).
-export { funcLogger, noopLogger, pinoLogger, stdLogger } from './lib/deprecated-loggers.js'
+export { funcLogger, noopLogger, pinoLogger, stdLogger } from './lib/logging/deprecated-loggers.js'
 /** @deprecated Import it from `fastify-gatehouse/compat`; goes from the root in 1.0. */
 export const userId: typeof userIdOf = deprecatedFunction(moved('userId', COMPAT), userIdOf)
 

@@ -13,7 +13,7 @@ export type {
   SessionOptions, CookieOptions, XsrfOptions, TokenSourceOptions, RevocationOptions, LoginOptions, FactorOptions
 } from './plugins/core/options.js'
 export type { RateLimitOptions } from './lib/throttle/options.js'
-export type { ClientOptions } from './plugins/core/clients.js'
+export type { ClientOptions } from './plugins/core/base/clients.js'
 export type { AvatarOptions } from './plugins/avatar/plugin.js'
 export type { Duration } from './lib/duration.js'
 
@@ -21,8 +21,8 @@ export type { Duration } from './lib/duration.js'
 export type {
   GatehouseAuth, AuthHook, TokenService, Session, Claims, ClaimsInput, ListedSession, TokenPairResponse,
   CredChecker, CheckedUser, Validator, ClaimsUpdater, UserUpdater, SecretOption, SessionKey
-} from './plugins/core/types.js'
-export type { StepUpOptions } from './lib/step-up.js'
+} from './plugins/core/base/types.js'
+export type { StepUpOptions } from './lib/login/step-up.js'
 export { User, type ReadonlyUser, type UserData } from './lib/user.js'
 export type { CaptchaVerifier } from './lib/captcha/verifier.js'
 export type { StateStore } from './lib/state-store.js'
@@ -50,7 +50,7 @@ export type {
 export type {
   /** @deprecated Use `StepUpOptions` (`fastify.auth.recent` is `stepUp`); goes in 1.0. */
   RecentOptions
-} from './lib/step-up.js'
+} from './lib/login/step-up.js'
 export {
   /** @deprecated Use `emailProvider` (`verify` also means token verification); goes in 1.0. */
   verifyProvider
@@ -103,11 +103,11 @@ export type {
   AuthProvider,
   /** @deprecated Import it from `fastify-gatehouse/providers`; goes from the root in 1.0. */
   LoginResult
-} from './plugins/core/types.js'
+} from './plugins/core/base/types.js'
 export type {
   /** @deprecated Import it from `fastify-gatehouse/providers`; goes from the root in 1.0. */
   LoginRequest
-} from './lib/login-request.js'
+} from './lib/login/login-request.js'
 export type {
   /** @deprecated Import it from `fastify-gatehouse/providers`; goes from the root in 1.0. */
   DirectProviderOptions,
@@ -266,13 +266,13 @@ export type {
   SecretValue,
   /** @deprecated Import it from `fastify-gatehouse/compat`; goes from the root in 1.0. */
   SecretKeyEntry
-} from './plugins/core/types.js'
+} from './plugins/core/base/types.js'
 export type {
   /** @deprecated Import it from `fastify-gatehouse/compat`; goes from the root in 1.0. */
   Logger,
   /** @deprecated Import it from `fastify-gatehouse/compat`; goes from the root in 1.0. */
   LogLevel
-} from './lib/logger.js'
+} from './lib/logging/logger.js'
 export type {
   /** @deprecated Import it from `fastify-gatehouse/compat`; goes from the root in 1.0. */
   BasicAuthChecker,
@@ -284,7 +284,7 @@ export type {
   MigrationOptions,
   /** @deprecated Import it from `fastify-gatehouse/compat`; goes from the root in 1.0. */
   GoPkgzMigrationOptions
-} from './plugins/core/migration.js'
+} from './plugins/core/sessions/migration.js'
 
 // Moved to fastify-gatehouse/stores.
 export type {
@@ -333,17 +333,17 @@ export type {
   ResolvedOptions,
   /** @deprecated Internal from 1.0 (the `purpose` claim); goes in 1.0. */
   TokenPurpose
-} from './plugins/core/types.js'
+} from './plugins/core/base/types.js'
 export type {
   /** @deprecated Internal from 1.0: `AuthOptions['clients']`; goes in 1.0. */
   ClientRefreshOptions,
   /** @deprecated Internal from 1.0; goes in 1.0. */
   RegisteredClient
-} from './plugins/core/clients.js'
+} from './plugins/core/base/clients.js'
 export type {
   /** @deprecated Internal from 1.0; goes in 1.0. */
   JwsKey
-} from './plugins/core/jws.js'
+} from './plugins/core/base/jws.js'
 export type {
   /** @deprecated Internal from 1.0: `AuthOptions['avatar']`'s `fetch`; goes in 1.0. */
   AvatarFetchOptions
@@ -367,7 +367,7 @@ export type {
   CrossSiteOptions,
   /** @deprecated Internal from 1.0; goes in 1.0. */
   CrossSiteGuard
-} from './lib/cross-site.js'
+} from './lib/login/cross-site.js'
 export type {
   /** @deprecated Internal from 1.0: a verifier's `verify(check)` argument; goes in 1.0. */
   CaptchaCheck,
@@ -383,7 +383,7 @@ export type {
   LastLoginMethodOptions,
   /** @deprecated Internal from 1.0; goes in 1.0. */
   ResolvedLastLoginMethod
-} from './plugins/core/last-login.js'
+} from './plugins/core/base/last-login.js'
 export type {
   /** @deprecated Internal from 1.0: `otelRequestHook`'s argument; goes in 1.0. */
   AttributeSetter

@@ -9,9 +9,9 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { OptionsError } from './lib/errors.js'
 import { didYouMean } from './lib/options.js'
 import { warnDeprecated } from './lib/deprecation.js'
-import { afterReady } from './plugins/core/mount.js'
+import { afterReady } from './plugins/core/signin/mount.js'
 import type { ProviderOrFactory } from './plugins/core/kit.js'
-import type { CredChecker } from './plugins/core/types.js'
+import type { CredChecker } from './plugins/core/base/types.js'
 import type { RunningOAuth2Server } from './servers/dev-server.js'
 import type { DirectProviderOptions } from './providers/direct.js'
 import { handlerName, type HandlerProviderOptions } from './providers/handler.js'
@@ -30,7 +30,7 @@ import {
   appleProvider, devProvider, directProvider, emailProvider, handlerProvider, oauth2Provider, oidcProvider, passkeyProvider,
   telegramProvider, totpProvider, verifyFamilyProvider
 } from './providers/lazy.js'
-import { coreOf } from './plugins/core/internals.js'
+import { coreOf } from './plugins/core/signin/internals.js'
 
 /**
  * A provider in the root's `providers` list: its plugin's options plus `kind`. The entry minus `kind` is what

@@ -21,7 +21,7 @@ import Fastify, { type FastifyInstance, type RouteShorthandOptions } from 'fasti
 import cookie from '@fastify/cookie'
 import { authPlugin, type AuthOptions } from '../auth.js'
 import { MemoryStateStore } from '../stores/state/memory.js'
-import type { TokenPairResponse } from '../plugins/core/types.js'
+import type { TokenPairResponse } from '../plugins/core/base/types.js'
 import { benchKey, proofSigner } from './dpop-proofs.js'
 import type { Peer } from './peer-apps.js'
 import { callbackAuthenticate } from './callback-auth.js'

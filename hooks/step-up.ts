@@ -11,7 +11,7 @@ import { ErrorCodes, HttpError, OptionsError, refuse } from '../lib/errors.js'
 import { checkKeys, optionDuration, optionName } from '../lib/options.js'
 import type { StateStore } from '../lib/state-store.js'
 import type { Audit } from '../lib/audit/audit.js'
-import { lastFactorAt, STEP_UP_KEEP_MS, type StepUpOptions } from '../lib/step-up.js'
+import { lastFactorAt, STEP_UP_KEEP_MS, type StepUpOptions } from '../lib/login/step-up.js'
 import { challenged, guardedHook, realmChallenge, requireUser } from './authenticate.js'
 import type { ResolveUser, SessionIdOf } from './types.js'
 

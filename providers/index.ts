@@ -20,7 +20,7 @@
 // The provider kit: what a provider is given by the auth core.
 export { providerKit, type ProviderKit, type ProviderThrottle, type PurposeTokens } from '../plugins/core/kit.js'
 export type { AuthProvider, LoginResult, MountOptions, LoginHandler, SignedInSession } from '../plugins/core/kit.js'
-export type { LoginRequest } from '../lib/login-request.js'
+export type { LoginRequest } from '../lib/login/login-request.js'
 
 // Options of the provider plugins (each plugin is exported by the root entry).
 export { handlerProvider } from './lazy.js'

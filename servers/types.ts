@@ -3,7 +3,7 @@
  * the route context). Kept apart from server.ts so that the route modules (authorize.ts, token.ts) and the app
  * that registers them do not import each other.
  */
-import type { Logger } from '../lib/logger.js'
+import type { Logger } from '../lib/logging/logger.js'
 import type { LoginPageHandler } from './login-page.js'
 import type { SecretStore } from './secret-store.js'
 

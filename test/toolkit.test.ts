@@ -8,7 +8,7 @@ t.test('toolkit.ts exports the whole toolkit and its error family; the root entr
   for (const name of Object.keys(internal)) t.equal((toolkit as Record<string, unknown>)[name], (internal as Record<string, unknown>)[name], name)
   for (const name of ['ErrorCodes', 'GatehouseError', 'HttpError', 'OptionsError', 'sendError'] as const) t.equal(toolkit[name], errors[name], name)
   // The printf loggers moved to fastify-gatehouse/compat; until 1.0 the toolkit keeps them, deprecated (they warn once).
-  const logger = await import('../lib/deprecated-loggers.js')
+  const logger = await import('../lib/logging/deprecated-loggers.js')
   for (const name of ['funcLogger', 'noopLogger', 'pinoLogger', 'stdLogger'] as const) t.equal(toolkit[name], logger[name], name)
   const plugins = [
     'appInfoPlugin', 'pingPlugin', 'healthPlugin', 'requestLoggerPlugin', 'recovererPlugin', 'onlyFromPlugin', 'metricsPlugin',

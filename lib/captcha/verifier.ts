@@ -1,6 +1,6 @@
 /**
  * The captcha of the login routes (the auth core's `captcha` option): what a verifier is, and the option read
- * into one checked form. The check itself runs in the core's login prelude (plugins/core/captcha.ts), once for
+ * into one checked form. The check itself runs in the core's login prelude (plugins/core/signin/captcha.ts), once for
  * every provider; the built-in verifiers of Turnstile, hCaptcha and reCAPTCHA v3 are in siteverify.ts.
  */
 import { OptionsError } from '../errors.js'

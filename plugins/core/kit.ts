@@ -12,25 +12,25 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Duration } from '../../lib/duration.js'
-import type { Logger } from '../../lib/logger.js'
+import type { Logger } from '../../lib/logging/logger.js'
 import type { Audit } from '../../lib/audit/audit.js'
 import { optionDuration } from '../../lib/options.js'
 import type { StateStore } from '../../lib/state-store.js'
 import type { Throttle } from '../../lib/throttle/throttle.js'
-import type { SecondFactorRegistry } from '../../lib/second-factor.js'
-import type { ReauthRegistry } from '../../lib/reauth.js'
-import { coreOf, type CoreInternals } from './internals.js'
-import { kitHandle } from './kit-handle.js'
-import { completeLogin } from './login.js'
-import { afterReady, mountProvider, providerStateStore, type MountOptions } from './mount.js'
-import { applyAuthScope } from './scope.js'
-import { cookieSession, freshSession, signedInSession, type SignedInSession } from './reauth.js'
-import type { AuthProvider, Claims, GatehouseAuth, LoginResult, ResolvedOptions } from './types.js'
+import type { SecondFactorRegistry } from '../../lib/login/second-factor.js'
+import type { ReauthRegistry } from '../../lib/login/reauth.js'
+import { coreOf, type CoreInternals } from './signin/internals.js'
+import { kitHandle } from './base/kit-handle.js'
+import { completeLogin } from './signin/login.js'
+import { afterReady, mountProvider, providerStateStore, type MountOptions } from './signin/mount.js'
+import { applyAuthScope } from './signin/scope.js'
+import { cookieSession, freshSession, signedInSession, type SignedInSession } from './signin/reauth.js'
+import type { AuthProvider, Claims, GatehouseAuth, LoginResult, ResolvedOptions } from './base/types.js'
 
 // The one module a provider imports of the auth core: the kit, and the types a provider is written with.
-export type { MountOptions, LoginHandler } from './mount.js'
-export type { SignedInSession } from './reauth.js'
-export type { AuthProvider, CheckedUser, Claims, CredChecker, GatehouseAuth, LoginResult } from './types.js'
+export type { MountOptions, LoginHandler } from './signin/mount.js'
+export type { SignedInSession } from './signin/reauth.js'
+export type { AuthProvider, CheckedUser, Claims, CredChecker, GatehouseAuth, LoginResult } from './base/types.js'
 
 /** Short-lived signed tokens of one purpose: never usable as a session, nor as a token of the other purpose. */
 export interface PurposeTokens {

@@ -6,17 +6,17 @@
  */
 import type {
   BasicAuthChecker, ClaimsUpdater, RefreshCache, ResolvedOptions, SecretFunc, SecretOption, SessionKey, UserUpdater, Validator
-} from './types.js'
+} from './base/types.js'
 import type { FastifyRequest } from 'fastify'
-import { sessionKeysOption } from './keys.js'
-import { resolveClients, type ClientOptions, type RegisteredClient } from './clients.js'
-import { noopLogger, type Logger } from '../../lib/logger.js'
+import { sessionKeysOption } from './keys/keys.js'
+import { resolveClients, type ClientOptions, type RegisteredClient } from './base/clients.js'
+import { noopLogger, type Logger } from '../../lib/logging/logger.js'
 import { Audit } from '../../lib/audit/audit.js'
 import type { AuditListener } from '../../lib/audit/events.js'
 import type { Duration } from '../../lib/duration.js'
 import { OptionsError } from '../../lib/errors.js'
 import { warnDeprecated } from '../../lib/deprecation.js'
-import { MAKE_SECRET, MIN_SECRET_BYTES } from './startup-check.js'
+import { MAKE_SECRET, MIN_SECRET_BYTES } from './base/startup-check.js'
 import {
   adaptFunction, checkKeys, keyList, optionBoolean, optionDuration, optionFunction, optionGroup, optionInt, optionLifetime, optionList,
   optionPrefix, optionString, optionUrl
@@ -24,11 +24,11 @@ import {
 import type { StateStoreOption } from '../../stores/state/resolve.js'
 import { resolveRateLimit, type RateLimitOptions } from '../../lib/throttle/options.js'
 import { defaultClientKey, type ClientKey } from '../../lib/throttle/client.js'
-import { crossSiteGuard, type CrossSiteOptions } from '../../lib/cross-site.js'
+import { crossSiteGuard, type CrossSiteOptions } from '../../lib/login/cross-site.js'
 import { resolveCaptcha, type CaptchaOption } from '../../lib/captcha/verifier.js'
-import { resolveLastLoginMethod, type LastLoginMethodOptions } from './last-login.js'
-import { resolveMigration, type MigrationOptions } from './migration.js'
-import { resolveDPoP, type DPoPOptions } from './dpop-options.js'
+import { resolveLastLoginMethod, type LastLoginMethodOptions } from './base/last-login.js'
+import { resolveMigration, type MigrationOptions } from './sessions/migration.js'
+import { resolveDPoP, type DPoPOptions } from './base/dpop-options.js'
 
 /** How long sessions live and how they are kept (`session` group). */
 export interface SessionOptions {

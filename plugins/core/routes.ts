@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError, sendError } from '../../lib/errors.js'
-import type { GatehouseAuth } from './types.js'
-import type { SessionList } from './sessions.js'
-import type { UserResolver } from './user-resolver.js'
-import type { CoreInternals } from './internals.js'
-import { applyAuthScope, routeDoc as doc } from './scope.js'
+import type { GatehouseAuth } from './base/types.js'
+import type { SessionList } from './sessions/sessions.js'
+import type { UserResolver } from './signin/user-resolver.js'
+import type { CoreInternals } from './signin/internals.js'
+import { applyAuthScope, routeDoc as doc } from './signin/scope.js'
 
 const STATUS = {
   type: 'object',
@@ -14,15 +14,15 @@ const STATUS = {
 const LOGGED_OUT = { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] } as const
 /** Documents `all` without typing it: the handler reads it, so that its 400 says what it always said. */
 const LOGOUT_QUERY = { type: 'object', properties: { all: { description: '1 or true: every session of the user' } } } as const
-import { checkCrossSite } from './login-audit.js'
-import { sessionEndingOthers, signedInSession, type SignedInSession } from './reauth.js'
-import { clearSiteCookies } from './cookies.js'
-import { deviceRoutes } from './device-routes.js'
+import { checkCrossSite } from './signin/login-audit.js'
+import { sessionEndingOthers, signedInSession, type SignedInSession } from './signin/reauth.js'
+import { clearSiteCookies } from './sessions/cookies.js'
+import { deviceRoutes } from './clients/device-routes.js'
 
 /**
  * The core's own routes under `authPrefix`: `/list`, `/user`, `/status`, `/logout`, `/sessions` (unless the session
  * list is off), `/.well-known/jwks.json` (with `session.signingKeys`), `/token` and `/revoke` (with `clients`), and the JSON 404 for
- * anything else there. Providers mount theirs beside these (plugins/core/mount.ts).
+ * anything else there. Providers mount theirs beside these (plugins/core/signin/mount.ts).
  */
 export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: UserResolver, clientRoutes?: (scope: FastifyInstance) => Promise<void>) {
   return async function routes (scope: FastifyInstance): Promise<void> {

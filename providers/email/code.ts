@@ -15,7 +15,7 @@ import { safeEqual } from '../../lib/compare.js'
 import { checkKeys, optionDuration, optionInt } from '../../lib/options.js'
 import type { Duration } from '../../lib/duration.js'
 import type { StateStore } from '../../lib/state-store.js'
-import type { LoginRequest } from '../../lib/login-request.js'
+import type { LoginRequest } from '../../lib/login/login-request.js'
 import { userId } from '../../lib/user.js'
 import type { ProviderKit } from '../../plugins/core/kit.js'
 

@@ -9,13 +9,13 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError, OptionsError } from '../../lib/errors.js'
 import { userId } from '../../lib/user.js'
-import { requestLogger, type Logger } from '../../lib/logger.js'
+import { requestLogger, type Logger } from '../../lib/logging/logger.js'
 import type { Duration } from '../../lib/duration.js'
 import { checkKeys, optionDuration, optionFunction, optionLifetime, optionName } from '../../lib/options.js'
 import type { StateStoreOption } from '../../stores/state/resolve.js'
 import type { StateStore } from '../../lib/state-store.js'
-import { queryText, requestFields, type LoginRequest } from '../../lib/login-request.js'
-import { continuePage } from '../../lib/cross-site.js'
+import { queryText, requestFields, type LoginRequest } from '../../lib/login/login-request.js'
+import { continuePage } from '../../lib/login/cross-site.js'
 import { providerKit, type AuthProvider, type Claims, type MountOptions, type ProviderKit } from '../../plugins/core/kit.js'
 import { maskAddress } from '../../lib/audit/audit.js'
 import { refuseReservedName } from '../oauth2/builtins.js'
@@ -82,27 +82,42 @@ const USED_KEY = 'verify:used:'
 // Used-token records outlive the token a little, covering clock differences between instances.
 const USED_MARGIN_MS = 60_000
 
+/** The sign-in codes when `opts.code` asks for them; the template is checked for the flow it serves. */
+function emailCodes (kit: ProviderKit, name: string, label: string, template: string, opts: VerifyOptions, store: StateStore): EmailCodes | undefined {
+  const rules = codeRules(label, opts.code)
+  checkTemplate(template, label, rules !== undefined)
+  if (rules !== undefined && store.increment === undefined) throw new OptionsError(`${label}.code`, 'needs a state store with increment (counting wrong codes)')
+  return rules === undefined ? undefined : new EmailCodes(kit, name, rules, store)
+}
+
+/** How the template's values are escaped: `opts.escape`, else as the body's real type asks. */
+function escapeOf (label: string, template: string, send: { contentType?: unknown }, opts: VerifyOptions): 'html' | 'none' {
+  // The body's real type decides too: a template without tags mailed as text/html is still HTML.
+  const htmlBody = typeof send.contentType === 'string' && send.contentType.toLowerCase().startsWith('text/html')
+  const escape = opts.escape ?? (htmlBody ? 'html' : defaultEscape(template))
+  if (escape !== 'html' && escape !== 'none') throw new OptionsError(`${label}.escape`, 'must be "html" or "none"')
+  return escape
+}
+
+/** Which addresses the provider sends to, and the refusal of any other. */
+function addressRule (label: string, opts: VerifyOptions): { isAddress: (address: string) => boolean, notAnAddress: string } {
+  const ownRule = optionFunction<(address: string) => boolean>(`${label}.isAddress`, opts.isAddress)
+  // The SMTP sender's own refusal, now given for every sender before anything is counted or sent.
+  return { isAddress: ownRule ?? isMailAddress, notAnAddress: ownRule === undefined ? 'not a single mail address' : 'not an address this provider sends to' }
+}
+
 /**
  * The provider object: what `emailProvider` mounts. Throws OptionsError on bad arguments, naming them under
  * `family` (`email`, or `verify` through the deprecated names).
  */
 export function createEmailProvider (kit: ProviderKit, name: string, template: string, sender: Sender | SenderFunc, opts: VerifyOptions, store: StateStore, family = 'email'): AuthProvider {
   const label = `${family}.${name}`
-  const rules = codeRules(label, opts.code)
-  checkTemplate(template, label, rules !== undefined)
-  if (rules !== undefined && store.increment === undefined) throw new OptionsError(`${label}.code`, 'needs a state store with increment (counting wrong codes)')
-  const codes = rules === undefined ? undefined : new EmailCodes(kit, name, rules, store)
+  const codes = emailCodes(kit, name, label, template, opts, store)
   const send = toSender(sender, `${label}.sender`)
   const ttlMs = optionLifetime(`${label}.tokenTtl`, opts.tokenTtl, 30 * 60_000, (text) => { kit.logger.logf('[WARN] %s', text) })
   const sendTimeoutMs = optionDuration(`${label}.sendTimeout`, opts.sendTimeout, 30_000)
-  // The body's real type decides too: a template without tags mailed as text/html is still HTML.
-  const htmlBody = typeof send.contentType === 'string' && send.contentType.toLowerCase().startsWith('text/html')
-  const escape = opts.escape ?? (htmlBody ? 'html' : defaultEscape(template))
-  if (escape !== 'html' && escape !== 'none') throw new OptionsError(`${label}.escape`, 'must be "html" or "none"')
-  const ownRule = optionFunction<(address: string) => boolean>(`${label}.isAddress`, opts.isAddress)
-  const isAddress = ownRule ?? isMailAddress
-  // The SMTP sender's own refusal, now given for every sender before anything is counted or sent.
-  const notAnAddress = ownRule === undefined ? 'not a single mail address' : 'not an address this provider sends to'
+  const escape = escapeOf(label, template, send, opts)
+  const { isAddress, notAnAddress } = addressRule(label, opts)
 
   function readAddress (fields: Record<string, unknown>): string {
     const address = queryText(fields, 'address', MAX_ADDRESS, true)!

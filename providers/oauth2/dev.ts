@@ -11,7 +11,7 @@ import { HttpError, OptionsError } from '../../lib/errors.js'
 import { checkKeys, optionInt } from '../../lib/options.js'
 import type { StateStoreOption } from '../../stores/state/resolve.js'
 import { builtinKit, type AuthProvider } from '../../plugins/core/kit.js'
-import type { LoginRequest } from '../../lib/login-request.js'
+import type { LoginRequest } from '../../lib/login/login-request.js'
 import type { DevServerOptions, RunningOAuth2Server } from '../../servers/dev-server.js'
 import { createOAuth2Provider } from './engine.js'
 

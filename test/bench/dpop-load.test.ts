@@ -7,7 +7,7 @@ import t from 'tap'
 import { createServer, type AddressInfo } from 'node:http'
 import { load } from '../../bench/lib.js'
 import { benchKey, proofSigner } from '../../bench/dpop-proofs.js'
-import { verifyProof } from '../../plugins/core/dpop-proof.js'
+import { verifyProof } from '../../plugins/core/base/dpop-proof.js'
 
 t.test('a fresh proof per request, all of one length, each verifying with the bench key', async (t) => {
   const seen: string[] = []

@@ -14,7 +14,7 @@ import {
   SESSION_KEYS, TOKEN_SOURCE_KEYS, XSRF_KEYS
 } from '../../plugins/core/options.js'
 import { ErrorCodes } from '../../lib/errors.js'
-import { MIGRATION_KEYS } from '../../plugins/core/migration.js'
+import { MIGRATION_KEYS } from '../../plugins/core/sessions/migration.js'
 import { root } from './pages.js'
 
 const options = readFileSync(join(root, 'docs/reference/options.md'), 'utf8')
@@ -64,11 +64,11 @@ const GROUPS: Array<[string, readonly string[]]> = [
   ['login.rateLimit', ['login.rateLimit', ...expand('login.rateLimit', sourceKeys(THROTTLE, 'RateLimitOptions'), {
     login: sourceKeys(THROTTLE, 'LoginLimit'), failures: sourceKeys(THROTTLE, 'FailureOptions'), grants: sourceKeys(THROTTLE, 'GrantLimit'), sends: sourceKeys(THROTTLE, 'SendLimit')
   })]],
-  ['login.crossSite', ['login.crossSite', ...under('login.crossSite.', sourceKeys('lib/cross-site.ts', 'CrossSiteOptions'))]],
+  ['login.crossSite', ['login.crossSite', ...under('login.crossSite.', sourceKeys('lib/login/cross-site.ts', 'CrossSiteOptions'))]],
   ['factors.reauthentication', under('factors.reauthentication.', REAUTHENTICATION_KEYS)],
   ['factors.trustedDevices', ['factors.trustedDevices', ...under('factors.trustedDevices.', TRUSTED_DEVICES_KEYS)]],
-  ['migration', expand('migration', MIGRATION_KEYS, { goPkgz: sourceKeys('plugins/core/migration.ts', 'GoPkgzMigrationOptions') }).concat('migration.goPkgz')],
-  ['dpop', under('dpop.', sourceKeys('plugins/core/dpop-options.ts', 'DPoPOptions'))],
+  ['migration', expand('migration', MIGRATION_KEYS, { goPkgz: sourceKeys('plugins/core/sessions/migration.ts', 'GoPkgzMigrationOptions') }).concat('migration.goPkgz')],
+  ['dpop', under('dpop.', sourceKeys('plugins/core/base/dpop-options.ts', 'DPoPOptions'))],
   ['avatar', ['avatar', ...expand('avatar', AVATAR_KEYS, { fetch: sourceKeys('plugins/avatar/options.ts', 'AvatarFetchOptions') })]]
 ]
 

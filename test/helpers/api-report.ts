@@ -60,7 +60,7 @@ function config (entry: Entry): IConfigFile {
   }
 }
 
-/** Sources newer than their declarations: the reports would describe an older build. */
+/** Sources newer than their build: the reports would describe an older one. */
 function staleBuild (): string[] {
   const stale: string[] = []
   const walk = (dir: string): void => {
@@ -70,7 +70,9 @@ function staleBuild (): string[] {
       if (!path.endsWith('.ts') || path.endsWith('.d.ts')) continue
       const dts = join(root, 'dist', path.replace(/\.ts$/, '.d.ts'))
       let built: number
-      try { built = statSync(dts).mtimeMs } catch { stale.push(`${path} (not built)`); continue }
+      // tsc leaves a declaration file alone when its text is unchanged (a function's body edited): the later of
+      // the two outputs tells when the source was last built.
+      try { built = Math.max(statSync(dts).mtimeMs, statSync(dts.replace(/\.d\.ts$/, '.js')).mtimeMs) } catch { stale.push(`${path} (not built)`); continue }
       if (statSync(join(root, path)).mtimeMs > built) stale.push(path)
     }
   }

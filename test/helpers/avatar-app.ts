@@ -9,7 +9,7 @@ import cookie from '@fastify/cookie'
 import { corePlugin } from '../../plugins/core/plugin.js'
 import { authPlugin } from '../../auth.js'
 import { avatarPlugin, type AvatarOptions } from '../../plugins/avatar/plugin.js'
-import { funcLogger } from '../../lib/logger.js'
+import { funcLogger } from '../../lib/logging/logger.js'
 import type { ProviderOrFactory } from '../../plugins/core/kit.js'
 import { listen } from './client.js'
 

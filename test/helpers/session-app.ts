@@ -5,8 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { authPlugin, type AuthOptions } from '../../auth.js'
-import type { CoreTokenService } from '../../plugins/core/tokens.js'
-import { coreOf } from '../../plugins/core/internals.js'
+import type { CoreTokenService } from '../../plugins/core/sessions/tokens.js'
+import { coreOf } from '../../plugins/core/signin/internals.js'
 import { client as httpClient, CookieJar, listen, type Client } from './client.js'
 import { injectApp, type InjectedApp, type InjectFetch } from './app.js'
 

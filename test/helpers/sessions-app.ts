@@ -3,8 +3,8 @@
  * a client's cookies and XSRF header.
  */
 import type { Client } from './client.js'
-import { coreOf } from '../../plugins/core/internals.js'
-import type { SessionList } from '../../plugins/core/sessions.js'
+import { coreOf } from '../../plugins/core/signin/internals.js'
+import type { SessionList } from '../../plugins/core/sessions/sessions.js'
 import { sessionApp, xsrfName, type SessionApp } from './session-app.js'
 import type { AuthOptions } from '../../auth.js'
 import type { FastifyInstance } from 'fastify'

@@ -7,7 +7,7 @@ import { createServer as createNetServer } from 'node:net'
 import { createHash } from 'node:crypto'
 import { startDevServer, startLocalOAuth2Server, DEV_CLIENT, DEV_SERVER_PORT, type LocalOAuth2ServerOptions } from '../../servers/index.js'
 import { OptionsError } from '../../lib/errors.js'
-import { funcLogger } from '../../lib/logger.js'
+import { funcLogger } from '../../lib/logging/logger.js'
 import { publicHostOf } from '../../servers/dev-server.js'
 
 // RFC 7636 Appendix B: the servers require PKCE, and these requests are about other things.

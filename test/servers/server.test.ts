@@ -9,7 +9,7 @@ import sharp from 'sharp'
 import {
   DEV_CLIENT, escapeHtml, startDevServer, startLocalOAuth2Server, type RunningOAuth2Server
 } from '../../servers/index.js'
-import { funcLogger } from '../../lib/logger.js'
+import { funcLogger } from '../../lib/logging/logger.js'
 import { client, type Client } from '../helpers/client.js'
 
 const CALLBACK = 'http://127.0.0.1:1/auth/dev/callback'

@@ -11,7 +11,7 @@ import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fast
 import FakeTimers from '@sinonjs/fake-timers'
 import { authPlugin, type AuthOptions } from '../../../index.js'
 import { redisForTests } from '../../helpers/redis-server.js'
-import { coreOf } from '../../../plugins/core/internals.js'
+import { coreOf } from '../../../plugins/core/signin/internals.js'
 
 const GO_SECRET = 'xyz 12345'
 const SECRET = 'a-secret-of-this-package-32-bytes-or-more'

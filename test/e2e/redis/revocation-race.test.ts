@@ -13,7 +13,7 @@ import type { StateStore } from '../../../lib/state-store.js'
 import { redisForTests } from '../../helpers/redis-server.js'
 import { delayProxy } from '../../helpers/delay-proxy.js'
 import { eventually } from '../../helpers/eventually.js'
-import { ACK_DEADLINE_MS } from '../../../plugins/core/revocation.js'
+import { ACK_DEADLINE_MS } from '../../../plugins/core/sessions/revocation.js'
 import { sessionApp, tokenOf, type SessionApp } from '../../helpers/session-app.js'
 
 /** A thousand logins from one address: throttling is not what these tests are about. */

@@ -7,7 +7,7 @@
  */
 import t from 'tap'
 import { Redis } from 'ioredis'
-import { funcLogger } from '../../../lib/logger.js'
+import { funcLogger } from '../../../lib/logging/logger.js'
 import { client } from '../../helpers/client.js'
 import { redisForTests } from '../../helpers/redis-server.js'
 import { eventually } from '../../helpers/eventually.js'

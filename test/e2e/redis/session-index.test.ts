@@ -10,7 +10,7 @@ import { RedisServer, redisMissingReason } from '../../helpers/redis-server.js'
 import { FIREFOX_LINUX, SAFARI_IPHONE, listApp, type ListApp } from '../../helpers/sessions-app.js'
 import { RedisStateStore } from '../../../stores/state/redis.js'
 import { RedisSessionIndex } from '../../../stores/state/session-index-redis.js'
-import { funcLogger } from '../../../lib/logger.js'
+import { funcLogger } from '../../../lib/logging/logger.js'
 import type { IndexedSession } from '../../../stores/state/session-index.js'
 
 const skip = redisMissingReason()

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { EventEmitter, once } from 'node:events'
 import { authPlugin } from '../../../auth.js'
-import { funcLogger } from '../../../lib/logger.js'
+import { funcLogger } from '../../../lib/logging/logger.js'
 import { RedisStateStore } from '../../../stores/state/index.js'
 import { telegramProvider } from '../../../providers/telegram/provider.js'
 import { client, listen, type Client } from '../../helpers/client.js'

@@ -10,7 +10,7 @@ import { createServer, type Socket } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 import { authPlugin } from '../../../auth.js'
 import { SmtpSender, verifyProvider } from '../../../providers/index.js'
-import { funcLogger } from '../../../lib/logger.js'
+import { funcLogger } from '../../../lib/logging/logger.js'
 import { client, listen } from '../../helpers/client.js'
 
 const RELAY_REPLY = '5.7.1 relaying denied for internal-relay.corp.local'

@@ -6,7 +6,7 @@ import { freePort } from '../../helpers/redis-server.js'
 import { authPlugin } from '../../../auth.js'
 import { SmtpSender, SendError, verifyProvider } from '../../../providers/index.js'
 import { client, listen, parseSetCookie, type Client } from '../../helpers/client.js'
-import { funcLogger } from '../../../lib/logger.js'
+import { funcLogger } from '../../../lib/logging/logger.js'
 import { MailSink, selfSignedCert } from '../../helpers/mail-sink.js'
 
 const TEMPLATE = 'Hello {{.User}} <{{.Address}}>, confirm your login to {{.Site}}: {{.Token}}'

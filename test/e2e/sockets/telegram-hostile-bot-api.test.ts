@@ -7,7 +7,7 @@
 import t from 'tap'
 import { once } from 'node:events'
 import { authPlugin } from '../../../auth.js'
-import { funcLogger } from '../../../lib/logger.js'
+import { funcLogger } from '../../../lib/logging/logger.js'
 import { telegramProvider } from '../../../providers/index.js'
 import { client, listen } from '../../helpers/client.js'
 import { BOT_TOKEN, BotApiStandIn } from '../../helpers/bot-api-standin.js'

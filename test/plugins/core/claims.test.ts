@@ -1,5 +1,5 @@
 import t from 'tap'
-import { coreOf } from '../../../plugins/core/internals.js'
+import { coreOf } from '../../../plugins/core/signin/internals.js'
 import { client } from '../../helpers/client.js'
 import { hs256, sameBytesVariants, sessionClaims } from '../../helpers/forge.js'
 import { SECRET, sessionApp, tokenOf } from '../../helpers/session-app.js'

@@ -1,5 +1,5 @@
 /**
- * The DPoP proof verifier on its own (plugins/core/dpop-proof.ts): the RFC 7638 thumbprint (RFC 7638 §3.1's example,
+ * The DPoP proof verifier on its own (plugins/core/base/dpop-proof.ts): the RFC 7638 thumbprint (RFC 7638 §3.1's example,
  * and jose's for EC, OKP and RSA keys), the key types each algorithm takes, each algorithm's signature form (node:crypto
  * verifies what jose signs, and nothing of another form), and proofs whose signature verifies but whose claims are not
  * of their types: each refused with its reason, never anything else.
@@ -7,7 +7,7 @@
 import t from 'tap'
 import { constants, createPrivateKey, generateKeyPairSync, sign, type JsonWebKey } from 'node:crypto'
 import { calculateJwkThumbprint, CompactSign } from 'jose'
-import { DPOP_ALGORITHMS, ProofRefused, thumbprint, verifyProof } from '../../../plugins/core/dpop-proof.js'
+import { DPOP_ALGORITHMS, ProofRefused, thumbprint, verifyProof } from '../../../plugins/core/base/dpop-proof.js'
 import { jktOf, proof, proofKey, unsigned } from '../../helpers/dpop.js'
 
 const b64 = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString('base64url')

@@ -7,7 +7,7 @@ import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { authPlugin, type AuthOptions } from '../../../auth.js'
 import { providerKit, type ProviderKit } from '../../../plugins/core/kit.js'
-import type { AuthProvider } from '../../../plugins/core/types.js'
+import type { AuthProvider } from '../../../plugins/core/base/types.js'
 import { directProvider } from '../../../providers/direct.js'
 import { passkeyProvider } from '../../../providers/passkey/provider.js'
 

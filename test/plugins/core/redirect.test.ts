@@ -1,7 +1,7 @@
 import t from 'tap'
 import { authPlugin } from '../../../auth.js'
 import { injectApp } from '../../helpers/app.js'
-import { coreOf } from '../../../plugins/core/internals.js'
+import { coreOf } from '../../../plugins/core/signin/internals.js'
 
 const { app, client } = await injectApp(async (app) => {
   await app.register(authPlugin, {

@@ -25,9 +25,9 @@ const fromFetch = async (r: Response): Promise<Answer> => ({ status: r.status, h
 
 /** The sources that send pages, by what each serves: every one is exercised below. */
 const PAGE_SOURCES: Record<string, string> = {
-  'plugins/core/device-sign-in.ts': 'the device page (GET, and the answers of its POST)',
-  'plugins/core/native-sign-in.ts': 'the confirmation of a sign-in started from another site',
-  'lib/cross-site.ts': 'the page of a confirmation link opened from another site (continuePage)',
+  'plugins/core/clients/device-sign-in.ts': 'the device page (GET, and the answers of its POST)',
+  'plugins/core/clients/native-sign-in.ts': 'the confirmation of a sign-in started from another site',
+  'lib/login/cross-site.ts': 'the page of a confirmation link opened from another site (continuePage)',
   'servers/authorize.ts': 'the login page of the local and dev OAuth2 servers',
   'plugins/toolkit/profiler.ts': 'the profiler\'s index'
 }

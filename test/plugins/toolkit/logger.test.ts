@@ -3,7 +3,7 @@ import Fastify from 'fastify'
 import { request as httpRequest } from 'node:http'
 import { listen } from '../../helpers/client.js'
 import { requestLoggerPlugin, sanitizeUrl, SECRET_KEY_WORDS } from '../../../plugins/toolkit/logger.js'
-import { funcLogger } from '../../../lib/logger.js'
+import { funcLogger } from '../../../lib/logging/logger.js'
 
 // Resolves once the log line of the just-finished request exists (onResponse runs after the client got it).
 function waitLines (lines: string[], n: number): Promise<void> {

@@ -8,7 +8,7 @@
 import t, { type Test } from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
 import { userId } from '../../../lib/user.js'
-import { funcLogger } from '../../../lib/logger.js'
+import { funcLogger } from '../../../lib/logging/logger.js'
 import { oauth2Provider } from '../../../providers/index.js'
 import { MemoryStateStore, StateStoreError } from '../../../stores/index.js'
 import { startStandin } from '../../helpers/oauth2-standin.js'

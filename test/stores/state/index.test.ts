@@ -11,7 +11,7 @@ import { OptionsError } from '../../../lib/errors.js'
 import { authPlugin } from '../../../auth.js'
 import { verifyProvider } from '../../../providers/email/provider.js'
 import { RedisServer, redisMissingReason } from '../../helpers/redis-server.js'
-import { coreOf } from '../../../plugins/core/internals.js'
+import { coreOf } from '../../../plugins/core/signin/internals.js'
 
 /** The behaviour every store must share. */
 function contract (t: Test, make: () => StateStore): void {
