@@ -19,7 +19,10 @@
  */
 import Fastify, { type FastifyInstance, type RouteShorthandOptions } from 'fastify'
 import cookie from '@fastify/cookie'
-import { authPlugin } from '../auth.js'
+import { authPlugin, type AuthOptions } from '../auth.js'
+import { MemoryStateStore } from '../stores/state/memory.js'
+import type { TokenPairResponse } from '../plugins/core/base/types.js'
+import { benchKey, proofSigner } from './dpop-proofs.js'
 import type { Peer } from './peer-apps.js'
 import { callbackAuthenticate } from './callback-auth.js'
 import type { BenchRequest } from './lib.js'
@@ -67,7 +70,48 @@ export const LADDER_APPS: Record<string, () => Promise<Peer>> = {
   'ladder-root': ladderApp(withAuth(() => ({}))),
   'ladder-auth-onrequest': ladderApp(withAuth((app) => ({ onRequest: app.auth.authenticate }))),
   'ladder-auth-prehandler': ladderApp(withAuth((app) => ({ preHandler: app.auth.authenticate }))),
-  'ladder-auth-callback': ladderApp(withAuth((app) => ({ onRequest: callbackAuthenticate(app) })))
+  'ladder-auth-callback': ladderApp(withAuth((app) => ({ onRequest: callbackAuthenticate(app) }))),
+  // A registered client's tokens (bench/dpop.ts): the same route, Bearer against DPoP.
+  'ladder-auth-client': ladderApp(async (app) => {
+    await app.register(authPlugin, clientAuth())
+    await app.after()
+    return { onRequest: app.auth.authenticate }
+  })
+}
+
+/**
+ * The root plugin's options with a registered client (`bench-cli`), for the client-token rungs. The state store is
+ * the in-memory one with room for the proofs' `jti` entries of a whole run from one session (by default a session
+ * may have 1,000 live ones, about 14 requests a second: docs/guide/api-clients.md), since the bench is one client.
+ */
+function clientAuth (): AuthOptions {
+  return { ...AUTH, clients: [{ id: 'bench-cli', kind: 'device' }], stateStore: new MemoryStateStore({ maxEntries: 10_000_000, maxBytes: 8 * 1024 ** 3, maxPerClient: 10_000_000 }) }
+}
+
+/**
+ * The requests of the client-token rungs: a pair of `bench-cli` without a proof, its access token as
+ * `Authorization: Bearer`; and a pair bound to a bench key (`tokens.issuePair` in a route of the app with a proof),
+ * its access token as `Authorization: DPoP`, each request with a fresh proof of that key (`dpop`).
+ */
+export async function clientSessions (): Promise<{ bearer: BenchRequest; dpop: BenchRequest; jkt: string }> {
+  const app = Fastify()
+  await app.register(authPlugin, clientAuth())
+  app.post('/pair', async (request) => await app.auth.tokens.issuePair(request, 'bench-cli', { user: USER }))
+  await app.ready()
+  try {
+    const { key, jwk, jkt } = benchKey()
+    const pair = async (headers: Record<string, string>): Promise<TokenPairResponse> => (await app.inject({ method: 'POST', url: '/pair', headers })).json()
+    const plain = await pair({})
+    const bound = await pair({ dpop: proofSigner({ key, jwk, htu: `${AUTH.url}/pair` }, 'POST')() })
+    if (plain.token_type !== 'Bearer' || bound.token_type !== 'DPoP') throw new Error(`bench pairs: ${plain.token_type} and ${bound.token_type}`)
+    return {
+      bearer: { path: '/r', headers: { authorization: `Bearer ${plain.access_token}` } },
+      dpop: { path: '/r', headers: { authorization: `DPoP ${bound.access_token}` }, dpop: { key, jwk, htu: `${AUTH.url}/r`, token: bound.access_token } },
+      jkt
+    }
+  } finally {
+    await app.close()
+  }
 }
 
 /**

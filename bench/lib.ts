@@ -7,9 +7,14 @@
  */
 import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
 import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { DPoPLoad } from './dpop-proofs.js'
 
 const AUTOCANNON_CLI = createRequire(import.meta.url).resolve('autocannon/autocannon.js')
+// Beside this module: dist/bench/dpop-load.js when built, bench/dpop-load.ts under the TypeScript loader (tests).
+const FROM_SOURCE = import.meta.url.endsWith('.ts')
+const DPOP_LOAD = fileURLToPath(new URL(FROM_SOURCE ? './dpop-load.ts' : './dpop-load.js', import.meta.url))
 
 /** What is read of autocannon's `--json` result (latency in ms). */
 export interface LoadResult { requests: { average: number; total: number }; latency: { p99: number }; non2xx: number; errors: number; timeouts: number }
@@ -22,6 +27,7 @@ export interface RequestCount { requests: number; timeout?: number }
  * `uniqueIds`: every `[<id>]` in the body becomes a fresh random id per request (autocannon's `-I`).
  */
 export function load (url: string, req: BenchRequest, connections: number, seconds: number | RequestCount, uniqueIds = false): Promise<LoadResult> {
+  if (req.dpop !== undefined) return loadWithProofs(url, req, connections, seconds)
   const length = typeof seconds === 'number'
     ? ['-d', String(seconds)]
     : ['-a', String(seconds.requests), ...(seconds.timeout === undefined ? [] : ['-t', String(seconds.timeout)])]
@@ -29,6 +35,18 @@ export function load (url: string, req: BenchRequest, connections: number, secon
   for (const [k, v] of Object.entries(req.headers ?? {})) args.push('-H', `${k}=${v}`)
   if (req.body !== undefined) args.push('-b', req.body)
   args.push(url)
+  return jsonOf(args)
+}
+
+/** `load` of a DPoP request: autocannon's API in a child process, a proof per request (bench/dpop-load.ts). */
+function loadWithProofs (url: string, req: BenchRequest, connections: number, seconds: number | RequestCount): Promise<LoadResult> {
+  const length = typeof seconds === 'number' ? { seconds } : { requests: seconds.requests, timeout: seconds.timeout }
+  const spec = JSON.stringify({ url, connections, ...length, method: req.method ?? 'GET', headers: req.headers ?? {}, dpop: req.dpop })
+  return jsonOf([...(FROM_SOURCE ? process.execArgv : []), DPOP_LOAD, spec])
+}
+
+/** Runs node with `args` and parses what it prints as autocannon's JSON result. */
+function jsonOf (args: string[]): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] })
     let out = ''
@@ -45,6 +63,8 @@ export interface BenchRequest {
   method?: 'GET' | 'POST'
   headers?: Record<string, string>
   body?: string
+  /** A DPoP request (bench/dpop.ts): a fresh `DPoP` proof in every request, signed with this key (bench/dpop-load.ts). */
+  dpop?: DPoPLoad
 }
 
 export interface BenchOptions {

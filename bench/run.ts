@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark in one run, so baselines and competitors share the machine's state.
- * Pick some with `npm run bench -- core toolkit avatar`. `ladder:ir` and `toolkit:ir` (never part of a full run)
+ * Pick some with `npm run bench -- core toolkit avatar`. `ladder:ir`, `toolkit:ir` and `dpop:ir` (never part of a full run)
  * count instructions per request under callgrind instead of CPU time (bench/callgrind.ts; needs valgrind).
  * `toolkit-c` runs only the third part of the toolkit suite (go-pkgz/rest v1.21-v1.24's middleware).
  */
@@ -16,6 +16,7 @@ import { benchDemo } from './demo.js'
 import { benchLadder } from './ladder.js'
 import { benchRefreshGrants } from './refresh-grants.js'
 import { benchBearer } from './bearer.js'
+import { benchDPoP } from './dpop.js'
 import { callgrindAvailable } from './callgrind.js'
 
 const suites: Record<string, () => Promise<void>> = {
@@ -29,12 +30,13 @@ const suites: Record<string, () => Promise<void>> = {
   demo: benchDemo,
   ladder: benchLadder,
   bearer: benchBearer,
+  dpop: benchDPoP,
   refresh: benchRefreshGrants
 }
 /** Parts of a suite, run only when named (a full run reaches them through their suite). */
 const PARTS = new Set(['toolkit-c'])
 /** Suites that can count instructions instead: `<name>:ir`. */
-const COUNTABLE = new Set(['ladder', 'toolkit'])
+const COUNTABLE = new Set(['ladder', 'toolkit', 'dpop'])
 
 const wanted = process.argv.slice(2)
 const counted = wanted.filter((w) => w.endsWith(':ir')).map((w) => w.slice(0, -3))

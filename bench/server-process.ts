@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadavg } from 'node:os'
 import { load, median, type BenchRequest } from './lib.js'
+import { proofSigner } from './dpop-proofs.js'
 
 const SERVER = fileURLToPath(new URL('./peer-server.js', import.meta.url))
 
@@ -85,7 +86,9 @@ export function lengths (defaults: LoadLengths): LoadLengths {
  */
 export async function loadServer (server: ServerProcess, req: BenchRequest, len: LoadLengths, expectStatus = 200): Promise<ServerRun> {
   const url = `http://127.0.0.1:${server.hello.port}${req.path}`
-  const probe = await fetch(url, { method: req.method ?? 'GET', headers: req.headers ?? {}, body: req.body ?? null })
+  // A DPoP request's probe carries a proof of its own, as each of the load's requests does.
+  const proof: Record<string, string> = req.dpop === undefined ? {} : { dpop: proofSigner(req.dpop, req.method)() }
+  const probe = await fetch(url, { method: req.method ?? 'GET', headers: { ...req.headers, ...proof }, body: req.body ?? null })
   await probe.arrayBuffer()
   if (probe.status !== expectStatus) throw new Error(`${server.name}: probe answered ${probe.status}, expected ${expectStatus}`)
   if (len.warmupRequests !== undefined) await load(url, req, 50, { requests: len.warmupRequests })

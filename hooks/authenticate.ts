@@ -87,6 +87,7 @@ async function awaited (request: FastifyRequest, reply: FastifyReply, decided: H
 }
 
 const BEARER_SCHEME = /^bearer /i
+const DPOP_SCHEME = /^dpop /i
 const BASIC_SCHEME = /^basic /i
 
 /** The challenge part naming the realm (`realm="…"`, a quoted-string) of a resolver's hooks. */
@@ -100,20 +101,22 @@ export function realmChallenge (resolve: ResolveUser): string {
  * Every 401 carries a challenge (RFC 9110 §11.6.1), in the scheme the request tried: `Bearer realm="…"` without
  * credentials (RFC 6750 §3: no error code then) or with a cookie, `Basic realm="…"` to basic credentials the hooks
  * checked (`basicAuth`) and refused.
- * A request that came with `Authorization: Bearer` is told why it was refused (RFC 6750 §3.1): `invalid_token` with
+ * A request that came with `Authorization: Bearer` (or `DPoP`) is told why it was refused (RFC 6750 §3.1): `invalid_token` with
  * 401 (bad, expired or revoked), `insufficient_scope` with 403 (admin, rbac), and with a 401 of step-up (`recent`)
  * `insufficient_user_authentication` (RFC 9470 §3).
  */
 export function challenged (request: FastifyRequest, reply: FastifyReply, refusal: HttpError, realm: string): FastifyReply {
   const credentials = request.headers.authorization
-  const bearer = typeof credentials === 'string' && BEARER_SCHEME.test(credentials)
+  // A token sent with the DPoP scheme (RFC 9449 §7.1) is answered in that scheme; a DPoP refusal (a proof, or a
+  // bound token sent as Bearer) brings its own challenge in its headers, set over this one when it is answered.
+  const scheme = typeof credentials !== 'string' ? undefined : BEARER_SCHEME.test(credentials) ? 'Bearer' : DPOP_SCHEME.test(credentials) ? 'DPoP' : undefined
   if (refusal.statusCode === 401) {
     // Basic only to basic credentials the hooks checked and refused: a browser answers a Basic challenge with a prompt.
     const basic = refusal.code === ErrorCodes.CREDENTIALS && typeof credentials === 'string' && BASIC_SCHEME.test(credentials)
-    if (!bearer) return reply.header('www-authenticate', `${basic ? 'Basic' : 'Bearer'} ${realm}`)
-    return reply.header('www-authenticate', refusal.code === ErrorCodes.STEP_UP ? `Bearer ${realm}, error="insufficient_user_authentication"` : 'Bearer error="invalid_token"')
+    if (scheme === undefined) return reply.header('www-authenticate', `${basic ? 'Basic' : 'Bearer'} ${realm}`)
+    return reply.header('www-authenticate', refusal.code === ErrorCodes.STEP_UP ? `${scheme} ${realm}, error="insufficient_user_authentication"` : `${scheme} error="invalid_token"`)
   }
-  if (refusal.statusCode === 403 && bearer) return reply.header('www-authenticate', 'Bearer error="insufficient_scope"')
+  if (refusal.statusCode === 403 && scheme !== undefined) return reply.header('www-authenticate', `${scheme} error="insufficient_scope"`)
   return reply
 }
 

@@ -74,7 +74,9 @@ export const ErrorCodes = {
   /** 504: a peer did not answer in time. */
   UPSTREAM_TIMEOUT: 'GATEHOUSE_UPSTREAM_TIMEOUT',
   /** 400/401: the token endpoint refused a grant; `error` is the RFC 6749 §5.2 code (`invalid_grant`, …). */
-  OAUTH: 'GATEHOUSE_OAUTH'
+  OAUTH: 'GATEHOUSE_OAUTH',
+  /** 400/401: a DPoP proof (RFC 9449) is missing, invalid, replayed or of another key, or a bound token came without one; `error` is the RFC 9449 code. */
+  DPOP: 'GATEHOUSE_DPOP'
 } as const
 
 export type ErrorCode = typeof ErrorCodes[keyof typeof ErrorCodes]

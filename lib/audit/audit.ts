@@ -55,6 +55,7 @@ const OUTCOMES: Record<AuditEventType, AuditOutcome> = {
   'token.refreshed': 'success',
   'token.reuse_detected': 'failure',
   'token.revoked': 'success',
+  'token.refused': 'failure',
   'device.approved': 'success',
   'device.denied': 'failure'
 }

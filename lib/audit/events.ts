@@ -83,7 +83,7 @@ export interface SessionRevokedEvent extends AuditBase {
 export interface SessionRefusedEvent extends AuditBase {
   readonly type: 'session.refused'
   /** Where the refused token came from. */
-  readonly source: 'query' | 'header' | 'cookie' | 'bearer' | 'extract'
+  readonly source: 'query' | 'header' | 'cookie' | 'bearer' | 'extract' | 'dpop'
 }
 /** Failed credential checks locked an account name or a client address. */
 export interface LockoutStartedEvent extends AuditBase {
@@ -203,6 +203,12 @@ export interface TokenReuseDetectedEvent extends ClientEventBase {
 }
 /** A client revoked its refresh token (RFC 7009): its family ended. */
 export interface TokenRevokedEvent extends ClientEventBase { readonly type: 'token.revoked' }
+/**
+ * A token request was refused for its DPoP proof (RFC 9449): none where the client or its token needs one
+ * (`dpop_required`), an invalid one (`dpop_proof`), a replayed one (`dpop_replay`), or one of another key than the
+ * refresh token's or the code's (`dpop_key`). Nothing was issued or consumed.
+ */
+export interface TokenRefusedEvent extends ClientEventBase { readonly type: 'token.refused' }
 
 /** A signed-in user approved a device client's sign-in (RFC 8628) on the device page. */
 export interface DeviceApprovedEvent extends ClientEventBase { readonly type: 'device.approved' }
@@ -221,7 +227,7 @@ export type AuditEvent =
   | PasskeyAddedEvent | PasskeyRemovedEvent | SecondFactorAddedEvent | SecondFactorRemovedEvent | RecoveryCodesCreatedEvent
   | StepUpSucceededEvent | StepUpRefusedEvent | AccessDeniedEvent | StateStoreUnavailableEvent | KeyRotatedEvent | PasswordBreachedEvent
   | TrustedDeviceAddedEvent | TrustedDeviceUsedEvent | TrustedDeviceRefusedEvent | TrustedDeviceRemovedEvent
-  | TokenIssuedEvent | TokenRefreshedEvent | TokenReuseDetectedEvent | TokenRevokedEvent | DeviceApprovedEvent | DeviceDeniedEvent
+  | TokenIssuedEvent | TokenRefreshedEvent | TokenReuseDetectedEvent | TokenRevokedEvent | TokenRefusedEvent | DeviceApprovedEvent | DeviceDeniedEvent
 
 /** The name of an event type. */
 export type AuditEventType = AuditEvent['type']
@@ -240,5 +246,5 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'step_up.refused', 'access.denied', 'state_store.unavailable', 'key.rotated', 'password.breached',
   'trusted_device.added', 'trusted_device.used',
   'trusted_device.refused', 'trusted_device.removed', 'session.migrated',
-  'token.issued', 'token.refreshed', 'token.reuse_detected', 'token.revoked', 'device.approved', 'device.denied'
+  'token.issued', 'token.refreshed', 'token.reuse_detected', 'token.revoked', 'token.refused', 'device.approved', 'device.denied'
 ]

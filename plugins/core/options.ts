@@ -29,6 +29,7 @@ import { resolveCaptcha, type CaptchaOption } from '../../lib/captcha/verifier.j
 import { resolveLastLoginMethod, type LastLoginMethodOptions } from './base/last-login.js'
 import { resolveMigration, type MigrationOptions } from './sessions/migration.js'
 import { DEFAULT_THEME, themeCss, type PageTheme } from './base/page-layout.js'
+import { resolveDPoP, type DPoPOptions } from './base/dpop-options.js'
 
 /** How long sessions live and how they are kept (`session` group). */
 export interface SessionOptions {
@@ -265,6 +266,12 @@ export interface CoreOptions {
    * Default none (no token endpoint).
    */
   clients?: readonly ClientOptions[] | undefined
+  /**
+   * What a DPoP proof (RFC 9449) of a registered client must meet: its algorithms, its age, and where a server
+   * nonce is asked for (see the guide "API, mobile and CLI clients"). Each client opts in or out with
+   * `clients[i].dpop`. Default: every asymmetric algorithm, 1 minute, a nonce at the token endpoint.
+   */
+  dpop?: DPoPOptions | undefined
 
   /** @deprecated Use `login.redirectHosts`; goes in 1.0. */
   allowedRedirectHosts?: string[] | undefined
@@ -344,7 +351,7 @@ export interface FactorOptions {
 export const CORE_OPTION_KEYS = keyList<CoreOptions>({
   secret: true, url: true, issuer: true, authPrefix: true, audiences: true, validator: true, claimsUpdater: true, userUpdater: true,
   logger: true, decoratorName: true, stateStore: true, session: true, cookies: true, xsrf: true, tokenSources: true, basicAuth: true,
-  revocation: true, login: true, factors: true, onEvent: true, migration: true, clients: true,
+  revocation: true, login: true, factors: true, onEvent: true, migration: true, clients: true, dpop: true,
   allowedRedirectHosts: true, reauthentication: true, rateLimit: true, crossSite: true, captcha: true, lastLoginMethod: true,
   trustedDevices: true, loginPage: true
 })
@@ -417,6 +424,7 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
     audit: new Audit(optionFunction<AuditListener>('onEvent', o.onEvent), logger, clientKey),
     migration: resolveMigration(o.migration),
     clients: clientsOption(o.clients, session.maxAgeMs, session.tokenDurationMs, o.revocation, warn),
+    dpop: resolveDPoP(o.dpop),
     ...loginPageOption(m.page.value, url, optionPrefix('authPrefix', o.authPrefix, '/auth'), m.page.name, o.revocation)
   }
 }

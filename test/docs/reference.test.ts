@@ -48,7 +48,7 @@ function expand (group: string, keys: readonly string[], subs: Record<string, re
   return keys.flatMap((k) => subs[k] !== undefined ? under(`${group}.${k}.`, subs[k]) : [`${group}.${k}`])
 }
 
-const GROUPED = ['session', 'cookies', 'xsrf', 'tokenSources', 'basicAuth', 'revocation', 'login', 'factors', 'migration']
+const GROUPED = ['session', 'cookies', 'xsrf', 'tokenSources', 'basicAuth', 'revocation', 'login', 'factors', 'migration', 'dpop']
 // The top-level keys that moved into `login` and `factors` (deprecated until 1.0): in the "Deprecated names" table only.
 const MOVED = Object.keys(MOVED_OPTION_KEYS)
 const THROTTLE = 'lib/throttle/options.ts'
@@ -68,6 +68,7 @@ const GROUPS: Array<[string, readonly string[]]> = [
   ['factors.reauthentication', under('factors.reauthentication.', REAUTHENTICATION_KEYS)],
   ['factors.trustedDevices', ['factors.trustedDevices', ...under('factors.trustedDevices.', TRUSTED_DEVICES_KEYS)]],
   ['migration', expand('migration', MIGRATION_KEYS, { goPkgz: sourceKeys('plugins/core/sessions/migration.ts', 'GoPkgzMigrationOptions') }).concat('migration.goPkgz')],
+  ['dpop', under('dpop.', sourceKeys('plugins/core/base/dpop-options.ts', 'DPoPOptions'))],
   ['avatar', ['avatar', ...expand('avatar', AVATAR_KEYS, { fetch: sourceKeys('plugins/avatar/options.ts', 'AvatarFetchOptions') })]]
 ]
 

@@ -1,13 +1,14 @@
 /**
- * The demo's clients over real HTTP: `demo-cli` (device) and `demo-mobile` (native, `gatehouse-demo:/callback`)
- * are registered and discoverable by a standard client, the device endpoint answers `demo-cli` and refuses the
- * others, the device page sends a browser without a session to the demo page with `from`, and the page has the
- * "Sign in a device" card and its script.
+ * The demo's clients over real HTTP: `demo-cli` (device), `demo-cli-dpop` (device, `dpop: 'required'`) and
+ * `demo-mobile` (native, `gatehouse-demo:/callback`) are registered and discoverable by a standard client, the device
+ * endpoint answers the device clients and refuses the others, openid-client with its DPoP handle signs in as
+ * `demo-cli-dpop` and calls the demo's API with the bound token, the device page sends a browser without a session to
+ * the demo page with `from`, and the page has the "Sign in a device" card and its script.
  */
 import t from 'tap'
 import * as oidc from 'openid-client'
 import { client } from '../helpers/client.js'
-import { startDemo, type StartedDemo } from '../helpers/demo.js'
+import { demoCaptchaToken, startDemo, type StartedDemo } from '../helpers/demo.js'
 
 const started: StartedDemo = await startDemo({ AUTH_SECRET: 'demo-clients-secret-0123456789abcdef-0123' })
 t.teardown(started.stop)
@@ -32,6 +33,30 @@ t.test('the RFC 8414 metadata lists the device endpoint; openid-client discovers
   const da = await oidc.initiateDeviceAuthorization(config, {})
   t.match(da, { user_code: /^[A-Z]{4}-[A-Z]{4}$/, verification_uri: `${url}/auth/device`, interval: 5, expires_in: 600 }, 'a device sign-in of demo-cli')
   t.equal(da.verification_uri_complete, `${url}/auth/device?user_code=${da.user_code}`)
+})
+
+t.test('demo-cli-dpop with openid-client\'s DPoP handle: the device grant, a bound pair, the API with a proof, refresh; nothing without a key', async (t) => {
+  const config = await oidc.discovery(new URL(`${url}/auth`), 'demo-cli-dpop', undefined, oidc.None(), { algorithm: 'oauth2', execute: [oidc.allowInsecureRequests] })
+  t.ok(config.serverMetadata().dpop_signing_alg_values_supported?.includes('ES256'), 'the metadata names the proof algorithms')
+  const dpop = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair('ES256'))
+  const da = await oidc.initiateDeviceAuthorization(config, {})
+  const alice = client(`http://127.0.0.1:${started.demo.port}`)
+  const login = await alice.fetch('/auth/local/login', { method: 'POST', json: { user: 'alice', passwd: 'alice-secret', 'cf-turnstile-response': await demoCaptchaToken(alice.base) } })
+  t.equal(login.status, 200)
+  const approved = await alice.fetch('/auth/device', { method: 'POST', headers: { origin: new URL(url).origin, 'sec-fetch-site': 'same-origin' }, form: { user_code: da.user_code, action: 'approve', xsrf: alice.jar.get('XSRF-TOKEN')! } })
+  t.equal(approved.status, 200, 'alice approves the code on the device page')
+  const bare = await oidc.pollDeviceAuthorizationGrant(config, { ...da, interval: 0 }).then(() => undefined, (e: unknown) => e)
+  t.equal((bare as oidc.ResponseBodyError).error, 'invalid_dpop_proof', 'demo-cli-dpop gets nothing without a proof (dpop: required)')
+  // Approved before the first poll: no need to wait the 5 s interval the demo asks for.
+  const tokens = await oidc.pollDeviceAuthorizationGrant(config, { ...da, interval: 0 }, undefined, { DPoP: dpop })
+  t.equal(tokens.token_type, 'dpop')
+  const me = await oidc.fetchProtectedResource(config, tokens.access_token, new URL(`${url}/api/private`), 'GET', null, undefined, { DPoP: dpop })
+  t.match(await me.json(), { message: 'hello alice' }, 'the demo\'s API answers the bound token with its proof')
+  const asBearer = await fetch(`${url}/api/private`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
+  t.equal(asBearer.status, 401, 'and refuses it as a Bearer token')
+  t.match(asBearer.headers.get('www-authenticate'), /^DPoP error="invalid_token"/)
+  const next = await oidc.refreshTokenGrant(config, tokens.refresh_token!, undefined, { DPoP: dpop })
+  t.equal(next.token_type, 'dpop', 'the refresh keeps the binding')
 })
 
 t.test('POST /auth/device/code: demo-cli starts, the phone app and strangers are refused', async (t) => {

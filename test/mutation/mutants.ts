@@ -9,11 +9,11 @@
  * in `accepted`. An accepted survivor still counts as survived in the score.
  */
 
-/** The areas of issue 43's list: every one has mutants. */
+/** The areas of issue 43's list, and DPoP (issue 48): every one has mutants. */
 export type Area =
   | 'token endpoints' | 'PKCE' | 'client binding' | 'redirect matching' | 'device limits' | 'migration'
   | 'trusted devices' | 'e-mail codes' | 'captcha' | 're-authentication' | 'step-up' | 'TOTP' | 'XSRF/cross-site'
-  | 'revocation' | 'JWS' | 'lockout' | 'authorization audit' | 'issue 43 fixes' | 'SAML'
+  | 'revocation' | 'JWS' | 'lockout' | 'authorization audit' | 'issue 43 fixes' | 'SAML' | 'DPoP'
 
 export interface Mutant {
   /** Short and unique (`--only` matches it). */
@@ -74,7 +74,11 @@ const T = {
   login: 'test/plugins/core/login.test.ts',
   idpMfa: 'test/e2e/oidc-provider/mfa.test.ts',
   samlAcs: 'test/providers/saml/acs.test.ts',
-  samlReal: 'test/e2e/saml/sign-in.test.ts'
+  samlReal: 'test/e2e/saml/sign-in.test.ts',
+  dpop: 'test/plugins/core/dpop.test.ts',
+  dpopBad: 'test/plugins/core/dpop-bad-input.test.ts',
+  dpopProof: 'test/plugins/core/dpop-proof.test.ts',
+  dpopRedis: 'test/plugins/core/dpop.redis.test.ts'
 } as const
 
 export const MUTANTS: readonly Mutant[] = [
@@ -231,7 +235,37 @@ export const MUTANTS: readonly Mutant[] = [
   { id: 'saml-destination', area: 'SAML', file: 'providers/saml/response.ts', from: "if (attr(response, 'Destination') !== o.acsUrl) throw", to: 'if (false) throw', breaks: 'a response addressed to another service is taken', tests: [T.samlAcs, T.samlReal] },
   { id: 'saml-issuer', area: 'SAML', file: 'providers/saml/response.ts', from: 'if (issuerOf(assertion) !== idp.entityId) throw', to: 'if (false) throw', breaks: 'an assertion issued by another IdP (signed with a key this IdP shares) is taken', tests: [T.samlAcs] },
   { id: 'saml-assertion-once', area: 'SAML', file: 'providers/saml/response.ts', from: "if (!await kit.stateStore.setIfAbsent(key, '1', ttlMs, { client: kit.throttle.clientKey(request) })) {", to: 'if (false) {', breaks: 'an assertion is used twice (a stolen response replayed with its login state)', tests: [T.samlAcs] },
-  { id: 'saml-login-binding', area: 'SAML', file: 'providers/saml/client.ts', from: 'expected !== undefined && key === expected.id ?', to: 'expected !== undefined ?', breaks: 'a response answering another browser\'s login is taken (InResponseTo not bound to the login state)', tests: [T.samlAcs] }
+  { id: 'saml-login-binding', area: 'SAML', file: 'providers/saml/client.ts', from: 'expected !== undefined && key === expected.id ?', to: 'expected !== undefined ?', breaks: 'a response answering another browser\'s login is taken (InResponseTo not bound to the login state)', tests: [T.samlAcs] },
+  // DPoP (RFC 9449, issue 48): the proof (dpop-proof.ts), what it must say about its request (dpop.ts), the keys
+  // the grants are bound to (refresh-families.ts, native-sign-in.ts).
+  { id: 'dpop-bound-as-bearer', area: 'DPoP', file: 'plugins/core/sessions/dpop.ts', from: 'return source === FROM_DPOP || claims.cnf !== undefined', to: 'return source === FROM_DPOP', breaks: 'a stolen bound token is taken as Bearer, without a proof', tests: [T.dpopBad, T.dpop] },
+  { id: 'dpop-proof-key', area: 'DPoP', file: 'plugins/core/sessions/dpop.ts', from: 'if (jkt !== undefined && proof.jkt !== jkt) throw', to: 'if (false) throw', breaks: 'a proof of any key serves a bound token', tests: [T.dpopBad, T.dpop] },
+  { id: 'dpop-htm', area: 'DPoP', file: 'plugins/core/sessions/dpop.ts', from: 'if (proof.htm !== request.method) throw', to: 'if (false) throw', breaks: 'a proof for another method is taken', tests: [T.dpopBad] },
+  { id: 'dpop-htu', area: 'DPoP', file: 'plugins/core/sessions/dpop.ts', from: 'if (!this.sameUrl(proof.htu, request)) throw', to: 'if (false) throw', breaks: 'a proof for another URL is taken', tests: [T.dpopBad] },
+  { id: 'dpop-htu-origin', area: 'DPoP', file: 'plugins/core/sessions/dpop.ts', from: "given.password === '' && given.origin === expected.origin &&", to: "given.password === '' &&", breaks: 'a proof for the same path on another site is taken', tests: [T.dpopBad] },
+  { id: 'dpop-ath', area: 'DPoP', file: 'plugins/core/sessions/dpop.ts', from: 'if (ath !== undefined && proof.ath !== ath) throw', to: 'if (false) throw', breaks: 'a proof made for another access token (or none) is taken', tests: [T.dpopBad] },
+  { id: 'dpop-jti-replay', area: 'DPoP', file: 'plugins/core/sessions/dpop.ts', from: "if (!fresh) throw this.refusal(where, 'invalid_dpop_proof'", to: "if (false) throw this.refusal(where, 'invalid_dpop_proof'", breaks: 'a captured proof is replayed', tests: [T.dpopBad, T.dpopRedis] },
+  { id: 'dpop-jti-per-session', area: 'DPoP', file: 'plugins/core/sessions/dpop.ts', from: "const client = where === 'token' ? this.d.clientKey(request) : `dpop:${session!}`", to: 'const client = this.d.clientKey(request)', breaks: 'one session\'s proofs fill the state store for every session of its address', tests: [T.dpopBad] },
+  { id: 'dpop-iat-old', area: 'DPoP', file: 'plugins/core/sessions/dpop.ts', from: 'if (proof.iat < now - this.o.proofMaxAgeS - LEEWAY_S) throw', to: 'if (false) throw', breaks: 'an old proof (its jti forgotten) is taken', tests: [T.dpopBad] },
+  { id: 'dpop-iat-future', area: 'DPoP', file: 'plugins/core/sessions/dpop.ts', from: 'if (proof.iat > now + LEEWAY_S) throw', to: 'if (false) throw', breaks: 'a proof made ahead of time is taken', tests: [T.dpopBad] },
+  { id: 'dpop-nonce', area: 'DPoP', file: 'plugins/core/sessions/dpop.ts', from: 'if (nonce && !await this.nonces.valid(proof.nonce)) {', to: 'if (false) {', breaks: 'a proof without the server nonce is taken where one is asked for', tests: [T.dpop, T.dpopBad] },
+  { id: 'dpop-required-client', area: 'DPoP', file: 'plugins/core/sessions/dpop.ts', from: "if (client.dpop === 'required') throw", to: 'if (false) throw', breaks: "a dpop: 'required' client gets unbound tokens", tests: [T.dpop, T.dpopBad] },
+  { id: 'dpop-one-header', area: 'DPoP', file: 'plugins/core/sessions/dpop.ts', from: "if (count > 1 || typeof value !== 'string' || value.includes(',')) throw", to: "if (typeof value !== 'string') throw", breaks: 'two DPoP headers are read as one', tests: [T.dpopBad] },
+  { id: 'dpop-refresh-key', area: 'DPoP', file: 'plugins/core/clients/refresh-families.ts', from: 'if (record.k !== undefined && record.k !== jkt) return this.wrongKey(', to: 'if (false) return this.wrongKey(', breaks: 'a bound refresh token refreshes with another key or none', tests: [T.dpop, T.dpopBad] },
+  { id: 'dpop-family-key-kept', area: 'DPoP', file: 'plugins/core/clients/refresh-families.ts', from: 'in: inputOf(claims), k: jkt }', to: 'in: inputOf(claims), k: undefined }', breaks: 'a family forgets its key: its refresh token is a Bearer one', tests: [T.dpop, T.dpopBad] },
+  { id: 'dpop-code-key', area: 'DPoP', file: 'plugins/core/clients/native-sign-in.ts', from: 'if (record.k !== undefined && record.k !== jkt) d.families.wrongKey(', to: 'if (false) d.families.wrongKey(', breaks: 'a code of dpop_jkt is exchanged with another key or none', tests: [T.dpop, T.dpopBad] },
+  { id: 'dpop-size', area: 'DPoP', file: 'plugins/core/base/dpop-proof.ts', from: 'if (value.length > MAX_PROOF_BYTES) throw', to: 'if (false) throw', breaks: 'a proof of any size is parsed', tests: [T.dpopBad] },
+  { id: 'dpop-typ', area: 'DPoP', file: 'plugins/core/base/dpop-proof.ts', from: "if (header?.typ !== 'dpop+jwt') throw", to: 'if (header === undefined) throw', breaks: 'a JWT of another type (an ID token, an access token) is taken as a proof', tests: [T.dpopBad, T.dpopProof] },
+  { id: 'dpop-alg-allowed', area: 'DPoP', file: 'plugins/core/base/dpop-proof.ts', from: "if (typeof alg !== 'string' || !allowed.has(alg)) throw", to: "if (typeof alg !== 'string') throw", breaks: 'a proof of none or HS256 gets past the header (the app\'s list, asked again after the header cache, is dpop-alg-per-app)', tests: [T.dpopBad, T.dpopProof] },
+  { id: 'dpop-alg-per-app', area: 'DPoP', file: 'plugins/core/base/dpop-proof.ts', from: 'if (!allowed.has(known.alg)) throw', to: 'if (false) throw', breaks: 'a header another app took passes this app\'s algorithm list', tests: [T.dpopBad] },
+  { id: 'dpop-symmetric-alg', area: 'DPoP', file: 'plugins/core/base/dpop-options.ts', from: '!DPOP_ALGORITHMS.includes(a))) {', to: "!DPOP_ALGORITHMS.includes(a) && !a.startsWith('HS'))) {", breaks: 'dpop.algorithms takes an HMAC algorithm', tests: [T.dpop] },
+  { id: 'dpop-private-jwk', area: 'DPoP', file: 'plugins/core/base/dpop-proof.ts', from: 'if (PRIVATE_MEMBERS.some((m) => m in jwk)) throw', to: 'if (false) throw', breaks: 'a proof carrying its private key is taken', tests: [T.dpopBad, T.dpopProof] },
+  { id: 'dpop-key-type', area: 'DPoP', file: 'plugins/core/base/dpop-proof.ts', from: 'if (jwk.kty !== need.kty || (need.crv !== undefined && jwk.crv !== need.crv)) throw', to: 'if (false) throw', breaks: 'a key of another type or curve than the alg names', tests: [T.dpopProof] },
+  { id: 'dpop-signature', area: 'DPoP', file: 'plugins/core/base/dpop-proof.ts', from: 'if (!known.check(input, Buffer.from(parts[2]!, \'base64url\'))) throw', to: 'if (false) throw', breaks: 'a proof with any signature is taken', tests: [T.dpopBad, T.dpopProof] },
+  { id: 'dpop-crit', area: 'DPoP', file: 'plugins/core/base/dpop-proof.ts', from: "if ('crit' in header) throw", to: 'if (false) throw', breaks: 'a proof with extensions the server does not understand (b64 false) is taken', tests: [T.dpopProof] },
+  { id: 'dpop-rsa-size', area: 'DPoP', file: 'plugins/core/base/dpop-proof.ts', from: '?? 0) < MIN_RSA_BITS) throw', to: '?? 0) < 1024) throw', breaks: 'a 1024-bit RSA key signs proofs', tests: [T.dpopProof] },
+  { id: 'dpop-pss-salt', area: 'DPoP', file: 'plugins/core/base/dpop-proof.ts', from: 'saltLength: constants.RSA_PSS_SALTLEN_DIGEST', to: 'saltLength: constants.RSA_PSS_SALTLEN_AUTO', breaks: 'a PSS signature with a salt of another length than the hash passes', tests: [T.dpopProof] },
+  { id: 'dpop-ecdsa-form', area: 'DPoP', file: 'plugins/core/base/dpop-proof.ts', from: "{ key, dsaEncoding: 'ieee-p1363' as const }", to: '{ key }', breaks: 'ES proofs are read as DER: every JOSE signature fails, a DER one passes', tests: [T.dpopProof] }
 
   // Issue 43's fixes (items 1-12, in plugins/core by another helper this wave): their mutants go here once merged,
   // 8-10 of them, one per fix where it has a check to break, e.g. the constant-time XSRF comparison of the device and

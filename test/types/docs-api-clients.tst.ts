@@ -1,7 +1,7 @@
 /**
  * The examples of docs/guide/api-clients.md, compiled (lines as written there; test/docs/readme-examples.test.ts
  * checks they stay the same): the CLI signing in with openid-client over a loopback redirect, its registration,
- * and openid-client's configuration against http://localhost.
+ * openid-client's configuration against http://localhost, then the CLI with DPoP.
  */
 import { createServer } from 'node:http'
 import Fastify from 'fastify'
@@ -31,3 +31,11 @@ const tokens = await client.authorizationCodeGrant(config, await callback, { pkc
 server.close()
 const me = await fetch('https://example.com/api/me', { headers: { authorization: `Bearer ${tokens.access_token}` } })
 console.log(await me.json(), 'refresh with', tokens.refresh_token !== undefined)
+
+const dpop = client.getDPoPHandle(config, await client.randomDPoPKeyPair('ES256'))
+const bound = client.buildAuthorizationUrl(config, { redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', state, dpop_jkt: await dpop.calculateThumbprint() })
+const pair = await client.authorizationCodeGrant(config, await callback, { pkceCodeVerifier: verifier, expectedState: state }, undefined, { DPoP: dpop })
+const api = await client.fetchProtectedResource(config, pair.access_token, new URL('https://example.com/api/me'), 'GET', null, undefined, { DPoP: dpop })
+const renewed = await client.refreshTokenGrant(config, pair.refresh_token!, undefined, { DPoP: dpop })
+const device = await client.pollDeviceAuthorizationGrant(config, await client.initiateDeviceAuthorization(config, {}), undefined, { DPoP: dpop })
+console.log(bound.href, api.status, renewed.token_type, device.token_type)

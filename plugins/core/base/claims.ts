@@ -44,12 +44,20 @@ export function checkClaims (payload: Record<string, unknown>, purpose: TokenPur
     if (payload.sess !== undefined && typeof payload.sess !== 'boolean') throw unauthorized('malformed claims')
     if (payload.client_id !== undefined && typeof payload.client_id !== 'string') throw unauthorized('malformed claims')
     if (payload.started_at !== undefined && (!isDate(payload.started_at) || payload.started_at > now + LEEWAY_S)) throw unauthorized('malformed claims')
+    if (payload.cnf !== undefined && !isKeyBinding(payload.cnf)) throw unauthorized('malformed claims')
   } else if (aud.length > 1) {
     throw unauthorized('a token carries at most one audience')
   }
   if (iat > now + LEEWAY_S) throw unauthorized('token issued in the future')
   if (nbf > now + LEEWAY_S) throw unauthorized('token not valid yet')
   return payload as Claims
+}
+
+/** `cnf` of a DPoP-bound token (RFC 9449 §6.1): `{ jkt }`, a SHA-256 thumbprint in base64url, and nothing else. */
+function isKeyBinding (cnf: unknown): boolean {
+  if (cnf === null || typeof cnf !== 'object' || Array.isArray(cnf)) return false
+  const keys = Object.keys(cnf)
+  return keys.length === 1 && keys[0] === 'jkt' && typeof (cnf as { jkt: unknown }).jkt === 'string' && /^[A-Za-z0-9_-]{43}$/.test((cnf as { jkt: string }).jkt)
 }
 
 /** The one audience of a token's claims (`''` for none). */

@@ -38,6 +38,12 @@ export interface ClientOptions {
      */
     maxAge?: Duration | undefined
   } | undefined
+  /**
+   * DPoP (RFC 9449): `allowed` binds the tokens of a token request that carries a proof to its key and issues
+   * Bearer tokens to one that carries none; `required` issues nothing unbound (a token request without a proof is
+   * refused); `off` ignores proofs and issues Bearer tokens. Default `allowed`.
+   */
+  dpop?: 'allowed' | 'required' | 'off' | undefined
 }
 
 /** Refresh-token lifetimes of one client (`clients[i].refreshToken`). */
@@ -60,9 +66,11 @@ export interface RegisteredClient {
   readonly idleTimeoutMs: number
   /** Seconds an access token of the client lives. */
   readonly accessSeconds: number
+  readonly dpop: NonNullable<ClientOptions['dpop']>
 }
 
-const CLIENT_KEYS = keyList<ClientOptions>({ id: true, kind: true, name: true, redirectUris: true, refreshToken: true, accessToken: true })
+const CLIENT_KEYS = keyList<ClientOptions>({ id: true, kind: true, name: true, redirectUris: true, refreshToken: true, accessToken: true, dpop: true })
+const DPOP_USES = new Set(['allowed', 'required', 'off'])
 const REFRESH_KEYS = keyList<ClientRefreshOptions>({ maxAge: true, idleTimeout: true })
 const ACCESS_KEYS = keyList<NonNullable<ClientOptions['accessToken']>>({ maxAge: true })
 /** An access token's lifetime: long enough to be used, short enough to be a bearer credential (RFC 9700 §2.2.2). */
@@ -115,7 +123,9 @@ function resolveClient (path: string, raw: unknown, sessionMaxAgeMs: number, tok
     throw new OptionsError(`${path}.accessToken.maxAge`, 'must be between 10 seconds and 1 day, and no longer than refreshToken.maxAge')
   }
   const accessSeconds = Math.max(1, Math.round(accessMs / 1000))
-  return { id, kind: c.kind, name: nameOf(`${path}.name`, c.name) ?? id, ...uris, maxAgeMs, idleTimeoutMs, accessSeconds }
+  const dpop = c.dpop ?? 'allowed'
+  if (!DPOP_USES.has(dpop)) throw new OptionsError(`${path}.dpop`, 'must be "allowed", "required" or "off"')
+  return { id, kind: c.kind, name: nameOf(`${path}.name`, c.name) ?? id, ...uris, maxAgeMs, idleTimeoutMs, accessSeconds, dpop }
 }
 
 /** The display name: shown on pages and in session lists, so short and printable (nothing that reorders text). */

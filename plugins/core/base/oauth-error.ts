@@ -5,13 +5,17 @@
 import type { FastifyReply } from 'fastify'
 import { ErrorCodes, HttpError, type RateLimitedError } from '../../../lib/errors.js'
 
-/** The codes of RFC 6749 §5.2 (and RFC 8628 §3.5 for the device grant) this server answers. */
+/**
+ * The codes of RFC 6749 §5.2 (RFC 8628 §3.5 for the device grant, RFC 9449 §5, §7.1 and §8 for DPoP, RFC 6750 §3.1's
+ * `invalid_token` for a DPoP-bound token at a protected route) this server answers.
+ */
 export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' |
-  'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token' | 'too_many_requests'
+  'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token' | 'too_many_requests' |
+  'invalid_dpop_proof' | 'use_dpop_nonce' | 'invalid_token'
 
 export class OAuthError extends HttpError {
-  constructor (status: 400 | 401 | 429, readonly error: OAuthErrorCode, description: string, code: string = ErrorCodes.OAUTH) {
-    super(status, error, description, code)
+  constructor (status: 400 | 401 | 429, readonly error: OAuthErrorCode, description: string, code: string = ErrorCodes.OAUTH, options?: { reason?: string }) {
+    super(status, error, description, code, options)
     this.name = 'OAuthError'
   }
 }
@@ -30,8 +34,9 @@ export function tooManyRequests (err: RateLimitedError): OAuthError {
   return new OAuthError(429, 'too_many_requests', err.details ?? 'too many requests', ErrorCodes.RATE_LIMITED)
 }
 
-/** Answers a refusal as RFC 6749 §5.2 asks (never stored by a cache). */
+/** Answers a refusal as RFC 6749 §5.2 asks (never stored by a cache), with its headers (`DPoP-Nonce`). */
 export function sendOAuthError (reply: FastifyReply, err: OAuthError): FastifyReply {
+  if (err.headers !== undefined) reply.headers(err.headers)
   return reply.code(err.statusCode).header('cache-control', 'no-store').send({
     error: err.error,
     error_description: err.details,

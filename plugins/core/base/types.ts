@@ -9,6 +9,7 @@ export type { BasicAuthChecker, BasicAuthResult, MaybePromise, ReadonlyUser } fr
 import type { Logger } from '../../../lib/logging/logger.js'
 import type { Audit } from '../../../lib/audit/audit.js'
 import type { RegisteredClient } from './clients.js'
+import type { ResolvedDPoP } from './dpop-options.js'
 import type { JwsKey } from './jws.js'
 import type { ResolvedRateLimit } from '../../../lib/throttle/options.js'
 import type { ClientKey } from '../../../lib/throttle/client.js'
@@ -47,6 +48,12 @@ export interface Claims {
    * revocation epoch is compared with it: no revocation of this session can predate it. Set by the service only.
    */
   started_at?: number | undefined
+  /**
+   * The key a registered client's access token is bound to (RFC 9449 §6): `jkt`, the RFC 7638 thumbprint of the
+   * client's DPoP key. Such a token is taken only as `Authorization: DPoP` with a proof signed by that key. Set by
+   * the service only.
+   */
+  cnf?: { readonly jkt: string } | undefined
   /** Anything a claims updater adds travels in the token. */
   [extra: string]: unknown
 }
@@ -352,6 +359,8 @@ export interface ResolvedOptions {
   audit: Audit
   /** The registered clients (`clients`) by id; empty when none. */
   clients: ReadonlyMap<string, RegisteredClient>
+  /** What every DPoP proof must meet (`dpop`). */
+  dpop: ResolvedDPoP
   /** Where a browser signs in, as an absolute URL (`login.page`; the package's page when it serves one). */
   loginPage: string
   /**
@@ -455,7 +464,8 @@ export interface GatehouseAuth {
 /** A token response of RFC 6749 §5.1: the access token (a session JWT) and the refresh token of its family. */
 export interface TokenPairResponse {
   access_token: string
-  token_type: 'Bearer'
+  /** `DPoP` when the pair is bound to the client's DPoP key (RFC 9449 §5), else `Bearer`. */
+  token_type: 'Bearer' | 'DPoP'
   /** Seconds the access token lives (the client's `accessToken.maxAge`, by default `session.tokenDuration`). */
   expires_in: number
   refresh_token: string

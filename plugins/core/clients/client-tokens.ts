@@ -37,8 +37,9 @@ type ClientTokensOptions = Pick<ResolvedOptions, 'audit' | 'authPrefix' | 'clien
 
 /** The clients' token service, or null when no client is registered (no route is added then). */
 export function openClientTokens (fastify: FastifyInstance, o: ClientTokensOptions, s: Services): ClientTokens | null {
-  if (o.clients.size === 0 || s.revocations === null) return null
+  if (o.clients.size === 0 || s.revocations === null || s.tokens.dpop === null) return null
   const revocations = s.revocations
+  const dpop = s.tokens.dpop
   const families = new RefreshFamilies({
     store: s.stateStore,
     revocations,
@@ -64,7 +65,9 @@ export function openClientTokens (fastify: FastifyInstance, o: ClientTokensOptio
     const grantTypes = [...grants.keys(), REFRESH_GRANT]
     const extra = {
       ...(redirecting ? { authorization_endpoint: `${issuer}/authorize`, response_types_supported: ['code'] } : {}),
-      ...(devices ? { device_authorization_endpoint: `${issuer}/device/code` } : {})
+      ...(devices ? { device_authorization_endpoint: `${issuer}/device/code` } : {}),
+      // RFC 9449 §5.1: the algorithms of DPoP proofs, when any client may send one.
+      ...(dpopUsed ? { dpop_signing_alg_values_supported: dpop.algorithms } : {})
     }
     return await reply.header('cache-control', 'no-cache').send(authorizationServerMetadata(issuer, issuer, grantTypes, extra))
   })
@@ -91,6 +94,7 @@ export function openClientTokens (fastify: FastifyInstance, o: ClientTokensOptio
     tokenSent: (request: FastifyRequest): boolean => { const source = s.tokens.sourceOf(request); return source !== undefined && source !== FROM_COOKIE }
   }
   const redirecting = [...o.clients.values()].some((c) => c.kind !== 'device')
+  const dpopUsed = [...o.clients.values()].some((c) => c.dpop !== 'off')
   const devices = [...o.clients.values()].some((c) => c.kind === 'device')
   const device = { ...native, audit: o.audit, clientKey: o.clientKey, base: issuer, origin: o.origin }
   if (devices) grants.set(DEVICE_GRANT, deviceCodeGrant(device))
@@ -100,8 +104,9 @@ export function openClientTokens (fastify: FastifyInstance, o: ClientTokensOptio
     async issue (request, clientId, input) {
       const client = o.clients.get(clientId)
       if (client === undefined) throw new OptionsError('client', `"${clientId}" is not a registered client (clients[].id)`)
-      return (await families.issue(request, client, input)).response
+      // The app's own sign-in route: a DPoP proof of that request binds the pair, as at the token endpoint.
+      return (await families.issue(request, client, input, undefined, 'sign_in', await dpop.tokenRequest(request, client))).response
     },
-    routes: tokenEndpoint({ refused, clients: o.clients, families, grants, throttle: s.throttle, revokeAccess, authorize: redirecting ? { start: authorizeHandler(native), confirm: authorizeConfirmHandler(native, formOf) } : undefined, device: deviceRoutes })
+    routes: tokenEndpoint({ refused, clients: o.clients, families, grants, throttle: s.throttle, revokeAccess, dpop, authorize: redirecting ? { start: authorizeHandler(native), confirm: authorizeConfirmHandler(native, formOf) } : undefined, device: deviceRoutes })
   }
 }

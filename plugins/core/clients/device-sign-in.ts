@@ -190,7 +190,7 @@ async function guessFailed (d: DeviceSignInDeps, request: FastifyRequest, claims
 export function deviceCodeGrant (d: DeviceSignInDeps): Grant {
   return {
     kinds: new Set(['device']),
-    async exchange (request: FastifyRequest, client: RegisteredClient, field: FieldReader): Promise<TokenResponse> {
+    async exchange (request: FastifyRequest, client: RegisteredClient, field: FieldReader, jkt: string | undefined): Promise<TokenResponse> {
       const key = DEVICE + hashOf(field('device_code'))
       const raw = await d.store.get(key)
       const record = raw === undefined ? undefined : JSON.parse(raw) as DeviceRecord
@@ -208,7 +208,7 @@ export function deviceCodeGrant (d: DeviceSignInDeps): Grant {
       }
       if (await d.store.take(key) === undefined) throw invalidGrant('unknown device_code')
       const claims = record.claims!
-      return (await d.families.issue(request, client, inputOf(claims), claims.auth_time, 'device_code')).response
+      return (await d.families.issue(request, client, inputOf(claims), claims.auth_time, 'device_code', jkt)).response
     }
   }
 }

@@ -25,6 +25,7 @@ import { clientPage, pageAnswer, userNameOf, type PageFormDeps } from './client-
 import { noteGrant } from '../base/grant-spans.js'
 import type { ClientRefusalLog } from './client-refusals.js'
 import type { SignInPage } from '../signin/sign-in-page.js'
+import { userIdOf } from '../sessions/session-audit.js'
 import { clearReplyCookie, requestCookie, setReplyCookie } from '../base/cookie-jar.js'
 import type { FieldReader, Grant } from './token-endpoint.js'
 import type { Claims } from '../base/types.js'
@@ -37,9 +38,12 @@ const START_TTL_MS = 10 * 60_000
 /** RFC 7636 §4.1: 43-128 characters of the unreserved set (the challenge of S256 is always 43). */
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/
 const CHALLENGE = /^[A-Za-z0-9\-_]{43}$/
+/** `dpop_jkt` (RFC 9449 §10): a SHA-256 thumbprint in base64url. */
+const JKT = /^[A-Za-z0-9\-_]{43}$/
 const MAX_PARAM = 2048
 
-interface CodeRecord { c: string; r: string; ch: string; claims: Claims }
+/** A code's client, redirect URI, PKCE challenge and user, and the DPoP key it is bound to (`dpop_jkt`), if any. */
+interface CodeRecord { c: string; r: string; ch: string; claims: Claims; k?: string | undefined }
 
 export interface NativeSignInDeps extends PageFormDeps {
   store: StateStore
@@ -67,6 +71,8 @@ interface AuthorizationRequest {
   redirectUri: string
   state: string | undefined
   challenge: string
+  /** `dpop_jkt` (RFC 9449 §10): the code is exchanged only with a DPoP proof of this key (ignored for a client with `dpop: 'off'`). */
+  jkt: string | undefined
   error?: { error: string; error_description: string } | undefined
 }
 
@@ -84,10 +90,12 @@ function readAuthorizationRequest (d: NativeSignInDeps, params: Record<string, u
   const redirectUri = param('redirect_uri')
   if (redirectUri === undefined || !allowsRedirect(client, redirectUri)) throw new HttpError(400, 'bad request', 'redirect_uri is not registered for this client', ErrorCodes.OAUTH)
   const challenge = param('code_challenge') ?? ''
-  const a: AuthorizationRequest = { client, redirectUri, state: param('state'), challenge }
+  const jkt = client.dpop === 'off' ? undefined : param('dpop_jkt')
+  const a: AuthorizationRequest = { client, redirectUri, state: param('state'), challenge, jkt }
   if (param('response_type') !== 'code') a.error = { error: 'unsupported_response_type', error_description: 'response_type must be code' }
   else if (param('code_challenge_method') !== 'S256') a.error = { error: 'invalid_request', error_description: 'PKCE with code_challenge_method=S256 is required' }
   else if (!CHALLENGE.test(challenge)) a.error = { error: 'invalid_request', error_description: 'code_challenge must be an S256 challenge' }
+  else if (jkt !== undefined && !JKT.test(jkt)) a.error = { error: 'invalid_request', error_description: 'dpop_jkt must be a JWK SHA-256 thumbprint (RFC 9449 §10)' }
   return a
 }
 
@@ -99,7 +107,7 @@ function sendBack (d: NativeSignInDeps, reply: FastifyReply, a: AuthorizationReq
 /** A one-time code for the signed-in user, bound to the client, the redirect URI and the PKCE challenge. */
 async function newCode (d: NativeSignInDeps, a: AuthorizationRequest, claims: Claims): Promise<string> {
   const code = randomBytes(32).toString('base64url')
-  const record: CodeRecord = { c: a.client.id, r: a.redirectUri, ch: a.challenge, claims }
+  const record: CodeRecord = { c: a.client.id, r: a.redirectUri, ch: a.challenge, claims, k: a.jkt }
   await d.store.set(CODE + hashOf(code), JSON.stringify(record), CODE_TTL_MS)
   return code
 }
@@ -118,7 +126,7 @@ function openedHere (d: NativeSignInDeps, request: FastifyRequest): boolean {
 }
 
 /** What the "started here" cookie is bound to: this very request (client, redirect URI, challenge, state). */
-const startOf = (a: AuthorizationRequest): string => hashOf(`${a.client.id}\n${a.redirectUri}\n${a.challenge}\n${a.state ?? ''}`)
+const startOf = (a: AuthorizationRequest): string => hashOf(`${a.client.id}\n${a.redirectUri}\n${a.challenge}\n${a.state ?? ''}\n${a.jkt ?? ''}`)
 
 /**
  * A browser without a session that opened the sign-in here goes through the sign-in page and comes back from this
@@ -200,7 +208,11 @@ const ARRIVALS: Record<Arrival, string> = {
 
 /** The page that asks a signed-in user whether to sign the client in, when the sign-in did not start here. */
 async function sendConfirmation (d: NativeSignInDeps, reply: FastifyReply, a: AuthorizationRequest, claims: Claims, how: Arrival): Promise<FastifyReply> {
-  const fields = { response_type: 'code', client_id: a.client.id, redirect_uri: a.redirectUri, code_challenge: a.challenge, code_challenge_method: 'S256', xsrf: claims.jti, ...(a.state === undefined ? {} : { state: a.state }) }
+  const fields = {
+    response_type: 'code', client_id: a.client.id, redirect_uri: a.redirectUri, code_challenge: a.challenge, code_challenge_method: 'S256', xsrf: claims.jti,
+    ...(a.state === undefined ? {} : { state: a.state }),
+    ...(a.jkt === undefined ? {} : { dpop_jkt: a.jkt })
+  }
   const hidden = Object.entries(fields).map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeHtml(v)}">`).join('')
   const user = userNameOf(claims) ?? 'you'
   const body = `<p id="ask">${escapeHtml(a.client.name)} asks to be signed in as ${escapeHtml(user)}.</p>
@@ -225,7 +237,7 @@ export function authorizeConfirmHandler (d: NativeSignInDeps, formOf: (request: 
 export function authorizationCodeGrant (d: NativeSignInDeps): Grant {
   return {
     kinds: new Set(['native', 'spa']),
-    async exchange (request: FastifyRequest, client: RegisteredClient, field: FieldReader): Promise<TokenResponse> {
+    async exchange (request: FastifyRequest, client: RegisteredClient, field: FieldReader, jkt: string | undefined): Promise<TokenResponse> {
       const code = field('code')
       const redirectUri = field('redirect_uri')
       const verifier = field('code_verifier')
@@ -236,8 +248,9 @@ export function authorizationCodeGrant (d: NativeSignInDeps): Grant {
       if (record.c !== client.id) throw invalidGrant('the code was issued to another client')
       if (record.r !== redirectUri) throw invalidGrant('redirect_uri differs from the authorization request')
       if (!VERIFIER.test(verifier) || !safeEqual(pkceChallenge(verifier), record.ch)) throw invalidGrant('the code_verifier does not match the code_challenge')
+      if (record.k !== undefined && record.k !== jkt) d.families.wrongKey(request, client, 'code', userIdOf(record.claims), jkt)
       if (await d.store.take(CODE + hash) === undefined) throw invalidGrant('the code was already used')
-      const pair = await d.families.issue(request, client, inputOf(record.claims), record.claims.auth_time, 'authorization_code')
+      const pair = await d.families.issue(request, client, inputOf(record.claims), record.claims.auth_time, 'authorization_code', jkt)
       await d.store.set(CODE_USED + hash, pair.family, CODE_TTL_MS * 10)
       return pair.response
     }

@@ -37,6 +37,8 @@ interface FamilyRecord {
   end: number
   /** The claims input of its access tokens (the last ones, as the claims updater left them). */
   in: ClaimsInput
+  /** The thumbprint of the DPoP key the family is bound to (RFC 9449 §5): its refresh needs a proof of that key. */
+  k?: string | undefined
 }
 
 /** The token response of RFC 6749 §5.1. */
@@ -60,17 +62,18 @@ export class RefreshFamilies {
 
   /**
    * A new family for a signed-in user: its first pair and its id. `authTime` is the sign-in's (seconds; now when
-   * the app signs the user in itself); `reason` names the grant in the `token.issued` event.
+   * the app signs the user in itself); `reason` names the grant in the `token.issued` event; `jkt` is the DPoP key
+   * the family is bound to, if any.
    */
-  async issue (request: FastifyRequest, client: RegisteredClient, input: ClaimsInput, authTime?: number, reason = 'sign_in'): Promise<{ response: TokenResponse; family: string }> {
+  async issue (request: FastifyRequest, client: RegisteredClient, input: ClaimsInput, authTime?: number, reason = 'sign_in', jkt?: string): Promise<{ response: TokenResponse; family: string }> {
     // A new session (its own jti), its access tokens marked as this client's: they are renewed at /token only.
-    const { token, claims } = await this.d.access(input, { auth_time: authTime, client_id: client.id }, client.accessSeconds)
-    const record: FamilyRecord = { f: claims.jti, at: claims.auth_time!, st: claims.started_at, end: Math.round(claims.auth_time! * 1000) + client.maxAgeMs, in: inputOf(claims) }
+    const { token, claims } = await this.d.access(input, { auth_time: authTime, client_id: client.id, jkt }, client.accessSeconds)
+    const record: FamilyRecord = { f: claims.jti, at: claims.auth_time!, st: claims.started_at, end: Math.round(claims.auth_time! * 1000) + client.maxAgeMs, in: inputOf(claims), k: jkt }
     const refresh = await this.store(client, record)
     // Listed under the client's name: the user agent of a token request says nothing a person recognises.
     await this.d.list?.login(request, claims, `client:${client.id}`, client.name)
     if (this.d.audit.on) this.d.audit.emit(request, 'token.issued', { reason, clientId: client.id, userId: userIdOfInput(claims) })
-    return { response: this.answer(client, token, refresh), family: claims.jti }
+    return { response: this.answer(client, token, refresh, jkt), family: claims.jti }
   }
 
   /** Ends a family because one of its one-time values (a code) was presented again: audited as a reuse. */
@@ -79,8 +82,12 @@ export class RefreshFamilies {
     if (this.d.audit.on) this.d.audit.emit(request, 'token.reuse_detected', { reason: 'code_replay', clientId: client.id, familyEnded: true })
   }
 
-  /** The `refresh_token` grant: a new pair, the presented token rotated; reuse of a rotated one ends the family. */
-  async refresh (request: FastifyRequest, client: RegisteredClient, presented: string): Promise<TokenResponse> {
+  /**
+   * The `refresh_token` grant: a new pair, the presented token rotated; reuse of a rotated one ends the family.
+   * `jkt` is the key of the request's DPoP proof: a bound family takes only that key's (refused otherwise, and
+   * audited); an unbound one is bound from then on to the key of the first proof it comes with.
+   */
+  async refresh (request: FastifyRequest, client: RegisteredClient, presented: string, jkt?: string): Promise<TokenResponse> {
     const hash = hashOf(presented)
     const key = `${CURRENT}${client.id}:${hash}`
     const raw = await this.d.store.get(key)
@@ -89,11 +96,13 @@ export class RefreshFamilies {
     const now = Date.now()
     if (record.end <= now) throw invalidGrant('the refresh token has expired')
     const userId = userIdOfInput(record.in)
+    if (record.k !== undefined && record.k !== jkt) return this.wrongKey(request, client, 'refresh token', userId, jkt)
+    const bound = record.k ?? jkt
     if (await this.d.revocations.isRevoked({ jti: record.f, userId, authTime: record.at, since: record.st ?? record.at })) throw invalidGrant('the session has ended')
     // The claims updater and the validator have their say before anything is consumed.
     let next
     try {
-      next = await this.d.access(record.in, { jti: record.f, auth_time: record.at, client_id: client.id, started_at: record.st }, client.accessSeconds)
+      next = await this.d.access(record.in, { jti: record.f, auth_time: record.at, client_id: client.id, started_at: record.st, jkt: bound }, client.accessSeconds)
     } catch (err) {
       if (err instanceof HttpError && err.statusCode === 401) throw invalidGrant('the session is refused')
       throw err
@@ -103,10 +112,20 @@ export class RefreshFamilies {
     // The rotated marker and the next token are independent writes: one round trip for both.
     const [, refresh] = await Promise.all([
       this.d.store.set(`${ROTATED}${client.id}:${hash}`, record.f, record.end - now),
-      this.store(client, { ...record, in: inputOf(next.claims) })
+      this.store(client, { ...record, in: inputOf(next.claims), k: bound })
     ])
     if (this.d.audit.on) this.d.audit.emit(request, 'token.refreshed', { reason: 'refresh_token', clientId: client.id, userId })
-    return this.answer(client, next.token, refresh)
+    return this.answer(client, next.token, refresh, bound)
+  }
+
+  /**
+   * A grant bound to a DPoP key (a family's refresh token, a code of `dpop_jkt`) without a proof of that key:
+   * whoever sends it does not hold the key (a stolen token), so nothing is issued, and the grant stays its owner's.
+   * Audited as `token.refused`.
+   */
+  wrongKey (request: FastifyRequest, client: RegisteredClient, what: 'refresh token' | 'code', userId: string | undefined, jkt: string | undefined): never {
+    if (this.d.audit.on) this.d.audit.emit(request, 'token.refused', { reason: jkt === undefined ? 'dpop_required' : 'dpop_key', clientId: client.id, userId })
+    throw invalidGrant(jkt === undefined ? `the ${what} is bound to a DPoP key: send a DPoP proof of that key` : `the ${what} is bound to another DPoP key`)
   }
 
   /**
@@ -150,8 +169,8 @@ export class RefreshFamilies {
     return token
   }
 
-  private answer (client: RegisteredClient, access: string, refresh: string): TokenResponse {
-    return { access_token: access, token_type: 'Bearer', expires_in: client.accessSeconds, refresh_token: refresh }
+  private answer (client: RegisteredClient, access: string, refresh: string, jkt: string | undefined): TokenResponse {
+    return { access_token: access, token_type: jkt === undefined ? 'Bearer' : 'DPoP', expires_in: client.accessSeconds, refresh_token: refresh }
   }
 }
 
@@ -161,7 +180,7 @@ export function hashOf (token: string): string {
 
 /** The claims input of a family's next access token: its claims without the registered ones. */
 export function inputOf (claims: Claims): ClaimsInput {
-  const { iat, nbf, exp, iss, jti, auth_time: at, purpose, client_id: client, started_at: started, ...input } = claims
+  const { iat, nbf, exp, iss, jti, auth_time: at, purpose, client_id: client, started_at: started, cnf, ...input } = claims
   return input
 }
 

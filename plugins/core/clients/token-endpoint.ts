@@ -16,6 +16,7 @@ import type { RefreshFamilies, TokenResponse } from './refresh-families.js'
 import { OAuthError, invalidClient, invalidRequest, sendOAuthError, tooManyRequests, unauthorizedClient } from '../base/oauth-error.js'
 import { routeDoc as doc } from '../signin/scope.js'
 import { noteGrant, traced } from '../base/grant-spans.js'
+import type { DPoP } from '../sessions/dpop.js'
 
 /** A token request is a few short fields. */
 const BODY_LIMIT = 16 * 1024
@@ -24,10 +25,13 @@ const MAX_FIELD = 2048
 const FORM = 'application/x-www-form-urlencoded'
 export const REFRESH_GRANT = 'refresh_token'
 
-/** One grant the token endpoint serves: the kinds of client it is for and what it answers. */
+/**
+ * One grant the token endpoint serves: the kinds of client it is for and what it answers. `jkt` is the thumbprint
+ * of the request's DPoP key (dpop.ts), undefined for a request without a proof: what it issues is bound to it.
+ */
 export interface Grant {
   readonly kinds: ReadonlySet<RegisteredClient['kind']>
-  exchange: (request: FastifyRequest, client: RegisteredClient, field: FieldReader) => Promise<TokenResponse>
+  exchange: (request: FastifyRequest, client: RegisteredClient, field: FieldReader, jkt: string | undefined) => Promise<TokenResponse>
 }
 
 /** Reads one field of the form body: a single string of bounded length (required unless `optional`). */
@@ -51,6 +55,8 @@ export interface TokenEndpointDeps {
   device?: DeviceRoutes | undefined
   /** Writes the developer's warning of a refused `/authorize` or `/token` request (client-refusals.ts). */
   refused: ClientRefusalLog
+  /** DPoP proofs of token requests (RFC 9449 §5). */
+  dpop: DPoP
 }
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>
@@ -61,7 +67,7 @@ export function tokenEndpoint (d: TokenEndpointDeps) {
   const grants = new Map(d.grants)
   grants.set(REFRESH_GRANT, {
     kinds: new Set(['native', 'device', 'spa']),
-    exchange: async (request, client, field) => await d.families.refresh(request, client, field('refresh_token'))
+    exchange: async (request, client, field, jkt) => await d.families.refresh(request, client, field('refresh_token'), jkt)
   })
   return async function tokenRoutes (scope: FastifyInstance): Promise<void> {
     scope.setErrorHandler((err: FastifyError, request, reply) => {
@@ -88,7 +94,7 @@ export function tokenEndpoint (d: TokenEndpointDeps) {
         noteGrant(request, { grantType: grant === undefined ? '_OTHER' : grantType })
         if (grant === undefined) throw new OAuthError(400, 'unsupported_grant_type', `grant_type ${grantType.slice(0, 80)} is not supported`)
         if (!grant.kinds.has(client.kind)) throw unauthorizedClient(`a ${client.kind} client may not use grant_type ${grantType}`)
-        return await grant.exchange(request, client, field)
+        return await grant.exchange(request, client, field, await d.dpop.tokenRequest(request, client, reply))
       }, (outcome) => 'error' in outcome && isRefusal(outcome.error))
       return await reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer)
     }))
@@ -118,7 +124,7 @@ async function revokeToken (d: TokenEndpointDeps, request: FastifyRequest, clien
  * A device's polling answers (`authorization_pending`, `slow_down`) and the user's or the clock's verdicts
  * (`access_denied`, `expired_token`) are a working client's, not a guess.
  */
-const REFUSALS = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type'])
+const REFUSALS = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_dpop_proof'])
 function isRefusal (err: unknown): boolean {
   return err instanceof OAuthError && REFUSALS.has(err.error)
 }

@@ -20,10 +20,17 @@ export interface Signed { token: string; claims: Claims; key: JwsKey }
  * go-pkgz/auth, gives `auth_time` only), `client_id`, the registered client a refresh family's access tokens belong
  * to (RFC 9068 §2.2), and `started_at`, kept over a refresh (see `Claims.started_at`).
  */
-export interface SessionBase { jti?: string | undefined; auth_time?: number | undefined; client_id?: string | undefined; started_at?: number | undefined }
+export interface SessionBase {
+  jti?: string | undefined
+  auth_time?: number | undefined
+  client_id?: string | undefined
+  started_at?: number | undefined
+  /** The thumbprint of the DPoP key a client's access token is bound to (`cnf.jkt`, RFC 9449 §6). */
+  jkt?: string | undefined
+}
 
 /** The service's own claims that only some sessions carry: never taken from an input or a claims updater. */
-const OWN_OPTIONAL = ['client_id', 'started_at'] as const
+const OWN_OPTIONAL = ['client_id', 'started_at', 'cnf'] as const
 
 export class Issuer {
   private readonly tokenSeconds: number
@@ -41,12 +48,12 @@ export class Issuer {
   }
 
   /**
-   * Signs session claims; `base` carries the service's own claims (jti, auth_time, client_id, started_at) over a
-   * refresh; `seconds` is the token's lifetime (a client's access tokens may have their own).
+   * Signs session claims; `base` carries the service's own claims (jti, auth_time, client_id, started_at, the DPoP
+   * key's jkt) over a refresh; `seconds` is the token's lifetime (a client's access tokens may have their own).
    */
   async claims (input: ClaimsInput, base?: SessionBase, seconds = this.tokenSeconds): Promise<Claims> {
-    // `client_id` and `started_at` are the service's to set (from `base`): an input or a refresh's claims never sets them.
-    const { aud: rawAud, user, sess, client_id: _client, started_at: _started, ...extra } = input
+    // `client_id`, `started_at` and `cnf` are the service's to set (from `base`): an input or a refresh's claims never sets them.
+    const { aud: rawAud, user, sess, client_id: _client, started_at: _started, cnf: _cnf, ...extra } = input
     const aud = sessionAud(rawAud)
     this.audiences.checkCreation(aud)
     const nowMs = Date.now()
@@ -61,6 +68,7 @@ export class Issuer {
       auth_time: base?.auth_time ?? nowMs / 1000,
       purpose: 'session' as const,
       ...(base?.client_id === undefined ? undefined : { client_id: base.client_id }),
+      ...(base?.jkt === undefined ? undefined : { cnf: { jkt: base.jkt } }),
       // A new session whose sign-in came before it (a family, a moved go-pkgz session) notes when it started here.
       ...(base?.started_at !== undefined ? { started_at: base.started_at } : base?.jti === undefined && base?.auth_time !== undefined ? { started_at: nowMs / 1000 } : undefined)
     }

@@ -14,8 +14,9 @@ import type { Claims } from '../base/types.js'
 import type { Audit } from '../../../lib/audit/audit.js'
 import { userIdOf } from './session-audit.js'
 import type { PostCheck } from './post-check.js'
+import { needsProof, type DPoP } from './dpop.js'
 
-export interface PresentedSession { reader: TokenReader; verify: Verify; revocations: Revocations | null; lifetime: SessionLifetime; audit: Audit; check: PostCheck }
+export interface PresentedSession { reader: TokenReader; verify: Verify; revocations: Revocations | null; lifetime: SessionLifetime; audit: Audit; check: PostCheck; dpop: DPoP | null }
 
 /**
  * Revokes the session a request presents (logout); with `everywhere`, every session of its user too. Resolves the
@@ -31,6 +32,11 @@ export async function revokePresented (p: PresentedSession, request: FastifyRequ
     if (found === undefined) throw unauthorized('not logged in', ErrorCodes.UNAUTHORIZED)
     source = found.source
     claims = (await p.verify(found.token, 'session')).claims
+    // A DPoP-bound token signs out only with a proof of its key: a stolen one ends nobody's session.
+    if (needsProof(source, claims)) {
+      if (p.dpop === null) throw unauthorized('a DPoP-bound token needs the state store', ErrorCodes.DPOP)
+      await p.dpop.resource(request, undefined, found.token, source, claims)
+    }
   } catch (err) {
     // Logging out without a valid session only clears the cookies; ending "every session" needs one.
     if (everywhere || !(err instanceof HttpError)) throw err

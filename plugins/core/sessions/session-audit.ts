@@ -10,7 +10,7 @@ import type { SessionRefusedEvent } from '../../../lib/audit/events.js'
 import { StateStoreError } from '../../../lib/state-store.js'
 import { audOf } from '../base/claims.js'
 import { VALIDATOR_REFUSAL } from './post-check.js'
-import { FROM_BEARER, FROM_COOKIE, FROM_EXTRACTOR, FROM_HEADER, FROM_QUERY, type TokenSource } from './token-reader.js'
+import { FROM_BEARER, FROM_COOKIE, FROM_DPOP, FROM_EXTRACTOR, FROM_HEADER, FROM_QUERY, type TokenSource } from './token-reader.js'
 import { UNKNOWN_KEY } from '../keys/verify.js'
 import type { Claims } from '../base/types.js'
 
@@ -22,9 +22,13 @@ const REASONS: Record<string, string> = {
   [ErrorCodes.SESSION_REVOKED]: 'revoked'
 }
 
-/** The reason of a refusal: the check's, or `validator`, `unknown_key`, else `invalid` (signature, claims, form). */
+/**
+ * The reason of a refusal: the check's, or `validator`, `unknown_key`, a DPoP refusal's own (`dpop_…`), else
+ * `invalid` (signature, claims, form).
+ */
 export function refusalReason (err: HttpError): string {
   if (err.details === VALIDATOR_REFUSAL) return 'validator'
+  if (err.code === ErrorCodes.DPOP && err.reason !== undefined) return err.reason
   if (keyRemoved(err)) return 'unknown_key'
   return REASONS[err.code] ?? 'invalid'
 }
@@ -35,7 +39,7 @@ export function keyRemoved (err: unknown): boolean {
 }
 
 const SOURCE_NAMES: Record<TokenSource, SessionRefusedEvent['source']> = {
-  [FROM_QUERY]: 'query', [FROM_HEADER]: 'header', [FROM_COOKIE]: 'cookie', [FROM_BEARER]: 'bearer', [FROM_EXTRACTOR]: 'extract'
+  [FROM_QUERY]: 'query', [FROM_HEADER]: 'header', [FROM_COOKIE]: 'cookie', [FROM_BEARER]: 'bearer', [FROM_EXTRACTOR]: 'extract', [FROM_DPOP]: 'dpop'
 }
 
 /** Where a token came from, as events name it. */

@@ -9,12 +9,14 @@ import type { ResolvedOptions } from '../base/types.js'
 import { requestCookie } from '../base/cookie-jar.js'
 
 /** Where a token came from (numbers, so that comparing them costs nothing). */
-export type TokenSource = typeof FROM_QUERY | typeof FROM_HEADER | typeof FROM_COOKIE | typeof FROM_BEARER | typeof FROM_EXTRACTOR
+export type TokenSource = typeof FROM_QUERY | typeof FROM_HEADER | typeof FROM_COOKIE | typeof FROM_BEARER | typeof FROM_EXTRACTOR | typeof FROM_DPOP
 export const FROM_QUERY = 0
 export const FROM_HEADER = 1
 export const FROM_COOKIE = 2
 export const FROM_BEARER = 3
 export const FROM_EXTRACTOR = 4
+/** `Authorization: DPoP <token>` (RFC 9449 §7.1): served only with a valid proof (dpop.ts). */
+export const FROM_DPOP = 5
 
 /**
  * A token and where this request carried it. Returned by value, one per read: two requests served at once never
@@ -40,6 +42,16 @@ export function bearerToken (request: FastifyRequest): string | undefined {
   return BEARER.exec(value)?.[1]
 }
 
+/** RFC 9449 §7.1: the DPoP scheme's token, a token68 as Bearer's. */
+const DPOP = /^dpop ([A-Za-z0-9\-._~+/]+=*)$/i
+
+/** The token of `Authorization: DPoP <token>`, or undefined. */
+function dpopToken (request: FastifyRequest): string | undefined {
+  const value = request.headers.authorization
+  if (typeof value !== 'string' || value.length > MAX_BEARER) return undefined
+  return DPOP.exec(value)?.[1]
+}
+
 export class TokenReader {
   private readonly sources: readonly Source[]
 
@@ -59,6 +71,8 @@ export class TokenReader {
     }
     if (header !== null) sources.push({ from: FROM_HEADER, read: (request) => nonEmpty(request.headers[header]) })
     if (bearer) sources.push({ from: FROM_BEARER, read: bearerToken })
+    // The DPoP scheme beside Bearer (`tokenSources.bearer` turns both off); a DPoP token takes dpop.ts's branch.
+    if (bearer) sources.push({ from: FROM_DPOP, read: dpopToken })
     sources.push({ from: FROM_COOKIE, read: (request) => nonEmpty(requestCookie(request, cookie)) })
     this.sources = sources
   }

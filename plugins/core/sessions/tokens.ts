@@ -19,7 +19,7 @@ import type { SessionCache, CachedSession } from './session-cache.js'
 import { revokedError, subjectOf, type Revocations } from './revocation.js'
 import { revokePresented } from './revoke-presented.js'
 import type { AudienceRule } from '../base/audience.js'
-import { FROM_COOKIE, TokenReader, type PresentedToken, type TokenSource } from './token-reader.js'
+import { FROM_COOKIE, FROM_DPOP, TokenReader, type PresentedToken, type TokenSource } from './token-reader.js'
 import { requestCookie } from '../base/cookie-jar.js'
 import { createVerifier, type Verified, type Verify } from '../keys/verify.js'
 import { mustRefresh, type SessionLifetime } from './lifetime.js'
@@ -35,6 +35,7 @@ import type { Claims, ClaimsInput, ResolvedOptions, Session, TokenPurpose, Token
 import { GoPkgzMigration } from './migration.js'
 import { looksLikeGoPkgz } from '../keys/go-pkgz-token.js'
 import type { StateStore } from '../../../lib/state-store.js'
+import { DPoP, needsProof } from './dpop.js'
 
 /** The token service plus what only the core uses (token pairs are the client tokens' own, client-tokens.ts). */
 export interface CoreTokenService extends Omit<TokenService, 'issuePair'> {
@@ -72,14 +73,16 @@ export interface CoreTokenService extends Omit<TokenService, 'issuePair'> {
   readonly cache: SessionCache
   /** The public session keys as a JWKS, or null for HMAC sessions. */
   readonly jwks: Jwks | null
+  /** DPoP proofs (RFC 9449) of the token endpoint and the protected routes; null without the state store. */
+  readonly dpop: DPoP | null
 }
 
 /** What the token service and its parts read of the options. */
-type TokenServiceOptions = Pick<ResolvedOptions, 'audit' | 'claimsUpdater' | 'cookies' | 'issuer' | 'migration' | 'secret' | 'session' | 'tokenSources' | 'validator' | 'xsrf'>
+type TokenServiceOptions = Pick<ResolvedOptions, 'audit' | 'claimsUpdater' | 'clientKey' | 'cookies' | 'dpop' | 'issuer' | 'migration' | 'secret' | 'session' | 'tokenSources' | 'url' | 'validator' | 'xsrf'>
 
 /**
- * The token service. `store` (the state store) is needed only by `migration.goPkgz`, which marks each exchanged
- * Go token there.
+ * The token service. `store` (the state store) is needed by `migration.goPkgz`, which marks each exchanged Go
+ * token there, and by DPoP (each proof's `jti`, the server nonce): without it DPoP is off.
  */
 export function createTokenService (o: TokenServiceOptions, revocations: Revocations | null, audiences: AudienceRule, list: SessionList | null = null, store?: StateStore): CoreTokenService {
   const keys = createKeyRings(o.secret, o.session.signingKeys, (reason) => unauthorized(reason, ErrorCodes.UNAUTHORIZED))
@@ -93,8 +96,9 @@ export function createTokenService (o: TokenServiceOptions, revocations: Revocat
   if (goPkgz !== null && store === undefined) throw new OptionsError('migration.goPkgz', 'needs the state store (register the core plugin, not the token service alone)')
   if (o.tokenSources.headerRefresh && store === undefined) throw new OptionsError('tokenSources.headerRefresh', 'needs the state store (register the core plugin, not the token service alone)')
   const migration = goPkgz === null || store === undefined ? null : new GoPkgzMigration(o, goPkgz, { issuer, verified, cookies, revocations, list, audiences, store })
-  const sessions = new SessionReader(o, { reader, verify, issuer, cookies, verified, revocations, list, check, migration, store })
-  const presented = { reader, verify, revocations, lifetime: sessions.lifetime, audit: o.audit, check }
+  const dpop = store === undefined ? null : new DPoP({ options: o.dpop, store, url: o.url, clientKey: o.clientKey, audit: o.audit })
+  const sessions = new SessionReader(o, { reader, verify, issuer, cookies, verified, revocations, list, check, migration, store, dpop })
+  const presented = { reader, verify, revocations, lifetime: sessions.lifetime, audit: o.audit, check, dpop }
 
   async function issue (input: ClaimsInput): Promise<{ token: string; claims: Session['claims'] }> {
     const claims = await issuer.claims(input)
@@ -107,6 +111,7 @@ export function createTokenService (o: TokenServiceOptions, revocations: Revocat
   return {
     cache: verified.cache,
     jwks: keys.jwks,
+    dpop,
     create: issue,
     async parse (token, opts = {}) {
       const { claims } = await verify(token, 'session')
@@ -154,6 +159,8 @@ interface SessionParts {
   migration: GoPkgzMigration | null
   /** The state store, where header refresh marks the tokens it spent (present whenever `headerRefresh` is on). */
   store: StateStore | undefined
+  /** DPoP proofs of key-bound sessions (null without the state store: a bound session is then refused). */
+  dpop: DPoP | null
 }
 
 /**
@@ -194,6 +201,8 @@ class SessionReader {
       return again?.from === presented.token ? again.entry : this.verified(presented, undefined, now, request, reply)
     }
     if (!this.p.verified.servable(entry, now)) return this.verified(presented, entry, now, request, reply)
+    // DPoP (RFC 9449) is a branch of its own, taken only by the DPoP scheme or a key-bound session.
+    if (presented.source === FROM_DPOP || entry.claims.cnf !== undefined) return this.proven(presented, entry, request, reply, now)
     // A try block costs nothing until something throws; the audit is only asked on a refusal.
     try {
       this.admit(entry, presented.source, request, now)
@@ -202,6 +211,24 @@ class SessionReader {
     } catch (err) {
       throw refused(this.audit, err, request, presented.source, entry.claims)
     }
+  }
+
+  /** DPoP's branch of a cached session: one proof verified (dpop.ts), then the checks every session passes. */
+  private async proven (presented: PresentedToken, entry: CachedSession, request: FastifyRequest, reply: FastifyReply, now: number): Promise<Session> {
+    try {
+      await this.prove(presented, entry.claims, request, reply)
+      this.admit(entry, presented.source, request, now)
+      return await this.p.check.validated(entry)
+    } catch (err) {
+      throw refused(this.audit, err, request, presented.source, entry.claims)
+    }
+  }
+
+  /** The proof a session sent with the DPoP scheme or bound to a key needs (none for any other session). */
+  private async prove ({ token, source }: PresentedToken, claims: Claims, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (!needsProof(source, claims)) return
+    if (this.p.dpop === null) throw unauthorized('a DPoP-bound token needs the state store', ErrorCodes.DPOP)
+    await this.p.dpop.resource(request, reply, token, source, claims)
   }
 
   /** The go-pkgz service's own cookie (`migration.goPkgz.cookieName`), when the request carries no token of ours. */
@@ -268,11 +295,14 @@ class SessionReader {
       const rechecked = cached === undefined ? undefined : await this.p.verified.recheck(cached, now)
       if (rechecked !== undefined) {
         this.admit(rechecked, page ? PAGE_FORM : source, request, now)
+        await this.prove({ token, source }, rechecked.claims, request, reply)
         return await this.p.check.validated(rechecked)
       }
       const verified = await this.p.verify(token, 'session')
       claims = verified.claims
-      return await this.p.check.validated(await this.kept(token, verified, source, request, reply, page))
+      const entry = await this.kept(token, verified, source, request, reply, page)
+      await this.prove({ token, source }, entry.claims, request, reply)
+      return await this.p.check.validated(entry)
     } catch (err) {
       // A session this instance had verified, whose key is in no ring any more: the key's removal ended it.
       if (cached !== undefined && cached.expiresAt > now && keyRemoved(err) && this.audit.on) {

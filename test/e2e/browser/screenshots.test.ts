@@ -163,6 +163,25 @@ if (missing !== undefined) {
     t.match(await waitText(page, '#device-state', /^Signed in/), /the demo CLI got an access token \(\d+ s\) and a refresh token/, 'the page, polling as the CLI, got its pair')
   })
 
+  t.test('"Be the demo CLI, with DPoP": a key made in the browser, a DPoP-bound pair, the API with a proof, the token refused as Bearer', async (t) => {
+    await page.goto(home)
+    await waitText(page, '#status', /signed in as alice/)
+    t.match(await page.textContent('#device-sign-in pre.code'), /id: 'demo-cli-dpop',\s+kind: 'device',\s+dpop: 'required'/, 'the card shows the client\'s lines')
+    await page.click('#device-try-dpop')
+    const code = await waitText(page, '#device-code', /^[A-Z]{4}-[A-Z]{4}$/)
+    const [tab] = await Promise.all([browser.context.waitForEvent('page'), page.click('#device-complete')])
+    await tab.waitForSelector('#approve')
+    t.equal(await tab.inputValue('#user_code'), code)
+    t.match(await tab.textContent('#asking'), /Sign in Demo CLI \(DPoP\) as you\?/, 'the device page names demo-cli-dpop')
+    await tab.click('#approve')
+    await waitText(tab, '#message', /signed in/)
+    await tab.close()
+    const shown = await waitText(page, '#device-state', /^Signed in with DPoP/)
+    t.match(shown, /got a DPoP-bound access token \(\d+ s\) and refresh token, bound to key [\w-]{8}…/, 'the pair is DPoP-bound')
+    t.match(shown, /\/api\/private with a proof answered 200 \(hello alice\)/, 'the API answers the token with a proof signed in the browser')
+    t.match(shown, /the same token as Bearer 401 \(DPoP error="invalid_token"\)/, 'and refuses it as a Bearer token')
+  })
+
   t.test('signed out, the device page sends the browser to the demo page, which comes back after the sign-in; never elsewhere', async (t) => {
     await browser.context.clearCookies()
     await page.goto(`${started.demo.url}/auth/device?user_code=BCDF-GHJK`)
