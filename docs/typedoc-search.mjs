@@ -4,15 +4,18 @@
 // by its edges' labels followed by node ids: with many tokens made of digits and punctuation (a benchmark's
 // "3.52x", "20:44", "102–471"), two different nodes can get one name, and the browser's token set then holds words
 // that are in no page; a prefix search reaching one throws (test/e2e/browser/site.test.ts loads the index as the
-// browser does and fails on any such word). Nobody searches for a measured figure: a token with no letter is left
-// out of a page's indexed text unless it is a plain number of up to five digits (an RFC, a port, a status code).
+// browser does and fails on any such word). Nobody searches for a measured figure or a version: a token with a digit
+// is left out of a page's indexed text unless it is a plain number or a word with a number at its end (see `kept`).
 // The page itself is unchanged.
 import { IndexEvent } from 'typedoc'
 
-/** Whether lunr should index `token` (as lunr's trimmer would leave it). */
+/**
+ * Whether lunr should index `token` (as lunr's trimmer would leave it): a word without digits, a plain number of up
+ * to five digits (an RFC, a port, a status code), or letters followed by digits (`ES256`, `oauth2`, `RFC9449`).
+ */
 function kept (token) {
   const word = token.replace(/^\W+|\W+$/g, '')
-  return word === '' || /\p{L}/u.test(word) || /^\d{1,5}$/.test(word)
+  return !/\d/.test(word) || /^\d{1,5}$/.test(word) || /^\p{L}+\d{1,5}$/u.test(word)
 }
 
 /** @param {import('typedoc').Application} app */

@@ -29,9 +29,9 @@ t.test('user agents reduced to labels; nothing of the header copied', async (t) 
 
 t.test('revocation.sessionList options are checked, naming their path', async (t) => {
   const base = { secret: () => 'options-secret-0123456789abcdef-0123456789', url: 'http://127.0.0.1' }
-  t.same(resolveOptions(base).revocation?.sessionList, { maxPerUser: 50, ip: 'address' }, 'on by default')
+  t.same(resolveOptions(base).revocation?.sessionList, { maxPerUser: 50, ip: 'address', page: false }, 'on by default, its page off')
   t.equal(resolveOptions({ ...base, revocation: { sessionList: false } }).revocation?.sessionList, null)
-  t.same(resolveOptions({ ...base, revocation: { sessionList: { maxPerUser: 3, ip: false } } }).revocation?.sessionList, { maxPerUser: 3, ip: false })
+  t.same(resolveOptions({ ...base, revocation: { sessionList: { maxPerUser: 3, ip: false } } }).revocation?.sessionList, { maxPerUser: 3, ip: false, page: false })
   const bad: Array<[unknown, RegExp]> = [
     [{ maxPerUser: 0 }, /revocation\.sessionList\.maxPerUser/],
     [{ maxPerUser: 1001 }, /revocation\.sessionList\.maxPerUser/],

@@ -23,7 +23,7 @@ const MIN_RSA_BITS = 2048
  * needs, the hash (none for EdDSA, which hashes itself), and the signature's form: ECDSA's is R || S of fixed
  * length (`ieee-p1363`, not DER), RSA's PKCS #1 v1.5 or PSS with a salt as long as the hash.
  */
-interface AlgorithmUse { kty: string; crv?: string; hash: string | null; ecdsaBytes?: number; pss?: boolean }
+interface AlgorithmUse { kty: string; crv?: string | undefined; hash: string | null; ecdsaBytes?: number | undefined; pss?: boolean | undefined }
 const KEY_OF_ALG: Readonly<Record<string, AlgorithmUse>> = {
   ES256: { kty: 'EC', crv: 'P-256', hash: 'sha256', ecdsaBytes: 64 },
   ES384: { kty: 'EC', crv: 'P-384', hash: 'sha384', ecdsaBytes: 96 },

@@ -14,7 +14,7 @@ export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_gra
   'invalid_dpop_proof' | 'use_dpop_nonce' | 'invalid_token'
 
 export class OAuthError extends HttpError {
-  constructor (status: 400 | 401 | 429, readonly error: OAuthErrorCode, description: string, code: string = ErrorCodes.OAUTH, options?: { reason?: string }) {
+  constructor (status: 400 | 401 | 429, readonly error: OAuthErrorCode, description: string, code: string = ErrorCodes.OAUTH, options?: { reason?: string | undefined }) {
     super(status, error, description, code, options)
     this.name = 'OAuthError'
   }

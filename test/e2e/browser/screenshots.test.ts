@@ -6,15 +6,14 @@
  * screenshots` also writes the README's copies to docs/screenshots/.
  */
 import t from 'tap'
-import { copyFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { chromiumMissing, docsShot, launch, passwordSignIn, waitImage, waitText, type TestBrowser } from './browser.js'
+import { chromiumMissing, docsShot, DOCS_SCREENSHOTS, launch, toDocsPng, passwordSignIn, waitImage, waitText, type TestBrowser } from './browser.js'
 import { startDemo, type StartedDemo } from '../../helpers/demo.js'
 
 const missing = chromiumMissing()
 const toDocs = process.env.GATEHOUSE_SCREENSHOTS === 'docs'
-const docsDir = join(process.cwd(), 'docs', 'screenshots')
+const docsDir = DOCS_SCREENSHOTS
 
 if (missing !== undefined) {
   t.comment(`browser tests skipped: ${missing}`)
@@ -37,10 +36,7 @@ if (missing !== undefined) {
   async function elementShot (name: string, selector: string, on: Page = page): Promise<void> {
     const file = join(browser.dir, `${name}.png`)
     await on.locator(selector).screenshot({ path: file })
-    if (toDocs) {
-      mkdirSync(docsDir, { recursive: true })
-      copyFileSync(file, join(docsDir, `${name}.png`))
-    }
+    if (toDocs) await toDocsPng(file, name)
   }
 
   /** Left edge and width of each element, to compare alignment. */
@@ -172,7 +168,7 @@ if (missing !== undefined) {
     const [tab] = await Promise.all([browser.context.waitForEvent('page'), page.click('#device-complete')])
     await tab.waitForSelector('#approve')
     t.equal(await tab.inputValue('#user_code'), code)
-    t.match(await tab.textContent('#asking'), /Sign in Demo CLI \(DPoP\) as you\?/, 'the device page names demo-cli-dpop')
+    t.match(await tab.textContent('#asking'), /Sign in Demo CLI \(DPoP\) as alice\?/, 'the device page names demo-cli-dpop')
     await tab.click('#approve')
     await waitText(tab, '#message', /signed in/)
     await tab.close()

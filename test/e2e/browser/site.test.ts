@@ -18,14 +18,14 @@ import t from 'tap'
 import { spawn } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
 import { once } from 'node:events'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, extname, join, normalize, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
 import { inflateSync } from 'node:zlib'
 import type { AddressInfo } from 'node:net'
-import { chromiumMissing, launch, type TestBrowser } from './browser.js'
+import { chromiumMissing, launch, toDocsPng, type TestBrowser } from './browser.js'
 
 const root = fileURLToPath(new URL('../../..', import.meta.url))
 const missing = chromiumMissing()
@@ -192,10 +192,7 @@ if (missing !== undefined) {
     async function siteShot (name: string): Promise<void> {
       const file = join(browser.dir, `${name}.png`)
       await page.screenshot({ path: file })
-      if (toDocs) {
-        mkdirSync(join(root, 'docs', 'screenshots'), { recursive: true })
-        copyFileSync(file, join(root, 'docs', 'screenshots', `${name}.png`))
-      }
+      if (toDocs) await toDocsPng(file, name)
     }
 
     t.test('every page answers and every internal link of every page resolves, anchors included', async (t) => {
