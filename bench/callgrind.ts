@@ -5,8 +5,9 @@
  * (`--single-threaded`: optimising compiles and the collector's work on the main thread, when they are due,
  * instead of on helper threads that valgrind runs one at a time and a busy machine starves, which left the
  * measured phases running code not yet optimised). Autocannon sends it a fixed number of requests to warm it up,
- * then `phases` times: a full collection (`--expose-gc`; so that no phase inherits a heap about to be collected
- * from the one before), the counters zeroed (`callgrind_control -z`), `requests` requests sent, the counters
+ * then `phases` times: a collection of the young generation (`--expose-gc`; so that no phase inherits a nursery
+ * about to be collected from the one before; not a full collection, which would make V8 drop its optimised code:
+ * see bench/peer-server.ts), the counters zeroed (`callgrind_control -z`), `requests` requests sent, the counters
  * dumped (`callgrind_control -d`). The young generation's collections fall within the phases, as often as
  * each case allocates. Reported per request, for the phase with the median count: the
  * instructions of the main thread (every request's JavaScript, Node's HTTP parsing and writing, the collector),
@@ -17,7 +18,7 @@
  * the event loop finds requests of all `connections` waiting, the same batching in every case.
  */
 import { spawn, execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -28,16 +29,22 @@ import { ask, stopServer, type Hello, type ProcessCase, type ServerProcess } fro
 const SERVER = fileURLToPath(new URL('./peer-server.js', import.meta.url))
 const run = promisify(execFile)
 
-/** Lengths of a count, in requests. */
-export interface IrOptions { warmup: number; requests: number; phases: number; connections: number }
+/** Lengths of a count, in requests; `profile`: name the JIT's functions (see `startUnderCallgrind`). */
+export interface IrOptions { warmup: number; requests: number; phases: number; connections: number; profile: boolean }
 
-/** BENCH_IR_WARMUP (5000 requests), BENCH_IR_REQUESTS (1500 per phase), BENCH_IR_PHASES (3), 10 connections. */
+/**
+ * BENCH_IR_WARMUP (8000 requests: with fewer the counts are still falling as V8 tiers code up, e.g. 1.37x at 2,000
+ * where 8,000 gives 1.13x), BENCH_IR_REQUESTS (1500 per phase), BENCH_IR_PHASES (3), 10 connections;
+ * BENCH_IR_PROFILE=1 names the JavaScript functions in the by-function tables; BENCH_IR_PROFILE_DIR, a directory,
+ * receives each case's whole table by function (a `.tsv` per case).
+ */
 export function irOptions (): IrOptions {
   return {
-    warmup: Number(process.env.BENCH_IR_WARMUP ?? 5000),
+    warmup: Number(process.env.BENCH_IR_WARMUP ?? 8000),
     requests: Number(process.env.BENCH_IR_REQUESTS ?? 1500),
     phases: Number(process.env.BENCH_IR_PHASES ?? 3),
-    connections: 10
+    connections: 10,
+    profile: process.env.BENCH_IR_PROFILE === '1'
   }
 }
 
@@ -62,10 +69,18 @@ export async function callgrindAvailable (): Promise<boolean> {
   }
 }
 
-async function startUnderCallgrind (app: string, outDir: string): Promise<ServerProcess> {
+/**
+ * With `profile`, V8 writes the address range and name of each function it compiles to /tmp/perf-<pid>.map
+ * (`--perf-basic-prof`; `--interpreted-frames-native-stack` gives each interpreted function a trampoline of its
+ * own, so that bytecode runs are named too), and the dumps' JIT addresses are named from it (`jitNames`).
+ */
+async function startUnderCallgrind (app: string, outDir: string, profile: boolean): Promise<ServerProcess> {
   const child = spawn('valgrind', [
     '--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(outDir, 'cg.%p')}`,
-    process.execPath, '--single-threaded', '--expose-gc', SERVER, app
+    process.execPath, '--single-threaded', '--expose-gc',
+    ...(profile ? ['--perf-basic-prof', '--interpreted-frames-native-stack'] : []),
+    // More V8 flags for an experiment (e.g. `--trace-opt --trace-deopt`: what V8 still compiles while counted).
+    ...(process.env.BENCH_IR_NODE_FLAGS ?? '').split(' ').filter((f) => f !== ''), SERVER, app
   ], { stdio: ['ignore', 'inherit', 'ignore', 'ipc'] })
   return { name: app, child, hello: await ask<Hello>(child) }
 }
@@ -73,27 +88,35 @@ async function startUnderCallgrind (app: string, outDir: string): Promise<Server
 /** Counts the instructions of one case's server per request (see the module comment). */
 export async function countInstructions (c: ProcessCase, o: IrOptions): Promise<IrCount> {
   const outDir = mkdtempSync(join(tmpdir(), 'gatehouse-callgrind-'))
-  const server = await startUnderCallgrind(c.app, outDir)
+  const server = await startUnderCallgrind(c.app, outDir, o.profile)
+  const perfMap = `/tmp/perf-${server.child.pid}.map`
   try {
     const pid = String(server.child.pid)
     const url = `http://127.0.0.1:${server.hello.port}${c.req.path}`
     await checkedLoad(c, url, o.warmup, o.connections)
     const phases: Array<{ main: number; others: number; functions: Map<string, number> }> = []
     for (let p = 1; p <= o.phases; p++) {
-      // Each phase starts on a collected heap: a full collection due in one phase and not in another would
+      // Each phase starts on an empty young generation: a scavenge due in one phase and not in another would
       // otherwise move a phase's count by more than the differences sought.
       if (!(await ask<{ gc: boolean }>(server.child, { cmd: 'gc' })).gc) throw new Error('the server has no gc()')
       await run('callgrind_control', ['-z', pid])
       await checkedLoad(c, url, o.requests, o.connections)
       await run('callgrind_control', ['-d', pid])
-      phases.push(readDump(outDir, pid, p, o.requests))
+      phases.push(readDump(outDir, pid, p, o.requests, o.profile ? jitNames(perfMap) : undefined))
     }
     const sorted = [...phases].sort((a, b) => a.main - b.main)
     const mid = sorted[Math.floor(sorted.length / 2)]!
+    const dir = process.env.BENCH_IR_PROFILE_DIR
+    if (dir !== undefined && dir !== '') {
+      // Every function of the median phase, for reading beyond the printed top (one `Ir/req<TAB>name` a line).
+      const lines = [...mid.functions].sort((a, b) => b[1] - a[1]).map(([fn, v]) => `${v.toFixed(1)}\t${fn}`)
+      writeFileSync(join(dir, `${c.app}-${c.label.replace(/[^A-Za-z0-9]+/g, '-')}.tsv`), lines.join('\n') + '\n')
+    }
     return { label: c.label, main: mid.main, phases: phases.map((p) => p.main), others: median(phases.map((p) => p.others)), functions: mid.functions }
   } finally {
     await stopServer(server)
     rmSync(outDir, { recursive: true, force: true })
+    rmSync(perfMap, { force: true })
   }
 }
 
@@ -105,12 +128,12 @@ async function checkedLoad (c: ProcessCase, url: string, requests: number, conne
 }
 
 /** Dump `part` of process `pid`: thread 01 is the main thread. Counts per request. */
-function readDump (dir: string, pid: string, part: number, requests: number): { main: number; others: number; functions: Map<string, number> } {
+function readDump (dir: string, pid: string, part: number, requests: number, jit?: JitNames): { main: number; others: number; functions: Map<string, number> } {
   const prefix = `cg.${pid}.${part}-`
   let main: Map<string, number> | undefined
   let others = 0
   for (const file of readdirSync(dir).filter((f) => f.startsWith(prefix))) {
-    const functions = selfCosts(readFileSync(join(dir, file), 'utf8'))
+    const functions = selfCosts(readFileSync(join(dir, file), 'utf8'), jit)
     if (file.endsWith('-01')) main = functions
     else for (const v of functions.values()) others += v
   }
@@ -124,16 +147,17 @@ function readDump (dir: string, pid: string, part: number, requests: number): { 
 /**
  * Exclusive instruction counts by function of one callgrind dump (format: valgrind's callgrind-format docs). The
  * cost line after a `calls=` line is the call's inclusive cost and is skipped; names are compressed as
- * `fn=(id) name` once, `fn=(id)` after. Code V8 compiled at run time has no symbol: it is summed as one entry.
+ * `fn=(id) name` once, `fn=(id)` after. Code V8 compiled at run time has no symbol (callgrind names it by its
+ * address): it is named by `jit` when given, else summed as one entry.
  */
-export function selfCosts (text: string): Map<string, number> {
+export function selfCosts (text: string, jit?: JitNames): Map<string, number> {
   const names = new Map<string, string>()
   const costs = new Map<string, number>()
   let fn = '?'
   let skipNext = false
   for (const line of text.split('\n')) {
-    if (line.startsWith('fn=')) { fn = nameOf(line.slice(3), names); continue }
-    if (line.startsWith('cfn=')) { nameOf(line.slice(4), names); continue }
+    if (line.startsWith('fn=')) { fn = nameOf(line.slice(3), names, jit); continue }
+    if (line.startsWith('cfn=')) { nameOf(line.slice(4), names, jit); continue }
     if (line.startsWith('calls=')) { skipNext = true; continue }
     const first = line.charCodeAt(0)
     const isCost = (first >= 48 && first <= 57) || first === 43 || first === 45 || first === 42
@@ -147,12 +171,51 @@ export function selfCosts (text: string): Map<string, number> {
 
 const JIT = 'JavaScript compiled at run time (no symbol)'
 
-function nameOf (spec: string, names: Map<string, string>): string {
+function nameOf (spec: string, names: Map<string, string>, jit: JitNames | undefined): string {
   const m = /^\((\d+)\)(?: (.*))?$/.exec(spec)
   let name: string
   if (m === null) name = spec
   else if (m[2] !== undefined) { name = m[2]; names.set(m[1]!, name) } else name = names.get(m[1]!) ?? spec
-  return /^0x[0-9a-f]+$/.test(name) ? JIT : name
+  if (!/^0x[0-9a-f]+$/.test(name)) return name
+  return jit?.(parseInt(name.slice(2), 16)) ?? JIT
+}
+
+/** The name of the JIT function at an address, or undefined. */
+export type JitNames = (address: number) => string | undefined
+
+/**
+ * Names from a perf map (`<start hex> <size hex> <name>` per line, in the order V8 compiled them; a later entry
+ * over the same addresses is code that replaced the earlier one, so the last one wins). Names are shortened:
+ * V8's tier marks kept (`*` optimised, `~` interpreted), a file URL reduced to its last two path parts.
+ */
+export function jitNames (perfMap: string): JitNames {
+  let text: string
+  try { text = readFileSync(perfMap, 'utf8') } catch { return () => undefined }
+  const ranges: Array<{ start: number; end: number; name: string }> = []
+  for (const line of text.split('\n')) {
+    const m = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line)
+    if (m === null) continue
+    const start = parseInt(m[1]!, 16)
+    ranges.push({ start, end: start + parseInt(m[2]!, 16), name: shortName(m[3]!) })
+  }
+  // Stable sort by start: of entries with one start, the last compiled stays last.
+  ranges.sort((a, b) => a.start - b.start)
+  return (address) => {
+    let lo = 0
+    let hi = ranges.length - 1
+    let found = -1
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1
+      if (ranges[mid]!.start <= address) { found = mid; lo = mid + 1 } else hi = mid - 1
+    }
+    // The latest entry starting at or before the address that still covers it.
+    for (let i = found; i >= 0 && i > found - 64; i--) if (address < ranges[i]!.end) return ranges[i]!.name
+    return undefined
+  }
+}
+
+function shortName (name: string): string {
+  return name.replace(/(?:file:\/\/)?\/[^\s]*\/([^/\s]+\/[^/\s]+)(:\d+)?(:\d+)?/g, '$1$2')
 }
 
 /** Counts the cases, `parallel` servers at a time (the counts do not depend on the machine's load). */
@@ -175,10 +238,17 @@ export async function countAll (cases: ProcessCase[], o: IrOptions, parallel = N
 export function printIrTable (title: string, counts: IrCount[], o: IrOptions, top = Number(process.env.BENCH_IR_TOP ?? 8)): void {
   const base = counts[0]!
   console.log(`\n## ${title} (callgrind: instructions per request, main thread, median of ${o.phases} phases of ${o.requests} requests after ${o.warmup}, ${o.connections} connections)`)
-  console.log(`${'case'.padEnd(52)} ${'Ir/req'.padStart(9)} ${'ratio'.padStart(7)} ${'+Ir/req'.padStart(8)} ${'phases'.padStart(26)} ${'other threads'.padStart(13)}`)
+  console.log(`${'case'.padEnd(52)} ${'Ir/req'.padStart(9)} ${'ratio'.padStart(7)} ${'× base'.padStart(7)} ${'+Ir/req'.padStart(8)} ${'phases'.padStart(26)} ${'other threads'.padStart(13)}`)
   for (const c of counts) {
     const phases = c.phases.map((p) => Math.round(p).toString()).join(' ')
-    console.log(`${c.label.padEnd(52)} ${Math.round(c.main).toString().padStart(9)} ${(base.main / c.main).toFixed(3).padStart(6)}x ${Math.round(c.main - base.main).toString().padStart(8)} ${phases.padStart(26)} ${Math.round(c.others).toString().padStart(13)}`)
+    console.log(`${c.label.padEnd(52)} ${Math.round(c.main).toString().padStart(9)} ${(base.main / c.main).toFixed(3).padStart(6)}x ${(c.main / base.main).toFixed(3).padStart(6)}x ${Math.round(c.main - base.main).toString().padStart(8)} ${phases.padStart(26)} ${Math.round(c.others).toString().padStart(13)}`)
+  }
+  console.log('(ratio: base / case, as the CPU tables\' marks; × base: case / base, as issue 46\'s targets)')
+  if (o.profile && top > 0) {
+    for (const c of counts) {
+      console.log(`  ${c.label}, largest costs (Ir/req, by function, exclusive):`)
+      for (const [fn, v] of [...c.functions].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`    ${Math.round(v).toString().padStart(7)}  ${fn.length > 110 ? fn.slice(0, 107) + '...' : fn}`)
+    }
   }
   if (top <= 0) return
   for (const c of counts.slice(1)) {
