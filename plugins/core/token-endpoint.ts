@@ -18,7 +18,7 @@ import { noteGrant, traced } from './grant-spans.js'
 
 /** A token request is a few short fields. */
 const BODY_LIMIT = 16 * 1024
-/** The longest value of one field (a refresh token is 43 characters, a PKCE verifier at most 128). */
+/** The longest value of one field (a refresh token is 66 characters, a PKCE verifier at most 128). */
 const MAX_FIELD = 2048
 const FORM = 'application/x-www-form-urlencoded'
 export const REFRESH_GRANT = 'refresh_token'
@@ -26,7 +26,13 @@ export const REFRESH_GRANT = 'refresh_token'
 /** One grant the token endpoint serves: the kinds of client it is for and what it answers. */
 export interface Grant {
   readonly kinds: ReadonlySet<RegisteredClient['kind']>
-  exchange: (request: FastifyRequest, client: RegisteredClient, field: FieldReader) => Promise<TokenResponse>
+  /**
+   * The grant's answer. `admitted` resolves once the address lockout lets the request through (see
+   * `Throttle.tokenRequest`): awaited before `exchange` is called, unless `readsFirst`.
+   */
+  exchange: (request: FastifyRequest, client: RegisteredClient, field: FieldReader, admitted: () => Promise<void>) => Promise<TokenResponse>
+  /** The grant reads the store before it awaits `admitted` itself (and changes nothing before). */
+  readonly readsFirst?: boolean | undefined
 }
 
 /** Reads one field of the form body: a single string of bounded length (required unless `optional`). */
@@ -58,7 +64,8 @@ export function tokenEndpoint (d: TokenEndpointDeps) {
   const grants = new Map(d.grants)
   grants.set(REFRESH_GRANT, {
     kinds: new Set(['native', 'device', 'spa']),
-    exchange: async (request, client, field) => await d.families.refresh(request, client, field('refresh_token'))
+    readsFirst: true,
+    exchange: async (request, client, field, admitted) => await d.families.refresh(request, client, field('refresh_token'), admitted)
   })
   return async function tokenRoutes (scope: FastifyInstance): Promise<void> {
     scope.setErrorHandler((err: FastifyError, _request, reply) => answerError(reply, err))
@@ -73,7 +80,7 @@ export function tokenEndpoint (d: TokenEndpointDeps) {
     }
 
     scope.post('/token', { bodyLimit: BODY_LIMIT, schema: doc('Token endpoint of the registered clients (RFC 6749)') }, traced('gatehouse.token', async (request, reply) => {
-      const answer = await d.throttle.tokenRequest(request, async () => {
+      const answer = await d.throttle.tokenRequest(request, async (admitted) => {
         const field = formOf(request)
         const client = clientOf(d.clients, request, field)
         const grantType = field('grant_type')
@@ -81,13 +88,15 @@ export function tokenEndpoint (d: TokenEndpointDeps) {
         noteGrant(request, { grantType: grant === undefined ? '_OTHER' : grantType })
         if (grant === undefined) throw new OAuthError(400, 'unsupported_grant_type', `grant_type ${grantType.slice(0, 80)} is not supported`)
         if (!grant.kinds.has(client.kind)) throw unauthorizedClient(`a ${client.kind} client may not use grant_type ${grantType}`)
-        return await grant.exchange(request, client, field)
+        if (grant.readsFirst !== true) await admitted()
+        return await grant.exchange(request, client, field, admitted)
       }, (outcome) => 'error' in outcome && isRefusal(outcome.error))
       return await reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer)
     }))
 
     scope.post('/revoke', { bodyLimit: BODY_LIMIT, schema: doc('Revokes a refresh or access token of a registered client (RFC 7009)') }, traced('gatehouse.revoke', async (request, reply) => {
-      const found = await d.throttle.tokenRequest(request, async () => {
+      const found = await d.throttle.tokenRequest(request, async (admitted) => {
+        await admitted()
         const field = formOf(request)
         const client = clientOf(d.clients, request, field)
         return await revokeToken(d, request, client, field('token'), field('token_type_hint', true))
