@@ -6,7 +6,7 @@
 import type { FastifyRequest } from 'fastify'
 import { ErrorCodes, type HttpError } from '../../lib/errors.js'
 import { unauthorized } from './claims.js'
-import { makeXsrfCheck } from './xsrf.js'
+import { makeXsrfCheck, type XsrfCheck } from './xsrf.js'
 import { FROM_COOKIE, type TokenSource } from './token-reader.js'
 import type { AudienceRule } from './audience.js'
 import type { ResolvedOptions, Session } from './types.js'
@@ -16,7 +16,7 @@ export const VALIDATOR_REFUSAL = 'rejected by validator'
 const rejectedByValidator = (): HttpError => unauthorized(VALIDATOR_REFUSAL, ErrorCodes.UNAUTHORIZED)
 
 export class PostCheck {
-  private readonly checkXsrf: (request: FastifyRequest, jti: string) => void
+  private readonly checkXsrf: XsrfCheck
   private readonly validator: ResolvedOptions['validator']
 
   constructor (o: ResolvedOptions, private readonly audiences: AudienceRule) {
@@ -24,9 +24,13 @@ export class PostCheck {
     this.validator = o.validator
   }
 
-  /** XSRF (cookie sessions only) and the audience allow-list. Throws HttpError 401. */
-  admit (request: FastifyRequest, source: TokenSource, jti: string, aud: string): void {
-    if (source === FROM_COOKIE) this.checkXsrf(request, jti)
+  /**
+   * XSRF (cookie sessions only) and the audience allow-list. Throws HttpError 401. `cookieIn`, `start`, `end`: the
+   * XSRF cookie as the token reader's walk of this request's Cookie header found it; `jtiCodes`: the `jti`'s
+   * character codes, as a cached entry keeps them (see `XsrfCheck`; the hot path).
+   */
+  admit (request: FastifyRequest, source: TokenSource, jti: string, aud: string, cookieIn?: string, start?: number, end?: number, jtiCodes?: Uint16Array): void {
+    if (source === FROM_COOKIE) this.checkXsrf(request, jti, cookieIn, start, end, jtiCodes)
     this.audiences.checkSession(aud)
   }
 
