@@ -8,8 +8,11 @@
  *   own counters;
  * - `{ cmd: 'check', headers, ms }` → `{ check }`: the peer's session check called in a loop for `ms`
  *   milliseconds, after a warm-up, as mean µs per call;
- * - `{ cmd: 'gc' }` → `{ gc: true }`: a collection of the young generation first, when the process runs with
- *   `--expose-gc` (bench/callgrind.ts starts each measured phase on an empty one), `{ gc: false }` otherwise;
+ * - `{ cmd: 'gc' }` → `{ gc: true, heap }`: a collection of the young generation first, when the process runs
+ *   with `--expose-gc` (bench/callgrind.ts starts each measured phase on an empty one), `{ gc: false }` otherwise;
+ *   `heap`: the bytes of heap in use then;
+ * - `{ cmd: 'heap' }` → `{ heap }`: the bytes of heap in use now (with no collection since the last `gc`, what the
+ *   requests in between allocated is the difference);
  * - `{ cmd: 'stop' }`: closes the server and exits.
  */
 import { PEERS, cookieObject, type Peer } from './peer-apps.js'
@@ -20,7 +23,7 @@ import { LADDER_APPS } from './ladder-apps.js'
 
 const APPS: Record<string, () => Promise<Peer>> = { ...PEERS, ...LOGIN_APPS, ...TOOLKIT_APPS, ...LADDER_APPS, scale: scaleApp }
 
-type Command = { cmd: 'cpu' } | { cmd: 'check'; headers: Record<string, string>; ms: number } | { cmd: 'gc' } | { cmd: 'stop' }
+type Command = { cmd: 'cpu' } | { cmd: 'check'; headers: Record<string, string>; ms: number } | { cmd: 'gc' } | { cmd: 'heap' } | { cmd: 'stop' }
 
 function send (message: object): void {
   process.send!(message)
@@ -73,7 +76,8 @@ const { port } = peer.app.server.address() as { port: number }
 process.on('message', (message: Command) => {
   if (message.cmd === 'cpu') send({ cpu: cpuNow(), stats: peer.stats?.() ?? {} })
   else if (message.cmd === 'check') void timeCheck(peer, message.headers, message.ms).then((check) => { send({ check }) })
-  else if (message.cmd === 'gc') send({ gc: collect() })
+  else if (message.cmd === 'gc') send({ gc: collect(), heap: process.memoryUsage().heapUsed })
+  else if (message.cmd === 'heap') send({ heap: process.memoryUsage().heapUsed })
   else void peer.app.close().then(() => { process.exit(0) })
 })
 // The parent going away ends this process too (no server left behind).
