@@ -3,8 +3,9 @@
  * root's entry files are the top two). Dependencies point one way, down this list (a module may import its own
  * layer and any layer below it, never one above):
  *
- *   5 entries              index.ts, toolkit.ts, testing.ts, augment.ts, toolkit-augment.ts
- *   4 root composer        auth.ts (`authPlugin`), compat.ts (go-pkgz/auth's `add*` methods)
+ *   5 entries              index.ts (its deprecated names: deprecated.ts), toolkit.ts, testing.ts, compat.ts, augment.ts,
+ *                          toolkit-augment.ts
+ *   4 root composer        auth.ts (`authPlugin`), provider-entries.ts (the `providers` option, go-pkgz/auth's `add*` methods)
  *   3 providers            providers/ (through the provider kit only: plugins/core/kit.ts)
  *   2 plugins              plugins/core/ (the auth core; plugin.ts composes it with the hooks), plugins/avatar/,
  *                          plugins/toolkit/ (stands alone)
@@ -19,8 +20,8 @@ const LAYERS = [
   '^(hooks|stores|servers)/',
   '^plugins/',
   '^providers/',
-  '^(auth|compat)\\.ts$',
-  '^(index|toolkit|testing|augment|toolkit-augment)\\.ts$'
+  '^(auth|provider-entries)\\.ts$',
+  '^(index|deprecated|toolkit|testing|compat|augment|toolkit-augment)\\.ts$'
 ]
 
 /** One rule per layer: nothing in it imports a module of a higher layer. */
@@ -32,9 +33,30 @@ const layerRules = LAYERS.slice(0, -1).map((path, i) => ({
   to: { path: LAYERS.slice(i + 1).map((p) => `(${p})`).join('|') }
 }))
 
+/**
+ * The auth core's rooms (plugins/core/), lowest first; each may import its own room and the rooms below it, never one
+ * above, and none imports the composer files at plugins/core/ itself (plugin.ts, options.ts, routes.ts, kit.ts):
+ *
+ *   base      the core's types and the small parts they name (claims, JWS, cookies, the registered clients' records,
+ *             the OAuth endpoints' errors, DPoP proofs)
+ *   keys      signing keys, issuing and verifying tokens, go-pkgz tokens
+ *   sessions  a request's session: reading, the per-request checks, revocation, the caches, refresh, migration
+ *   signin    the sign-in prelude (captcha, lockout, redirects, re-authentication, trusted devices) and mounting providers
+ *   clients   the registered clients' endpoints: token, device and native sign-in, refresh families, revocation
+ */
+const CORE_ROOMS = ['base', 'keys', 'sessions', 'signin', 'clients']
+const coreRoomRules = CORE_ROOMS.map((room, i) => ({
+  name: `core-${room}-imports-no-higher-room`,
+  severity: 'error',
+  comment: `plugins/core/${room}/ imports only ${CORE_ROOMS.slice(0, i + 1).join(', ')} of the core's rooms (see CORE_ROOMS).`,
+  from: { path: `^plugins/core/${room}/` },
+  to: { path: `^plugins/core/(?!(${CORE_ROOMS.slice(0, i + 1).join('|')})/)` }
+}))
+
 module.exports = {
   forbidden: [
     ...layerRules,
+    ...coreRoomRules,
     { name: 'no-circular', severity: 'error', comment: 'No import cycles, type imports included.', from: {}, to: { circular: true } },
     {
       name: 'hooks-own-their-types',
@@ -96,7 +118,8 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '^(node_modules|dist|test|example|bench)/' },
     tsPreCompilationDeps: true,
-    tsConfig: { fileName: 'tsconfig.json' },
+    // The package's project (tsconfig.json is the solution listing every project of the TypeScript graph).
+    tsConfig: { fileName: 'tsconfig.build.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.d.ts'] },
     moduleSystems: ['es6', 'cjs']
   }

@@ -4,8 +4,13 @@
  * `fastify-gatehouse/toolkit`: an app using the toolkit alone has no `fastify.auth` (the toolkit's decorations
  * are in toolkit-augment.ts).
  */
-import type { ReadonlyUser } from './plugins/core/types.js'
-import type { GatehouseApi } from './auth.js'
+import type { GatehouseAuth, ReadonlyUser } from './plugins/core/base/types.js'
+import type { ProviderMethods } from './provider-entries.js'
+
+// The seed's registration methods (go-pkgz/auth v2's `add*Provider`), which the root plugin adds to `fastify.auth`.
+declare module './plugins/core/base/types.js' {
+  interface GatehouseAuth extends ProviderMethods {}
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -15,7 +20,7 @@ declare module 'fastify' {
      * Typed under its default name; with `decoratorName`, declare the new name the same way (see
      * docs/reference/fastify-auth.md).
      */
-    auth: GatehouseApi
+    auth: GatehouseAuth
   }
   interface FastifyRequest {
     /**

@@ -1,26 +1,29 @@
 /**
  * The root plugin: `fastify.register(authPlugin, opts)`. A composer: it splits one options object into the
  * parts each plugin reads (core, avatar proxy, each provider), registers those plugins, and decorates
- * `fastify.auth` once: the core's API with the `add*Provider` methods of go-pkgz/auth v2 (compat.ts). No plugin below it sees another's options.
+ * `fastify.auth` once: the core's API with the `add*Provider` methods of go-pkgz/auth v2 (provider-entries.ts). No
+ * plugin below it sees another's options.
+ *
+ * The core, the avatar proxy and the provider entries are imported when the plugin is registered, not when the
+ * package is (issue 46: importing `fastify-gatehouse` costs little more than importing Fastify); the provider kit
+ * with them, for the root entry's deprecated `providerKit` (kit-handle.ts).
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { OptionsError } from './lib/errors.js'
-import { checkKeys, keyList } from './lib/options.js'
-import { openCore } from './plugins/core/plugin.js'
-import { CORE_OPTION_KEYS, type CoreOptions } from './plugins/core/options.js'
-import { avatarPlugin } from './plugins/avatar/plugin.js'
+import { checkKeys } from './lib/options.js'
+import type { CoreOptions } from './plugins/core/options.js'
 import type { AvatarOptions } from './plugins/avatar/options.js'
-import { providerMethods, registerEntry, type ProviderEntry, type ProviderMethods } from './compat.js'
-import type { GatehouseAuth } from './plugins/core/types.js'
+import type { ProviderEntry } from './provider-entries.js'
+import type { GatehouseAuth } from './plugins/core/base/types.js'
 
 export type { ProviderEntry }
 
 /**
- * The app's API as `fastify.auth` carries it: the core's (`GatehouseAuth`) and the `add*Provider` methods. The
- * type to declare a renamed decorator (`decoratorName`) with.
+ * The type of `fastify.auth`, which is `GatehouseAuth` (with the `add*Provider` methods: augment.ts).
+ * @deprecated Use `GatehouseAuth`, the one name of `fastify.auth`'s type; goes in 1.0.
  */
-export type GatehouseApi = GatehouseAuth & ProviderMethods
+export type GatehouseApi = GatehouseAuth
 
 /** Options of the root plugin: the core's, the avatar proxy's (`avatar`) and the providers. */
 export interface AuthOptions extends CoreOptions {
@@ -33,14 +36,14 @@ export interface AuthOptions extends CoreOptions {
   providers?: ProviderEntry[] | undefined
 }
 
-/** The keys of the root plugin besides the core's. */
-const ROOT_KEYS = keyList<Omit<AuthOptions, keyof CoreOptions>>({ avatar: true, providers: true })
+/** The keys of the root plugin besides the core's (a record of them: the compiler refuses a list that misses one). */
+const ROOT_KEYS = Object.keys({ avatar: true, providers: true } satisfies Record<keyof Omit<AuthOptions, keyof CoreOptions>, true>)
 
 /** Splits the root options into each plugin's part; unknown keys are refused here, naming them. */
-function split (opts: AuthOptions): { core: CoreOptions; avatar: AvatarOptions | false; providers: ProviderEntry[] } {
-  const all = checkKeys(opts, [...CORE_OPTION_KEYS, ...ROOT_KEYS])
+function split (opts: AuthOptions, coreKeys: readonly string[]): { core: CoreOptions; avatar: AvatarOptions | false; providers: ProviderEntry[] } {
+  const all = checkKeys(opts, [...coreKeys, ...ROOT_KEYS])
   const core: Record<string, unknown> = {}
-  for (const key of CORE_OPTION_KEYS) if (Object.hasOwn(all, key)) core[key] = all[key]
+  for (const key of coreKeys) if (Object.hasOwn(all, key)) core[key] = all[key]
   const avatar = opts.avatar ?? {}
   if (avatar !== false && (avatar === null || typeof avatar !== 'object' || Array.isArray(avatar))) {
     throw new OptionsError('avatar', 'must be an object of avatar options or false')
@@ -51,13 +54,18 @@ function split (opts: AuthOptions): { core: CoreOptions; avatar: AvatarOptions |
 }
 
 async function gatehouse (fastify: FastifyInstance, opts: AuthOptions): Promise<void> {
-  const parts = split(opts)
+  const [{ openCore }, { CORE_OPTION_KEYS }, { avatarPlugin }, { providerMethods, registerEntry }] = await Promise.all([
+    import('./plugins/core/plugin.js'), import('./plugins/core/options.js'), import('./plugins/avatar/plugin.js'), import('./provider-entries.js'),
+    import('./plugins/core/kit.js')
+  ])
+  const parts = split(opts, CORE_OPTION_KEYS)
   // Nothing of the host's Fastify is decorated for cookies: the package reads and writes its own cookies itself
   // (core/cookie-jar.ts), and the auth routes' scopes have @fastify/cookie. A host may register @fastify/cookie
   // before or after this plugin, or not at all. Forms are parsed in the auth routes' own scopes (core/scope.ts).
   const core = await openCore(fastify, parts.core)
-  // The app's API, composed once: the core's and the seed's registration methods (compat.ts).
-  const api: GatehouseApi = { ...core.api, ...providerMethods(fastify) }
+  // The app's API, composed once: the core's and the seed's registration methods (provider-entries.ts). Added onto the
+  // core's object (the provider kit's `api` is the same one), not spread: its old names are getters that warn.
+  const api: GatehouseAuth = Object.assign(core.api, providerMethods(fastify))
   fastify.decorate(core.decoratorName, api)
   if (parts.avatar !== false) await fastify.register(avatarPlugin, parts.avatar)
   for (const entry of parts.providers) registerEntry(fastify, entry)

@@ -9,8 +9,8 @@
  */
 import './augment.js'
 import type { FastifyInstance } from 'fastify'
-import { coreOf } from './plugins/core/internals.js'
-import type { Claims } from './plugins/core/types.js'
+import { coreOf } from './plugins/core/signin/internals.js'
+import type { Claims } from './plugins/core/base/types.js'
 import type { UserData } from './lib/user.js'
 
 /** Options of `signIn`. */

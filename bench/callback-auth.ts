@@ -7,8 +7,8 @@
  * another step's), and it reaches the core's internals, which only the bench may.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
-import { coreOf } from '../plugins/core/internals.js'
-import { createUserResolver } from '../plugins/core/user-resolver.js'
+import { coreOf } from '../plugins/core/signin/internals.js'
+import { createUserResolver } from '../plugins/core/signin/user-resolver.js'
 
 export function callbackAuthenticate (app: FastifyInstance): onRequestHookHandler {
   const core = coreOf(app)

@@ -16,7 +16,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { authPlugin } from '../auth.js'
 import { buildDemo } from '../example/server.js'
 import { MemoryStateStore } from '../stores/state/index.js'
-import { coreOf } from '../plugins/core/internals.js'
+import { coreOf } from '../plugins/core/signin/internals.js'
 import { SOAK_CASES, SOAK_PASSWORD, type SoakSample } from './soak-cases.js'
 
 const SECRET = 'bench-soak-secret-0123456789abcdef-0123456789abcdef'

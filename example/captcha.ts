@@ -10,7 +10,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { turnstileVerifier, type CaptchaVerifier } from '../index.js'
+import type { CaptchaVerifier } from '../index.js'
+import { turnstileVerifier } from '../providers/index.js'
 
 export const CAPTCHA_PATH = '/captcha-standin'
 /** The widget's action, checked by the verifier. */

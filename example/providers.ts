@@ -5,10 +5,12 @@
  * Background services started here are handed to `onStop`, so they stop whether the demo closes or fails to start.
  */
 import type { FastifyInstance } from 'fastify'
+import { timingSafeEqual } from 'node:crypto'
 import {
-  appleKeyFromFile, verifyProvider, devProvider, discoverOidc, oauth2Provider, passkeyProvider, safeEqual, totpProvider, SmtpSender,
-  type ClaimsUpdFunc, type CredChecker, type Logger, type Sender
+  devProvider, emailProvider, oauth2Provider, passkeyProvider, telegramProvider, totpProvider, type ClaimsUpdater, type CredChecker
 } from '../index.js'
+import { appleKeyFromFile, discoverOidc, SmtpSender, type Sender } from '../providers/index.js'
+import type { Logger } from '../compat.js'
 import { startLocalOAuth2Server, type RunningOAuth2Server } from '../servers/index.js'
 import { DemoError, type DemoConfig } from './config.js'
 import { portError } from './listen.js'
@@ -19,10 +21,17 @@ const USERS: Record<string, { passwd: string; role?: string; admin?: boolean }> 
   admin: { passwd: 'admin-secret', admin: true }
 }
 
-export const checkLocalUser: CredChecker = (user, passwd) => Object.hasOwn(USERS, user) && safeEqual(USERS[user]!.passwd, passwd)
+export const checkLocalUser: CredChecker = (user, passwd) => Object.hasOwn(USERS, user) && sameText(USERS[user]!.passwd, passwd)
+
+/** Compares a password in constant time (for equal lengths; a length differs at once, which tells nothing). */
+function sameText (a: string, b: string): boolean {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
 
 /** Roles and the admin flag of `local` users; a real application would read its own user database here. */
-export const addDemoRoles: ClaimsUpdFunc = (claims) => {
+export const addDemoRoles: ClaimsUpdater = (claims) => {
   const u = claims.user
   const entry = u !== undefined && u.id.startsWith('local_') && Object.hasOwn(USERS, u.name) ? USERS[u.name] : undefined
   if (u === undefined || entry === undefined) return claims
@@ -68,7 +77,7 @@ export async function addDemoProviders (app: FastifyInstance, ctx: ProviderConte
 
   auth.addVerifProvider('email', emailTemplate(ctx.url), emailSender(ctx))
   // The same sender with a typed 6-digit code instead of a link (for phones and native apps).
-  await app.register(verifyProvider, { name: 'emailcode', template: 'Your gatehouse demo sign-in code: {{.Code}} (10 minutes)', sender: emailSender(ctx), code: true })
+  await app.register(emailProvider, { name: 'emailcode', template: 'Your gatehouse demo sign-in code: {{.Code}} (10 minutes)', sender: emailSender(ctx), code: true })
 
   // custom: the embeddable local OAuth2 server, with its login page, registered as any third-party server. It
   // sends codes to our callback only, as a real provider does with the callback registered in its console.
@@ -94,7 +103,7 @@ export async function addDemoProviders (app: FastifyInstance, ctx: ProviderConte
   }
   if (cfg.telegram !== undefined) {
     // Polls the Bot API while the app runs; the app's close stops the poller.
-    auth.addTelegramProvider({ token: cfg.telegram.token, ...(cfg.telegram.apiUrl !== undefined ? { apiUrl: cfg.telegram.apiUrl } : {}) })
+    await app.register(telegramProvider, { token: cfg.telegram.token, ...(cfg.telegram.apiUrl !== undefined ? { apiUrl: cfg.telegram.apiUrl } : {}) })
   }
   // Passkeys: added by a signed-in user on the page; then they sign in alone, and a `local` password login of a
   // user who has one waits for it.

@@ -5,7 +5,9 @@
  */
 import { fileURLToPath } from 'node:url'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { authPlugin, funcLogger, OAUTH2_BUILTIN_NAMES, type AuthOptions } from '../index.js'
+import { authPlugin, type AuthOptions } from '../index.js'
+import { OAUTH2_BUILTIN_NAMES } from '../providers/index.js'
+import { funcLogger } from '../compat.js'
 import { DemoError, readConfig, type DemoEnv } from './config.js'
 import { bindServer, boundPort, closeServer, findCode, portError } from './listen.js'
 import { DEMO_CLIENTS } from './clients.js'
@@ -107,11 +109,10 @@ async function assemble (app: FastifyInstance, cfg: ReturnType<typeof readConfig
     // Shared by every provider (one-time tokens, passkey challenges), revocation and throttling.
     stateStore: cfg.stateStore,
     // "Trust this device" on the authenticator-code step: this browser then skips the code for 30 days.
-    trustedDevices: true,
+    factors: { trustedDevices: true },
     // A CLI and a phone app sign in through this page: a browser without a session is sent here with `?from=`.
     clients: DEMO_CLIENTS,
-    loginPage: '/',
-    captcha: captcha.verifier
+    login: { page: '/', captcha: captcha.verifier }
   }
   if (cfg.adminPasswd !== undefined) opts.basicAuth = { adminPasswd: cfg.adminPasswd }
   await app.register(authPlugin, opts)

@@ -1,5 +1,5 @@
 /**
- * The HTTP-toolkit plugins the demo runs: appInfo, trace, realIp, the request logger and gzip on
+ * The HTTP-toolkit plugins the demo runs: appInfo, requestId (the seed's trace), realIp, the request logger and gzip on
  * every response; ping, health, metrics (loopback only) and the benchmarks report as routes.
  * Registered before the routes, so their hooks cover every route (404s included).
  */
@@ -7,14 +7,15 @@ import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import {
   appInfoPlugin, benchmarksPlugin, gzipPlugin, healthPlugin, metricsPlugin, pingPlugin, realIpPlugin, requestLoggerPlugin,
-  tracePlugin, funcLogger, type NamedCheck
+  requestIdPlugin, type NamedCheck
 } from '../toolkit.js'
+import { funcLogger } from '../compat.js'
 import { projectFile } from './paths.js'
 
 /** The request-wide plugins; `out` receives one log line per request. */
 export async function registerToolkit (app: FastifyInstance, out: (line: string) => void): Promise<void> {
   await app.register(appInfoPlugin, { name: 'gatehouse-demo', version: packageVersion(), org: 'fastify-gatehouse' })
-  await app.register(tracePlugin)
+  await app.register(requestIdPlugin)
   await app.register(realIpPlugin)
   // Through a package Logger, so OAuth2 `code`/`state`, confirmation `token`s and `passwd` values in a query
   // are redacted from the request log (the request logger itself masks only password-like names).

@@ -1,8 +1,9 @@
 import type { ResolveUser } from './types.js'
-import { HttpError } from '../lib/errors.js'
-import { guardedHook, requireUser } from './authenticate.js'
+import type { Audit } from '../lib/audit/audit.js'
+import type { UserHook } from './authenticate.js'
+import { privilegeHook } from './privilege.js'
 
-/** onRequest or preHandler: an admin user is required (401 without a user, 403 for anyone else). */
-export function adminHook (resolve: ResolveUser) {
-  return guardedHook(resolve, (user) => requireUser(user) ?? (user!.isAdmin() ? null : new HttpError(403, 'forbidden', 'admin only')))
+/** onRequest or preHandler: an admin user is required (401 without a user, 403 for anyone else, audited as `access.denied`). */
+export function adminHook (resolve: ResolveUser, audit: Audit): UserHook {
+  return privilegeHook(resolve, audit, { reason: 'admin', required: ['admin'], holds: (user) => user.isAdmin(), details: 'admin only' })
 }

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ResolveUser } from './types.js'
 import type { User } from '../lib/user.js'
-import { HttpError, refuse } from '../lib/errors.js'
+import { ErrorCodes, HttpError, refuse } from '../lib/errors.js'
 
 /** Outcome of a guard: the user to attach, or the error to answer with. */
 export type Guard = (user: User | null) => HttpError | null
@@ -34,6 +34,7 @@ export type Decide = (request: FastifyRequest, resolved: User | null | HttpError
  * it refused with, or of undefined.
  */
 export function userHook (resolve: ResolveUser, decide: Decide): UserHook {
+  const realm = realmChallenge(resolve)
   /** The decision, synchronous when the user is. Errors other than HttpError are thrown (or rejected) as they are. */
   function decision (request: FastifyRequest, reply: FastifyReply): HttpError | undefined | Promise<HttpError | undefined> {
     let resolved: User | null | Promise<User | null>
@@ -47,7 +48,7 @@ export function userHook (resolve: ResolveUser, decide: Decide): UserHook {
   }
 
   return function gatehouseUserHook (request: FastifyRequest, reply: FastifyReply, done?: HookDone): Promise<FastifyReply | undefined> | undefined {
-    if (done === undefined) return awaited(request, reply, decision(request, reply))
+    if (done === undefined) return awaited(request, reply, decision(request, reply), realm)
     let decided: HttpError | undefined | Promise<HttpError | undefined>
     try {
       decided = decision(request, reply)
@@ -55,8 +56,8 @@ export function userHook (resolve: ResolveUser, decide: Decide): UserHook {
       done(err as Error)
       return undefined
     }
-    if (decided instanceof Promise) decided.then((d) => { settle(request, reply, d, done) }, done)
-    else settle(request, reply, decided, done)
+    if (decided instanceof Promise) decided.then((d) => { settle(request, reply, d, done, realm) }, done)
+    else settle(request, reply, decided, done, realm)
     return undefined
   } as UserHook
 }
@@ -67,35 +68,52 @@ function httpErrorOrThrow (err: unknown): HttpError {
 }
 
 /** Ends a callback-form hook: `done()` to go on, `done(err)` to the app's error handler, or nothing once answered. */
-function settle (request: FastifyRequest, reply: FastifyReply, refusal: HttpError | undefined, done: HookDone): void {
+function settle (request: FastifyRequest, reply: FastifyReply, refusal: HttpError | undefined, done: HookDone, realm: string): void {
   if (refusal === undefined) {
     done()
     return
   }
   try {
-    refuse(request, challenged(request, reply.header('cache-control', 'no-store'), refusal), refusal)
+    refuse(request, challenged(request, reply.header('cache-control', 'no-store'), refusal, realm), refusal)
   } catch (err) {
     done(err as Error)
   }
 }
 
 /** The promise form: the refused reply (so that Fastify stops the chain), or undefined to go on. */
-async function awaited (request: FastifyRequest, reply: FastifyReply, decided: HttpError | undefined | Promise<HttpError | undefined>): Promise<FastifyReply | undefined> {
+async function awaited (request: FastifyRequest, reply: FastifyReply, decided: HttpError | undefined | Promise<HttpError | undefined>, realm: string): Promise<FastifyReply | undefined> {
   const refusal = await decided
-  return refusal === undefined ? undefined : refuse(request, challenged(request, reply.header('cache-control', 'no-store'), refusal), refusal)
+  return refusal === undefined ? undefined : refuse(request, challenged(request, reply.header('cache-control', 'no-store'), refusal, realm), refusal)
 }
 
 const BEARER_SCHEME = /^bearer /i
+const BASIC_SCHEME = /^basic /i
+
+/** The challenge part naming the realm (`realm="…"`, a quoted-string) of a resolver's hooks. */
+export function realmChallenge (resolve: ResolveUser): string {
+  const realm = typeof resolve.realm === 'string' && resolve.realm !== '' ? resolve.realm : 'fastify-gatehouse'
+  // A quoted-string of printable ASCII: anything else in the issuer would make the header unsendable.
+  return `realm="${realm.replace(/[^\x20-\x7e]/g, '?').replace(/[\\"]/g, '\\$&')}"`
+}
 
 /**
- * RFC 6750 §3.1: a request that came with `Authorization: Bearer` is told in `WWW-Authenticate` why it was
- * refused: `invalid_token` with 401 (bad, expired or revoked), `insufficient_scope` with 403 (admin, rbac).
+ * Every 401 carries a challenge (RFC 9110 §11.6.1), in the scheme the request tried: `Bearer realm="…"` without
+ * credentials (RFC 6750 §3: no error code then) or with a cookie, `Basic realm="…"` to basic credentials the hooks
+ * checked (`basicAuth`) and refused.
+ * A request that came with `Authorization: Bearer` is told why it was refused (RFC 6750 §3.1): `invalid_token` with
+ * 401 (bad, expired or revoked), `insufficient_scope` with 403 (admin, rbac), and with a 401 of step-up (`recent`)
+ * `insufficient_user_authentication` (RFC 9470 §3).
  */
-function challenged (request: FastifyRequest, reply: FastifyReply, refusal: HttpError): FastifyReply {
+export function challenged (request: FastifyRequest, reply: FastifyReply, refusal: HttpError, realm: string): FastifyReply {
   const credentials = request.headers.authorization
-  if (typeof credentials !== 'string' || !BEARER_SCHEME.test(credentials)) return reply
-  if (refusal.statusCode === 401) return reply.header('www-authenticate', 'Bearer error="invalid_token"')
-  if (refusal.statusCode === 403) return reply.header('www-authenticate', 'Bearer error="insufficient_scope"')
+  const bearer = typeof credentials === 'string' && BEARER_SCHEME.test(credentials)
+  if (refusal.statusCode === 401) {
+    // Basic only to basic credentials the hooks checked and refused: a browser answers a Basic challenge with a prompt.
+    const basic = refusal.code === ErrorCodes.CREDENTIALS && typeof credentials === 'string' && BASIC_SCHEME.test(credentials)
+    if (!bearer) return reply.header('www-authenticate', `${basic ? 'Basic' : 'Bearer'} ${realm}`)
+    return reply.header('www-authenticate', refusal.code === ErrorCodes.STEP_UP ? `Bearer ${realm}, error="insufficient_user_authentication"` : 'Bearer error="invalid_token"')
+  }
+  if (refusal.statusCode === 403 && bearer) return reply.header('www-authenticate', 'Bearer error="insufficient_scope"')
   return reply
 }
 

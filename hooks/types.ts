@@ -9,7 +9,11 @@ import type { MaybePromise, User } from '../lib/user.js'
  * Reads the user of a request (basic auth or a session), or null. Synchronous for a session served from the
  * verified-session cache, so that the hooks answer without waiting on anything. Throws HttpError for bad credentials.
  */
-export type ResolveUser = (request: FastifyRequest, reply: FastifyReply) => User | null | Promise<User | null>
+export interface ResolveUser {
+  (request: FastifyRequest, reply: FastifyReply): User | null | Promise<User | null>
+  /** The realm the hooks' 401 challenges name (`WWW-Authenticate: Bearer realm="…"`); default `fastify-gatehouse`. */
+  readonly realm?: string | undefined
+}
 
 /** Replaces a request's user (the `updateUser` hook). */
 export type UpdateUser = (user: User) => MaybePromise<User>

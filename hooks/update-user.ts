@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { UpdateUser } from './types.js'
 import { User } from '../lib/user.js'
-import { traceHook } from './trace.js'
+import { optionalUserHook } from './optional-user.js'
 import type { ResolveUser } from './types.js'
 
 /**
@@ -9,9 +9,9 @@ import type { ResolveUser } from './types.js'
  * no earlier hook did; a request without a user passes through untouched. The updater gets a copy it may change.
  */
 export function updateUserHook (resolve: ResolveUser, updater: UpdateUser) {
-  const trace = traceHook(resolve)
+  const attach = optionalUserHook(resolve)
   return async function gatehouseUpdateUser (request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (request.user == null) await trace(request, reply)
+    if (request.user == null) await attach(request, reply)
     if (request.user == null) return
     // A copy: the user of a session is shared (and frozen), this request's changes are its own.
     const updated = await updater(new User(request.user))

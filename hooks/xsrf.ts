@@ -6,7 +6,7 @@ import type { XsrfHookOptions } from './types.js'
 /**
  * Hook (`onRequest` or `preHandler`) for routes that take no session but must not be triggered cross-site (e.g. a form that starts a
  * login): requires the XSRF header to equal the XSRF cookie. (The XSRF rule of cookie sessions, which also binds
- * both to the session, is the token service's: plugins/core/xsrf.ts.)
+ * both to the session, is the token service's: plugins/core/sessions/xsrf.ts.)
  */
 export function xsrfHook (o: XsrfHookOptions) {
   return async function gatehouseXsrf (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {

@@ -15,7 +15,8 @@ import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { ErrorCodes, HttpError, OptionsError } from './errors.js'
 import { checkKeys, optionDuration, optionInt, optionString, optionUrl } from './options.js'
-import { outboundRequest, withDeadline } from './http/request.js'
+// The outbound HTTP client loads with the first check, not with the package (the import cost, issue 46).
+import type * as OutboundHttp from './http/request.js'
 import type { Duration } from './duration.js'
 
 /** Options of `breachedPasswords`. */
@@ -98,7 +99,8 @@ function verdict (count: number, minCount: number): BreachVerdict {
 /** The count of `hash` in its range (0 when absent or a padding line); throws when the API cannot answer. */
 async function rangeCount (base: string, hash: string, timeoutMs: number): Promise<number> {
   const url = new URL(hash.slice(0, 5), base.endsWith('/') ? base : `${base}/`)
-  const answer = await withDeadline(timeoutMs, async (deadline) => await outboundRequest(url, {
+  const http = await loadHttp()
+  const answer = await http.withDeadline(timeoutMs, async (deadline) => await http.outboundRequest(url, {
     headers: { 'add-padding': 'true', accept: 'text/plain' },
     deadline,
     maxBytes: MAX_RANGE_BYTES,
@@ -139,4 +141,9 @@ function readList (file: string, option: string): Map<string, number> {
     if (count > 0) known.set(m[1]!.toUpperCase(), count)
   }
   return known
+}
+
+/** The outbound HTTP client (lib/http/request.ts), imported at the first check. */
+async function loadHttp (): Promise<typeof OutboundHttp> {
+  return await import('./http/request.js')
 }

@@ -95,9 +95,25 @@ export interface Subscription {
 }
 
 /** The backend failed (down, timed out, full). Maps to 503 `{error, details, code: GATEHOUSE_STATE_STORE}`. */
-export class StateStoreError extends HttpError {
+/**
+ * A store that cannot answer (503): the state store, a passkey store or a TOTP store, as `family` says. Every
+ * store error of the package is one (`instanceof StoreError`); its `code` is `GATEHOUSE_STATE_STORE` for the state
+ * store, `GATEHOUSE_UNAVAILABLE` for the others.
+ */
+export class StoreError extends HttpError {
+  /** Which store failed. */
+  readonly family: 'state' | 'passkey' | 'totp'
+  constructor (family: 'state' | 'passkey' | 'totp', error: string, details: string, code: string, options?: { cause?: unknown }) {
+    super(503, error, details, code, options)
+    this.name = 'StoreError'
+    this.family = family
+  }
+}
+
+/** The state store's `StoreError` (`family: 'state'`). */
+export class StateStoreError extends StoreError {
   constructor (details: string, options?: { cause?: unknown }) {
-    super(503, 'state store unavailable', details, ErrorCodes.STATE_STORE, options)
+    super('state', 'state store unavailable', details, ErrorCodes.STATE_STORE, options)
     this.name = 'StateStoreError'
   }
 }

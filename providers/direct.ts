@@ -6,17 +6,18 @@
  * `app.register(directProvider, { name: 'local', checker })` after the auth core.
  */
 import fp from 'fastify-plugin'
+import { BREACHED_PASSWORD_HEADER } from './direct-header.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError, OptionsError } from '../lib/errors.js'
 import { checkKeys, optionFunction, optionName } from '../lib/options.js'
-import { notOneString, queryText, requestFields, type LoginRequest } from '../lib/login-request.js'
+import { notOneString, queryText, requestFields, type LoginRequest } from '../lib/login/login-request.js'
 import type { UserData } from '../lib/user.js'
-import { requestLogger } from '../lib/logger.js'
+import { requestLogger } from '../lib/logging/logger.js'
 import { readCheckerAnswer } from './direct-answer.js'
-import type { ReauthCheck } from '../lib/reauth.js'
+import type { ReauthCheck } from '../lib/login/reauth.js'
 import type { BreachedPasswords } from '../lib/breached-passwords.js'
 import { refuseReservedName } from './oauth2/builtins.js'
-import { providerKit, type AuthProvider, type CredChecker, type ProviderKit } from '../plugins/core/kit.js'
+import { builtinKit, type AuthProvider, type BuiltinKit, type CredChecker } from '../plugins/core/kit.js'
 
 /** Options of the direct provider plugin. */
 export interface DirectProviderOptions {
@@ -50,14 +51,13 @@ export interface DirectBreachedPasswords {
   onBreached?: 'warn' | 'refuse' | undefined
 }
 
-/** The header that flags a sign-in with a breached password (`onBreached: 'warn'`). */
-export const BREACHED_PASSWORD_HEADER = 'gatehouse-password-breached'
+export { BREACHED_PASSWORD_HEADER } from './direct-header.js'
 
 const MAX_USER = 256
 const MAX_PASSWD = 4096
 
 /** The provider object: what `directProvider` mounts. The mount has counted the request and read `login`. */
-export function createDirectProvider (kit: ProviderKit, name: string, checker: CredChecker, allowGet = false, breached?: ResolvedBreached): AuthProvider {
+export function createDirectProvider (kit: BuiltinKit, name: string, checker: CredChecker, allowGet = false, breached?: ResolvedBreached): AuthProvider {
   return {
     name,
     async login (request: FastifyRequest, reply: FastifyReply, login: LoginRequest) {
@@ -83,7 +83,7 @@ export function createDirectProvider (kit: ProviderKit, name: string, checker: C
 }
 
 /** Runs the checker: the user it signs in, or 403 `GATEHOUSE_CREDENTIALS` (503 when it throws). */
-async function check (kit: ProviderKit, request: FastifyRequest, name: string, checker: CredChecker, user: string, passwd: string): Promise<UserData> {
+async function check (kit: BuiltinKit, request: FastifyRequest, name: string, checker: CredChecker, user: string, passwd: string): Promise<UserData> {
   let answer: unknown
   try {
     answer = await checker(user, passwd)
@@ -106,7 +106,7 @@ interface ResolvedBreached { check: BreachedPasswords; refuse: boolean }
  * After a right password: a breached one is refused (403, nothing issued) or flagged on the answer, audited either
  * way. A check that could not answer (fail-open) lets the sign-in go on, logged.
  */
-async function checkBreached (kit: ProviderKit, request: FastifyRequest, reply: FastifyReply, name: string, o: ResolvedBreached, userId: string, passwd: string): Promise<void> {
+async function checkBreached (kit: BuiltinKit, request: FastifyRequest, reply: FastifyReply, name: string, o: ResolvedBreached, userId: string, passwd: string): Promise<void> {
   const found = await o.check.check(passwd)
   if (!found.checked) requestLogger(kit.logger, request).logf('[WARN] direct provider "%s": breached-password check unavailable; sign-in of %s let in unchecked', name, userId)
   if (!found.breached) return
@@ -152,7 +152,7 @@ async function direct (fastify: FastifyInstance, opts: DirectProviderOptions): P
   const checker = optionFunction<CredChecker>('direct.checker', o.checker)
   if (checker === undefined) throw new OptionsError('direct.checker', 'is required: (user, passwd) => boolean | { ok, user } (or a promise of one)')
   if (o.allowGet !== undefined && typeof o.allowGet !== 'boolean') throw new OptionsError('direct.allowGet', 'must be true or false')
-  const kit = providerKit(fastify, 'direct')
+  const kit = builtinKit(fastify, 'direct')
   kit.mount(createDirectProvider(kit, name, checker, o.allowGet === true, breachedOption(o.breachedPasswords)))
   kit.secondFactors.take(name)
   kit.reauth.register('password', passwordAgain(kit, name, checker))
@@ -163,7 +163,7 @@ async function direct (fastify: FastifyInstance, opts: DirectProviderOptions): P
  * checker decides for the session's user name, under the same lockout as a sign-in, and the account it signs in
  * must be the session's. Users of other providers (ids not `<name>_<sha1>`) are not this provider's to check.
  */
-function passwordAgain (kit: ProviderKit, name: string, checker: CredChecker): ReauthCheck {
+function passwordAgain (kit: BuiltinKit, name: string, checker: CredChecker): ReauthCheck {
   const ours = new RegExp(`^${name.replace(/[-.*+?^${}()|[\]\\]/g, '\\$&')}_[0-9a-f]{40}$`)
   return async (request, { user }, value) => {
     if (!ours.test(user.id)) return false

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { safeEqual } from '../lib/compare.js'
+import { PAGE_HEADERS, pageCsp } from '../lib/html.js'
 import {
   OAuthError, checkCodeChallenge, checkRedirectUri, param, parseScope, requiredParam, withQuery
 } from './protocol.js'
@@ -44,8 +45,7 @@ async function authorize (ctx: ServerContext, request: FastifyRequest, reply: Fa
     state = param(query, 'state')
     const responseType = requiredParam(query, 'response_type')
     if (responseType !== 'code') throw new OAuthError(400, 'unsupported_response_type', 'only response_type=code is supported')
-    const codeChallenge = param(query, 'code_challenge')
-    checkCodeChallenge(codeChallenge, param(query, 'code_challenge_method'))
+    const codeChallenge = checkCodeChallenge(param(query, 'code_challenge'), param(query, 'code_challenge_method'))
     pending = {
       redirectUri,
       redirectUriGiven: givenUri !== undefined,
@@ -114,8 +114,8 @@ async function showLoginPage (
   }
   if (error !== undefined) page.error = error
   // The page must not be framed (clickjacking) and runs no script.
-  reply.header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
-    .header('x-frame-options', 'DENY')
+  // Its form is answered with a redirect to the client's redirect URI, which the CSP's form-action must allow.
+  reply.headers(PAGE_HEADERS).header('content-security-policy', pageCsp(pending.redirectUri))
   const status = error === undefined ? 200 : 400
   const handler = ctx.config.loginPageHandler
   const html = handler === undefined ? defaultLoginPage(page) : await handler(request, reply, page)
@@ -126,7 +126,7 @@ async function showLoginPage (
     ctx.config.logger.logf('[ERROR] [%s] loginPageHandler neither sent a reply nor returned HTML', ctx.config.label)
     throw new Error('loginPageHandler neither sent a reply nor returned HTML')
   }
-  return reply.code(status).type('text/html; charset=utf-8').send(html)
+  return reply.code(status).send(html)
 }
 
 function userNameProblem (name: string): string | undefined {

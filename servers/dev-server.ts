@@ -3,12 +3,12 @@
  * well-known client credentials. Listens on loopback, port 8084 by default.
  */
 import { startAuthServer } from './server.js'
+import { DEV_SERVER_PORT } from './dev-port.js'
 import type { ClientCredentials } from './types.js'
 import { listenHost, resolveClient, resolveCommon, resolvePort, type CommonServerOptions } from './options.js'
 import { providerOptionsFor, type LocalProviderOptions } from './provider-options.js'
 
-/** Default port of the dev server. */
-export const DEV_SERVER_PORT = 8084
+export { DEV_SERVER_PORT } from './dev-port.js'
 /** The dev server's client credentials unless others are given. Public by design: dev only. */
 export const DEV_CLIENT: Readonly<ClientCredentials> = Object.freeze({ cid: 'dev', csecret: 'dev-secret' })
 

@@ -3,7 +3,7 @@
  */
 import { isIP } from 'node:net'
 import { OptionsError } from '../lib/errors.js'
-import { noopLogger, type Logger } from '../lib/logger.js'
+import { noopLogger, type Logger } from '../lib/logging/logger.js'
 import type { Duration } from '../lib/duration.js'
 import { optionDuration } from '../lib/options.js'
 import type { LoginPageHandler } from './login-page.js'

@@ -86,23 +86,22 @@ export function withQuery (uri: string, params: Record<string, string | undefine
   return url.toString()
 }
 
-/** PKCE (RFC 7636 §4.2): a challenge is the base64url SHA-256 of a 43..128-character verifier. */
-export function checkCodeChallenge (challenge: string | undefined, method: string | undefined): void {
+/**
+ * PKCE (RFC 7636 §4.2): the request's challenge, the base64url SHA-256 of a 43..128-character verifier. Required
+ * (RFC 9700 §2.1.1, ASVS 5.0 10.4.6): a code intercepted on its way back to the client is useless without the
+ * verifier. Only S256: `plain` would send the verifier itself through the browser.
+ */
+export function checkCodeChallenge (challenge: string | undefined, method: string | undefined): string {
   if (challenge === undefined) {
-    if (method !== undefined) throw new OAuthError(400, 'invalid_request', 'code_challenge_method given without code_challenge')
-    return
+    throw new OAuthError(400, 'invalid_request', method === undefined ? 'code_challenge is required (PKCE with S256)' : 'code_challenge_method given without code_challenge')
   }
-  // `plain` would send the verifier in the clear through the browser; only S256 is accepted.
   if (method !== 'S256') throw new OAuthError(400, 'invalid_request', 'code_challenge_method must be S256')
   if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) throw new OAuthError(400, 'invalid_request', 'code_challenge must be 43 base64url characters (S256)')
+  return challenge
 }
 
 /** Checks a token request's verifier against the challenge stored with the code. */
-export function verifyCodeVerifier (challenge: string | undefined, verifier: string | undefined): void {
-  if (challenge === undefined) {
-    if (verifier !== undefined) throw new OAuthError(400, 'invalid_grant', 'code_verifier given, but the authorization request had no code_challenge')
-    return
-  }
+export function verifyCodeVerifier (challenge: string, verifier: string | undefined): void {
   if (verifier === undefined) throw new OAuthError(400, 'invalid_grant', 'code_verifier is required: the authorization request had a code_challenge')
   if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) throw new OAuthError(400, 'invalid_grant', 'code_verifier must be 43..128 characters of [A-Za-z0-9._~-]')
   const computed = pkceChallenge(verifier)

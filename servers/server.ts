@@ -15,6 +15,7 @@ import formbody from '@fastify/formbody'
 import cookie from '@fastify/cookie'
 import type { AddressInfo } from 'node:net'
 import { OAuthError, sendOAuthError } from './protocol.js'
+import { denyFraming } from '../lib/html.js'
 import { registerAuthorizeRoutes } from './authorize.js'
 import { registerTokenRoutes } from './token.js'
 import { isPictureFile, renderPicture } from './picture.js'
@@ -75,6 +76,8 @@ function buildApp (ctx: ServerContext): FastifyInstance {
     // Codes, tokens and user data must never be cached (RFC 6749 §5.1), nor leak through Referer.
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
     reply.header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer')
+    // Nothing this server answers may be framed (its login page least of all).
+    denyFraming(reply)
   })
 
   app.setErrorHandler((err: unknown, _request, reply) => {

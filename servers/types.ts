@@ -3,7 +3,7 @@
  * the route context). Kept apart from server.ts so that the route modules (authorize.ts, token.ts) and the app
  * that registers them do not import each other.
  */
-import type { Logger } from '../lib/logger.js'
+import type { Logger } from '../lib/logging/logger.js'
 import type { LoginPageHandler } from './login-page.js'
 import type { SecretStore } from './secret-store.js'
 
@@ -50,7 +50,8 @@ export interface AuthorizationRequest {
   redirectUriGiven: boolean
   scopes: string[]
   state: string | undefined
-  codeChallenge: string | undefined
+  /** The PKCE S256 challenge (required: the token request must bring its verifier). */
+  codeChallenge: string
   nonce: string | undefined
   /** Browser binding of the login form (cookie value); the form only works in the browser it was shown in. */
   browser: string

@@ -11,7 +11,7 @@ const LABELS = { dev: 'dev (fake OAuth2 server)', custom: 'custom (local OAuth2 
 const params = new URLSearchParams(location.search)
 
 /**
- * The device page and a phone app's sign-in (`loginPage: '/'`) send a browser without a session here with
+ * The device page and a phone app's sign-in (`login: { page: '/' }`) send a browser without a session here with
  * `?from=<path>`; once signed in, the page goes back there. Only a path of this site is followed: the query is
  * anyone's to write, and a link elsewhere would make this page an open redirect.
  */

@@ -7,7 +7,7 @@
  */
 import diagnostics from 'node:diagnostics_channel'
 import type { FastifyRequest } from 'fastify'
-import type { Logger } from '../logger.js'
+import type { Logger } from '../logging/logger.js'
 import { AUDIT_CHANNEL, type AuditBase, type AuditEvent, type AuditEventOf, type AuditEventType, type AuditListener, type AuditOutcome } from './events.js'
 
 /** The channel every root plugin publishes on (also what `diagnostics_channel.channel('gatehouse:audit')` returns). */
@@ -42,6 +42,7 @@ const OUTCOMES: Record<AuditEventType, AuditOutcome> = {
   'recovery_codes.created': 'success',
   'step_up.succeeded': 'success',
   'step_up.refused': 'failure',
+  'access.denied': 'failure',
   'state_store.unavailable': 'failure',
   'key.rotated': 'success',
   'password.breached': 'failure',

@@ -66,7 +66,7 @@ export interface SessionMigratedEvent extends AuditBase {
   readonly source: 'header' | 'cookie'
 }
 /** Who ended a session (or all of a user's): the `reason` repeats it. */
-export type RevokedBy = 'logout' | 'revokeSession' | 'revokeUser' | 'key_removed'
+export type RevokedBy = 'logout' | 'revokeSession' | 'revokeUser' | 'key_removed' | 'sign_in'
 /** A session, or every session of a user, was ended server-side. */
 export interface SessionRevokedEvent extends AuditBase {
   readonly type: 'session.revoked'
@@ -131,6 +131,19 @@ export interface StepUpSucceededEvent extends AuditBase { readonly type: 'step_u
  * `recent()` without a recent confirmation in this session (`not_recent`).
  */
 export interface StepUpRefusedEvent extends AuditBase { readonly type: 'step_up.refused' }
+/**
+ * A signed-in user was refused a route for want of a privilege (403): the `admin` hook (reason `admin`) or
+ * `rbac(roles)` (reason `role`).
+ */
+export interface AccessDeniedEvent extends AuditBase {
+  readonly type: 'access.denied'
+  /** The request's method. */
+  readonly method: string
+  /** The route's pattern as registered (`/api/users/:id`), never the URL with its values. */
+  readonly route: string
+  /** What would have let the user in: the roles of `rbac(roles)`, or `['admin']`. */
+  readonly required: readonly string[]
+}
 /** The state store could not answer: the request got 503 `GATEHOUSE_STATE_STORE`. */
 export interface StateStoreUnavailableEvent extends AuditBase { readonly type: 'state_store.unavailable' }
 /** A session token signed by a key that no longer signs (an older key of the ring) was accepted. */
@@ -201,7 +214,7 @@ export type AuditEvent =
   | SessionRefreshedEvent | SessionRevokedEvent | SessionRefusedEvent | SessionMigratedEvent
   | LockoutStartedEvent | RateLimitedEvent | CrossSiteRefusedEvent | ConfirmationSentEvent
   | PasskeyAddedEvent | PasskeyRemovedEvent | SecondFactorAddedEvent | SecondFactorRemovedEvent | RecoveryCodesCreatedEvent
-  | StepUpSucceededEvent | StepUpRefusedEvent | StateStoreUnavailableEvent | KeyRotatedEvent | PasswordBreachedEvent
+  | StepUpSucceededEvent | StepUpRefusedEvent | AccessDeniedEvent | StateStoreUnavailableEvent | KeyRotatedEvent | PasswordBreachedEvent
   | TrustedDeviceAddedEvent | TrustedDeviceUsedEvent | TrustedDeviceRefusedEvent | TrustedDeviceRemovedEvent
   | TokenIssuedEvent | TokenRefreshedEvent | TokenReuseDetectedEvent | TokenRevokedEvent | DeviceApprovedEvent | DeviceDeniedEvent
 
@@ -219,7 +232,7 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'login.succeeded', 'login.failed', 'login.second_factor_required', 'logout', 'session.refreshed', 'session.revoked',
   'session.refused', 'lockout.started', 'rate_limited', 'cross_site.refused', 'confirmation.sent', 'passkey.added',
   'passkey.removed', 'second_factor.added', 'second_factor.removed', 'recovery_codes.created', 'step_up.succeeded',
-  'step_up.refused', 'state_store.unavailable', 'key.rotated', 'password.breached',
+  'step_up.refused', 'access.denied', 'state_store.unavailable', 'key.rotated', 'password.breached',
   'trusted_device.added', 'trusted_device.used',
   'trusted_device.refused', 'trusted_device.removed', 'session.migrated',
   'token.issued', 'token.refreshed', 'token.reuse_detected', 'token.revoked', 'device.approved', 'device.denied'

@@ -14,7 +14,8 @@
  */
 import { ErrorCodes, HttpError, OptionsError } from '../errors.js'
 import { checkKeys, optionDuration, optionList, optionString, optionUrl } from '../options.js'
-import { outboundRequest, withDeadline } from '../http/request.js'
+// The outbound HTTP client loads with the first check, not with the package (the import cost, issue 46).
+import type * as OutboundHttp from '../http/request.js'
 import type { Duration } from '../duration.js'
 import type { CaptchaCheck, CaptchaVerdict, CaptchaVerifier } from './verifier.js'
 
@@ -144,7 +145,8 @@ async function ask (s: ServiceSettings, form: URLSearchParams): Promise<Siteveri
   let status: number
   let body: Buffer
   try {
-    ({ status, body } = await withDeadline(s.timeoutMs, async (deadline) => await outboundRequest(s.url, {
+    const http = await loadHttp()
+    ;({ status, body } = await http.withDeadline(s.timeoutMs, async (deadline) => await http.outboundRequest(s.url, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: form.toString(),
@@ -190,4 +192,9 @@ function unavailable (name: string, what: string, cause?: unknown): HttpError {
   return new HttpError(503, 'service unavailable', 'the captcha service could not be reached; try again', ErrorCodes.UNAVAILABLE, {
     cause: new Error(`captcha: ${name} siteverify ${what}`, { cause })
   })
+}
+
+/** The outbound HTTP client (lib/http/request.ts), imported at the first check. */
+async function loadHttp (): Promise<typeof OutboundHttp> {
+  return await import('../http/request.js')
 }

@@ -1,6 +1,6 @@
 /**
  * The captcha of the login routes (the auth core's `captcha` option): what a verifier is, and the option read
- * into one checked form. The check itself runs in the core's login prelude (plugins/core/captcha.ts), once for
+ * into one checked form. The check itself runs in the core's login prelude (plugins/core/signin/captcha.ts), once for
  * every provider; the built-in verifiers of Turnstile, hCaptcha and reCAPTCHA v3 are in siteverify.ts.
  */
 import { OptionsError } from '../errors.js'
@@ -54,17 +54,17 @@ export const MAX_CAPTCHA_TOKEN = 4096
 
 const FIELD_RE = /^[A-Za-z0-9_-]{1,64}$/
 
-/** Reads the `captcha` option: undefined (off), a verifier or a function. OptionsError naming `captcha…`. */
-export function resolveCaptcha (value: unknown): ResolvedCaptcha | undefined {
+/** Reads the `login.captcha` option: undefined (off), a verifier or a function. OptionsError naming `name…`. */
+export function resolveCaptcha (value: unknown, name = 'login.captcha'): ResolvedCaptcha | undefined {
   if (value === undefined) return undefined
   if (typeof value === 'function') return { field: 'captcha', guards: () => true, verify: value as CaptchaVerifier['verify'] }
   if (value === null || typeof value !== 'object' || typeof (value as CaptchaVerifier).verify !== 'function') {
-    throw new OptionsError('captcha', 'must be a captcha verifier ({ verify(check), field?, providers? }, e.g. turnstileVerifier({ secret })) or a function (check) => boolean')
+    throw new OptionsError(name, 'must be a captcha verifier ({ verify(check), field?, providers? }, e.g. turnstileVerifier({ secret })) or a function (check) => boolean')
   }
   const verifier = value as CaptchaVerifier
   const field = verifier.field ?? 'captcha'
-  if (typeof field !== 'string' || !FIELD_RE.test(field)) throw new OptionsError('captcha.field', 'must be 1-64 letters, digits, "_" or "-"')
-  const providers = verifier.providers === undefined ? undefined : new Set(optionList('captcha.providers', verifier.providers))
-  if (providers?.size === 0) throw new OptionsError('captcha.providers', 'is empty: leave it out to guard every provider, or leave captcha out')
+  if (typeof field !== 'string' || !FIELD_RE.test(field)) throw new OptionsError(`${name}.field`, 'must be 1-64 letters, digits, "_" or "-"')
+  const providers = verifier.providers === undefined ? undefined : new Set(optionList(`${name}.providers`, verifier.providers))
+  if (providers?.size === 0) throw new OptionsError(`${name}.providers`, `is empty: leave it out to guard every provider, or leave ${name} out`)
   return { field, guards: (provider) => providers === undefined || providers.has(provider), verify: async (check) => await verifier.verify(check) }
 }

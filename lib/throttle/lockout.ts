@@ -45,7 +45,7 @@ export class LockedOutError extends RateLimitedError {
   }
 }
 
-/** The refusals that count as a failed attempt: a wrong credential, a refused captcha (see plugins/core/captcha.ts). */
+/** The refusals that count as a failed attempt: a wrong credential, a refused captcha (see plugins/core/signin/captcha.ts). */
 const FAILURES = new Set<string>([ErrorCodes.CREDENTIALS, ErrorCodes.CAPTCHA])
 
 export class Lockout {

@@ -15,8 +15,8 @@
  */
 import { createHash } from 'node:crypto'
 import type { AvatarStore } from '../../stores/index.js'
-import type { AvatarSaver } from '../core/types.js'
-import type { Logger } from '../../lib/logger.js'
+import type { AvatarSaver } from '../core/base/types.js'
+import type { Logger } from '../../lib/logging/logger.js'
 import { fetchPicture, PictureFetchError, type FetchLimits } from './fetch.js'
 import { PictureImageError, toPng } from './image.js'
 import { IDENTICON_SIZE, identiconPng } from './identicon.js'

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
 import { AVATAR_ID_RE, type AvatarStore } from '../../stores/index.js'
-import { requestLogger, type Logger } from '../../lib/logger.js'
+import { requestLogger, type Logger } from '../../lib/logging/logger.js'
 import { sendError } from '../../lib/errors.js'
 
 const FILE_RE = new RegExp(`^(${AVATAR_ID_RE.source.slice(1, -1)})\\.image$`)

@@ -12,24 +12,25 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Duration } from '../../lib/duration.js'
-import type { Logger } from '../../lib/logger.js'
+import type { Logger } from '../../lib/logging/logger.js'
 import type { Audit } from '../../lib/audit/audit.js'
 import { optionDuration } from '../../lib/options.js'
 import type { StateStore } from '../../lib/state-store.js'
 import type { Throttle } from '../../lib/throttle/throttle.js'
-import type { SecondFactorRegistry } from '../../lib/second-factor.js'
-import type { ReauthRegistry } from '../../lib/reauth.js'
-import { coreOf, type CoreInternals } from './internals.js'
-import { completeLogin } from './login.js'
-import { afterReady, mountProvider, providerStateStore, type MountOptions } from './mount.js'
-import { applyAuthScope } from './scope.js'
-import { cookieSession, freshSession, signedInSession, type SignedInSession } from './reauth.js'
-import type { AuthProvider, Claims, GatehouseAuth, LoginResult, ResolvedOptions } from './types.js'
+import type { SecondFactorRegistry } from '../../lib/login/second-factor.js'
+import type { ReauthRegistry } from '../../lib/login/reauth.js'
+import { coreOf, type CoreInternals } from './signin/internals.js'
+import { kitHandle } from './base/kit-handle.js'
+import { completeLogin } from './signin/login.js'
+import { afterReady, mountProvider, providerStateStore, type MountOptions } from './signin/mount.js'
+import { applyAuthScope } from './signin/scope.js'
+import { cookieSession, freshSession, signedInSession, type SignedInSession } from './signin/reauth.js'
+import type { AuthProvider, Claims, GatehouseAuth, LoginResult, ResolvedOptions } from './base/types.js'
 
 // The one module a provider imports of the auth core: the kit, and the types a provider is written with.
-export type { MountOptions, LoginHandler } from './mount.js'
-export type { SignedInSession } from './reauth.js'
-export type { AuthProvider, CheckedUser, Claims, CredChecker, GatehouseAuth, LoginResult } from './types.js'
+export type { MountOptions, LoginHandler } from './signin/mount.js'
+export type { SignedInSession } from './signin/reauth.js'
+export type { AuthProvider, CheckedUser, Claims, CredChecker, GatehouseAuth, LoginResult } from './base/types.js'
 
 /** Short-lived signed tokens of one purpose: never usable as a session, nor as a token of the other purpose. */
 export interface PurposeTokens {
@@ -63,11 +64,6 @@ export interface ProviderKit {
    * factor, a Telegram login's binding.
    */
   readonly loginState: PurposeTokens
-  /**
-   * The same tokens as `loginState`.
-   * @deprecated Use `loginState` (the name `handshake` told of OAuth2 alone); kept until 1.0.
-   */
-  readonly handshake: PurposeTokens
   /** Tokens a user confirms a login with (the verified provider's emailed links). */
   readonly confirmation: PurposeTokens
   /** Short-lived shared state: the `stateStore` option, or the app's in-memory store. */
@@ -118,24 +114,22 @@ export interface ProviderKit {
     fresh(request: FastifyRequest, reply: FastifyReply, fields: Record<string, unknown>): Promise<SignedInSession>
   }
   /**
-   * The app's second factors: a first-factor provider takes them, a second-factor plugin requires itself.
-   * @internal For the built-in providers (direct, passkey, TOTP); not a stable interface yet.
-   */
-  readonly secondFactors: Pick<SecondFactorRegistry, 'take' | 'of' | 'requireOf'>
-  /**
-   * The app's re-authentication checks: a provider that can check a user's primary factor again registers one.
-   * @internal For the built-in providers (direct, passkey); not a stable interface yet.
-   */
-  readonly reauth: Pick<ReauthRegistry, 'register'>
-  /**
    * Calls `listener` at every logout of a signed-in user (the session verified), after the session ended: for what
    * a provider keeps for the user (its tokens). Errors are the listener's to handle.
    */
   onLogout(listener: (request: FastifyRequest, userId: string) => Promise<void>): void
-  /**
-   * Lets the avatar proxy fetch pictures from `origin` (a local identity server's own address, the dev provider).
-   * @internal For the dev provider.
-   */
+}
+
+/**
+ * The kit of the built-in providers: the provider kit and what only they use, which is not a stable interface
+ * (so not on `ProviderKit`, which is a promise to every third-party provider). Not exported from any entry.
+ */
+export interface BuiltinKit extends ProviderKit {
+  /** The app's second factors: a first-factor provider takes them, a second-factor plugin requires itself. */
+  readonly secondFactors: Pick<SecondFactorRegistry, 'take' | 'of' | 'requireOf'>
+  /** The app's re-authentication checks: a provider that can check a user's primary factor again registers one. */
+  readonly reauth: Pick<ReauthRegistry, 'register'>
+  /** Lets the avatar proxy fetch pictures from `origin` (a local identity server's own address, the dev provider). */
   trustAvatarOrigin(origin: string): void
 }
 
@@ -151,7 +145,6 @@ export function providerKit (fastify: FastifyInstance, who = 'providers'): Provi
     completeLogin: (request, reply, result) => completeLogin(core, request, reply, result),
     // The tokens' purpose claim keeps its first name, `handshake`: tokens already issued stay valid.
     loginState: purposeTokens(core, 'handshake'),
-    get handshake () { return this.loginState },
     confirmation: purposeTokens(core, 'confirm'),
     stateStore: core.stateStore,
     logger: core.logger,
@@ -177,13 +170,23 @@ export function providerKit (fastify: FastifyInstance, who = 'providers'): Provi
       cookie: async (request, reply) => await cookieSession(core, request, reply),
       fresh: async (request, reply, fields) => await freshSession(core, request, reply, fields)
     },
-    secondFactors: core.secondFactors,
-    reauth: core.reauth,
-    trustAvatarOrigin: (origin) => { core.avatar?.trustOrigin?.(origin) },
     onLogout: (listener) => { core.logoutListeners.push(listener) }
   }
   return kit
 }
+
+/** The built-in providers' kit (`providerKit` and `BuiltinKit`'s members); the same errors as `providerKit`. */
+export function builtinKit (fastify: FastifyInstance, who: string): BuiltinKit {
+  const core = coreOf(fastify, who)
+  return {
+    ...providerKit(fastify, who),
+    secondFactors: core.secondFactors,
+    reauth: core.reauth,
+    trustAvatarOrigin: (origin) => { core.avatar?.trustOrigin?.(origin) }
+  }
+}
+
+kitHandle.providerKit = providerKit
 
 /** A self-implemented provider, or a function building it on the kit (to complete logins with it). */
 export type ProviderOrFactory = AuthProvider | ((kit: ProviderKit) => AuthProvider)

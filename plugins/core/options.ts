@@ -5,18 +5,18 @@
  * and the root plugin's split both use them.
  */
 import type {
-  BasicAuthChecker, ClaimsUpdater, ClaimsUpdFunc, RefreshCache, ResolvedOptions, SecretFunc, SecretReader,
-  SessionKey, UserUpdater, UserUpdFunc, Validator, ValidatorFunc
-} from './types.js'
+  BasicAuthChecker, ClaimsUpdater, RefreshCache, ResolvedOptions, SecretFunc, SecretOption, SessionKey, UserUpdater, Validator
+} from './base/types.js'
 import type { FastifyRequest } from 'fastify'
-import { sessionKeysOption } from './keys.js'
-import { resolveClients, type ClientOptions, type RegisteredClient } from './clients.js'
-import { noopLogger, type Logger } from '../../lib/logger.js'
+import { sessionKeysOption } from './keys/keys.js'
+import { resolveClients, type ClientOptions, type RegisteredClient } from './base/clients.js'
+import { noopLogger, type Logger } from '../../lib/logging/logger.js'
 import { Audit } from '../../lib/audit/audit.js'
 import type { AuditListener } from '../../lib/audit/events.js'
 import type { Duration } from '../../lib/duration.js'
 import { OptionsError } from '../../lib/errors.js'
-import { MAKE_SECRET, MIN_SECRET_BYTES } from './startup-check.js'
+import { warnDeprecated } from '../../lib/deprecation.js'
+import { MAKE_SECRET, MIN_SECRET_BYTES } from './base/startup-check.js'
 import {
   adaptFunction, checkKeys, keyList, optionBoolean, optionDuration, optionFunction, optionGroup, optionInt, optionLifetime, optionList,
   optionPrefix, optionString, optionUrl
@@ -24,10 +24,10 @@ import {
 import type { StateStoreOption } from '../../stores/state/resolve.js'
 import { resolveRateLimit, type RateLimitOptions } from '../../lib/throttle/options.js'
 import { defaultClientKey, type ClientKey } from '../../lib/throttle/client.js'
-import { crossSiteGuard, type CrossSiteOptions } from '../../lib/cross-site.js'
+import { crossSiteGuard, type CrossSiteOptions } from '../../lib/login/cross-site.js'
 import { resolveCaptcha, type CaptchaOption } from '../../lib/captcha/verifier.js'
-import { resolveLastLoginMethod, type LastLoginMethodOptions } from './last-login.js'
-import { resolveMigration, type MigrationOptions } from './migration.js'
+import { resolveLastLoginMethod, type LastLoginMethodOptions } from './base/last-login.js'
+import { resolveMigration, type MigrationOptions } from './sessions/migration.js'
 
 /** How long sessions live and how they are kept (`session` group). */
 export interface SessionOptions {
@@ -116,8 +116,11 @@ export interface TokenSourceOptions {
   headerRefresh?: boolean | undefined
 }
 
-/** Basic authentication on the auth hooks (`basicAuth` group); off unless one of these is set. */
-export interface BasicAuthOptions {
+/**
+ * Basic authentication on the auth hooks (`basicAuth` group, go-pkgz/auth's `AdminPasswd` and `BasicAuthChecker`); off
+ * unless one of these is set. Not the toolkit's `basicAuthPlugin` options (`BasicAuthOptions`).
+ */
+export interface AdminBasicAuthOptions {
   /** Enables basic auth as user `admin` with this password. */
   adminPasswd?: string | undefined
   /** Basic-auth checker `(user, passwd) => ({ ok, user })`; when set, `adminPasswd` is ignored. */
@@ -171,7 +174,10 @@ export interface ReauthenticationOptions {
    * request: ms or `'5m'`, at most 1 hour. Default 5 minutes.
    */
   within?: Duration | undefined
-  /** Whether ending other sessions from the session list (`DELETE {authPrefix}/sessions[/:id]`) needs it too. Default true. */
+  /**
+   * Whether ending other sessions (`DELETE {authPrefix}/sessions[/:id]`, `POST {authPrefix}/logout?all=1`) needs it
+   * too; either way they take a cookie session. Default true.
+   */
   otherSessions?: boolean | undefined
 }
 
@@ -184,7 +190,7 @@ export interface CoreOptions {
    * tokens when `session.signingKeys` signs the sessions). A plain string is one secret for every audience
    * (32+ bytes, checked when the options are read).
    */
-  secret: SecretReader | SecretFunc | string
+  secret: SecretOption
   /** Public base address of the service, e.g. `https://example.com`. Required. */
   url: string
   /** `iss` of every token. Default `fastify-gatehouse`. */
@@ -193,14 +199,12 @@ export interface CoreOptions {
   authPrefix?: string | undefined
   /** Allowed audiences; when non-empty, other audiences are refused at creation and in the hooks. */
   audiences?: string[] | undefined
-  /** Hosts `from` may redirect to besides the origin of `url`. Default none. */
-  allowedRedirectHosts?: string[] | undefined
   /** Called on every authenticated request; false rejects. */
-  validator?: Validator | ValidatorFunc | undefined
+  validator?: Validator | undefined
   /** Called when a token is created or refreshed; returns the claims to sign. */
-  claimsUpdater?: ClaimsUpdater | ClaimsUpdFunc | undefined
+  claimsUpdater?: ClaimsUpdater | undefined
   /** Default updater of the `updateUser` hook. */
-  userUpdater?: UserUpdater | UserUpdFunc | undefined
+  userUpdater?: UserUpdater | undefined
   /** Logger (`noopLogger`, `stdLogger()`, `funcLogger(fn)`, `pinoLogger(log)`). Default: Fastify's log. */
   logger?: Logger | undefined
   /**
@@ -223,45 +227,19 @@ export interface CoreOptions {
   /** The header and query parameter a token may also come in. */
   tokenSources?: TokenSourceOptions | undefined
   /** Basic authentication on the auth hooks. */
-  basicAuth?: BasicAuthOptions | undefined
+  basicAuth?: AdminBasicAuthOptions | undefined
   /**
    * Server-side session revocation (logout, `revokeSession`, `revokeUser`) in the state store. `false` turns
    * revocation off: logout then only clears cookies.
    */
   revocation?: RevocationOptions | false | undefined
-  /** How recent a sign-in a change of factors needs, or the password in the request (see `ReauthenticationOptions`). */
-  reauthentication?: ReauthenticationOptions | undefined
   /**
-   * "Trust this device": a browser whose second factor was confirmed with `trustDevice` asked for gets a signed,
-   * HttpOnly device cookie for its user and skips the second factor at later logins, for `ttl` (default 30 days),
-   * until forgotten from the session list (`DELETE {authPrefix}/sessions/devices/:id`) or by `revokeUser`. Never for
-   * header or bearer clients. `true` for the defaults; off by default.
+   * The login routes of every provider (the login prelude): throttling and lockout, the captcha, the cross-site
+   * check, the last-login-method cookie, where `from` may redirect, the app's sign-in page.
    */
-  trustedDevices?: TrustedDevicesOptions | boolean | undefined
-  /**
-   * Throttling and lockout of login routes (see the README's "Throttling"): login requests per address, failed
-   * credential checks per account and per address, confirmation sends per address. On by default; `false`
-   * turns every limit off.
-   */
-  rateLimit?: RateLimitOptions | false | undefined
-  /**
-   * Which pages may send login, confirm and logout requests: cross-site ones are refused (403
-   * `GATEHOUSE_CROSS_SITE`). `{ trustedOrigins, allowSameSite }` widens it; `false` turns the check off.
-   */
-  crossSite?: CrossSiteOptions | false | undefined
-  /**
-   * A captcha on the login routes of every provider (or those the verifier names): `turnstileVerifier({ secret })`,
-   * `hcaptchaVerifier(…)`, `recaptchaV3Verifier(…)` or your own `(check) => boolean`. Checked after the login count
-   * and before the provider (no checker, mail or redirect without a solved captcha); 400/403 `GATEHOUSE_CAPTCHA`,
-   * 503 when the service cannot tell. Default off.
-   */
-  captcha?: CaptchaOption | undefined
-  /**
-   * A readable cookie naming the provider of the last sign-in in this browser, for the sign-in page to highlight
-   * it: `true` or `{ cookieName?, maxAge? }`. Never a secret in it; not HttpOnly, so that the page's script can read
-   * it. Default off.
-   */
-  lastLoginMethod?: boolean | LastLoginMethodOptions | undefined
+  login?: LoginOptions | undefined
+  /** The second-factor policy: how recent a sign-in a change of factors needs, "trust this device". */
+  factors?: FactorOptions | undefined
   /**
    * Receives every audit event of this instance (login succeeded or failed, lockout, refusal, revocation, …; the
    * catalogue is docs/reference/events.md), beside the `gatehouse:audit` diagnostics channel. An error it throws
@@ -280,21 +258,98 @@ export interface CoreOptions {
    * Default none (no token endpoint).
    */
   clients?: readonly ClientOptions[] | undefined
+
+  /** @deprecated Use `login.redirectHosts`; goes in 1.0. */
+  allowedRedirectHosts?: string[] | undefined
+  /** @deprecated Use `login.rateLimit`; goes in 1.0. */
+  rateLimit?: RateLimitOptions | false | undefined
+  /** @deprecated Use `login.captcha`; goes in 1.0. */
+  captcha?: CaptchaOption | undefined
+  /** @deprecated Use `login.crossSite`; goes in 1.0. */
+  crossSite?: CrossSiteOptions | false | undefined
+  /** @deprecated Use `login.lastMethod`; goes in 1.0. */
+  lastLoginMethod?: boolean | LastLoginMethodOptions | undefined
+  /** @deprecated Use `login.page`; goes in 1.0. */
+  loginPage?: string | undefined
+  /** @deprecated Use `factors.reauthentication`; goes in 1.0. */
+  reauthentication?: ReauthenticationOptions | undefined
+  /** @deprecated Use `factors.trustedDevices`; goes in 1.0. */
+  trustedDevices?: TrustedDevicesOptions | boolean | undefined
+}
+
+/**
+ * The login routes of every provider (`login` group): what the login prelude (core/mount.ts) checks before any
+ * provider runs, and where a login may send the browser afterwards.
+ */
+export interface LoginOptions {
+  /**
+   * Throttling and lockout of login routes (see the guide "Throttling"): login requests per address, failed
+   * credential checks per account and per address, confirmation sends per address. On by default; `false`
+   * turns every limit off.
+   */
+  rateLimit?: RateLimitOptions | false | undefined
+  /**
+   * A captcha on the login routes of every provider (or those the verifier names): `turnstileVerifier({ secret })`,
+   * `hcaptchaVerifier(…)`, `recaptchaV3Verifier(…)` or your own `(check) => boolean`. Checked after the login count
+   * and before the provider (no checker, mail or redirect without a solved captcha); 400/403 `GATEHOUSE_CAPTCHA`,
+   * 503 when the service cannot tell. Default off.
+   */
+  captcha?: CaptchaOption | undefined
+  /**
+   * Which pages may send login, confirm and logout requests: cross-site ones are refused (403
+   * `GATEHOUSE_CROSS_SITE`). `{ trustedOrigins, allowSameSite }` widens it; `false` turns the check off.
+   */
+  crossSite?: CrossSiteOptions | false | undefined
+  /**
+   * A readable cookie naming the provider of the last sign-in in this browser, for the sign-in page to highlight
+   * it: `true` or `{ cookieName?, maxAge? }`. Never a secret in it; not HttpOnly, so that the page's script can read
+   * it. Default off.
+   */
+  lastMethod?: boolean | LastLoginMethodOptions | undefined
+  /** Hosts `from` may redirect to besides the origin of `url`. Default none. */
+  redirectHosts?: string[] | undefined
   /**
    * The app's sign-in page, a path on `url`: `{authPrefix}/authorize` sends a browser without a session there with
    * `?from=` (back to the authorization request), so that a native client signs in with any login method. Default
    * `/login`.
    */
-  loginPage?: string | undefined
+  page?: string | undefined
 }
 
-/** The keys the core reads; the root plugin hands it exactly these. */
+/** The second-factor policy (`factors` group). */
+export interface FactorOptions {
+  /** How recent a sign-in a change of factors needs, or the password in the request (see `ReauthenticationOptions`). */
+  reauthentication?: ReauthenticationOptions | undefined
+  /**
+   * "Trust this device": a browser whose second factor was confirmed with `trustDevice` asked for gets a signed,
+   * HttpOnly device cookie for its user and skips the second factor at later logins, for `ttl` (default 30 days),
+   * until forgotten from the session list (`DELETE {authPrefix}/sessions/devices/:id`) or by `sessions.revokeUser`.
+   * Never for header or bearer clients. `true` for the defaults; off by default.
+   */
+  trustedDevices?: TrustedDevicesOptions | boolean | undefined
+}
+
+/** The keys the core reads; the root plugin hands it exactly these (the deprecated ones included, until 1.0). */
 export const CORE_OPTION_KEYS = keyList<CoreOptions>({
-  secret: true, url: true, issuer: true, authPrefix: true, audiences: true, allowedRedirectHosts: true, validator: true,
-  claimsUpdater: true, userUpdater: true, logger: true, decoratorName: true, stateStore: true, session: true, cookies: true, xsrf: true,
-  tokenSources: true, basicAuth: true, revocation: true, reauthentication: true, rateLimit: true, crossSite: true,
-  captcha: true, lastLoginMethod: true, onEvent: true, trustedDevices: true, migration: true, clients: true, loginPage: true
+  secret: true, url: true, issuer: true, authPrefix: true, audiences: true, validator: true, claimsUpdater: true, userUpdater: true,
+  logger: true, decoratorName: true, stateStore: true, session: true, cookies: true, xsrf: true, tokenSources: true, basicAuth: true,
+  revocation: true, login: true, factors: true, onEvent: true, migration: true, clients: true,
+  allowedRedirectHosts: true, reauthentication: true, rateLimit: true, crossSite: true, captcha: true, lastLoginMethod: true,
+  trustedDevices: true, loginPage: true
 })
+/** The top-level keys that moved into a group, each to its new place: accepted until 1.0, warning once. */
+export const MOVED_OPTION_KEYS = {
+  allowedRedirectHosts: 'login.redirectHosts',
+  rateLimit: 'login.rateLimit',
+  captcha: 'login.captcha',
+  crossSite: 'login.crossSite',
+  lastLoginMethod: 'login.lastMethod',
+  loginPage: 'login.page',
+  reauthentication: 'factors.reauthentication',
+  trustedDevices: 'factors.trustedDevices'
+} as const satisfies Partial<Record<keyof CoreOptions, string>>
+export const LOGIN_KEYS = keyList<LoginOptions>({ rateLimit: true, captcha: true, crossSite: true, lastMethod: true, redirectHosts: true, page: true })
+export const FACTOR_KEYS = keyList<FactorOptions>({ reauthentication: true, trustedDevices: true })
 export const TRUSTED_DEVICES_KEYS = keyList<TrustedDevicesOptions>({ ttl: true, maxPerUser: true })
 export const SESSION_KEYS = keyList<SessionOptions>({
   tokenDuration: true, maxAge: true, idleTimeout: true, cacheSize: true, signingKeys: true, refreshCache: true
@@ -302,7 +357,7 @@ export const SESSION_KEYS = keyList<SessionOptions>({
 export const COOKIE_KEYS = keyList<CookieOptions>({ sessionName: true, xsrfName: true, sameSite: true, secure: true, domain: true })
 export const XSRF_KEYS = keyList<XsrfOptions>({ disable: true, ignoreMethods: true, headerName: true, navigation: true })
 export const TOKEN_SOURCE_KEYS = keyList<TokenSourceOptions>({ header: true, query: true, bearer: true, extract: true, headerRefresh: true })
-export const BASIC_AUTH_KEYS = keyList<BasicAuthOptions>({ adminPasswd: true, checker: true })
+export const BASIC_AUTH_KEYS = keyList<AdminBasicAuthOptions>({ adminPasswd: true, checker: true })
 export const REVOCATION_KEYS = keyList<RevocationOptions>({ recheckInterval: true, sessionList: true })
 export const SESSION_LIST_KEYS = keyList<SessionListOptions>({ maxPerUser: true, ip: true })
 export const REAUTHENTICATION_KEYS = keyList<ReauthenticationOptions>({ within: true, otherSessions: true })
@@ -316,11 +371,12 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
   const url = optionUrl('url', o.url)
   const logger = o.logger ?? noopLogger
   if (typeof logger?.logf !== 'function') throw new OptionsError('logger', 'must have a logf(format, ...args) method')
-  const allowedRedirectHosts = optionList('allowedRedirectHosts', o.allowedRedirectHosts).map((h) => h.toLowerCase())
+  const m = movedSettings(o)
+  const allowedRedirectHosts = optionList(m.redirectHosts.name, m.redirectHosts.value).map((h) => h.toLowerCase())
   const warn = (text: string): void => { logger.logf('[WARN] auth options: %s', text) }
   const session = sessionGroup(o.session, warn)
-  const rateLimit = resolveRateLimit(o.rateLimit)
-  const clientKey = (rateLimit === false ? undefined : (o.rateLimit as RateLimitOptions | undefined)?.clientKey) ?? defaultClientKey as ClientKey
+  const rateLimit = resolveRateLimit(m.rateLimit.value, m.rateLimit.name)
+  const clientKey = (rateLimit === false ? undefined : (m.rateLimit.value as RateLimitOptions | undefined)?.clientKey) ?? defaultClientKey as ClientKey
   return {
     secret: secretOption(o.secret),
     url: url.href.replace(/\/$/, ''),
@@ -340,17 +396,50 @@ export function resolveOptions (opts: CoreOptions): ResolvedOptions {
     tokenSources: tokenSourcesGroup(o.tokenSources),
     basicAuth: basicAuthGroup(o.basicAuth),
     revocation: revocationGroup(o.revocation, session.tokenDurationMs),
-    reauthentication: reauthenticationGroup(o.reauthentication, warn),
-    trustedDevices: trustedDevicesGroup(o.trustedDevices, warn),
+    reauthentication: reauthenticationGroup(m.reauthentication.value, warn, m.reauthentication.name),
+    trustedDevices: trustedDevicesGroup(m.trustedDevices.value, warn, m.trustedDevices.name),
     rateLimit,
     clientKey,
-    crossSite: crossSiteGuard(o.crossSite, url.origin, allowedRedirectHosts),
-    captcha: resolveCaptcha(o.captcha),
-    lastLoginMethod: resolveLastLoginMethod(o.lastLoginMethod, url),
+    crossSite: crossSiteGuard(m.crossSite.value, url.origin, allowedRedirectHosts, m.crossSite.name),
+    captcha: resolveCaptcha(m.captcha.value, m.captcha.name),
+    lastLoginMethod: resolveLastLoginMethod(m.lastMethod.value, url, m.lastMethod.name),
     audit: new Audit(optionFunction<AuditListener>('onEvent', o.onEvent), logger, clientKey),
     migration: resolveMigration(o.migration),
     clients: clientsOption(o.clients, session.maxAgeMs, o.revocation),
-    loginPage: loginPageOption(o.loginPage, url)
+    loginPage: loginPageOption(m.page.value, url, m.page.name)
+  }
+}
+
+/** One setting of a group: its value and the name an OptionsError gives it (where the app wrote it). */
+interface Setting { readonly value: unknown; readonly name: string }
+
+/**
+ * The settings of the `login` and `factors` groups, each from its group or, until 1.0, from the top-level key it
+ * had before (`rateLimit`, …), which warns once (lib/deprecation.ts). Both at once is an OptionsError.
+ */
+function movedSettings (o: CoreOptions & Record<string, unknown>): Record<'redirectHosts' | 'rateLimit' | 'captcha' | 'crossSite' | 'lastMethod' | 'page' | 'reauthentication' | 'trustedDevices', Setting> {
+  const groups: Record<string, Record<string, unknown>> = {
+    login: optionGroup<LoginOptions>('login', o.login, LOGIN_KEYS) as Record<string, unknown>,
+    factors: optionGroup<FactorOptions>('factors', o.factors, FACTOR_KEYS) as Record<string, unknown>
+  }
+  const pick = (old: keyof typeof MOVED_OPTION_KEYS): Setting => {
+    const name = MOVED_OPTION_KEYS[old]
+    const [group, key] = name.split('.') as [string, string]
+    const now = groups[group]![key]
+    if (o[old] === undefined) return { value: now, name }
+    if (now !== undefined) throw new OptionsError(name, `is given twice: as ${name} and as ${old}, its old name (keep ${name})`)
+    warnDeprecated(old)
+    return { value: o[old], name: old }
+  }
+  return {
+    redirectHosts: pick('allowedRedirectHosts'),
+    rateLimit: pick('rateLimit'),
+    captcha: pick('captcha'),
+    crossSite: pick('crossSite'),
+    lastMethod: pick('lastLoginMethod'),
+    page: pick('loginPage'),
+    reauthentication: pick('reauthentication'),
+    trustedDevices: pick('trustedDevices')
   }
 }
 
@@ -376,10 +465,10 @@ function clientsOption (value: unknown, maxAgeMs: number, revocation: unknown): 
   return clients
 }
 
-/** `loginPage`: a path on `url`'s origin (never another host: it is where a sign-in is sent), as an absolute URL. */
-function loginPageOption (value: unknown, url: URL): string {
-  const path = optionString('loginPage', value) ?? '/login'
-  if (!path.startsWith('/') || path.startsWith('//') || path.includes('\\')) throw new OptionsError('loginPage', `must be a path on url, like /login (got "${path}")`)
+/** `login.page`: a path on `url`'s origin (never another host: it is where a sign-in is sent), as an absolute URL. */
+function loginPageOption (value: unknown, url: URL, name: string): string {
+  const path = optionString(name, value) ?? '/login'
+  if (!path.startsWith('/') || path.startsWith('//') || path.includes('\\')) throw new OptionsError(name, `must be a path on url, like /login (got "${path}")`)
   return new URL(path, url.origin).href
 }
 
@@ -461,25 +550,25 @@ function tokenSourcesGroup (value: unknown): ResolvedOptions['tokenSources'] {
 }
 
 function basicAuthGroup (value: unknown): ResolvedOptions['basicAuth'] {
-  const b = optionGroup<BasicAuthOptions>('basicAuth', value, BASIC_AUTH_KEYS)
+  const b = optionGroup<AdminBasicAuthOptions>('basicAuth', value, BASIC_AUTH_KEYS)
   return { adminPasswd: optionString('basicAuth.adminPasswd', b.adminPasswd), checker: optionFunction('basicAuth.checker', b.checker) }
 }
 
-function trustedDevicesGroup (value: unknown, warn: (text: string) => void): ResolvedOptions['trustedDevices'] {
+function trustedDevicesGroup (value: unknown, warn: (text: string) => void, name: string): ResolvedOptions['trustedDevices'] {
   if (value === undefined || value === false) return null
-  const t = value === true ? {} : optionGroup<TrustedDevicesOptions>('trustedDevices', value, TRUSTED_DEVICES_KEYS)
-  const ttlMs = optionLifetime('trustedDevices.ttl', t.ttl, 30 * 86_400_000, warn)
-  if (ttlMs < 3_600_000 || ttlMs > 400 * 86_400_000) throw new OptionsError('trustedDevices.ttl', 'must be between 1 hour and 400 days')
-  const maxPerUser = optionInt('trustedDevices.maxPerUser', t.maxPerUser, 10, 1)
-  if (maxPerUser > 100) throw new OptionsError('trustedDevices.maxPerUser', 'must be at most 100')
+  const t = value === true ? {} : optionGroup<TrustedDevicesOptions>(name, value, TRUSTED_DEVICES_KEYS)
+  const ttlMs = optionLifetime(`${name}.ttl`, t.ttl, 30 * 86_400_000, warn)
+  if (ttlMs < 3_600_000 || ttlMs > 400 * 86_400_000) throw new OptionsError(`${name}.ttl`, 'must be between 1 hour and 400 days')
+  const maxPerUser = optionInt(`${name}.maxPerUser`, t.maxPerUser, 10, 1)
+  if (maxPerUser > 100) throw new OptionsError(`${name}.maxPerUser`, 'must be at most 100')
   return { ttlMs, maxPerUser }
 }
 
-function reauthenticationGroup (value: unknown, warn: (text: string) => void): ResolvedOptions['reauthentication'] {
-  const r = optionGroup<ReauthenticationOptions>('reauthentication', value, REAUTHENTICATION_KEYS)
-  const withinMs = optionLifetime('reauthentication.within', r.within, 5 * 60_000, warn)
-  if (withinMs <= 0 || withinMs > MAX_REAUTH_MS) throw new OptionsError('reauthentication.within', 'must be above 0 and at most 1 hour')
-  return { withinMs, otherSessions: optionBoolean('reauthentication.otherSessions', r.otherSessions, true) }
+function reauthenticationGroup (value: unknown, warn: (text: string) => void, name: string): ResolvedOptions['reauthentication'] {
+  const r = optionGroup<ReauthenticationOptions>(name, value, REAUTHENTICATION_KEYS)
+  const withinMs = optionLifetime(`${name}.within`, r.within, 5 * 60_000, warn)
+  if (withinMs <= 0 || withinMs > MAX_REAUTH_MS) throw new OptionsError(`${name}.within`, 'must be above 0 and at most 1 hour')
+  return { withinMs, otherSessions: optionBoolean(`${name}.otherSessions`, r.otherSessions, true) }
 }
 
 function revocationGroup (value: unknown, tokenDurationMs: number): ResolvedOptions['revocation'] {

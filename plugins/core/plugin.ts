@@ -14,34 +14,38 @@ import { enableTelemetry, startMetrics, tracedStateStore } from '../../lib/telem
 import type { StateStore } from '../../lib/state-store.js'
 import { createThrottle } from '../../lib/throttle/throttle.js'
 import { resolveOptions, type CoreOptions } from './options.js'
-import { checkAtStartup } from './startup-check.js'
-import { packageLogger } from '../../lib/logger.js'
+import { checkAtStartup } from './base/startup-check.js'
+import { packageLogger } from '../../lib/logging/logger.js'
 import { SECRET_KEY_WORDS } from '../../lib/secret-keys.js'
-import { maskRequestLog } from './request-log.js'
-import { createTokenService } from './tokens.js'
-import { Revocations } from './revocation.js'
+import { maskRequestLog } from './base/request-log.js'
+import { createTokenService, type CoreTokenService } from './sessions/tokens.js'
+import { Revocations } from './sessions/revocation.js'
 import { openSessionIndex } from '../../stores/state/session-index.js'
-import { createUserResolver } from './user-resolver.js'
-import { makeRedirectPolicy } from './redirect.js'
-import { AudienceRule } from './audience.js'
+import { createUserResolver } from './signin/user-resolver.js'
+import { makeRedirectPolicy } from './base/redirect.js'
+import { AudienceRule } from './base/audience.js'
 import { authRoutes } from './routes.js'
-import { openClientTokens } from './client-tokens.js'
-import { clearSiteCookies } from './cookies.js'
-import { requestCookie } from './cookie-jar.js'
-import { providerNames } from './mount.js'
-import { attachCore, type CoreInternals } from './internals.js'
-import { providerOfRoute, SessionList } from './sessions.js'
-import { TrustedDevices } from './trusted-devices.js'
-import { audOf } from './claims.js'
-import { userIdOf } from './session-audit.js'
-import type { Claims, GatehouseAuth, ResolvedOptions, UserUpdater, UserUpdFunc } from './types.js'
+import { openClientTokens, type ClientTokens } from './clients/client-tokens.js'
+import { clearSiteCookies } from './sessions/cookies.js'
+import { requestCookie } from './base/cookie-jar.js'
+import { providerNames } from './signin/mount.js'
+import { attachCore, type CoreInternals } from './signin/internals.js'
+import { providerOfRoute, SessionList } from './sessions/sessions.js'
+import { TrustedDevices } from './signin/trusted-devices.js'
+import { audOf } from './base/claims.js'
+import { userIdOf } from './sessions/session-audit.js'
+import type { AuthHook, Claims, GatehouseAuth, ResolvedOptions, UserUpdater, UserUpdFunc } from './base/types.js'
 import { authenticateHook } from '../../hooks/authenticate.js'
 import { adminHook } from '../../hooks/admin.js'
 import { rbacHook } from '../../hooks/rbac.js'
-import { traceHook } from '../../hooks/trace.js'
+import { optionalUserHook } from '../../hooks/optional-user.js'
 import { updateUserHook } from '../../hooks/update-user.js'
 import { xsrfHook } from '../../hooks/xsrf.js'
-import { recentHook } from '../../hooks/recent.js'
+import { stepUpHook } from '../../hooks/step-up.js'
+import type { ResolveUser, SessionIdOf } from '../../hooks/types.js'
+import type { StepUpOptions } from '../../lib/login/step-up.js'
+import { warnDeprecated } from '../../lib/deprecation.js'
+import { sessionEndingOthers } from './signin/reauth.js'
 
 /** The auth core opened on an instance: the app's API and the name to decorate it under (`decoratorName`). */
 export interface OpenedCore { readonly api: GatehouseAuth; readonly decoratorName: string }
@@ -71,6 +75,9 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
 
   const logout = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const everywhere = logoutEverywhere(request, reply)
+    // Ending every session takes the rule of ending other sessions from the list; refused, nothing happens (this
+    // browser stays signed in, so that it can send the password and retry).
+    if (everywhere) await sessionEndingOthers(core, request, reply)
     const signOut = (): void => { tokens.reset(reply); clearSiteCookies(reply) }
     let claims
     try {
@@ -90,7 +97,79 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
   }
 
   // The app's API only: what providers need is in the core's internals, reached through the provider kit.
-  const auth: GatehouseAuth = {
+  const auth = appApi({ o, tokens, clientTokens, resolve, sessionIdOf, stateStore, revocations, sessions, core: () => core })
+  const core = attachCore(fastify, { api: auth, options: o, logger: o.logger, tokens, stateStore, throttle, audiences, revocations, sessions, safeRedirect: redirects.safe, judgeRedirect: redirects.judge, logout })
+  if (o.trustedDevices !== null) {
+    const devices = new TrustedDevices(core, o.trustedDevices.ttlMs, o.trustedDevices.maxPerUser)
+    core.trustedDevices = devices
+    core.secondFactors.trustedBrowser = async (request, userId) => await devices.trusts(request, userId)
+  }
+  fastify.addHook('onReady', async () => { core.ready = true })
+  fastify.addHook('onReady', async () => { await checkAtStartup(o) })
+
+  decorateUser(fastify)
+  await fastify.register(authRoutes(auth, core, resolve, clientTokens?.routes), { prefix: o.authPrefix })
+  return { api: auth, decoratorName: o.decoratorName }
+}
+
+/** What the app's API is built from: the core's services (`core` once it is attached). */
+interface ApiParts {
+  o: Pick<ResolvedOptions, 'audit' | 'cookies' | 'userUpdater' | 'xsrf'>
+  tokens: CoreTokenService
+  clientTokens: ClientTokens | null
+  resolve: ResolveUser
+  sessionIdOf: SessionIdOf
+  stateStore: StateStore
+  revocations: Revocations | null
+  sessions: SessionList | null
+  core: () => CoreInternals
+}
+
+/**
+ * The app's API (`fastify.auth`): its thirteen members, and the names they had before, each warning once
+ * (lib/deprecation.ts) and going in 1.0. The old names are getters, so that nothing warns unless it is used.
+ */
+function appApi (p: ApiParts): GatehouseAuth {
+  const { o, tokens, clientTokens, resolve, revocations, sessions } = p
+  const optionalUser = optionalUserHook(resolve)
+  const stepUp = (opts: StepUpOptions, called?: string): AuthHook => stepUpHook(resolve, p.sessionIdOf, p.stateStore, o.audit, opts, called)
+  const userSessions: GatehouseAuth['sessions'] = {
+    async list (userId) {
+      if (sessions === null) throw new OptionsError('revocation.sessionList', 'is off: sessions.list needs it')
+      return await sessions.list(userId, null)
+    },
+    async revoke (jti) {
+      if (revocations === null) throw new OptionsError('revocation', 'is off: sessions.revoke needs it')
+      await revocations.revokeSession(jti)
+      if (o.audit.on) o.audit.emit(undefined, 'session.revoked', { reason: 'revokeSession', by: 'revokeSession', scope: 'session' })
+    },
+    async revokeUser (userId) {
+      if (revocations === null) throw new OptionsError('revocation', 'is off: sessions.revokeUser needs it')
+      await revocations.revokeUser(userId)
+      if (o.audit.on) o.audit.emit(undefined, 'session.revoked', { reason: 'revokeUser', by: 'revokeUser', scope: 'user', userId })
+      // Ending every session of a user also ends the trust of their browsers: the next login asks the second factor.
+      await p.core().trustedDevices?.forget(undefined, userId, undefined, 'revokeUser')
+    }
+  }
+  // The seed's `add*Provider` methods of the type (augment.ts) are added by the root plugin before it decorates.
+  const api = {
+    authenticate: authenticateHook(resolve),
+    optionalUser,
+    admin: adminHook(resolve, o.audit),
+    rbac: (roles) => rbacHook(resolve, roles, o.audit),
+    stepUp: (opts) => stepUp(opts),
+    xsrf: xsrfHook({ ...o.xsrf, cookieOf: (request) => requestCookie(request, o.cookies.xsrfName) }),
+    updateUser (updater?: UserUpdater) {
+      const fn = updater === undefined ? o.userUpdater : adaptUpdater(updater)
+      if (fn === undefined) throw new OptionsError('userUpdater', 'is needed by updateUser() when it is called without an updater')
+      return updateUserHook(resolve, fn)
+    },
+    getUser: (request) => request.user ?? null,
+    mustGetUser (request) {
+      if (request.user === null || request.user === undefined) throw new HttpError(401, 'unauthorized', 'not logged in')
+      return request.user
+    },
+    sessions: userSessions,
     // The app's part of the token service only: purpose-bound tokens and the cache stay with the core.
     tokens: {
       create: tokens.create,
@@ -103,53 +182,15 @@ export async function openCore (fastify: FastifyInstance, opts: CoreOptions): Pr
         return await clientTokens.issue(request, client, input)
       }
     },
-    authenticate: authenticateHook(resolve),
-    admin: adminHook(resolve),
-    rbac: (roles) => rbacHook(resolve, roles),
-    trace: traceHook(resolve),
-    xsrf: xsrfHook({ ...o.xsrf, cookieOf: (request) => requestCookie(request, o.cookies.xsrfName) }),
-    recent: (opts) => recentHook(resolve, sessionIdOf, stateStore, o.audit, opts),
-    updateUser (updater?: UserUpdater | UserUpdFunc) {
-      const fn = updater === undefined ? o.userUpdater : adaptUpdater(updater)
-      if (fn === undefined) throw new OptionsError('userUpdater', 'is needed by updateUser() when it is called without an updater')
-      return updateUserHook(resolve, fn)
-    },
-    getUser: (request) => request.user ?? null,
-    mustGetUser (request) {
-      if (request.user === null || request.user === undefined) throw new HttpError(401, 'unauthorized', 'not logged in')
-      return request.user
-    },
-    providers: () => providerNames(core),
-    async revokeSession (jti) {
-      if (revocations === null) throw new OptionsError('revocation', 'is off: revokeSession needs it')
-      await revocations.revokeSession(jti)
-      if (o.audit.on) o.audit.emit(undefined, 'session.revoked', { reason: 'revokeSession', by: 'revokeSession', scope: 'session' })
-    },
-    async revokeUser (userId) {
-      if (revocations === null) throw new OptionsError('revocation', 'is off: revokeUser needs it')
-      await revocations.revokeUser(userId)
-      if (o.audit.on) o.audit.emit(undefined, 'session.revoked', { reason: 'revokeUser', by: 'revokeUser', scope: 'user', userId })
-      // Ending every session of a user also ends the trust of their browsers: the next login asks the second factor.
-      await core.trustedDevices?.forget(undefined, userId, undefined, 'revokeUser')
-    },
-    async listSessions (userId) {
-      if (sessions === null) throw new OptionsError('revocation.sessionList', 'is off: listSessions needs it')
-      return await sessions.list(userId, null)
-    },
-    jwks: tokens.jwks
-  }
-  const core = attachCore(fastify, { api: auth, options: o, logger: o.logger, tokens, stateStore, throttle, audiences, sessions, safeRedirect: redirects.safe, judgeRedirect: redirects.judge, logout })
-  if (o.trustedDevices !== null) {
-    const devices = new TrustedDevices(core, o.trustedDevices.ttlMs, o.trustedDevices.maxPerUser)
-    core.trustedDevices = devices
-    core.secondFactors.trustedBrowser = async (request, userId) => await devices.trusts(request, userId)
-  }
-  fastify.addHook('onReady', async () => { core.ready = true })
-  fastify.addHook('onReady', async () => { await checkAtStartup(o) })
-
-  decorateUser(fastify)
-  await fastify.register(authRoutes(auth, core, resolve, clientTokens?.routes), { prefix: o.authPrefix })
-  return { api: auth, decoratorName: o.decoratorName }
+    providers: () => providerNames(p.core()),
+    jwks: tokens.jwks,
+    get trace () { warnDeprecated('fastify.auth.trace'); return optionalUser },
+    get recent () { warnDeprecated('fastify.auth.recent'); return (opts: StepUpOptions) => stepUp(opts, 'recent') },
+    get revokeSession () { warnDeprecated('fastify.auth.revokeSession'); return userSessions.revoke },
+    get revokeUser () { warnDeprecated('fastify.auth.revokeUser'); return userSessions.revokeUser },
+    get listSessions () { warnDeprecated('fastify.auth.listSessions'); return userSessions.list }
+  } satisfies Partial<GatehouseAuth>
+  return api as GatehouseAuth
 }
 
 async function gatehouseCore (fastify: FastifyInstance, opts: CoreOptions): Promise<void> {
@@ -192,7 +233,7 @@ async function openServices (fastify: FastifyInstance, o: ResolvedOptions, store
 }
 
 /** The session list ("where you're signed in") on the state store, unless it or revocation is off. */
-async function openSessionList (o: ResolvedOptions, store: StateStore, revocations: Revocations | null): Promise<SessionList | null> {
+async function openSessionList (o: Pick<ResolvedOptions, 'revocation' | 'clientKey' | 'session' | 'issuer' | 'logger'>, store: StateStore, revocations: Revocations | null): Promise<SessionList | null> {
   const list = o.revocation?.sessionList
   if (revocations === null || list === null || list === undefined) return null
   return new SessionList({
@@ -247,7 +288,7 @@ function logoutEverywhere (request: FastifyRequest, reply: FastifyReply): boolea
   throw new HttpError(405, 'method not allowed', 'ending every session is a POST (with the XSRF header of a cookie session)', ErrorCodes.BAD_REQUEST)
 }
 
-function adaptUpdater (u: UserUpdater | UserUpdFunc): UserUpdFunc {
+function adaptUpdater (u: UserUpdater): UserUpdFunc {
   if (typeof u === 'function') return u
   if (u !== null && typeof u === 'object' && typeof u.update === 'function') return (user) => u.update(user)
   throw new OptionsError('updater', 'must be a function or an object with update()')

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError, sendError } from '../../lib/errors.js'
-import type { GatehouseAuth } from './types.js'
-import type { SessionList } from './sessions.js'
-import type { UserResolver } from './user-resolver.js'
-import type { CoreInternals } from './internals.js'
-import { applyAuthScope, routeDoc as doc } from './scope.js'
+import type { GatehouseAuth } from './base/types.js'
+import type { SessionList } from './sessions/sessions.js'
+import type { UserResolver } from './signin/user-resolver.js'
+import type { CoreInternals } from './signin/internals.js'
+import { applyAuthScope, routeDoc as doc } from './signin/scope.js'
 
 const STATUS = {
   type: 'object',
@@ -14,16 +14,15 @@ const STATUS = {
 const LOGGED_OUT = { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] } as const
 /** Documents `all` without typing it: the handler reads it, so that its 400 says what it always said. */
 const LOGOUT_QUERY = { type: 'object', properties: { all: { description: '1 or true: every session of the user' } } } as const
-import { checkCrossSite } from './login-audit.js'
-import { freshSession, signedInSession, type SignedInSession } from './reauth.js'
-import { bodyFields } from '../../lib/login-request.js'
-import { clearSiteCookies } from './cookies.js'
-import { deviceRoutes } from './device-routes.js'
+import { checkCrossSite } from './signin/login-audit.js'
+import { sessionEndingOthers, signedInSession, type SignedInSession } from './signin/reauth.js'
+import { clearSiteCookies } from './sessions/cookies.js'
+import { deviceRoutes } from './clients/device-routes.js'
 
 /**
  * The core's own routes under `authPrefix`: `/list`, `/user`, `/status`, `/logout`, `/sessions` (unless the session
  * list is off), `/.well-known/jwks.json` (with `session.signingKeys`), `/token` and `/revoke` (with `clients`), and the JSON 404 for
- * anything else there. Providers mount theirs beside these (plugins/core/mount.ts).
+ * anything else there. Providers mount theirs beside these (plugins/core/signin/mount.ts).
  */
 export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: UserResolver, clientRoutes?: (scope: FastifyInstance) => Promise<void>) {
   return async function routes (scope: FastifyInstance): Promise<void> {
@@ -71,16 +70,16 @@ export function authRoutes (auth: GatehouseAuth, core: CoreInternals, resolve: U
  * "Where you're signed in", for the signed-in user (cookie and XSRF like every session route): `GET /sessions`
  * lists them, `DELETE /sessions/:id` ends one (404 unless it is a live session of this user), `DELETE /sessions`
  * ends every one but the current (those dropped from the list too). The DELETEs are refused cross-site, like
- * logout; ending another session needs a fresh sign-in or the password in the body (`reauthentication`), so that
- * a stolen session cannot sign its owner out and stay.
+ * logout; ending another session takes the rule of `POST …/logout?all=1` (sessionEndingOthers): a cookie session
+ * with its XSRF header, signed in recently or with the password in the body (`reauthentication`), so that a stolen
+ * session or token cannot sign its owner out and stay.
  */
 function sessionRoutes (scope: FastifyInstance, core: CoreInternals, sessions: SessionList): void {
-  // The session that ends sessions: the current one, re-authenticated when it ends others (unless that is off).
+  // The session that ends sessions: the current one; ending others takes the one rule of sessionEndingOthers.
   const ending = async (request: FastifyRequest, reply: FastifyReply, others: (current: string) => boolean): Promise<SignedInSession> => {
     checkCrossSite(core, request, 'logout')
     const session = await signedInSession(core, request, reply)
-    if (!others(session.sessionId) || !core.options.reauthentication.otherSessions) return session
-    return await freshSession(core, request, reply, bodyFields(request))
+    return others(session.sessionId) ? await sessionEndingOthers(core, request, reply) : session
   }
   const userOf = (session: SignedInSession): string => session.user.id
 

@@ -1,9 +1,11 @@
 /**
  * cleanPath and stripSlashes: the request path normalized before Fastify routes it (go-pkgz/rest's `CleanPath`
- * and `StripSlashes`). `cleanPath` collapses repeated slashes and resolves `.` and `..` segments (never above the
- * root): `//api/./v1/../users` is routed as `/api/users`. `stripSlashes` drops trailing slashes: `/users/` is
- * routed as `/users` (the root `/` stays). Both work on the path as sent, so percent-encoding is kept
- * (`/a%2Fb` stays one segment), and leave the query alone.
+ * and `StripSlashes`). `cleanPath` decodes percent-encoded unreserved characters (RFC 3986 §2.3 and §6.2.2.2:
+ * letters, digits, `-`, `.`, `_`, `~`), as the router decodes them, then collapses repeated slashes and resolves
+ * `.` and `..` segments (never above the root): `//api/./v1/../users` is routed as `/api/users`, and `/%61dmin` is
+ * `/admin` for every hook after it, so a guard on `request.url` sees the path the router matched. Every other
+ * escape is kept as sent (`/a%2Fb` stays one segment). `stripSlashes` drops trailing slashes: `/users/` is routed
+ * as `/users` (the root `/` stays). Both leave the query alone.
  *
  * Like `rewrite`, they must act before routing, which happens before any hook: use the functions in Fastify's
  * `rewriteUrl` constructor option (`Fastify({ rewriteUrl: (req) => stripSlashes(cleanPath(req.url ?? '/')) })`,
@@ -20,11 +22,26 @@ function split (url: string): [path: string, query: string] {
   return q === -1 ? [url, ''] : [url.slice(0, q), url.slice(q)]
 }
 
-/** The request target with its path cleaned (`//a/./b/../c` → `/a/c`); a trailing slash is kept. */
+/** A percent-encoded octet. */
+const ESCAPE = /%[0-9A-Fa-f]{2}/g
+
+/** `%XX` of an unreserved character (ALPHA / DIGIT / `-` / `.` / `_` / `~`) decoded; every other escape as sent. */
+function decodeUnreserved (escape: string): string {
+  const c = parseInt(escape.slice(1), 16)
+  const unreserved = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2d || c === 0x2e || c === 0x5f || c === 0x7e
+  return unreserved ? String.fromCharCode(c) : escape
+}
+
+/**
+ * The request target with its path cleaned: unreserved characters decoded (`/%61dmin` → `/admin`), then `//a/./b/../c`
+ * → `/a/c` (a decoded `%2e%2e` is a `..` too); a trailing slash is kept.
+ */
 export function cleanPath (url: string): string {
-  const [path, query] = split(url)
-  // Only `//`, `/.` and `/..` change a path; the common path costs two searches and no allocation.
-  if (!path.startsWith('/') || (!path.includes('//') && !path.includes('/.'))) return url
+  const [sent, query] = split(url)
+  if (!sent.startsWith('/')) return url
+  // Only an escape, `//`, `/.` and `/..` change a path; the common path costs three searches and no allocation.
+  const path = sent.includes('%') ? sent.replace(ESCAPE, decodeUnreserved) : sent
+  if (!path.includes('//') && !path.includes('/.')) return path === sent ? url : path + query
   let clean = posix.normalize(path)
   if (clean.length > 1 && clean.endsWith('/') && !path.endsWith('/')) clean = clean.slice(0, -1)
   return clean + query

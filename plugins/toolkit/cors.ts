@@ -14,7 +14,7 @@ import fp from 'fastify-plugin'
 import type { FastifyPluginAsync } from 'fastify'
 import { OptionsError } from '../../lib/errors.js'
 import { importDriver } from '../../lib/optional-driver.js'
-import { originOf } from '../../lib/cross-site.js'
+import { originOf } from '../../lib/login/cross-site.js'
 
 export interface CorsOptions {
   /**

@@ -17,7 +17,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { ErrorCodes, OptionsError, sendError } from '../../lib/errors.js'
-import { originOf } from '../../lib/cross-site.js'
+import { originOf } from '../../lib/login/cross-site.js'
 import type { ToolkitHook } from './hook.js'
 
 export interface CrossOriginProtectionOptions {

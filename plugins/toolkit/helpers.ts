@@ -4,7 +4,7 @@
  * package's one shape `{error, details?, code}` (lib/errors.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Logger } from '../../lib/logger.js'
+import type { Logger } from '../../lib/logging/logger.js'
 import { HttpError, OptionsError, sendError } from '../../lib/errors.js'
 import { requireFunction, runHook, type RequestHook } from './hook.js'
 import { checkStatus } from './maybe.js'

@@ -10,7 +10,7 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { pinoLogger, type Logger } from '../../lib/logger.js'
+import { pinoLogger, type Logger } from '../../lib/logging/logger.js'
 import { OptionsError } from '../../lib/errors.js'
 import { MASK, SECRET_KEY_WORDS, isSecretKey, ruleOf, sanitizeUrl } from '../../lib/secret-keys.js'
 

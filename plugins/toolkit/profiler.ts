@@ -13,6 +13,7 @@ import { getHeapSnapshot } from 'node:v8'
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import { OptionsError, sendError } from '../../lib/errors.js'
+import { sendPage } from '../../lib/html.js'
 import { defaultVars, guardWithAllowList, serveVars, VarRegistry } from './metrics.js'
 
 export interface ProfilerOptions {
@@ -76,7 +77,8 @@ const profilerPluginImpl: FastifyPluginAsync<ProfilerOptions> = async (fastify, 
   guardWithAllowList(fastify, 'profiler', opts.allow ?? ['127.0.0.0/8', '::1'], opts.trustedProxies)
   serveVars(fastify, '/vars', registry)
 
-  const index = async (_req: unknown, reply: FastifyReply): Promise<FastifyReply> => reply.type('text/html; charset=utf-8').send(INDEX)
+  // A page of the package like any other: no script, never framed.
+  const index = async (_req: unknown, reply: FastifyReply): Promise<FastifyReply> => sendPage(reply, INDEX)
   fastify.get('/pprof', async (_req, reply) => reply.redirect('pprof/'))
   fastify.get('/pprof/', index)
 

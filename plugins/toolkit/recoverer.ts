@@ -13,7 +13,7 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { funcLogger, type Logger } from '../../lib/logger.js'
+import { funcLogger, type Logger } from '../../lib/logging/logger.js'
 import { HttpError, OptionsError, sendError } from '../../lib/errors.js'
 
 export interface RecovererOptions {

@@ -10,13 +10,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError, OptionsError } from '../../lib/errors.js'
 import { checkKeys, optionInt } from '../../lib/options.js'
 import type { StateStoreOption } from '../../stores/state/resolve.js'
-import { providerKit, type AuthProvider } from '../../plugins/core/kit.js'
-import type { LoginRequest } from '../../lib/login-request.js'
+import { builtinKit, type AuthProvider } from '../../plugins/core/kit.js'
+import type { LoginRequest } from '../../lib/login/login-request.js'
 import type { DevServerOptions, RunningOAuth2Server } from '../../servers/dev-server.js'
 import { createOAuth2Provider } from './engine.js'
 
-/** Default port of the dev server. */
-export const DEV_PORT = 8084
+import { DEV_SERVER_PORT } from '../../servers/dev-port.js'
+
+export { DEV_PORT } from '../../servers/dev-port.js'
 
 /** Options of the dev provider: the dev server's (login page, email function, …) plus client-side ones. */
 export interface DevProviderOptions extends Omit<DevServerOptions, 'port'> {
@@ -37,9 +38,9 @@ const KEYS = [
 
 async function dev (fastify: FastifyInstance, opts: DevProviderOptions): Promise<void> {
   const { port: rawPort, timeout, stateStore, onServer, ...serverOpts } = checkKeys(opts ?? {}, KEYS, 'dev') as DevProviderOptions
-  const port = optionInt('dev.port', rawPort, DEV_PORT)
+  const port = optionInt('dev.port', rawPort, DEV_SERVER_PORT)
   if (port > 65535) throw new OptionsError('dev.port', 'must be an integer port 0..65535')
-  const kit = providerKit(fastify, 'dev')
+  const kit = builtinKit(fastify, 'dev')
   const store = await kit.openStateStore(stateStore, 'dev.stateStore')
   let server: RunningOAuth2Server | undefined
   let engine: AuthProvider | undefined

@@ -17,7 +17,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { JWTPayload } from 'jose'
 import type { AuthProvider, ProviderKit } from '../../plugins/core/kit.js'
 import { userId, type UserData } from '../../lib/user.js'
-import { requestLogger } from '../../lib/logger.js'
+import { requestLogger } from '../../lib/logging/logger.js'
 import { HttpError } from '../../lib/errors.js'
 import { pkceChallenge } from '../../lib/pkce.js'
 import { callProvider, causeOf, DEFAULT_TIMEOUT_MS, excerpt, jsonObject, upstreamError, type UpstreamAnswer } from './upstream.js'
@@ -29,9 +29,10 @@ import type { StateStoreOption } from '../../stores/state/resolve.js'
 import type { StateStore } from '../../lib/state-store.js'
 import { OptionsError } from '../../lib/errors.js'
 import { optionDuration, optionLifetime, optionUrl, optionName } from '../../lib/options.js'
-import { queryText, type LoginRequest } from '../../lib/login-request.js'
+import { queryText, type LoginRequest } from '../../lib/login/login-request.js'
 import type { OidcSettings } from './idtoken.js'
 import { keepRules, TokenKeeper, type KeepTokensOptions } from './provider-tokens.js'
+import { IDP_FACTOR, idpFactorAt, resolveIdpMfa, type IdpMfaRule } from './idp-mfa.js'
 
 export type { OidcSettings }
 
@@ -163,6 +164,8 @@ interface Engine {
   /** Where used `state` values are remembered. */
   usedStates: StateStore
   verifyIdToken: ((idToken: string, nonce: string | undefined) => Promise<JWTPayload>) | undefined
+  /** What of the ID token counts as a multi-factor sign-in at the provider (`oidc.mfa`); undefined when nothing does. */
+  idpMfa: IdpMfaRule | undefined
   /** The provider's tokens kept for the app (`keepTokens`); undefined when off. */
   keeper: TokenKeeper | undefined
 }
@@ -188,6 +191,7 @@ export async function createOAuth2Provider (kit: ProviderKit, cfg: OAuth2Provide
     redirectURI,
     usedStates,
     verifyIdToken: cfg.oidc === undefined ? undefined : (await import('./idtoken.js')).idTokenVerifier(cfg.oidc, cfg.cid, timeoutMs),
+    idpMfa: resolveIdpMfa(`oauth2.${name}.oidc`, cfg.oidc?.mfa),
     keeper: undefined
   }
   const rules = keepRules(`oauth2.${name}`, cfg.keepTokens)
@@ -293,12 +297,15 @@ async function finishLogin (e: Engine, request: FastifyRequest, reply: FastifyRe
   const user = toUserData(e.name, mapped)
   // Kept before the session is issued: a store that cannot keep them fails the login (503), not the later call.
   await keptFor(user)
+  // The provider's own second factor, where the app takes its word (ASVS 5.0 6.8.4): confirmed when it signed the user in.
+  const idpFactor = e.idpMfa === undefined || idToken === undefined ? undefined : idpFactorAt(e.idpMfa, idToken, Date.now())
   return await e.kit.completeLogin(request, reply, {
     user,
     aud: hs.site,
     from: hs.from,
     sessionOnly: hs.sessionOnly === true,
-    avatar: typeof mapped.picture === 'string' && mapped.picture !== '' ? { url: mapped.picture } : undefined
+    avatar: typeof mapped.picture === 'string' && mapped.picture !== '' ? { url: mapped.picture } : undefined,
+    ...(idpFactor === undefined ? {} : { secondFactor: IDP_FACTOR, secondFactorAt: idpFactor })
   })
 }
 

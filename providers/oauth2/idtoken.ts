@@ -8,6 +8,7 @@ import { HttpError } from '../../lib/errors.js'
 import { safeEqual } from '../../lib/compare.js'
 import { upstreamError } from './upstream.js'
 import { ProviderKeys } from './jwks.js'
+import type { IdpMfaOptions } from './idp-mfa.js'
 
 export interface OidcSettings {
   /**
@@ -23,6 +24,11 @@ export interface OidcSettings {
    * answers 502/504.
    */
   keepLastGoodKeys?: boolean | undefined
+  /**
+   * When the provider's own multi-factor sign-in (the ID token's `amr`/`acr`, recent `auth_time`) counts as the new
+   * session's second factor `idp` (ASVS 5.0 6.8.4; idp-mfa.ts). Default: never.
+   */
+  mfa?: IdpMfaOptions | undefined
 }
 
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA']

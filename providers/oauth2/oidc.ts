@@ -11,6 +11,7 @@ import { customConfig, type CustomClient, type CustomProviderOptions } from './c
 import { mapStandardClaims } from './fields.js'
 import type { StateStoreOption } from '../../stores/state/resolve.js'
 import { callProvider, causeOf, DEFAULT_TIMEOUT_MS, jsonObject } from './upstream.js'
+import { resolveIdpMfa, type IdpMfaOptions } from './idp-mfa.js'
 
 /** Options of `addOidcProvider`. */
 export interface OidcProviderOptions {
@@ -28,6 +29,12 @@ export interface OidcProviderOptions {
   handshakeTtl?: Duration | undefined
   /** Where used login states are remembered (StateStore or `redis://` address). Default: root `stateStore`, else memory. */
   stateStore?: StateStoreOption | undefined
+  /**
+   * When the provider's own multi-factor sign-in counts as this session's second factor (ASVS 5.0 6.8.4): an ID token
+   * whose `amr` names one of `amr` or whose `acr` is one of `acr`, with an `auth_time` at most `maxAge` ago (default
+   * 5 minutes), confirms the factor `idp` for the new session at that time (`recent()`). Default: never.
+   */
+  mfa?: IdpMfaOptions | undefined
 }
 
 export { mapStandardClaims }
@@ -78,7 +85,7 @@ export async function discoverOidc (issuer: string, opts: Omit<OidcProviderOptio
     endpoint: { authURL: str('authorization_endpoint', true)!, tokenURL: str('token_endpoint', true)! },
     mapUser: opts.mapUser ?? mapStandardClaims,
     scopes: opts.scopes ?? ['openid', 'profile'],
-    oidc: { issuer, jwksURL: str('jwks_uri', true)! },
+    oidc: { issuer, jwksURL: str('jwks_uri', true)!, ...(opts.mfa === undefined ? {} : { mfa: opts.mfa }) },
     // Absent means "not advertised", not "refused": PKCE is then still sent (servers ignore unknown parameters).
     pkce: !Array.isArray(challenge) || challenge.includes('S256'),
     tokenAuth,
@@ -95,5 +102,7 @@ export async function discoverOidc (issuer: string, opts: Omit<OidcProviderOptio
 export async function oidcConfig (name: string, client: CustomClient, opts: OidcProviderOptions): Promise<OAuth2ProviderConfig> {
   if (opts === null || typeof opts !== 'object' || typeof opts.issuer !== 'string') throw new OptionsError('oidc.issuer', 'is required')
   const { issuer, ...rest } = opts
+  // Checked before the discovery call: a bad option fails the start without a request to the provider.
+  resolveIdpMfa(`oidc.${String(name)}`, opts.mfa)
   return customConfig(name, client, await discoverOidc(issuer, rest))
 }

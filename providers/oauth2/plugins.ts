@@ -84,7 +84,7 @@ const CUSTOM_KEYS = [
 async function oidc (fastify: FastifyInstance, opts: OidcPluginOptions): Promise<void> {
   const kit = providerKit(fastify, 'oidc')
   const { name, cid, csecret, ...rest } = client(opts, 'oidc')
-  checkKeys(rest, ['issuer', 'scopes', 'mapUser', 'authParams', 'timeout', 'handshakeTtl', 'stateStore'], `oidc.${name}`)
+  checkKeys(rest, ['issuer', 'scopes', 'mapUser', 'authParams', 'timeout', 'handshakeTtl', 'stateStore', 'mfa'], `oidc.${name}`)
   await mountEngine(fastify, kit, await oidcConfig(name, { cid, csecret }, rest as unknown as OidcProviderOptions))
 }
 

@@ -14,7 +14,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type {} from '@fastify/cookie'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import type { StateStore } from '../../lib/state-store.js'
-import type { PendingLogin } from '../../lib/second-factor.js'
+import type { PendingLogin } from '../../lib/login/second-factor.js'
 import type { ProviderKit } from '../../plugins/core/kit.js'
 
 export type CeremonyKind = 'register' | 'login'

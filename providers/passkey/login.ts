@@ -14,7 +14,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { LoginHandler } from '../../plugins/core/kit.js'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import { queryText, requestFields, trustDeviceFlag } from '../../lib/login-request.js'
+import { queryText, requestFields, trustDeviceFlag } from '../../lib/login/login-request.js'
 import type { UserData } from '../../lib/user.js'
 import type { PasskeyCredential } from '../../stores/passkey/index.js'
 import type { CeremonyRecord } from './ceremony.js'

@@ -8,7 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type {} from '@fastify/cookie'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import { spentLoginKey, type FirstFactorLogin, type PendingLogin, type SecondFactor, type SecondFactorStep } from '../../lib/second-factor.js'
+import { spentLoginKey, type FirstFactorLogin, type PendingLogin, type SecondFactor, type SecondFactorStep } from '../../lib/login/second-factor.js'
 import type { StateStore } from '../../lib/state-store.js'
 import type { UserData } from '../../lib/user.js'
 import type { ProviderKit } from '../../plugins/core/kit.js'

@@ -17,7 +17,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { importDriver } from '../../lib/optional-driver.js'
 import { providerLabel } from '../../lib/options.js'
-import { providerKit } from '../../plugins/core/kit.js'
+import { builtinKit } from '../../plugins/core/kit.js'
 import { openPasskeyStore } from '../../stores/passkey/index.js'
 import { ceremonies } from './ceremony.js'
 import type { PasskeyContext, WebAuthn } from './context.js'
@@ -31,7 +31,7 @@ import { passkeyAgain, reauthRoutes } from './reauth.js'
 const BODY_LIMIT = 64 * 1024
 
 async function passkey (fastify: FastifyInstance, opts: PasskeyProviderOptions): Promise<void> {
-  const kit = providerKit(fastify, 'passkey')
+  const kit = builtinKit(fastify, 'passkey')
   const o = resolvePasskeyOptions(opts, kit.url, (text) => { kit.logger.logf('[WARN] %s', text) })
   const label = providerLabel('passkey', o.name)
   const log: PasskeyContext['log'] = (level, format, ...args) => kit.logger.logf(`[${level}] passkey ${o.name}: ${format}`, ...args)

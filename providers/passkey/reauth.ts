@@ -3,14 +3,14 @@
  * for one of the user's passkeys, kept under this session's id (no cookie: it is bound to the session that asked,
  * and answered once); the browser's answer then travels as `passkey` in the body of the request that changes
  * factors (adding an authenticator app, a passkey, new recovery codes, ending other sessions) and is checked
- * here, through the re-authentication registry (lib/reauth.ts). User verification is required: the passkey then
+ * here, through the re-authentication registry (lib/login/reauth.ts). User verification is required: the passkey then
  * stands for the primary factor. A passkey verified this way is also a second factor confirmed in this session
  * (`recent()`, `step_up.succeeded` with reason `passkey`).
  */
 import type { FastifyInstance } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import type { ReauthCheck, ReauthSubject } from '../../lib/reauth.js'
-import { recordFactor } from '../../lib/step-up.js'
+import type { ReauthCheck, ReauthSubject } from '../../lib/login/reauth.js'
+import { recordFactor } from '../../lib/login/step-up.js'
 import type { PasskeyContext } from './context.js'
 import { checkAssertion, usePasskey } from './login.js'
 import { readAuthentication, type AuthenticationJSON } from './response.js'

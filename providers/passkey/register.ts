@@ -9,11 +9,29 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import { bodyFields } from '../../lib/login-request.js'
+import { bodyFields } from '../../lib/login/login-request.js'
 import type { UserData } from '../../lib/user.js'
 import type { PasskeyCredential } from '../../stores/passkey/index.js'
 import { expectations, passkeyInfo, reasonOf, userHandleOf, type PasskeyContext } from './context.js'
 import { isCredentialId, readLabel, readRegistration } from './response.js'
+
+type RegistrationInfo = NonNullable<Awaited<ReturnType<PasskeyContext['webauthn']['verifyRegistrationResponse']>>['registrationInfo']>
+
+/** The stored record of a verified registration. */
+function credentialOf (info: RegistrationInfo, transports: PasskeyCredential['transports'], user: Parameters<typeof storedUser>[0] & { id: string }, label: PasskeyCredential['label']): PasskeyCredential {
+  return {
+    id: info.credential.id,
+    userId: user.id,
+    user: storedUser(user),
+    publicKey: info.credential.publicKey,
+    counter: info.credential.counter,
+    transports,
+    created: Date.now(),
+    deviceType: info.credentialDeviceType,
+    backedUp: info.credentialBackedUp,
+    label
+  }
+}
 
 export function registrationRoutes (scope: FastifyInstance, ctx: PasskeyContext): void {
   const { auth, kit, o, webauthn, passkeys, ceremonies, log } = ctx
@@ -60,18 +78,7 @@ export function registrationRoutes (scope: FastifyInstance, ctx: PasskeyContext)
     const info = verified.registrationInfo
     // The id the authenticator put in its signed data is the one that counts; the browser's must agree with it.
     if (info.credential.id !== response.id) throw refused('the credential id does not match the authenticator data')
-    const credential: PasskeyCredential = {
-      id: info.credential.id,
-      userId: user.id,
-      user: storedUser(user),
-      publicKey: info.credential.publicKey,
-      counter: info.credential.counter,
-      transports: response.response.transports ?? [],
-      created: Date.now(),
-      deviceType: info.credentialDeviceType,
-      backedUp: info.credentialBackedUp,
-      label
-    }
+    const credential = credentialOf(info, response.response.transports ?? [], user, label)
     const added = await passkeys.add(credential, o.maxPerUser)
     if (added === 'exists') throw new HttpError(409, 'passkey already registered', 'this authenticator\'s passkey is registered already', ErrorCodes.CONFLICT)
     if (added === 'full') throw tooMany(o.maxPerUser)

@@ -4,7 +4,7 @@ import { checkKeys, optionBoolean, optionDuration, optionLifetime, optionName, o
 import type { StateStoreOption } from '../../stores/state/resolve.js'
 
 /** Options of `telegramProvider`. Seed names in brackets. */
-export interface TelegramOptions {
+export interface TelegramProviderOptions {
   /** Bot token from `@BotFather` (`123456:ABC-...`). Required. Never logged. */
   token: string
   /** Provider name and route segment. Default `telegram`. (ProviderName) */
@@ -34,6 +34,12 @@ export interface TelegramOptions {
   stateStore?: StateStoreOption | undefined
 }
 
+/**
+ * Options of the Telegram provider, which had this name before.
+ * @deprecated Use `TelegramProviderOptions` (the name every provider's options have); goes in 1.0.
+ */
+export type TelegramOptions = TelegramProviderOptions
+
 export interface ResolvedTelegramOptions {
   token: string
   name: string
@@ -54,7 +60,7 @@ const KEYS = [
   'polling', 'avatar', 'stateStore'
 ]
 
-export function resolveTelegramOptions (opts: TelegramOptions, warn: (text: string) => void): ResolvedTelegramOptions {
+export function resolveTelegramOptions (opts: TelegramProviderOptions, warn: (text: string) => void): ResolvedTelegramOptions {
   const o = checkKeys(opts, KEYS, 'telegram') as unknown as TelegramOptions
   if (typeof o.token !== 'string' || !/^\d+:[A-Za-z0-9_-]+$/.test(o.token)) throw new OptionsError('telegram.token', 'must be a bot token like "123456:ABC-DEF..."')
   const apiUrl = optionUrl('telegram.apiUrl', o.apiUrl ?? 'https://api.telegram.org').href.replace(/\/$/, '')

@@ -4,7 +4,7 @@
  * confirmed, so it comes back on the next poll and a user's start press survives a store outage.
  */
 import { StateStoreError } from '../../lib/state-store.js'
-import type { Logger } from '../../lib/logger.js'
+import type { Logger } from '../../lib/logging/logger.js'
 import { TelegramApiError, type TelegramBotApi, type TgUpdate } from './bot-api.js'
 
 export interface PollerConfig {

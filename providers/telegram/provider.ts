@@ -19,12 +19,12 @@ import { ErrorCodes, HttpError } from '../../lib/errors.js'
 import { safeEqual } from '../../lib/compare.js'
 import { userId } from '../../lib/user.js'
 import type { StateStore } from '../../lib/state-store.js'
-import type { LoginRequest } from '../../lib/login-request.js'
+import type { LoginRequest } from '../../lib/login/login-request.js'
 import { providerKit, type AuthProvider, type ProviderKit } from '../../plugins/core/kit.js'
 import { TelegramBotApi, type TgUpdate, type TgUser } from './bot-api.js'
 import { Deadline } from '../../lib/http/deadline.js'
 import { UpdatePoller } from './poller.js'
-import { resolveTelegramOptions, type ResolvedTelegramOptions, type TelegramOptions } from './options.js'
+import { resolveTelegramOptions, type ResolvedTelegramOptions, type TelegramProviderOptions } from './options.js'
 
 /** A login request as stored: pending until the user pressed start, then confirmed by that Telegram user. */
 interface LoginRecord {
@@ -46,7 +46,7 @@ const MAX_AVATAR_BYTES = 5 * 1024 * 1024
 // Time left to collect the session after a late start press.
 const MIN_CONFIRMED_MS = 60_000
 
-async function telegram (fastify: FastifyInstance, opts: TelegramOptions): Promise<void> {
+async function telegram (fastify: FastifyInstance, opts: TelegramProviderOptions): Promise<void> {
   const kit = providerKit(fastify, 'telegram')
   const o = resolveTelegramOptions(opts, (text) => { kit.logger.logf('[WARN] %s', text) })
   const store = await kit.openStateStore(o.stateStore, 'telegram.stateStore')

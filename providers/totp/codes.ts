@@ -1,7 +1,9 @@
 /**
  * The codes: TOTP arithmetic (RFC 6238, through otpauth), the drift window (steps before the current one only),
- * and recovery codes (10 random codes of 60 bits in an alphabet without look-alike letters, typed with or without
- * dashes, in any case).
+ * and recovery codes (10 random codes of 120 bits in an alphabet without look-alike letters, typed with or without
+ * dashes, in any case). 120 bits because a recovery code is stored as a keyed hash (HMAC-SHA-256), fast to compute:
+ * ASVS 5.0 6.5.2 accepts a plain hash only for secrets of at least 112 bits. Codes of 60 bits (12 characters), which
+ * earlier releases made, are still taken (their stored hashes are the same kind) until the user gets new ones.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { HttpError } from '../../lib/errors.js'
@@ -10,7 +12,9 @@ import type { ResolvedTotpOptions } from './options.js'
 export type OtpAuth = typeof import('otpauth')
 
 const RECOVERY_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ' // Crockford's base32: no I, L, O, U
-const RECOVERY_LENGTH = 12 // 12 × 5 bits = 60 bits
+const RECOVERY_LENGTH = 24 // 24 × 5 bits = 120 bits
+/** The length of the codes earlier releases made (60 bits), still taken so that users keep the codes they wrote down. */
+const LEGACY_RECOVERY_LENGTH = 12
 export const RECOVERY_COUNT = 10
 
 /** A code as typed: digits only, of the configured length; a 400 otherwise (nothing is checked or counted). */
@@ -49,19 +53,19 @@ export function base32Of (otp: OtpAuth, secret: Uint8Array): string {
   return new otp.Secret({ buffer: new Uint8Array(secret).buffer }).base32
 }
 
-/** Ten new recovery codes, as shown to the user (`XXXX-XXXX-XXXX`). */
+/** Ten new recovery codes, as shown to the user (`XXXX-XXXX-XXXX-XXXX-XXXX-XXXX`). */
 export function newRecoveryCodes (): string[] {
   return Array.from({ length: RECOVERY_COUNT }, () => {
-    const bytes = randomBytes(RECOVERY_LENGTH)
-    const chars = Array.from(bytes, (b) => RECOVERY_ALPHABET[b & 31]).join('')
-    return `${chars.slice(0, 4)}-${chars.slice(4, 8)}-${chars.slice(8)}`
+    // 256 is a multiple of 32: the low five bits of a random byte are a uniform character.
+    const chars = Array.from(randomBytes(RECOVERY_LENGTH), (b) => RECOVERY_ALPHABET[b & 31]).join('')
+    return chars.match(/.{4}/g)!.join('-')
   })
 }
 
 /** A recovery code as typed, in its canonical form (no dashes or spaces, upper case, look-alikes mapped); 400 otherwise. */
 export function readRecoveryCode (value: unknown): string {
   const text = typeof value === 'string' ? value.replace(/[\s-]/g, '').toUpperCase().replace(/O/g, '0').replace(/[IL]/g, '1') : ''
-  if (text.length !== RECOVERY_LENGTH || [...text].some((c) => !RECOVERY_ALPHABET.includes(c))) {
+  if ((text.length !== RECOVERY_LENGTH && text.length !== LEGACY_RECOVERY_LENGTH) || [...text].some((c) => !RECOVERY_ALPHABET.includes(c))) {
     throw new HttpError(400, 'bad request', `recoveryCode must be ${RECOVERY_LENGTH} characters (dashes optional)`)
   }
   return text

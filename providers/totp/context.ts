@@ -91,7 +91,8 @@ async function takeStep (ctx: TotpContext, userId: string, step: number): Promis
 
 /**
  * Spends the recovery code in `code`; the number of codes left. Under the lockout, like a code; a recovery code
- * (60 bits: not guessable) is the way out of the cap of wrong codes, so a right one clears it.
+ * (120 bits, 60 for a code of an earlier release: not guessable) is the way out of the cap of wrong codes, so a right
+ * one clears it.
  */
 export async function spendRecoveryCode (ctx: TotpContext, request: FastifyRequest, userId: string, code: string): Promise<number> {
   return await ctx.kit.throttle.guard(request, `totp/${ctx.o.name}:${userId}`, async () => {

@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import { bodyFields } from '../../lib/login-request.js'
+import { bodyFields } from '../../lib/login/login-request.js'
 import { base32Of, newRecoveryCodes, otpauthUri } from './codes.js'
 import { checkCode, type TotpContext } from './context.js'
 import { auditCodesCreated, recoveryHashes } from './recovery.js'

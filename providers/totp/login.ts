@@ -7,7 +7,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError } from '../../lib/errors.js'
-import { requestFields, trustDeviceFlag } from '../../lib/login-request.js'
+import { requestFields, trustDeviceFlag } from '../../lib/login/login-request.js'
 import { readCode, readRecoveryCode } from './codes.js'
 import { checkCode, spendRecoveryCode, type TotpContext } from './context.js'
 import type { PendingLogins } from './pending.js'

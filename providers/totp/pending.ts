@@ -7,7 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type {} from '@fastify/cookie'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import { spentLoginKey, type FirstFactorLogin, type PendingLogin, type SecondFactor } from '../../lib/second-factor.js'
+import { spentLoginKey, type FirstFactorLogin, type PendingLogin, type SecondFactor } from '../../lib/login/second-factor.js'
 import type { UserData } from '../../lib/user.js'
 import type { TotpContext } from './context.js'
 

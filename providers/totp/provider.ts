@@ -15,7 +15,7 @@ import type { FastifyInstance } from 'fastify'
 import { OptionsError } from '../../lib/errors.js'
 import { checkDrivers, importDriver } from '../../lib/optional-driver.js'
 import { providerLabel } from '../../lib/options.js'
-import { providerKit } from '../../plugins/core/kit.js'
+import { builtinKit } from '../../plugins/core/kit.js'
 import { openTotpStore } from '../../stores/totp/index.js'
 import type { OtpAuth } from './codes.js'
 import type { CountingStateStore, QrCode, TotpContext } from './context.js'
@@ -29,7 +29,7 @@ import { checkKey, sealer } from './seal.js'
 const BODY_LIMIT = 16 * 1024
 
 async function totp (fastify: FastifyInstance, opts: TotpProviderOptions): Promise<void> {
-  const kit = providerKit(fastify, 'totp')
+  const kit = builtinKit(fastify, 'totp')
   const o = resolveTotpOptions(opts, kit.url, (text) => { kit.logger.logf('[WARN] %s', text) })
   const label = providerLabel('totp', o.name)
   const log: TotpContext['log'] = (level, format, ...args) => kit.logger.logf(`[${level}] totp ${o.name}: ${format}`, ...args)

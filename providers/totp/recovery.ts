@@ -5,7 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import { lastFactorAt, recordFactor } from '../../lib/step-up.js'
+import { lastFactorAt, recordFactor } from '../../lib/login/step-up.js'
 import type { SignedInSession } from '../../plugins/core/kit.js'
 import { canonicalRecoveryCode, readRecoveryCode } from './codes.js'
 import { checkCode, spendRecoveryCode, type TotpContext } from './context.js'

@@ -9,7 +9,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { ErrorCodes, HttpError } from '../../lib/errors.js'
-import { bodyFields } from '../../lib/login-request.js'
+import { bodyFields } from '../../lib/login/login-request.js'
 import { newRecoveryCodes } from './codes.js'
 import type { TotpContext } from './context.js'
 import { enrollingKey, enrolmentRoutes } from './enrol.js'

@@ -1,4 +1,5 @@
-import { ErrorCodes, HttpError } from '../../lib/errors.js'
+import { ErrorCodes } from '../../lib/errors.js'
+import { StoreError } from '../../lib/state-store.js'
 import type { UserData } from '../../lib/user.js'
 
 /** One registered passkey (a WebAuthn credential) of one user. */
@@ -66,9 +67,10 @@ export function isPasskeyStore (value: unknown): value is PasskeyStore {
 }
 
 /** The store could not answer (down, timed out, corrupt record). Maps to 503 `{error, details, code}`. */
-export class PasskeyStoreError extends HttpError {
+/** A passkey store's `StoreError` (`family: 'passkey'`). */
+export class PasskeyStoreError extends StoreError {
   constructor (details: string, options?: { cause?: unknown }) {
-    super(503, 'passkey store unavailable', details, ErrorCodes.UNAVAILABLE, options)
+    super('passkey', 'passkey store unavailable', details, ErrorCodes.UNAVAILABLE, options)
     this.name = 'PasskeyStoreError'
   }
 }

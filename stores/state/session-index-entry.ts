@@ -12,6 +12,8 @@ export interface IndexedSession {
   provider: string | null
   /** Login time (`auth_time`). */
   createdAt: number
+  /** When the session started on this service, when later than its login (`started_at`): the revocation epoch's. */
+  startedAt?: number | undefined
   lastSeenAt: number
   /** When the session can no longer be accepted (its absolute lifetime). */
   expiresAt: number

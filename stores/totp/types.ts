@@ -1,4 +1,5 @@
-import { ErrorCodes, HttpError } from '../../lib/errors.js'
+import { ErrorCodes } from '../../lib/errors.js'
+import { StoreError } from '../../lib/state-store.js'
 
 /** One user's authenticator-app (TOTP) enrolment. */
 export interface TotpEntry {
@@ -49,9 +50,10 @@ export function isTotpStore (value: unknown): value is TotpStore {
 }
 
 /** The store could not answer (down, timed out, corrupt record). Maps to 503 `{error, details, code}`. */
-export class TotpStoreError extends HttpError {
+/** A TOTP store's `StoreError` (`family: 'totp'`). */
+export class TotpStoreError extends StoreError {
   constructor (details: string, options?: { cause?: unknown }) {
-    super(503, 'authenticator store unavailable', details, ErrorCodes.UNAVAILABLE, options)
+    super('totp', 'authenticator store unavailable', details, ErrorCodes.UNAVAILABLE, options)
     this.name = 'TotpStoreError'
   }
 }

@@ -6,7 +6,7 @@ import t from 'tap'
 import Fastify from 'fastify'
 import cookie from '@fastify/cookie'
 import { authPlugin } from '../../auth.js'
-import type { Claims } from '../../plugins/core/types.js'
+import type { Claims } from '../../plugins/core/base/types.js'
 import { client, listen, type Client } from '../helpers/client.js'
 
 const SECRET = 'readme-test-secret-0123456789abcdef-01234'

@@ -9,9 +9,12 @@ import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { AVATAR_KEYS } from '../../plugins/avatar/options.js'
-import { BASIC_AUTH_KEYS, CORE_OPTION_KEYS, COOKIE_KEYS, REAUTHENTICATION_KEYS, REVOCATION_KEYS, TRUSTED_DEVICES_KEYS, SESSION_LIST_KEYS, SESSION_KEYS, TOKEN_SOURCE_KEYS, XSRF_KEYS } from '../../plugins/core/options.js'
+import {
+  BASIC_AUTH_KEYS, CORE_OPTION_KEYS, COOKIE_KEYS, LOGIN_KEYS, MOVED_OPTION_KEYS, REAUTHENTICATION_KEYS, REVOCATION_KEYS, TRUSTED_DEVICES_KEYS, SESSION_LIST_KEYS,
+  SESSION_KEYS, TOKEN_SOURCE_KEYS, XSRF_KEYS
+} from '../../plugins/core/options.js'
 import { ErrorCodes } from '../../lib/errors.js'
-import { MIGRATION_KEYS } from '../../plugins/core/migration.js'
+import { MIGRATION_KEYS } from '../../plugins/core/sessions/migration.js'
 import { root } from './pages.js'
 
 const options = readFileSync(join(root, 'docs/reference/options.md'), 'utf8')
@@ -45,22 +48,26 @@ function expand (group: string, keys: readonly string[], subs: Record<string, re
   return keys.flatMap((k) => subs[k] !== undefined ? under(`${group}.${k}.`, subs[k]) : [`${group}.${k}`])
 }
 
-const GROUPED = ['session', 'cookies', 'xsrf', 'tokenSources', 'basicAuth', 'revocation', 'reauthentication', 'trustedDevices', 'rateLimit', 'crossSite', 'migration']
+const GROUPED = ['session', 'cookies', 'xsrf', 'tokenSources', 'basicAuth', 'revocation', 'login', 'factors', 'migration']
+// The top-level keys that moved into `login` and `factors` (deprecated until 1.0): in the "Deprecated names" table only.
+const MOVED = Object.keys(MOVED_OPTION_KEYS)
 const THROTTLE = 'lib/throttle/options.ts'
 const GROUPS: Array<[string, readonly string[]]> = [
   // The root adds `providers` (and `avatar`, its own section) to the core's keys (auth.ts ROOT_KEYS).
-  ['Top level', [...CORE_OPTION_KEYS.filter((k) => !GROUPED.includes(k)), 'providers']],
+  ['Top level', [...CORE_OPTION_KEYS.filter((k) => !GROUPED.includes(k) && !MOVED.includes(k)), 'providers']],
   ['session', under('session.', SESSION_KEYS)], ['cookies', under('cookies.', COOKIE_KEYS)], ['xsrf', under('xsrf.', XSRF_KEYS)],
   ['tokenSources', under('tokenSources.', TOKEN_SOURCE_KEYS)], ['basicAuth', under('basicAuth.', BASIC_AUTH_KEYS)],
   // Groups that may be `false` have a heading of their own besides their keys.
   ['revocation', ['revocation', 'revocation.sessionList', ...expand('revocation', REVOCATION_KEYS, { sessionList: SESSION_LIST_KEYS })]],
-  ['reauthentication', under('reauthentication.', REAUTHENTICATION_KEYS)],
-  ['trustedDevices', ['trustedDevices', ...under('trustedDevices.', TRUSTED_DEVICES_KEYS)]],
-  ['rateLimit', ['rateLimit', ...expand('rateLimit', sourceKeys(THROTTLE, 'RateLimitOptions'), {
+  // The login group's own keys; its two sub-groups have sections of their own.
+  ['login', under('login.', LOGIN_KEYS.filter((k) => k !== 'rateLimit' && k !== 'crossSite'))],
+  ['login.rateLimit', ['login.rateLimit', ...expand('login.rateLimit', sourceKeys(THROTTLE, 'RateLimitOptions'), {
     login: sourceKeys(THROTTLE, 'LoginLimit'), failures: sourceKeys(THROTTLE, 'FailureOptions'), grants: sourceKeys(THROTTLE, 'GrantLimit'), sends: sourceKeys(THROTTLE, 'SendLimit')
   })]],
-  ['crossSite', ['crossSite', ...under('crossSite.', sourceKeys('lib/cross-site.ts', 'CrossSiteOptions'))]],
-  ['migration', expand('migration', MIGRATION_KEYS, { goPkgz: sourceKeys('plugins/core/migration.ts', 'GoPkgzMigrationOptions') }).concat('migration.goPkgz')],
+  ['login.crossSite', ['login.crossSite', ...under('login.crossSite.', sourceKeys('lib/login/cross-site.ts', 'CrossSiteOptions'))]],
+  ['factors.reauthentication', under('factors.reauthentication.', REAUTHENTICATION_KEYS)],
+  ['factors.trustedDevices', ['factors.trustedDevices', ...under('factors.trustedDevices.', TRUSTED_DEVICES_KEYS)]],
+  ['migration', expand('migration', MIGRATION_KEYS, { goPkgz: sourceKeys('plugins/core/sessions/migration.ts', 'GoPkgzMigrationOptions') }).concat('migration.goPkgz')],
   ['avatar', ['avatar', ...expand('avatar', AVATAR_KEYS, { fetch: sourceKeys('plugins/avatar/options.ts', 'AvatarFetchOptions') })]]
 ]
 
@@ -111,4 +118,9 @@ t.test('the error-code reference has one row per ErrorCodes value, with the stat
     t.equal(status, statuses.get(name), `${name}: the status its JSDoc gives`)
     t.ok(when !== '' && todo !== undefined && todo !== '', `${name}: when it happens and what the client should do`)
   }
+})
+
+t.test('every top-level key that moved into a group is in the table of deprecated names of the reference, with its new place', async (t) => {
+  const table = section(options, 'Deprecated names') ?? ''
+  for (const [old, now] of Object.entries(MOVED_OPTION_KEYS)) t.match(table, `| \`${old}\` | \`${now}\` |`, `${old} → ${now}`)
 })

@@ -12,7 +12,12 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import * as toolkit from '../../toolkit.js'
 import { root } from './pages.js'
+import { DEPRECATIONS } from '../../lib/deprecation.js'
 import { exportedProperties } from './option-types.js'
+
+// The option types are read from the declarations of the TypeScript graph (test/helpers/type-graph.ts): up to date
+// in a fraction of a second, built from nothing in about 40 CPU seconds (minutes on a loaded 2-core machine).
+t.setTimeout(600_000)
 
 /** Re-exported from the core and documented there (the error reference, the logging guide). */
 const CORE_EXPORTS = new Set(['ErrorCodes', 'GatehouseError', 'HttpError', 'OptionsError', 'sendError', 'funcLogger', 'noopLogger', 'pinoLogger', 'stdLogger'])
@@ -32,11 +37,12 @@ t.test('every value the toolkit exports is named on a toolkit page; every plugin
   const values = Object.keys(toolkit).filter((name) => !CORE_EXPORTS.has(name))
   t.ok(values.length > 40, `${values.length} exports`)
   t.same(values.filter((name) => !named(name, all)), [], 'no export left without a mention')
-  t.same(values.filter((name) => name.endsWith('Plugin') && !named(name, examples)), [], 'each plugin has an example')
+  // A renamed plugin's old name (deprecated until 1.0) is named on its page, not in its example.
+  t.same(values.filter((name) => name.endsWith('Plugin') && !Object.hasOwn(DEPRECATIONS, name) && !named(name, examples)), [], 'each plugin has an example')
 })
 
 t.test('each Options table lists exactly the properties of its type, and every Options type has a table', async (t) => {
-  const types = exportedProperties('toolkit.ts', (name) => name.endsWith('Options'))
+  const types = await exportedProperties('toolkit.ts', (name) => name.endsWith('Options'))
   const documented = new Set<string>()
   for (const { file, text } of pages) {
     for (const m of text.matchAll(/^## Options: (\w+)\n([\s\S]*?)(?=^## |(?![\s\S]))/gm)) {

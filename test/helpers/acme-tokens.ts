@@ -6,6 +6,7 @@
 import type { Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import formbody from '@fastify/formbody'
+import { EventEmitter, once } from 'node:events'
 import { authPlugin } from '../../auth.js'
 import type { StateStore } from '../../lib/state-store.js'
 import { getProviderToken, oauth2Provider, revokeProviderToken } from '../../providers/index.js'
@@ -22,14 +23,32 @@ export interface Acme {
   refreshes: number
   revoked: Array<{ token: string; hint: string }>
   refresh: 'ok' | 'invalid_grant' | 'error_object' | 'down' | 'wrong_types'
-  refreshDelayMs: number
   live: Set<string>
+  /** From now on, refresh requests wait at the stand-in until `release()` (a provider as slow as the test needs). */
+  hold(): void
+  /** Lets the refresh requests waiting now go on (each answers as `refresh` says then), and stops holding. */
+  release(): void
+  /** Resolves when the next refresh request reaches the stand-in. */
+  refreshArrived(): Promise<void>
 }
 
 export async function startAcme (): Promise<Acme> {
   const app = Fastify()
   await app.register(formbody)
-  const acme: Acme = { base: '', app, refreshes: 0, revoked: [], refresh: 'ok', refreshDelayMs: 0, live: new Set() }
+  const arrivals = new EventEmitter()
+  let holding = false
+  const held: Array<() => void> = []
+  const acme: Acme = {
+    base: '',
+    app,
+    refreshes: 0,
+    revoked: [],
+    refresh: 'ok',
+    live: new Set(),
+    hold: () => { holding = true },
+    release: () => { holding = false; for (const go of held.splice(0)) go() },
+    refreshArrived: async () => { await once(arrivals, 'refresh') }
+  }
   let n = 0
   const clientOk = (auth: string | undefined): boolean => auth === `Basic ${Buffer.from(`${CID}:${CSECRET}`).toString('base64')}`
   const issue = (): Record<string, unknown> => {
@@ -46,7 +65,8 @@ export async function startAcme (): Promise<Acme> {
     const body = request.body
     if (body.grant_type === 'authorization_code') return issue()
     acme.refreshes++
-    if (acme.refreshDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, acme.refreshDelayMs))
+    arrivals.emit('refresh')
+    if (holding) await new Promise<void>((resolve) => { held.push(resolve) })
     if (acme.refresh === 'down') return await reply.code(503).send('maintenance')
     if (acme.refresh === 'wrong_types') return { access_token: 12345, token_type: ['Bearer'], expires_in: 'soon' }
     if (acme.refresh === 'error_object') return { error: 'invalid_grant', error_description: 'refresh token expired' }

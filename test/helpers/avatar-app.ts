@@ -9,7 +9,7 @@ import cookie from '@fastify/cookie'
 import { corePlugin } from '../../plugins/core/plugin.js'
 import { authPlugin } from '../../auth.js'
 import { avatarPlugin, type AvatarOptions } from '../../plugins/avatar/plugin.js'
-import { funcLogger } from '../../lib/logger.js'
+import { funcLogger } from '../../lib/logging/logger.js'
 import type { ProviderOrFactory } from '../../plugins/core/kit.js'
 import { listen } from './client.js'
 
@@ -44,10 +44,12 @@ export async function startApp (avatar: AvatarOptions, setup?: (app: FastifyInst
       logger: funcLogger((line) => lines.push(line)),
       providers: [{ kind: 'handler' as const, provider: picProvider() }]
     }
-    // Always through the root's options: a root that dropped or renamed one would fail these tests.
+    // Always through the root's options: a root that dropped or renamed one would fail these tests. The login
+    // waits for the picture's outcome (`loginWait` an hour unless the test sets it), so that what a login hands out
+    // does not depend on how fast a loaded machine fetches and re-encodes (plugin.login-wait.test.ts is about it).
     await app.register(authPlugin, {
       ...root,
-      avatar: { store: avatar.store, prefix: avatar.prefix, resizeLimit: avatar.resizeLimit, maxAge: avatar.maxAge, fetch: avatar.fetch }
+      avatar: { store: avatar.store, prefix: avatar.prefix, resizeLimit: avatar.resizeLimit, maxAge: avatar.maxAge, fetch: { loginWait: '1h', ...avatar.fetch } }
     })
     setup?.(app)
   })

@@ -12,8 +12,8 @@ import formbody from '@fastify/formbody'
 
 export type CaptchaService = 'turnstile' | 'hcaptcha' | 'recaptcha'
 
-/** What a solved widget's token stands for. */
-export interface IssuedToken { service: CaptchaService; sitekey: string; hostname: string; action?: string; score?: number }
+/** What a solved widget's token stands for; without `hostname` the answer names none (a token solved in an app, not on a page). */
+export interface IssuedToken { service: CaptchaService; sitekey: string; hostname?: string | undefined; action?: string; score?: number }
 
 export interface CaptchaStandin {
   /** Base address; siteverify at `/turnstile/v0/siteverify`, `/hcaptcha/siteverify`, `/recaptcha/api/siteverify`. */
@@ -82,7 +82,7 @@ function answer (service: CaptchaService, form: Record<string, string>, secrets:
   if (token.sitekey !== site.sitekey) return fail('invalid-input-response')
   if (used.has(form.response)) return fail(service === 'hcaptcha' ? 'already-seen-response' : 'timeout-or-duplicate')
   used.add(form.response)
-  const base = { success: true, challenge_ts: new Date().toISOString(), hostname: token.hostname, 'error-codes': [] }
+  const base = { success: true, challenge_ts: new Date().toISOString(), ...(token.hostname === undefined ? {} : { hostname: token.hostname }), 'error-codes': [] }
   if (service === 'turnstile') return { ...base, action: token.action ?? '', cdata: '' }
   if (service === 'recaptcha') return { ...base, action: token.action, score: token.score }
   return { ...base, credit: false }

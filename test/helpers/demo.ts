@@ -3,7 +3,7 @@
  * output captured line by line so tests can wait for a line (an email's token, a log record).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer, type Server } from 'node:net'
+import { connect, createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runDemo, type Demo, type DemoEnv, type DemoIO } from '../../example/server.js'
@@ -16,8 +16,11 @@ export class CapturedIO implements DemoIO {
   out = (line: string): void => { this.outLines.push(line); this.wake(line) }
   err = (line: string): void => { this.errLines.push(line); this.wake(line) }
 
-  /** The first line (already written or still to come) matching `re`; rejects after `ms`. */
-  async waitFor (re: RegExp, ms = 10_000): Promise<RegExpMatchArray> {
+  /**
+   * The first line (already written or still to come) matching `re`; rejects after `ms`, a limit on a hang (with
+   * the pattern in the message), not a measure: a loaded machine may take seconds.
+   */
+  async waitFor (re: RegExp, ms = 60_000): Promise<RegExpMatchArray> {
     for (const line of [...this.outLines, ...this.errLines]) {
       const m = line.match(re)
       if (m !== null) return m
@@ -71,14 +74,16 @@ export async function freePort (): Promise<number> {
   return held.port
 }
 
-/** Whether something accepts connections on 127.0.0.1:`port`. */
+/**
+ * Whether something accepts connections on 127.0.0.1:`port`: a TCP connection, which the kernel completes for a
+ * listening socket however busy its process is, and refuses at once otherwise (no time limit to guess).
+ */
 export async function isListening (port: number): Promise<boolean> {
-  try {
-    await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2000) })
-    return true
-  } catch {
-    return false
-  }
+  return await new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1')
+    socket.once('connect', () => { socket.destroy(); resolve(true) })
+    socket.once('error', () => { socket.destroy(); resolve(false) })
+  })
 }
 
 /** A token of the demo's captcha stand-in, as its "I am not a robot" box gets one (for the password login `local`). */

@@ -7,7 +7,7 @@ import t from 'tap'
 import { readdirSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { GROUPS } from '../groups/groups.js'
+import { GROUPS, NODE_INDEPENDENT } from '../groups/groups.js'
 import { cpuSeconds } from './cpu-time.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -37,6 +37,16 @@ export function filesOf (name: string): string[] {
   return allTestFiles().filter((f) => groupOf(f) === name)
 }
 
+/**
+ * Why `file` is skipped in this run, or undefined: a Node-independent file (groups.ts) when `.ci/run` says it
+ * runs it on another Node version in the same CI run (`GATEHOUSE_NODE_INDEPENDENT_ELSEWHERE=<that version>`).
+ */
+export function skipReason (file: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const elsewhere = env.GATEHOUSE_NODE_INDEPENDENT_ELSEWHERE
+  if (elsewhere === undefined || elsewhere === '' || !NODE_INDEPENDENT.some((start) => file.startsWith(start))) return undefined
+  return `Node-independent, runs on Node ${elsewhere} in this CI run (GATEHOUSE_NODE_INDEPENDENT_ELSEWHERE, set by .ci/run)`
+}
+
 /** The group names with a runner file in test/groups/. */
 export function runnerNames (): string[] {
   return readdirSync(join(root, RUNNERS)).filter((f) => f.endsWith('.test.ts')).map((f) => f.slice(0, -'.test.ts'.length)).sort()
@@ -54,18 +64,20 @@ export async function runGroup (runnerUrl: string): Promise<void> {
   // sets with `t.setTimeout`); the process's limit, which tap enforces from outside, is moved along: the running
   // file's limit plus those of the files still to run.
   const perFile = Number(process.env.TAP_TIMEOUT ?? 30) * 1000
-  if (name === Object.keys(GROUPS).at(-1)) {
-    t.test('every group has its runner file and every runner its group', async (t) => {
-      t.same(runnerNames(), Object.keys(GROUPS).sort())
-    })
-  }
+  // (test/suite-rules.test.ts checks that every group has its runner and every test file a group.)
   // The whole process's cost, when it is over (the files' own lines miss what runs after them: a browser they
   // shared, writing the coverage).
   process.on('exit', () => {
     const spent = cpuSeconds()
     process.stderr.write(`# group ${name}: cpu ${spent.own.toFixed(1)} s + ${spent.children.toFixed(1)} s in child processes\n`)
   })
+  if (files.length === 0) t.test(name, { skip: `no test file in ${GROUPS[name].join(', ')} yet` }, async () => {})
   for (const [i, file] of files.entries()) {
+    const skip = skipReason(file)
+    if (skip !== undefined) {
+      t.test(file, { skip }, async () => {})
+      continue
+    }
     const url = pathToFileURL(join(root, file)).href
     const later = perFile * (files.length - i - 1)
     const before = cpuSeconds()

@@ -8,7 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import type {} from '../../augment.js'
 import { authPlugin, type AuthOptions } from '../../auth.js'
 import { Browser } from './oauth2-browser.js'
-import { coreOf } from '../../plugins/core/internals.js'
+import { coreOf } from '../../plugins/core/signin/internals.js'
 
 export const APP_URL = 'http://app.test'
 

@@ -1,23 +1,25 @@
 /**
- * Test helpers for passkeys over real HTTP: an app with the auth core, a direct provider `local` and the passkey
- * provider on a loopback port, and the client steps (password sign-in, adding a passkey, signing in with one).
- * The public URL is `http://localhost:8080` whatever port the app listens on: passkeys are bound to it (RP id
+ * Test helpers for passkeys: an app with the auth core, a direct provider `local` and the passkey provider,
+ * answering over `inject` (test/helpers/app.ts), and the client steps (password sign-in, adding a passkey, signing
+ * in with one).
+ * The public URL is `http://localhost:8080` whatever address the requests name: passkeys are bound to it (RP id
  * `localhost`), and the software authenticator answers for that origin.
  */
 import type { FastifyInstance } from 'fastify'
 import { authPlugin, passkeyProvider, safeEqual, type AuthOptions, type PasskeyProviderOptions } from '../../index.js'
-import { client, listen, type Client } from './client.js'
+import { CookieJar, type Client } from './client.js'
+import { injectApp } from './app.js'
 import { SoftAuthenticator, type Lies, type SoftCredential } from './authenticator.js'
 
 export const URL_BASE = 'http://localhost:8080'
 export const SECRET = 'passkey-tests-secret-0123456789abcdef'
 const USERS: Record<string, string> = { alice: 'alice-secret', bob: 'bob-secret', admin: 'admin-secret' }
 
-export interface PasskeyApp { app: FastifyInstance; base: string; client(): Client }
+export interface PasskeyApp { app: FastifyInstance; base: string; client(jar?: CookieJar): Client }
 
 /** Starts an app; `passkey` and `core` options are added to the defaults. Closed by the test's teardown. */
 export async function startApp (t: { teardown(fn: () => unknown): void }, passkey: PasskeyProviderOptions = {}, core: Partial<AuthOptions> = {}): Promise<PasskeyApp> {
-  const { app, base } = await listen(async (app) => {
+  const { app, base, client } = await injectApp(async (app) => {
     await app.register(authPlugin, {
       secret: () => SECRET,
       url: URL_BASE,
@@ -27,7 +29,7 @@ export async function startApp (t: { teardown(fn: () => unknown): void }, passke
     await app.register(passkeyProvider, passkey)
   })
   t.teardown(() => app.close())
-  return { app, base, client: () => client(base) }
+  return { app, base, client: (jar = new CookieJar()) => client(jar) }
 }
 
 /** The XSRF header of the client's cookie session. */

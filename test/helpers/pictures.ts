@@ -49,6 +49,15 @@ export interface PictureServer {
   requests: string[]
   /** Resolves once no client connection is open (to show a fetch was stopped, not left hanging). */
   idle: () => Promise<void>
+  /** Resolves when the next request for `path` arrives (to know a fetch is under way, without polling). */
+  arrival: (path: string) => Promise<void>
+  /**
+   * Answers the requests of `/held.jpg` waiting now with the photo: a picture host exactly as slow as the test
+   * needs, with no timer (await `arrival('/held.jpg')` first: a request arriving later waits for the next call).
+   */
+  release: () => void
+  /** How many requests of `/held.jpg` are waiting for `release()`. */
+  waiting: () => number
   close: () => Promise<void>
 }
 
@@ -58,10 +67,13 @@ export async function startPictureServer (): Promise<PictureServer> {
   let streamed = 0
   const requests: string[] = []
   const sockets = new Set<Socket>()
+  const arrived = new EventEmitter()
+  const held: Array<() => void> = []
   const route = (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'http://x')
     const path = url.pathname
     requests.push(path)
+    arrived.emit(path)
     const send = (type: string, body: Buffer | string, status = 200): void => {
       res.writeHead(status, { 'content-type': type, ...(path === '/gzip-bomb' ? { 'content-encoding': 'gzip' } : {}) })
       res.end(body)
@@ -95,10 +107,11 @@ export async function startPictureServer (): Promise<PictureServer> {
         return
       }
       case '/hang': return // never answers
-      case '/delayed.jpg': {
-        // The photo after `ms` milliseconds: a slow picture host.
-        const timer = setTimeout(() => send('image/jpeg', images.jpeg), Number(url.searchParams.get('ms') ?? '1000'))
-        res.once('close', () => clearTimeout(timer))
+      case '/held.jpg': {
+        // The photo once the test calls release().
+        const answer = (): void => { if (!res.destroyed) send('image/jpeg', images.jpeg) }
+        held.push(answer)
+        res.once('close', () => { const i = held.indexOf(answer); if (i >= 0) held.splice(i, 1) })
         return
       }
       case '/trickle': {
@@ -142,6 +155,9 @@ export async function startPictureServer (): Promise<PictureServer> {
     streamed: () => streamed,
     requests,
     idle: async () => { while (sockets.size > 0) await once(closed, 'close') },
+    arrival: async (path) => { await once(arrived, path) },
+    release: () => { for (const answer of held.splice(0)) answer() },
+    waiting: () => held.length,
     close: async () => {
       for (const s of sockets) s.destroy()
       await new Promise<void>((resolve) => server.close(() => resolve()))

@@ -1,18 +1,31 @@
 /**
  * Test helper for the session tests: an app with the root plugin, a direct provider `local` that lets anyone in,
- * and routes `/private` (authenticate) and `/whoami` (trace), over real HTTP on loopback.
+ * and routes `/private` (authenticate) and `/whoami` (trace). It answers over `inject` (test/helpers/app.ts): no
+ * socket, nothing of the wire under test here; `fetch` and `client()` send through it.
  */
 import type { FastifyInstance } from 'fastify'
 import { authPlugin, type AuthOptions } from '../../auth.js'
-import type { CoreTokenService } from '../../plugins/core/tokens.js'
-import { coreOf } from '../../plugins/core/internals.js'
-import { client, listen, type Client } from './client.js'
+import type { CoreTokenService } from '../../plugins/core/sessions/tokens.js'
+import { coreOf } from '../../plugins/core/signin/internals.js'
+import { client as httpClient, CookieJar, listen, type Client } from './client.js'
+import { injectApp, type InjectedApp, type InjectFetch } from './app.js'
+
+/** `injectApp`'s shape over a real port. */
+async function listening (setup: (app: FastifyInstance) => Promise<void> | void): Promise<InjectedApp> {
+  const { app, base } = await listen(setup)
+  const send: InjectFetch = async (input, init) => await fetch(input, init)
+  return { app, base, fetch: send, client: (jar = new CookieJar()) => httpClient(base, jar) }
+}
 
 export const SECRET = 'session-tests-secret-0123456789abcdef-0123'
 
 export interface SessionApp {
   app: FastifyInstance
   base: string
+  /** `fetch` for the app (over `inject`): `s.fetch(`${s.base}/private`, …)`. */
+  fetch: InjectFetch
+  /** A client of the app with its own cookie jar (or `jar`). */
+  client (jar?: CookieJar): Client
   /** Signs `name` in with cookies (and `query` appended to the login URL). */
   login (name: string, query?: string): Promise<Client>
   /** GET `path` with the client's cookies and its XSRF header. */
@@ -22,8 +35,12 @@ export interface SessionApp {
   close (): Promise<void>
 }
 
-export async function sessionApp (opts: Partial<AuthOptions> = {}, setup?: (app: FastifyInstance) => void): Promise<SessionApp> {
-  const { app, base } = await listen(async (app) => {
+/**
+ * The session app over `inject`; with `{ listen: true }` on a free loopback port (for a peer in another process,
+ * which can reach it only over the wire), `fetch` and `client()` then sending over HTTP.
+ */
+export async function sessionApp (opts: Partial<AuthOptions> = {}, setup?: (app: FastifyInstance) => void, { listen: onPort = false } = {}): Promise<SessionApp> {
+  const { app, base, fetch, client } = await (onPort ? listening : injectApp)(async (app) => {
     await app.register(authPlugin, {
       secret: () => SECRET,
       url: 'http://127.0.0.1',
@@ -37,8 +54,10 @@ export async function sessionApp (opts: Partial<AuthOptions> = {}, setup?: (app:
   return {
     app,
     base,
+    fetch,
+    client: (jar = new CookieJar()) => client(jar),
     async login (name, query = '') {
-      const c = client(base)
+      const c = client()
       const r = await c.fetch(`/auth/local/login${query}`, { method: 'POST', form: { user: name, passwd: 'x' } })
       if (r.status !== 200) throw new Error(`login of ${name} answered ${r.status}: ${await r.text()}`)
       return c

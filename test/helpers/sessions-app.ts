@@ -2,9 +2,9 @@
  * Test helper for the session-list tests: the session app of the core tests, plus calls of the list's routes with
  * a client's cookies and XSRF header.
  */
-import { client, type Client } from './client.js'
-import { coreOf } from '../../plugins/core/internals.js'
-import type { SessionList } from '../../plugins/core/sessions.js'
+import type { Client } from './client.js'
+import { coreOf } from '../../plugins/core/signin/internals.js'
+import type { SessionList } from '../../plugins/core/sessions/sessions.js'
 import { sessionApp, xsrfName, type SessionApp } from './session-app.js'
 import type { AuthOptions } from '../../auth.js'
 import type { FastifyInstance } from 'fastify'
@@ -29,7 +29,7 @@ export async function listApp (opts: Partial<AuthOptions> = {}, setup?: (app: Fa
   return {
     ...s,
     async loginAs (name, userAgent = FIREFOX_LINUX) {
-      const c = client(s.base)
+      const c = s.client()
       const fetch = c.fetch
       c.fetch = async (path, init = {}) => await fetch(path, { ...init, headers: { 'user-agent': userAgent, ...init.headers as Record<string, string> } })
       const r = await c.fetch('/auth/local/login', { method: 'POST', form: { user: name, passwd: 'x' } })

@@ -1,7 +1,8 @@
 /**
- * Test helpers for authenticator-app codes over real HTTP: an app with the auth core, a direct provider `local` and
- * the TOTP provider on a loopback port, and the independent oracles: Debian's `zbarimg` reads the secret out of the
- * QR code the server served (its SVG rasterised by sharp), Debian's `oathtool` computes the codes.
+ * Test helpers for authenticator-app codes: an app with the auth core, a direct provider `local` and the TOTP
+ * provider, answering over `inject` (test/helpers/app.ts), and the independent oracles: Debian's `zbarimg` reads
+ * the secret out of the QR code the server served (its SVG rasterised by sharp), Debian's `oathtool` computes the
+ * codes.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -10,7 +11,8 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import sharp from 'sharp'
 import { authPlugin, safeEqual, totpProvider, type AuthOptions, type TotpProviderOptions } from '../../index.js'
-import { client, listen, type Client } from './client.js'
+import { CookieJar, type Client } from './client.js'
+import { injectApp } from './app.js'
 
 export const URL_BASE = 'http://localhost:8080'
 export const SECRET = 'totp-tests-secret-0123456789abcdef'
@@ -19,11 +21,11 @@ export const KEY = 'a1'.repeat(32)
 export const OTHER_KEY = 'b2'.repeat(32)
 const USERS: Record<string, string> = { alice: 'alice-secret', bob: 'bob-secret' }
 
-export interface TotpApp { app: FastifyInstance; base: string; client(): Client }
+export interface TotpApp { app: FastifyInstance; base: string; client(jar?: CookieJar): Client }
 
 /** Starts an app; `totp` and `core` options are added to the defaults. Closed by the test's teardown. */
 export async function startApp (t: { teardown(fn: () => unknown): void }, totp: Partial<TotpProviderOptions> = {}, core: Partial<AuthOptions> = {}): Promise<TotpApp> {
-  const { app, base } = await listen(async (app) => {
+  const { app, base, client } = await injectApp(async (app) => {
     await app.register(authPlugin, {
       secret: () => SECRET,
       url: URL_BASE,
@@ -35,7 +37,7 @@ export async function startApp (t: { teardown(fn: () => unknown): void }, totp: 
     app.post('/change-password', { preHandler: app.auth.recent({ within: '5m' }) }, async () => ({ status: 'changed' }))
   })
   t.teardown(() => app.close())
-  return { app, base, client: () => client(base) }
+  return { app, base, client: (jar = new CookieJar()) => client(jar) }
 }
 
 export function xsrf (c: Client): Record<string, string> {

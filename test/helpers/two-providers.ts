@@ -4,7 +4,7 @@
  * `timeoutMs`; every log line of the package lands in `lines`. Everything is closed at the end of `t`.
  */
 import type { Test } from 'tap'
-import { funcLogger } from '../../lib/logger.js'
+import { funcLogger } from '../../lib/logging/logger.js'
 import { oauth2Provider } from '../../providers/index.js'
 import { startStandin, type Standin } from './oauth2-standin.js'
 import { startApp, type TestApp } from './oauth2-app.js'

@@ -7,10 +7,10 @@
 import t from 'tap'
 import Fastify, { type FastifyInstance, type onRequestAsyncHookHandler } from 'fastify'
 import { authPlugin } from '../../auth.js'
-import { coreOf } from '../../plugins/core/internals.js'
-import { recordFactor } from '../../lib/step-up.js'
+import { coreOf } from '../../plugins/core/signin/internals.js'
+import { recordFactor } from '../../lib/login/step-up.js'
 import { HttpError } from '../../lib/errors.js'
-import { noopLogger } from '../../lib/logger.js'
+import { noopLogger } from '../../lib/logging/logger.js'
 import { recovererPlugin } from '../../plugins/toolkit/recoverer.js'
 import { signIn, type SignedIn } from '../../testing.js'
 

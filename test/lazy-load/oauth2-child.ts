@@ -11,20 +11,32 @@ import { register, createRequire } from 'node:module'
 const require = createRequire(import.meta.url)
 const seen = new Set<string>()
 const { port1, port2 } = new MessageChannel()
-port1.on('message', (url: string) => { seen.add(url) })
+let flushed: (() => void) | undefined
+port1.on('message', (m: { url?: string; flushed?: true }) => {
+  if (m.url !== undefined) seen.add(m.url)
+  if (m.flushed === true) flushed?.()
+})
 port1.unref()
 register(`data:text/javascript,${encodeURIComponent(`
 let port
-export function initialize (data) { port = data.port }
+export function initialize (data) {
+  port = data.port
+  port.on('message', () => { port.postMessage({ flushed: true }) })
+  port.unref()
+}
 export async function resolve (specifier, context, next) {
   const r = await next(specifier, context)
-  port.postMessage(r.url)
+  port.postMessage({ url: r.url })
   return r
 }`)}`, { data: { port: port2 }, transferList: [port2] })
 
-/** What is loaded now; waits for the hook's messages about the imports that already finished. */
+/**
+ * What is loaded now. The hook posts each resolution before the import it serves goes on; its answer to a flush
+ * comes after them on the same port: so every import that already finished is in `seen` once the answer is here.
+ */
 async function loaded (): Promise<string[]> {
-  await new Promise((resolve) => setTimeout(resolve, 50))
+  await new Promise<void>((resolve) => { flushed = resolve; port1.ref(); port1.postMessage('flush') })
+  port1.unref()
   const urls = [...seen]
   const out: string[] = []
   if (urls.some((u) => u.includes('/node_modules/jose/'))) out.push('jose')

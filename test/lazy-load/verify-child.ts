@@ -8,7 +8,7 @@ const loaded = (): boolean => loadedPackage('nodemailer')
 const steps: Record<string, boolean> = {}
 
 const providers = await import('../../providers/index.js')
-await import('../../providers/verify/smtp.js')
+await import('../../providers/email/smtp.js')
 steps.imported = loaded()
 
 const Fastify = (await import('fastify')).default

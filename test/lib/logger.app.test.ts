@@ -6,7 +6,7 @@ import t from 'tap'
 import { Writable } from 'node:stream'
 import Fastify from 'fastify'
 import { authPlugin } from '../../auth.js'
-import { funcLogger, packageLogger, pinoLogger, redactSecrets, stdLogger, type Logger, type LogLevel } from '../../lib/logger.js'
+import { funcLogger, packageLogger, pinoLogger, redactSecrets, stdLogger, type Logger, type LogLevel } from '../../lib/logging/logger.js'
 import { client, listen } from '../helpers/client.js'
 
 const SECRET = 'logging-test-secret-0123456789abcdef'
@@ -121,6 +121,6 @@ t.test('an unexpected throw in an auth route is a 500 logged once with its cause
   const r = await client(base).fetch('/auth/broken/login')
   t.equal(r.status, 500)
   t.same(await r.json(), { error: 'internal error', code: 'GATEHOUSE_INTERNAL' })
-  // The url (port 80) is not the test server's port: that warning (plugins/core/url-check.ts) is not this test's subject.
+  // The url (port 80) is not the test server's port: that warning (plugins/core/signin/url-check.ts) is not this test's subject.
   t.same(lines.filter((l) => !l.includes('requests arrive at')), ['[ERROR] GET /auth/broken/login failed: bug at https://user:***@internal.example/x'])
 })

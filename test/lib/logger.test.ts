@@ -1,10 +1,10 @@
 import t from 'tap'
 import { Writable } from 'node:stream'
 import Fastify from 'fastify'
-import { funcLogger, noopLogger, pinoLogger, stdLogger } from '../../lib/logger.js'
+import { funcLogger, noopLogger, pinoLogger, stdLogger } from '../../lib/logging/logger.js'
 import { authPlugin } from '../../auth.js'
 import { client, listen } from '../helpers/client.js'
-import { coreOf } from '../../plugins/core/internals.js'
+import { coreOf } from '../../plugins/core/signin/internals.js'
 
 function sink (): { stream: Writable; text: () => string } {
   const chunks: string[] = []

@@ -33,7 +33,7 @@ t.test('no Math.random in the package: every random value comes from node:crypto
 })
 
 t.test('the sources of secrets draw from node:crypto', async (t) => {
-  for (const file of ['plugins/core/issue.ts', 'providers/totp/enrol.ts', 'providers/totp/codes.ts', 'providers/oauth2/handshake.ts', 'providers/passkey/ceremony.ts', 'providers/telegram/provider.ts', 'servers/secret-store.ts']) {
+  for (const file of ['plugins/core/keys/issue.ts', 'providers/totp/enrol.ts', 'providers/totp/codes.ts', 'providers/oauth2/handshake.ts', 'providers/passkey/ceremony.ts', 'providers/telegram/provider.ts', 'servers/secret-store.ts']) {
     t.match(readFileSync(join(root, file), 'utf8'), /import \{[^}]*\brandomBytes\b[^}]*\} from 'node:crypto'/, file)
   }
 })

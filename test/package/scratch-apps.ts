@@ -100,7 +100,8 @@ const PIC = { kind: 'handler', provider: (kit) => ({ name: 'pic', login: (reques
 // The avatar of a user whose provider gave a picture link (PICTURE_URL): what is served, and what was logged.
 const AVATAR = `
 import Fastify from 'fastify'
-import authPlugin, { funcLogger } from 'fastify-gatehouse'
+import authPlugin from 'fastify-gatehouse'
+import { funcLogger } from 'fastify-gatehouse/compat'
 const lines = []
 ${PIC_PROVIDER}const app = Fastify()
 await app.register(authPlugin, {
@@ -119,9 +120,10 @@ console.log(JSON.stringify({ status: res.statusCode, type: res.headers['content-
 // Every feature that needs an optional package, configured where none is installed: the error of each.
 const MISSING = `
 import Fastify from 'fastify'
-import authPlugin, { passkeyProvider, SmtpSender, totpProvider } from 'fastify-gatehouse'
+import authPlugin, { passkeyProvider, totpProvider } from 'fastify-gatehouse'
+import { SmtpSender } from 'fastify-gatehouse/providers'
 import { argon2Hash, corsPlugin, fileServerPlugin, secureHeadersPlugin, withArgon2Hash } from 'fastify-gatehouse/toolkit'
-import { newStore, openPasskeyStore, RedisStateStore } from 'fastify-gatehouse/stores'
+import { openAvatarStore, openPasskeyStore, RedisStateStore } from 'fastify-gatehouse/stores'
 const core = (extra = {}) => async (app) => app.register(authPlugin, { secret: () => process.env.AUTH_SECRET, url: 'http://127.0.0.1', ...extra })
 async function registration (...plugins) {
   const app = Fastify()
@@ -152,7 +154,7 @@ const errors = {
   redisStore: thrown(() => new RedisStateStore('redis://127.0.0.1:1')),
   boltPasskeys: thrown(() => openPasskeyStore('bolt://./data/passkeys.db', 'passkeyStore')),
   redisPasskeys: thrown(() => openPasskeyStore('redis://127.0.0.1:1', 'passkeyStore')),
-  boltStore: thrown(() => newStore('bolt://./data/avatars.db'))
+  boltStore: thrown(() => openAvatarStore('bolt://./data/avatars.db'))
 }
 const seen = (err) => err === null ? null : { name: err.name, code: err.code, option: err.option, message: err.message }
 console.log(JSON.stringify(Object.fromEntries(Object.entries(errors).map(([k, err]) => [k, seen(err)]))))
@@ -162,7 +164,8 @@ console.log(JSON.stringify(Object.fromEntries(Object.entries(errors).map(([k, er
 const DRIVERS = `
 import Fastify from 'fastify'
 import { existsSync } from 'node:fs'
-import authPlugin, { directProvider, passkeyProvider, SmtpSender } from 'fastify-gatehouse'
+import authPlugin, { directProvider, passkeyProvider } from 'fastify-gatehouse'
+import { SmtpSender } from 'fastify-gatehouse/providers'
 import { argon2Hash, argon2Verify, corsPlugin, decodeArgon2Secret, fileServerPlugin, secureHeadersPlugin, withArgon2Hash } from 'fastify-gatehouse/toolkit'
 import { openStateStore } from 'fastify-gatehouse/stores'
 ${CLIENT}

@@ -72,17 +72,17 @@ t.test('the range API slow or answering a proxy\'s page: the sign-in waits only 
   t.teardown(() => { standin.mode = 'ok' })
   standin.mode = 'slow'
   const open = await start(t, { check: breachedPasswords({ rangeUrl: standin.rangeUrl, timeout: 300 }), onBreached: 'refuse' })
-  let began = performance.now()
+  // `slow` never answers: a sign-in held past the deadline would never answer (and fail on the file's time limit).
   const letIn = await login(open.base, 'password123')
   t.equal(letIn.status, 200, 'fail-open: let in unchecked after the deadline')
   t.equal(letIn.headers.get('gatehouse-password-breached'), null, 'not flagged: it was not checked')
-  t.ok(performance.now() - began < 5000, 'not held past the deadline')
   const closed = await start(t, { check: breachedPasswords({ rangeUrl: standin.rangeUrl, timeout: 300, onUnavailable: 'refuse' }), onBreached: 'refuse' })
-  began = performance.now()
+  const began = performance.now()
   const refused = await login(closed.base, 'password123')
   t.equal(refused.status, 503)
   t.equal((await refused.json()).code, 'GATEHOUSE_UNAVAILABLE')
   t.equal(refused.headers.get('set-cookie'), null, 'nothing issued')
+  // A lower bound only (load makes it later, never earlier).
   t.ok(performance.now() - began >= 250, 'it waited for the service until the deadline')
   standin.mode = 'garbage'
   const page = await login(closed.base, 'password123')

@@ -56,13 +56,13 @@ t.test('a boolean checker: every spelling signs in as one user; the session list
   t.teardown(() => app.close())
   const clients: Client[] = []
   for (const spelling of ['alice', ...SPELLINGS]) {
-    const c = client(app.base)
+    const c = app.client()
     const res = await login(c, spelling)
     t.equal(res.status, 200)
     t.match(await res.json(), { name: 'alice', id: ALICE_ID }, `${JSON.stringify(spelling)} is alice`)
     clients.push(c)
   }
-  const bob = client(app.base)
+  const bob = app.client()
   t.equal((await login(bob, 'Bob', 'bob-secret')).status, 200)
 
   const list = await (await app.list(clients[0]!)).json() as Array<{ current: boolean }>
@@ -81,7 +81,7 @@ t.test('lockout and identity follow one rule: accountKey ignoring dots makes a.l
   const checker: CredChecker = (user, passwd) => Object.hasOwn(PASSWORDS, accountKey(user)) && safeEqual(PASSWORDS[accountKey(user)]!, passwd)
   const app = await listApp({ providers: [{ kind: 'direct', name: 'local', checker }], rateLimit: { failures: { accountKey, perIp: 100 } } })
   t.teardown(() => app.close())
-  const c = client(app.base)
+  const c = app.client()
   for (const spelling of ['a.lice', 'AL.ICE', 'alice', 'ａｌｉｃｅ.', 'al.ice ']) t.equal((await login(c, spelling, 'wrong')).status, 403)
   const locked = await login(c, 'a.l.i.c.e')
   t.equal(locked.status, 429, 'five failures over five spellings lock the account for every spelling, the right password included')
@@ -103,17 +103,17 @@ t.test('a checker naming the account: its name as the store keeps it, the id fro
   const app = await listApp({ providers: [{ kind: 'direct', name: 'local', checker: byName }, { kind: 'direct', name: 'staff', checker: byRecord }] })
   t.teardown(() => app.close())
   for (const spelling of ['alice', ' ALICE']) {
-    const res = await login(client(app.base), spelling)
+    const res = await login(app.client(), spelling)
     t.match(await res.json(), { name: 'Alice', id: ALICE_ID }, 'the canonical name; its id the same as a boolean checker gives alice')
   }
-  const c = client(app.base)
+  const c = app.client()
   const res = await c.fetch('/auth/staff/login', { method: 'POST', json: { user: 'ａｌｉｃｅ', passwd: 'alice-secret' } })
   t.equal(res.status, 200)
   t.match(await res.json(), { name: 'Alice', id: userId('staff', 'db-42'), email: 'alice@example.com', role: 'editor', attrs: { team: 'docs' } })
   directory.alice!.name = 'Alice Liddell'
-  const renamed = await client(app.base).fetch('/auth/staff/login', { method: 'POST', json: { user: 'alice', passwd: 'alice-secret' } })
+  const renamed = await app.client().fetch('/auth/staff/login', { method: 'POST', json: { user: 'alice', passwd: 'alice-secret' } })
   t.match(await renamed.json(), { name: 'Alice Liddell', id: userId('staff', 'db-42') }, 'a renamed account keeps its id')
-  t.equal((await login(client(app.base), 'alice', 'wrong')).status, 403, '{ ok: false } is a wrong password')
+  t.equal((await login(app.client(), 'alice', 'wrong')).status, 403, '{ ok: false } is a wrong password')
 })
 
 t.test('checker answers that are not true, false or { ok, user }: 403 as a wrong password, no session, the reason logged, counted by the lockout', async (t) => {
@@ -149,7 +149,7 @@ t.test('checker answers that are not true, false or { ok, user }: 403 as a wrong
   for (const [i, [label, value, reason]] of cases.entries()) {
     answer = value
     lines.length = 0
-    const c = client(app.base)
+    const c = app.client()
     const res = await login(c, `user${i}`, 'pw')
     t.equal(res.status, 403, label)
     t.same(await res.json(), { error: 'forbidden', details: 'incorrect user or password', code: 'GATEHOUSE_CREDENTIALS' }, `${label}: the answer of a wrong password`)
@@ -160,15 +160,15 @@ t.test('checker answers that are not true, false or { ok, user }: 403 as a wrong
   t.notOk(lines.join('\n').includes('alice-secret'), 'nothing of an answer\'s content is logged')
 
   answer = true
-  const empty = await login(client(app.base), '\u200b \u200b', 'pw')
+  const empty = await login(app.client(), '\u200b \u200b', 'pw')
   t.equal(empty.status, 403, 'true for a name that is empty once folded names no account')
   t.match(lines.join('\n'), /a name that is empty as the lockout counts it/)
 
   answer = null
-  for (let i = 0; i < 5; i++) t.equal((await login(client(app.base), 'carol', 'pw')).status, 403)
+  for (let i = 0; i < 5; i++) t.equal((await login(app.client(), 'carol', 'pw')).status, 403)
   answer = true
-  t.equal((await login(client(app.base), 'carol', 'pw')).status, 429, 'malformed answers count as failures: the account locks')
-  const owner = client(app.base)
+  t.equal((await login(app.client(), 'carol', 'pw')).status, 429, 'malformed answers count as failures: the account locks')
+  const owner = app.client()
   t.equal((await login(owner, 'dave', 'pw')).status, 200, 'a good answer signs in')
   t.equal((await (await app.list(owner)).json() as unknown[]).length, 1, 'no session was listed for a refused login')
   t.match(await (await owner.fetch('/auth/user', { headers: xsrf(owner) })).json(), { name: 'dave', id: userId('local', 'dave') })

@@ -7,7 +7,7 @@
 import t, { type Test } from 'tap'
 import { authPlugin } from '../../auth.js'
 import { oauth2Provider } from '../../providers/index.js'
-import { funcLogger } from '../../lib/logger.js'
+import { funcLogger } from '../../lib/logging/logger.js'
 import { startLocalOAuth2Server } from '../../servers/index.js'
 import { listen } from '../helpers/client.js'
 

@@ -7,8 +7,12 @@ import { createServer as createNetServer } from 'node:net'
 import { createHash } from 'node:crypto'
 import { startDevServer, startLocalOAuth2Server, DEV_CLIENT, DEV_SERVER_PORT, type LocalOAuth2ServerOptions } from '../../servers/index.js'
 import { OptionsError } from '../../lib/errors.js'
-import { funcLogger } from '../../lib/logger.js'
+import { funcLogger } from '../../lib/logging/logger.js'
 import { publicHostOf } from '../../servers/dev-server.js'
+
+// RFC 7636 Appendix B: the servers require PKCE, and these requests are about other things.
+const PKCE = '&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256'
+const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk'
 
 t.test('bad options are refused before anything listens, naming the option', async (t) => {
   const L = 'startLocalOAuth2Server'
@@ -61,7 +65,7 @@ t.test('dev server defaults: port 8084, the well-known dev client, login page on
   const dev = await startDevServer({ port: 0, redirectUris: ['http://127.0.0.1:1/cb'] })
   t.teardown(dev.close)
   t.same({ cid: dev.providerOptions.cid, csecret: dev.providerOptions.csecret }, DEV_CLIENT)
-  const page = await fetch(`${dev.url}/login/oauth/authorize?response_type=code&client_id=dev&redirect_uri=http://127.0.0.1:1/cb`)
+  const page = await fetch(`${dev.url}/login/oauth/authorize?response_type=code&client_id=dev&redirect_uri=http://127.0.0.1:1/cb${PKCE}`)
   t.equal(page.status, 200)
   t.match(page.headers.get('content-type'), /^text\/html/)
 })
@@ -90,12 +94,12 @@ t.test('a failing emailFn costs the e-mail, not the login; it is logged', async 
     emailFn: () => { throw new Error('directory down') }
   })
   t.teardown(local.close)
-  const res = await fetch(`${local.url}/login/oauth/authorize?response_type=code&client_id=a&redirect_uri=http://127.0.0.1:1/cb`, { redirect: 'manual' })
+  const res = await fetch(`${local.url}/login/oauth/authorize?response_type=code&client_id=a&redirect_uri=http://127.0.0.1:1/cb${PKCE}`, { redirect: 'manual' })
   const code = new URL(res.headers.get('location')!).searchParams.get('code')!
   const tok = await fetch(`${local.url}/login/oauth/access_token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:1/cb', client_id: 'a', client_secret: 'b' })
+    body: JSON.stringify({ grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:1/cb', client_id: 'a', client_secret: 'b', code_verifier: VERIFIER })
   })
   const { access_token: at } = await tok.json() as { access_token: string }
   const info = await fetch(`${local.url}/user`, { headers: { authorization: `Bearer ${at}` } })
@@ -111,7 +115,7 @@ t.test('a loginPageHandler that neither replies nor returns HTML gets a logged 5
     url: 'http://127.0.0.1:0', withLoginPage: true, redirectUris: ['http://127.0.0.1:1/cb'], loginPageHandler: () => undefined, logger: funcLogger((l) => lines.push(l))
   })
   t.teardown(local.close)
-  const res = await fetch(`${local.url}/login/oauth/authorize?response_type=code&client_id=${local.providerOptions.cid}&redirect_uri=http://127.0.0.1:1/cb`)
+  const res = await fetch(`${local.url}/login/oauth/authorize?response_type=code&client_id=${local.providerOptions.cid}&redirect_uri=http://127.0.0.1:1/cb${PKCE}`)
   t.equal(res.status, 500)
   t.same(await res.json(), { error: 'server_error', error_description: 'internal error', details: 'internal error' })
   t.ok(lines.some((l) => l.includes('loginPageHandler neither sent a reply nor returned HTML')))
@@ -122,7 +126,7 @@ t.test('an async loginPageHandler returning HTML is served', async (t) => {
     url: 'http://127.0.0.1:0', withLoginPage: true, redirectUris: ['http://127.0.0.1:1/cb'], loginPageHandler: async (_req, _reply, page) => `<p>${page.scopes.join(',')}</p>`
   })
   t.teardown(local.close)
-  const res = await fetch(`${local.url}/login/oauth/authorize?response_type=code&client_id=${local.providerOptions.cid}&redirect_uri=http://127.0.0.1:1/cb&scope=a%20b%20a`)
+  const res = await fetch(`${local.url}/login/oauth/authorize?response_type=code&client_id=${local.providerOptions.cid}&redirect_uri=http://127.0.0.1:1/cb&scope=a%20b%20a${PKCE}`)
   t.equal(res.status, 200)
   t.equal(await res.text(), '<p>a,b</p>', 'scopes de-duplicated')
 })

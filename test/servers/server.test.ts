@@ -9,7 +9,7 @@ import sharp from 'sharp'
 import {
   DEV_CLIENT, escapeHtml, startDevServer, startLocalOAuth2Server, type RunningOAuth2Server
 } from '../../servers/index.js'
-import { funcLogger } from '../../lib/logger.js'
+import { funcLogger } from '../../lib/logging/logger.js'
 import { client, type Client } from '../helpers/client.js'
 
 const CALLBACK = 'http://127.0.0.1:1/auth/dev/callback'
@@ -19,8 +19,11 @@ function pkce (): { verifier: string; challenge: string } {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') }
 }
 
+/** The PKCE pair of the requests that do not bring their own (the servers require PKCE). */
+const PKCE = pkce()
+
 function authorizePath (cid: string, extra: Record<string, string> = {}): string {
-  const q = new URLSearchParams({ response_type: 'code', client_id: cid, redirect_uri: CALLBACK, state: 'st-1', scope: 'user', ...extra })
+  const q = new URLSearchParams({ response_type: 'code', client_id: cid, redirect_uri: CALLBACK, state: 'st-1', scope: 'user', code_challenge: PKCE.challenge, code_challenge_method: 'S256', ...extra })
   return `/login/oauth/authorize?${q.toString()}`
 }
 
@@ -44,7 +47,7 @@ async function exchange (base: string, form: Record<string, string>, headers: Re
   return await fetch(`${base}/login/oauth/access_token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', ...headers },
-    body: new URLSearchParams(form).toString()
+    body: new URLSearchParams({ code_verifier: PKCE.verifier, ...form }).toString()
   })
 }
 
@@ -143,7 +146,7 @@ t.test('dev server: JSON token request and the /authorize and /token aliases', a
   const tok = await fetch(`${dev.url}/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK, client_id: DEV_CLIENT.cid, client_secret: DEV_CLIENT.csecret })
+    body: JSON.stringify({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK, client_id: DEV_CLIENT.cid, client_secret: DEV_CLIENT.csecret, code_verifier: PKCE.verifier })
   })
   t.equal(tok.status, 200)
   const { access_token: at } = await tok.json() as { access_token: string }
@@ -209,7 +212,7 @@ t.test('local server: given client, auto-login user and registered redirect URI'
   t.teardown(local.close)
   t.same([local.providerOptions.cid, local.providerOptions.csecret], ['app', 's3cret'], 'the given client in the provider options')
   // With one registered URI the request may omit it (RFC 6749 §4.1.1) and the token request too.
-  const res = await fetch(`${local.url}/login/oauth/authorize?response_type=code&client_id=app`, { redirect: 'manual' })
+  const res = await fetch(`${local.url}/login/oauth/authorize?response_type=code&client_id=app&code_challenge=${PKCE.challenge}&code_challenge_method=S256`, { redirect: 'manual' })
   t.equal(res.status, 302)
   const back = new URL(res.headers.get('location')!)
   t.equal(back.origin + back.pathname, CALLBACK)

@@ -3,7 +3,7 @@
  * compiled (lines as written there; test/docs/readme-examples.test.ts checks they stay the same).
  */
 import Fastify, { type FastifyError, type FastifyPluginAsync, type RouteHandlerMethod } from 'fastify'
-import authPlugin, { HttpError, type GatehouseApi } from '../../index.js'
+import authPlugin, { HttpError, type GatehouseAuth } from '../../index.js'
 import { signIn } from '../../testing.js'
 import assert from 'node:assert/strict'
 
@@ -32,10 +32,10 @@ app.setErrorHandler((err: FastifyError, request, reply) => {
 })
 
 // The guides' routes with their guards as onRequest hooks.
-app.get('/', { onRequest: app.auth.trace }, async (req) => (req.user ? `hello ${req.user.name}` : 'hello, guest'))
+app.get('/', { onRequest: app.auth.optionalUser }, async (req) => (req.user ? `hello ${req.user.name}` : 'hello, guest'))
 app.get('/api/reports', { onRequest: app.auth.rbac(['editor', 'admin']) }, reports)   // 401 signed out, 403 other roles
 app.get('/api/admin', { onRequest: app.auth.admin }, adminPage)                        // 403 unless attrs.admin is true
-app.post('/account/password', { onRequest: app.auth.recent({ within: '5m' }) }, changePassword)
+app.post('/account/password', { onRequest: app.auth.stepUp({ within: '5m' }) }, changePassword)
 
 // decoratorName
 {
@@ -46,14 +46,14 @@ app.post('/account/password', { onRequest: app.auth.recent({ within: '5m' }) }, 
 }
 declare module 'fastify' {
   interface FastifyInstance {
-    gatehouse: GatehouseApi
+    gatehouse: GatehouseAuth
   }
 }
 // docs/guide/security.md: server-rendered pages
 {
   const app = Fastify()
   await app.register(authPlugin, { secret, url, xsrf: { navigation: true } })
-  app.get('/dashboard', { onRequest: app.auth.trace }, async (request, reply) => {
+  app.get('/dashboard', { onRequest: app.auth.optionalUser }, async (request, reply) => {
     const user = app.auth.getUser(request) // the signed-in user on a link or a reload, null for a guest
     return reply.type('text/html').send(user === null ? '<a href="/login">Sign in</a>' : `Hello ${escapeHtml(user.name)}`)
   })

@@ -4,7 +4,7 @@
  */
 import Fastify from 'fastify'
 import authPlugin from '../../index.js'
-import { oauth2Provider } from '../../providers/index.js'
+import { oauth2Provider } from '../../index.js'
 
 const app = Fastify()
 await app.register(oauth2Provider, { name: 'github', cid: process.env.GITHUB_CID!, csecret: process.env.GITHUB_CSEC!, idFrom: 'login' })

@@ -5,9 +5,11 @@
  */
 import Fastify from 'fastify'
 import authPlugin, {
-  appleKeyFromFile, appleProvider, devProvider, oauth2Provider, oidcProvider, passkeyProvider, stdLogger, telegramProvider, totpProvider,
-  verifyProvider, type AppleProviderOptions, type CustomOAuth2ProviderOptions, type Sender
+  appleProvider, devProvider, oauth2Provider, oidcProvider, passkeyProvider, telegramProvider, totpProvider, emailProvider,
+  type CustomOAuth2ProviderOptions
 } from '../../index.js'
+import { appleKeyFromFile, type AppleProviderOptions, type Sender } from '../../providers/index.js'
+import { stdLogger } from '../../compat.js'
 import { discoverOidc, type DevProviderOptions } from '../../providers/index.js'
 
 declare const cid: string
@@ -83,6 +85,7 @@ await app.register(oidcProvider, { name: 'sso', cid, csecret, issuer, authParams
 await app.register(oidcProvider, { name: 'sso', cid, csecret, issuer, timeout: '5s' })
 await app.register(oidcProvider, { name: 'sso', cid, csecret, issuer, handshakeTtl: '5m' })
 await app.register(oidcProvider, { name: 'sso', cid, csecret, issuer, stateStore: 'redis://127.0.0.1:6379/0' })
+await app.register(oidcProvider, { name: 'sso', cid, csecret, issuer, mfa: { amr: ['mfa', 'otp', 'hwk'], maxAge: '5m' } })
 {
   // docs/providers/oidc.md: client authentication chosen by the app
   const discovered = await discoverOidc('https://sso.example.com/realms/main')
@@ -122,16 +125,16 @@ await app.register(devProvider, { tokenTtl: '10m' })
 await app.register(devProvider, { loginTtl: '5m' })
 
 // docs/providers/email.md
-await app.register(verifyProvider, { name: 'mail', template, sender })
-await app.register(verifyProvider, { name: 'email', sender, template: 'Sign in to Example: https://example.com/auth/email/login?token={{.Token}}' })
-await app.register(verifyProvider, { name: 'email', template, sender: async (address, text) => { await mailer.deliver(address, text) } })
-await app.register(verifyProvider, { name: 'email', template, sender, tokenTtl: '15m' })
-await app.register(verifyProvider, { name: 'email', template, sender, stateStore: 'redis://127.0.0.1:6379/0' })
-await app.register(verifyProvider, { name: 'email', template, sender, escape: 'html' })
-await app.register(verifyProvider, { name: 'email', template, sender, sendTimeout: '10s' })
-await app.register(verifyProvider, { name: 'sms', template, sender, isAddress: (address) => /^\+[0-9]{8,15}$/.test(address) })
-await app.register(verifyProvider, { name: 'email', sender, template: 'Your Example sign-in code: {{.Code}}', code: { digits: 6, ttl: '10m', attempts: 5 } })
-await app.register(verifyProvider, { name: 'email', sender, template: 'Your code: {{.Code}}', code: true })
+await app.register(emailProvider, { name: 'mail', template, sender })
+await app.register(emailProvider, { name: 'email', sender, template: 'Sign in to Example: https://example.com/auth/email/login?token={{.Token}}' })
+await app.register(emailProvider, { name: 'email', template, sender: async (address, text) => { await mailer.deliver(address, text) } })
+await app.register(emailProvider, { name: 'email', template, sender, tokenTtl: '15m' })
+await app.register(emailProvider, { name: 'email', template, sender, stateStore: 'redis://127.0.0.1:6379/0' })
+await app.register(emailProvider, { name: 'email', template, sender, escape: 'html' })
+await app.register(emailProvider, { name: 'email', template, sender, sendTimeout: '10s' })
+await app.register(emailProvider, { name: 'sms', template, sender, isAddress: (address) => /^\+[0-9]{8,15}$/.test(address) })
+await app.register(emailProvider, { name: 'email', sender, template: 'Your Example sign-in code: {{.Code}}', code: { digits: 6, ttl: '10m', attempts: 5 } })
+await app.register(emailProvider, { name: 'email', sender, template: 'Your code: {{.Code}}', code: true })
 
 // docs/providers/telegram.md
 await app.register(telegramProvider, { token: process.env.TELEGRAM_TOKEN! })

@@ -4,7 +4,7 @@
  */
 import Fastify from 'fastify'
 import authPlugin, { oauth2Provider, type CustomOAuth2ProviderOptions } from '../../index.js'
-import { getProviderToken, revokeProviderToken } from '../../index.js'
+import { getProviderToken, revokeProviderToken } from '../../providers/index.js'
 
 declare const corp: CustomOAuth2ProviderOptions
 

@@ -4,7 +4,8 @@
  */
 import Fastify from 'fastify'
 import { bcryptVerify } from '../../toolkit.js'
-import authPlugin, { oauth2Provider, appleProvider, appleKeyFromFile, oidcProvider, verifyProvider, SmtpSender, telegramProvider, directProvider, normaliseAccountName, breachedPasswords, type CredChecker } from '../../index.js'
+import authPlugin, { oauth2Provider, appleProvider, oidcProvider, emailProvider, telegramProvider, directProvider, type CredChecker } from '../../index.js'
+import { appleKeyFromFile, SmtpSender, normaliseAccountName, breachedPasswords } from '../../providers/index.js'
 
 declare const secret: () => string
 declare const cid: string
@@ -27,12 +28,19 @@ await app.register(oauth2Provider, {
   scopes: ['profile'],
   mapUser: (data) => ({ id: String(data.id), name: String(data.display_name) })
 })
-await app.register(verifyProvider, {
+await app.register(emailProvider, {
   name: 'email',
   template: 'Sign in to Example: https://example.com/auth/email/login?token={{.Token}}',
   sender: new SmtpSender({ host: 'smtp.example.com', port: 587, startTLS: true, username, password, from: 'no-reply@example.com' })
 })
 await app.register(telegramProvider, { token })
+// upgrading.md: the registrations that replace addOidcProvider and addTelegramProvider.
+await app.register(async (app) => {
+  const name = 'sso2'; const cid = 'c'; const csecret = 's'; const issuer = 'https://sso.example.com'
+  await app.register(oidcProvider, { name, cid, csecret, issuer })
+  const opts = { token, name: 'telegram2' }
+  await app.register(telegramProvider, opts)
+})
 await app.register(directProvider, { name: 'local', checker })
 
 // docs/providers/password.md: the example and one per option

@@ -3,8 +3,8 @@
  * there; test/docs/readme-examples.test.ts checks they stay the same).
  */
 import Fastify from 'fastify'
-import authPlugin, { turnstileVerifier } from '../../index.js'
-import { directProvider, hcaptchaVerifier, recaptchaV3Verifier, type CredChecker } from '../../index.js'
+import authPlugin, { directProvider, type CredChecker } from '../../index.js'
+import { turnstileVerifier, hcaptchaVerifier, recaptchaV3Verifier } from '../../providers/index.js'
 import { breachedPasswords } from '../../toolkit.js'
 
 declare const secret: () => string
@@ -14,16 +14,16 @@ declare const newPassword: string
 declare const myCaptcha: { verify (token: string, ip: string): Promise<boolean> }
 
 const app = Fastify()
-await app.register(authPlugin, { secret, url, captcha: turnstileVerifier({ secret: process.env.TURNSTILE_SECRET!, action: 'login' }) })
-await app.register(authPlugin, { secret, url, captcha: hcaptchaVerifier({ secret: process.env.HCAPTCHA_SECRET!, sitekey: process.env.HCAPTCHA_SITEKEY!, providers: ['local'] }) })
-await app.register(authPlugin, { secret, url, captcha: recaptchaV3Verifier({ secret: process.env.RECAPTCHA_SECRET!, action: 'login', minScore: 0.7, timeout: '3s' }) })
-await app.register(authPlugin, { secret, url, captcha: async ({ token, remoteIp }) => await myCaptcha.verify(token, remoteIp) })
+await app.register(authPlugin, { secret, url, login: { captcha: turnstileVerifier({ secret: process.env.TURNSTILE_SECRET!, action: 'login' }) } })
+await app.register(authPlugin, { secret, url, login: { captcha: hcaptchaVerifier({ secret: process.env.HCAPTCHA_SECRET!, sitekey: process.env.HCAPTCHA_SITEKEY!, providers: ['local'] }) } })
+await app.register(authPlugin, { secret, url, login: { captcha: recaptchaV3Verifier({ secret: process.env.RECAPTCHA_SECRET!, action: 'login', minScore: 0.7, timeout: '3s' }) } })
+await app.register(authPlugin, { secret, url, login: { captcha: async ({ token, remoteIp }) => await myCaptcha.verify(token, remoteIp) } })
 
 const breached = breachedPasswords({ timeout: '2s', onUnavailable: 'allow' })
 const { breached: known, count } = await breached.check(newPassword)
 const offline = breachedPasswords({ file: '/etc/app/breached-sha1.txt', minCount: 10 })
 await app.register(directProvider, { name: 'local', checker, breachedPasswords: { check: breachedPasswords(), onBreached: 'refuse' } })
 
-await app.register(authPlugin, { secret, url, lastLoginMethod: true })
+await app.register(authPlugin, { secret, url, login: { lastMethod: true } })
 
 export { known, count, offline }

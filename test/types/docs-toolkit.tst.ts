@@ -35,6 +35,10 @@ await app.register(async (app) => {
   app.post('/form', { onRequest: crossOriginProtectionHook() }, ok)
   app.get('/slow', { onRequest: timeoutHook(2000) }, ok)
   app.get('/tenant', { onRequest: cacheControlHook({ maxAge: 60, version: (req) => String(req.headers['x-tenant']) }) }, ok)
+  // cache-control.md: after the auth hooks, in preHandler.
+  app.get('/me', { preHandler: [app.auth.authenticate, cacheControlHook({ maxAge: 60, version: (req) => String(req.headers['x-tenant']) })] }, ok)
+  const opts = { maxAge: 60, version: '1.4.2' }
+  app.get('/me/settings', { preHandler: [app.auth.authenticate, cacheControlHook(opts)] }, ok)
 })
 const clean = Fastify({ rewriteUrl: (req) => stripSlashes(cleanPath(req.url ?? '/')) })
 await clean.close()

@@ -19,4 +19,4 @@ await app.register(totpProvider, {
   secondFactor: ['local']               // password logins of `local` also need a code, once the user added an app
 })
 // Routes that need a second factor confirmed within 5 minutes:
-app.post('/account/password', { preHandler: app.auth.recent({ within: '5m' }) }, changePassword)
+app.post('/account/password', { preHandler: app.auth.stepUp({ within: '5m' }) }, changePassword)

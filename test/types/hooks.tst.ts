@@ -4,14 +4,14 @@
  * a renamed decorator (`decoratorName`) is typed by declaring it like the default one.
  */
 import Fastify from 'fastify'
-import authPlugin, { HttpError, User, type GatehouseApi, type ReadonlyUser } from '../../index.js'
+import authPlugin, { HttpError, User, type GatehouseAuth, type ReadonlyUser } from '../../index.js'
 import { signIn, type SignedIn } from '../../testing.js'
 
 const app = Fastify()
 await app.register(authPlugin, { secret: () => 's'.repeat(32), url: 'http://localhost' })
 const { auth } = app
 
-const guards = [auth.authenticate, auth.admin, auth.rbac(['editor']), auth.trace, auth.xsrf, auth.recent({ within: '5m' }), auth.updateUser((u) => u)]
+const guards = [auth.authenticate, auth.admin, auth.rbac(['editor']), auth.optionalUser, auth.xsrf, auth.stepUp({ within: '5m' }), auth.updateUser((u) => u)]
 for (const [i, guard] of guards.entries()) {
   app.get(`/on-request/${i}`, { onRequest: guard }, async () => 'ok')
   app.get(`/pre-handler/${i}`, { preHandler: guard }, async () => 'ok')
@@ -40,7 +40,7 @@ app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _reque
 // decoratorName: declare the new name with the package's type.
 declare module 'fastify' {
   interface FastifyInstance {
-    gatehouse: GatehouseApi
+    gatehouse: GatehouseAuth
   }
 }
 const renamed = Fastify()

@@ -4,10 +4,11 @@
  */
 import Fastify from 'fastify'
 import authPlugin, {
-  SmtpSender, appleKeyFromFile, directProvider, oauth2Provider, oidcProvider, devProvider, verifyProvider, telegramProvider,
-  passkeyProvider, providerKit, ErrorCodes, OptionsError, type AuthOptions, type Claims, type GatehouseAuth, type ProviderMethods,
-  type ReadonlyUser
+  directProvider, oauth2Provider, oidcProvider, devProvider, emailProvider, telegramProvider, passkeyProvider, ErrorCodes, OptionsError,
+  type AuthOptions, type Claims, type GatehouseAuth, type ReadonlyUser
 } from '../../index.js'
+import { SmtpSender, appleKeyFromFile, providerKit } from '../../providers/index.js'
+import { type ProviderMethods } from '../../compat.js'
 import { sanitizeUrl, pingPlugin, healthPlugin, withBcryptHash, maybe } from '../../toolkit.js'
 import { startLocalOAuth2Server } from '../../servers/index.js'
 
@@ -58,7 +59,7 @@ const entries: AuthOptions['providers'] = [
   { kind: 'oauth2', name: 'corp', cid: 'c', csecret: 's', endpoint: { authURL: 'https://corp/auth', tokenURL: 'https://corp/token' }, infoURL: 'https://corp/me', mapUser: (data) => ({ id: String(data.sub) }) },
   { kind: 'oidc', name: 'sso', cid: 'c', csecret: 's', issuer: 'https://sso.example.com', handshakeTtl: '5m' },
   { kind: 'apple', clientId: 'c', teamId: 't', keyId: 'k', keyLoader: appleKeyFromFile('/keys/apple.p8') },
-  { kind: 'verify', name: 'mail', template: '{{.Token}}', sender: async () => {} },
+  { kind: 'email', name: 'mail', template: '{{.Token}}', sender: async () => {} },
   { kind: 'telegram', token: '1:x', polling: false },
   { kind: 'passkey', secondFactor: ['local'] },
   { kind: 'handler', provider: { name: 'magic', login: (_request, reply, login) => reply.send({ aud: login.aud ?? null }) } }
@@ -74,11 +75,15 @@ await app.register(async (scope) => {
   void kit.throttle.loginRequest
 })
 
-// fastify.auth is the app's API: these members (15 at most) and the seed's add* methods, nothing of the providers' plumbing
-type AppApi = 'tokens' | 'authenticate' | 'admin' | 'rbac' | 'trace' | 'xsrf' | 'recent' | 'updateUser' | 'getUser' | 'mustGetUser' | 'providers' |
-  'revokeSession' | 'revokeUser' | 'listSessions' | 'jwks'
-const exactly = <T>(_: T & ([T] extends [AppApi] ? ([AppApi] extends [T] ? unknown : never) : never)): void => {}
-exactly<keyof GatehouseAuth>(null as unknown as keyof GatehouseAuth)
+// fastify.auth is the app's API: these 13 members and the seed's add* methods, nothing of the providers' plumbing
+type AppApi = 'authenticate' | 'optionalUser' | 'admin' | 'rbac' | 'stepUp' | 'xsrf' | 'updateUser' | 'getUser' | 'mustGetUser' | 'sessions' |
+  'tokens' | 'providers' | 'jwks'
+// and, until 1.0, the names five of them had (deprecated: each warns once when used)
+type DeprecatedApi = 'trace' | 'recent' | 'revokeSession' | 'revokeUser' | 'listSessions'
+type Members = Exclude<keyof GatehouseAuth, keyof ProviderMethods>
+const exactly = <T>(_: T & ([T] extends [AppApi | DeprecatedApi] ? ([AppApi | DeprecatedApi] extends [T] ? unknown : never) : never)): void => {}
+exactly<Members>(null as unknown as Members)
+void [app.auth.sessions.list, app.auth.sessions.revoke, app.auth.sessions.revokeUser]
 const names: Array<keyof ProviderMethods> = ['addProvider', 'addDevProvider', 'addDirectProvider', 'addVerifProvider', 'addCustomProvider', 'addOidcProvider', 'addAppleProvider', 'addTelegramProvider', 'addCustomHandler']
 void names
 // @ts-expect-error the providers' plumbing is not on fastify.auth
@@ -106,7 +111,7 @@ await app.register(oauth2Provider, {
 })
 await app.register(oidcProvider, { name: 'sso', cid: 'c', csecret: 's', issuer: 'https://sso.example.com' })
 await app.register(devProvider, { port: 0, onServer: (server) => { const u: string = server.url; void u } })
-await app.register(verifyProvider, { name: 'mail', template: '{{.Token}}', sender: async () => {} })
+await app.register(emailProvider, { name: 'mail', template: '{{.Token}}', sender: async () => {} })
 await app.register(telegramProvider, { token: '1:x', polling: false })
 await app.register(passkeyProvider, { store: 'memory://' })
 const local = await startLocalOAuth2Server({ url: 'http://localhost:9096', withLoginPage: true })

@@ -23,6 +23,17 @@ function sourceFiles (path: string): string[] {
   return path.endsWith('.ts') && !path.endsWith('.d.ts') ? [full] : []
 }
 
+/**
+ * The files to read: the sources (to fix them), or their declarations as `tsc -b` emitted them into dist/ (the
+ * same property signatures, what an app compiles against, and a quarter of the text: no function bodies).
+ */
+export type From = 'sources' | 'declarations'
+
+function filesOf (from: From): string[] {
+  const sources = SOURCES.flatMap(sourceFiles)
+  return from === 'sources' ? sources : sources.map((f) => join(root, 'dist', relative(root, f)).replace(/\.ts$/, '.d.ts'))
+}
+
 /** An optional property whose type does not take `undefined`: where it is and its type node. */
 export interface Offender { file: string; line: number; name: string; type: ts.TypeNode }
 
@@ -30,18 +41,18 @@ export interface Offender { file: string; line: number; name: string; type: ts.T
  * One program over the package's sources (and `extra` files, e.g. a fixture that uses them), compiled as an app
  * with `exactOptionalPropertyTypes` would compile it.
  */
-export function exactOptionalProgram (extra: string[] = []): ts.Program {
-  return ts.createProgram([...SOURCES.flatMap(sourceFiles), ...extra], {
+export function exactOptionalProgram (extra: string[] = [], from: From = 'sources'): ts.Program {
+  return ts.createProgram([...filesOf(from), ...extra], {
     module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022,
     strict: true, exactOptionalPropertyTypes: true, skipLibCheck: true, noEmit: true, types: ['node']
   })
 }
 
 /** Every optional property of the package's sources whose declared type does not accept `undefined`. */
-export function offenders (program: ts.Program = exactOptionalProgram()): Offender[] {
+export function offenders (program: ts.Program = exactOptionalProgram(), from: From = 'sources'): Offender[] {
   const checker = program.getTypeChecker()
   const out: Offender[] = []
-  for (const file of SOURCES.flatMap(sourceFiles)) {
+  for (const file of filesOf(from)) {
     const sf = program.getSourceFile(file)!
     const visit = (node: ts.Node): void => {
       if (ts.isPropertySignature(node) && node.questionToken !== undefined && node.type !== undefined) {
@@ -58,7 +69,7 @@ export function offenders (program: ts.Program = exactOptionalProgram()): Offend
   return out
 }
 
-/** `file:line name` for a report, relative to the repository. */
+/** `file:line name` for a report, relative to the repository (a declaration's file and line are dist/'s). */
 export function where (o: Offender): string {
   return `${relative(root, o.file)}:${o.line} ${o.name}`
 }

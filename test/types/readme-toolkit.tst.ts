@@ -5,10 +5,11 @@
 import Fastify from 'fastify'
 import authPlugin from '../../index.js'
 import {
-  appInfoPlugin, benchmarksPlugin, blackWordsPlugin, deprecationPlugin, fileServerPlugin, gzipPlugin, headersPlugin, healthPlugin,
-  maybe, metricsPlugin, noCacheHook, noCachePlugin, onlyFromHook, pingPlugin, profilerPlugin, publish, realIpPlugin, recovererPlugin,
-  reject, requestLoggerPlugin, rewriteUrl, sizeLimitHook, sizeLimitPlugin, stdLogger, tracePlugin, withBcryptHash, type Logger
+  appInfoPlugin, benchmarksPlugin, blackWordsPlugin, deprecationPlugin, fileServerPlugin, gzipPlugin, headersPlugin, healthPlugin, maybe,
+  metricsPlugin, noCacheHook, noCachePlugin, onlyFromHook, pingPlugin, profilerPlugin, realIpPlugin, recovererPlugin, reject,
+  requestLoggerPlugin, rewriteUrl, sizeLimitHook, sizeLimitPlugin, requestIdPlugin, withBcryptHash
 } from '../../toolkit.js'
+import { publish, stdLogger, type Logger } from '../../compat.js'
 
 declare const db: { ping (): Promise<void> }
 declare const logger: Logger
@@ -30,7 +31,7 @@ await app.register(metricsPlugin, { allow: ['127.0.0.1'] }); publish('jobs', () 
 await app.register(blackWordsPlugin, { words: ['viagra'] })
 await app.register(sizeLimitPlugin, { limit: 1024 })
 app.post('/upload', { preParsing: sizeLimitHook(1024) }, ok)
-await app.register(tracePlugin)
+await app.register(requestIdPlugin)
 await app.register(deprecationPlugin, { date: new Date('2027-01-01'), link: '/docs/v2' })
 const rewritten = Fastify({ rewriteUrl: rewriteUrl([{ from: '^/api/v1/(.*)$', to: '/api/v2/$1' }]) })
 await app.register(noCachePlugin)

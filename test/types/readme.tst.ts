@@ -81,7 +81,7 @@ export async function readingTheUser (): Promise<void> {
   const app = Fastify()
   await app.register(authPlugin, { secret, url })
   // README: Reading the user
-  app.get('/', { preHandler: app.auth.trace }, async (req) => (req.user ? `hello ${req.user.name}` : 'hello, guest'))
+  app.get('/', { preHandler: app.auth.optionalUser }, async (req) => (req.user ? `hello ${req.user.name}` : 'hello, guest'))
 }
 
 export async function passkeys (): Promise<void> {
@@ -98,7 +98,7 @@ export async function totp (): Promise<void> {
   await app.register(authPlugin, { secret, url })
   // README: Authenticator apps (TOTP) and recovery codes
   app.register(totpProvider, { encryptionKey: process.env.TOTP_KEY!, store: 'redis://…', secondFactor: ['local'] })
-  app.post('/account/password', { preHandler: app.auth.recent({ within: '5m' }) }, changePassword)
+  app.post('/account/password', { preHandler: app.auth.stepUp({ within: '5m' }) }, changePassword)
   const encryptionKey = process.env.TOTP_KEY!
   // README: the inline example of the same section
   app.register(totpProvider, { encryptionKey, store: 'redis://…', secondFactor: ['local'] })

@@ -56,7 +56,8 @@ export async function launch (testFile: string): Promise<TestBrowser> {
   rmSync(dir, { recursive: true, force: true })
   mkdirSync(dir, { recursive: true })
   const context = await (await chromiumBrowser()).newContext({ viewport: { width: 1000, height: 900 } })
-  context.setDefaultTimeout(10_000)
+  // A limit on a hang, not a measure: Chromium on a loaded 2-core machine may take seconds for a page.
+  context.setDefaultTimeout(60_000)
   const page = await context.newPage()
   let n = 0
   return {

@@ -67,7 +67,7 @@ if (missing !== undefined) {
     for (const [method, code] of [
       ['#method-password', /app\.register\(directProvider, \{[\s\S]*checker/],
       ['#method-oauth2', /app\.register\(oauth2Provider, \{[\s\S]*name: 'github', cid, csecret/],
-      ['#method-email', /app\.register\(verifyProvider, \{[\s\S]*sender: new SmtpSender/]
+      ['#method-email', /app\.register\(emailProvider, \{[\s\S]*sender: new SmtpSender/]
     ] as const) {
       t.ok(await page.isVisible(method), `${method} shown`)
       t.match(await page.textContent(`${method} pre.code`), code, `${method} shows the code that enables it`)

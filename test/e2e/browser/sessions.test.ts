@@ -22,7 +22,7 @@ if (missing !== undefined) {
   async function device (): Promise<Page> {
     const context = await browser.newContext({ viewport: { width: 1000, height: 900 } })
     devices.push(context)
-    context.setDefaultTimeout(10_000)
+    context.setDefaultTimeout(60_000) // as browser.ts: a limit on a hang, not a measure
     const page = await context.newPage()
     await page.goto(home)
     await waitText(page, '#status', /not signed in/)

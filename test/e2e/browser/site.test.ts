@@ -10,7 +10,9 @@
  * as its heading does (TypeDoc drops inline code from it).
  *
  * The site is built once, before any test starts and outside the browser's own timeout: typedoc takes about 40 s
- * on a quiet 2-core machine and minutes on a loaded one, so the file's timeout allows for that.
+ * on a quiet 2-core machine and minutes on a loaded one, so the file's timeout allows for that. When `npm run docs`
+ * built docs/api after the last change of anything TypeDoc reads (as CI does before the tests), that site is the one
+ * opened, and TypeDoc does not run again.
  */
 import t from 'tap'
 import { spawn } from 'node:child_process'
@@ -38,18 +40,46 @@ t.setTimeout(BUILD_TIMEOUT_MS + BROWSER_TIMEOUT_MS)
 
 /**
  * Runs typedoc with the project's configuration into `out`; resolves to its output when it fails. Without
- * TypeScript's type check of the same program (`--skipErrorChecking`, a third of typedoc's time):
- * test/package/scratch-app.test.ts builds it with `npm pack` (tsc -p tsconfig.build.json, which fails on any type
- * error), and `npm run docs` still checks it; typedoc's own warnings (links, exports) still fail this build.
+ * TypeScript's type check of the same program (`--skipErrorChecking`, a third of typedoc's time): the TypeScript
+ * graph's tests check it (`tsc -b`, test/types/entries.test.ts), and `npm run docs` still checks it; typedoc's own
+ * warnings (links, exports) still fail this build. Without NODE_V8_COVERAGE: typedoc runs none of this project's code.
  */
 async function buildSite (out: string): Promise<{ code: number | null; output: string }> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_OPTIONS' && !k.startsWith('TAP')))
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_OPTIONS' && k !== 'NODE_V8_COVERAGE' && !k.startsWith('TAP')))
   const child = spawn(process.execPath, [join(root, 'node_modules/typedoc/bin/typedoc'), '--skipErrorChecking', '--out', out], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout.on('data', (d: Buffer) => { output += d.toString() })
   child.stderr.on('data', (d: Buffer) => { output += d.toString() })
   const [code] = await once(child, 'close') as [number | null]
   return { code, output }
+}
+
+/** What TypeDoc reads (typedoc.json: the entries' program, the README, the pages of docs/, its own settings). */
+const SITE_INPUTS = ['typedoc.json', 'package.json', 'tsconfig.base.json', 'tsconfig.build.json', 'README.md', 'CHANGELOG.md', 'CONTRIBUTING.md',
+  'index.ts', 'auth.ts', 'compat.ts', 'toolkit.ts', 'testing.ts', 'augment.ts', 'toolkit-augment.ts', 'lib', 'plugins', 'providers', 'servers', 'stores', 'hooks', 'example', 'bench', 'docs']
+
+/** The newest modification time under `path` (docs/api, the site itself, left out), and which file has it. */
+function newest (path: string): { ms: number; file: string } {
+  const full = join(root, path)
+  if (!existsSync(full) || path === join('docs', 'api')) return { ms: 0, file: '' }
+  const stat = statSync(full)
+  if (!stat.isDirectory()) return { ms: stat.mtimeMs, file: path }
+  return readdirSync(full).map((f) => newest(join(path, f))).reduce((a, b) => b.ms > a.ms ? b : a, { ms: 0, file: '' })
+}
+
+/**
+ * Whether docs/api, the site `npm run docs` built (CI builds it before the tests, with TypeDoc's type check), is
+ * newer than everything TypeDoc reads: then it is the site these sources make, and building it again would cost
+ * about 20 CPU seconds for the same pages. Otherwise (no site yet, or a file changed since) this file builds its own.
+ */
+function siteOfNpmRunDocs (): { fresh: boolean; why: string } {
+  const index = join(root, 'docs', 'api', 'index.html')
+  if (!existsSync(index)) return { fresh: false, why: 'no docs/api: npm run docs has not run' }
+  const site = statSync(index).mtimeMs
+  const input = SITE_INPUTS.map(newest).reduce((a, b) => b.ms > a.ms ? b : a, { ms: 0, file: '' })
+  return input.ms < site
+    ? { fresh: true, why: `docs/api is newer than every input, the newest ${input.file}` }
+    : { fresh: false, why: `${input.file} changed after docs/api was built` }
 }
 
 const TYPES: Record<string, string> = {
@@ -94,14 +124,28 @@ if (missing !== undefined) {
   t.comment(`browser tests skipped: ${missing}`)
   t.test('the documentation site in Chromium', { skip: missing }, async () => {})
 } else {
-  const out = mkdtempSync(join(tmpdir(), 'gatehouse-site-'))
-  t.teardown(() => rmSync(out, { recursive: true, force: true }))
-  const started = Date.now()
-  const built = await buildSite(out)
-  t.comment(`typedoc built the site in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  const reuse = siteOfNpmRunDocs()
+  let out = join(root, 'docs', 'api')
+  let built: { code: number | null; output: string } | undefined
+  if (reuse.fresh) {
+    t.comment(`the site of \`npm run docs\` (${reuse.why}): not built again`)
+  } else {
+    out = mkdtempSync(join(tmpdir(), 'gatehouse-site-'))
+    const temporary = out
+    t.teardown(() => rmSync(temporary, { recursive: true, force: true }))
+    const started = Date.now()
+    built = await buildSite(out)
+    t.comment(`typedoc built the site in ${((Date.now() - started) / 1000).toFixed(1)} s (${reuse.why})`)
+  }
 
   t.test('typedoc builds the site (warnings are errors)', async (t) => {
-    t.equal(built.code, 0, 'exit code 0', { output: built.output.slice(-3000) })
+    if (built === undefined) {
+      // TypeDoc writes nothing when a warning (an error here) or a type error stops it: a site newer than every input
+      // was built by a run that passed, with the type check this file's own build skips.
+      t.ok(reuse.fresh, `npm run docs built it after the last change of its inputs (${reuse.why})`)
+    } else {
+      t.equal(built.code, 0, 'exit code 0', { output: built.output.slice(-3000) })
+    }
   })
 
   t.test('every markdown page is in one of the site\'s groups, and its contents read as its headings', async (t) => {

@@ -15,7 +15,7 @@ import { discoverOidc, oauth2Provider, oidcProvider } from '../../../providers/i
 import { APP_URL, bootApp, bootError, currentUser, startApp } from '../../helpers/oauth2-app.js'
 import type { Browser } from '../../helpers/oauth2-browser.js'
 import { signInAt } from '../../helpers/oidc-server.js'
-import { coreOf } from '../../../plugins/core/internals.js'
+import { coreOf } from '../../../plugins/core/signin/internals.js'
 
 interface OidcServer { callback(): (req: IncomingMessage, res: ServerResponse) => void }
 type OidcServerClass = new (issuer: string, config: Record<string, unknown>) => OidcServer

@@ -50,11 +50,10 @@ if (missing !== undefined) {
     const c = client(base)
     t.equal((await c.fetch('/auth/email/login?user=ann&address=ann@example.com')).status, 200)
     const token = mails.at(-1)!
-    const started = Date.now()
+    // Redis stays frozen until this answer arrives: only the command timeout can have ended the request.
     const hung = await whileHung(async () => await c.fetch(`/auth/email/login?token=${token}`))
-    t.equal(hung.status, 503)
+    t.equal(hung.status, 503, 'answered at the command timeout while Redis hung')
     t.match(await hung.json(), { error: 'state store unavailable', code: 'GATEHOUSE_STATE_STORE' })
-    t.ok(Date.now() - started < 5000, 'answered within the command timeout')
     t.same(hung.headers.getSetCookie(), [], 'no session')
     const back = await c.fetch(`/auth/email/login?token=${token}`)
     t.equal(back.status, 200, 'the token was not consumed by the late write')

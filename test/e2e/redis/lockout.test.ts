@@ -21,6 +21,7 @@ if (redis !== undefined) {
         kind: 'direct',
         name: 'local',
         // A slow checker (as a password hash is): every parallel attempt is counted before the first one fails.
+        // What is asserted holds at any speed (a loaded machine only changes how many attempts overlap).
         checker: async (u: string) => { checks.push(u); await new Promise((resolve) => setTimeout(resolve, 20)); return false }
       }]
     })

@@ -22,7 +22,7 @@ if (missing !== undefined) {
   }
 
   /** A client whose requests go to `app`, carrying the cookies of `from`. */
-  const on = (app: PasskeyApp, from: Client): Client => client(app.base, from.jar)
+  const on = (app: PasskeyApp, from: Client): Client => app.client(from.jar)
 
   t.test('options on one instance, the answer on the other', async (t) => {
     const [a, b] = await pair(t)

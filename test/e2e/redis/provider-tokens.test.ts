@@ -7,6 +7,7 @@
  */
 import t, { type Test } from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
+import { EventEmitter, once } from 'node:events'
 import { RedisStateStore } from '../../../stores/state/index.js'
 import { client, type Client } from '../../helpers/client.js'
 import { RedisServer, redisMissingReason } from '../../helpers/redis-server.js'
@@ -20,44 +21,79 @@ if (missing !== undefined) {
   await redis.start()
   t.teardown(() => redis.stop())
 
-  interface Pair { acme: Acme; onA: Client; onB: Client; userId: string; clock: FakeTimers.InstalledClock }
+  interface Pair {
+    acme: Acme
+    onA: Client
+    onB: Client
+    userId: string
+    clock: FakeTimers.InstalledClock
+    /** Resolves when an instance finds the refresh lock taken (it then waits for the other's token). */
+    lockTaken: () => Promise<void>
+  }
 
-  /** The stand-in, two instances on one Redis, a user signed in on A and the same browser's cookies sent to B. */
+  /**
+   * The stand-in, two instances on one Redis (each its own connection, as two processes), a user signed in on A
+   * and the same browser's cookies sent to B.
+   */
   async function pair (t: Test): Promise<Pair> {
     const clock = FakeTimers.install({ now: Date.now(), toFake: ['Date'] })
     t.teardown(() => clock.uninstall())
     const acme = await startAcme()
     t.teardown(() => acme.app.close())
-    const a = await startAcmeApp(t, acme, redis.url)
-    const b = await startAcmeApp(t, acme, redis.url)
+    const locks = new EventEmitter()
+    const store = (): RedisStateStore => {
+      const s = new RedisStateStore(redis.url)
+      t.teardown(() => s.close())
+      const setIfAbsent = s.setIfAbsent.bind(s)
+      s.setIfAbsent = async (key, value, ttlMs) => {
+        const set = await setIfAbsent(key, value, ttlMs)
+        if (!set && key.includes('provider-tokens-refresh:')) locks.emit('taken')
+        return set
+      }
+      return s
+    }
+    const a = await startAcmeApp(t, acme, store())
+    const b = await startAcmeApp(t, acme, store())
     const onA = await signInWithAcme(a.base)
     const claims = JSON.parse(Buffer.from(onA.jar.get('JWT')!.split('.')[1]!, 'base64url').toString('utf8')) as { user: { id: string } }
-    return { acme, onA, onB: client(b.base, onA.jar), userId: claims.user.id, clock }
+    return { acme, onA, onB: client(b.base, onA.jar), userId: claims.user.id, clock, lockTaken: async () => { await once(locks, 'taken') } }
+  }
+
+  /**
+   * Sends `callers`' requests at once while the provider holds the refresh until one instance refreshes and the
+   * other found the lock taken: both instances are asking while the first refresh is still at the provider.
+   */
+  async function whileRefreshHeld (p: Pair, callers: Client[]): Promise<Array<{ status: number; body: Record<string, unknown> }>> {
+    p.acme.hold()
+    const arrived = p.acme.refreshArrived()
+    const taken = p.lockTaken()
+    const asking = Promise.all(callers.map(async (c) => await acmeToken(c)))
+    await Promise.all([arrived, taken])
+    p.acme.release()
+    return await asking
   }
 
   t.test('an expired token asked for on both instances at once: one upstream refresh', async (t) => {
-    const { acme, onA, onB, clock } = await pair(t)
+    const p = await pair(t)
+    const { acme, onA, onB, clock } = p
     t.equal((await acmeToken(onB)).body.accessToken, 'acme-at-1', 'B reads the token A kept')
     clock.tick(61_000)
-    // Long enough that both instances are asking while the first refresh is still at the provider.
-    acme.refreshDelayMs = 300
-    const answers = await Promise.all([onA, onB, onA, onB, onB, onA].map(async (c) => await acmeToken(c)))
+    const answers = await whileRefreshHeld(p, [onA, onB, onA, onB, onB, onA])
     t.same(answers.map((a) => a.status), Array(6).fill(200), JSON.stringify(answers.map((a) => a.body)))
     t.same(answers.map((a) => a.body.accessToken), Array(6).fill('acme-at-2'), 'every caller gets the one new token')
     t.equal(acme.refreshes, 1, 'exactly one refresh reached the provider')
     t.ok(acme.live.has('acme-rt-2'), 'the rotated refresh token is alive: the grant was not spent twice')
     clock.tick(61_000)
-    acme.refreshDelayMs = 0
     t.equal((await acmeToken(onB)).body.accessToken, 'acme-at-3', 'the next refresh, on B, spends the rotated token')
     t.equal(acme.refreshes, 2)
   })
 
   t.test('a refresh the provider refuses: one refusal, answered on both instances', async (t) => {
-    const { acme, onA, onB, clock } = await pair(t)
+    const p = await pair(t)
+    const { acme, onA, onB, clock } = p
     clock.tick(61_000)
-    acme.refreshDelayMs = 300
     acme.refresh = 'invalid_grant'
-    const answers = await Promise.all([onA, onB].map(async (c) => await acmeToken(c)))
+    const answers = await whileRefreshHeld(p, [onA, onB])
     t.same(answers.map((a) => [a.status, a.body.code]), Array(2).fill([401, 'GATEHOUSE_TOKEN_EXPIRED']))
     t.equal(acme.refreshes, 1, 'the refused refresh token was sent once')
     t.equal((await acmeToken(onB)).status, 404, 'dropped for every instance: sign in again')
@@ -73,6 +109,7 @@ if (missing !== undefined) {
     const r = await acmeToken(onA)
     t.equal(r.status, 200)
     t.equal(r.body.accessToken, 'acme-at-2')
+    // A lower bound only (load makes it later, never earlier): the refresh waited for the lock's 400 ms.
     t.ok(performance.now() - started >= 300, 'waited for the lock')
     t.equal(acme.refreshes, 1)
   })

@@ -12,7 +12,8 @@ import { RedisStateStore } from '../../../stores/state/redis.js'
 import type { StateStore } from '../../../lib/state-store.js'
 import { redisForTests } from '../../helpers/redis-server.js'
 import { delayProxy } from '../../helpers/delay-proxy.js'
-import { ACK_DEADLINE_MS } from '../../../plugins/core/revocation.js'
+import { eventually } from '../../helpers/eventually.js'
+import { ACK_DEADLINE_MS } from '../../../plugins/core/sessions/revocation.js'
 import { sessionApp, tokenOf, type SessionApp } from '../../helpers/session-app.js'
 
 /** A thousand logins from one address: throttling is not what these tests are about. */
@@ -25,13 +26,13 @@ async function race (a: SessionApp, b: SessionApp, rounds: number): Promise<{ ac
   for (let i = 0; i < rounds; i++) {
     const c = await a.login(`racer${i % 50}`)
     const headers = { 'x-jwt': tokenOf(c) }
-    const cached = await fetch(`${b.base}/private`, { headers })
+    const cached = await b.fetch(`${b.base}/private`, { headers })
     if (cached.status !== 200) throw new Error(`B did not serve the session: ${cached.status}`)
     await cached.arrayBuffer()
     const started = performance.now()
     const out = await a.get(c, '/auth/logout')
     logoutMs.push(performance.now() - started)
-    const probe = await fetch(`${b.base}/private`, { headers })
+    const probe = await b.fetch(`${b.base}/private`, { headers })
     if (out.status !== 200) throw new Error(`logout answered ${out.status}`)
     if (probe.status === 200) accepted++
     await Promise.all([out.arrayBuffer(), probe.arrayBuffer()])
@@ -39,11 +40,14 @@ async function race (a: SessionApp, b: SessionApp, rounds: number): Promise<{ ac
   return { accepted, logoutMs }
 }
 
-/** Resolves once `n` instances are subscribed to the revocation channel (B's subscription runs through the proxy). */
+/**
+ * Resolves once `n` instances are subscribed to the revocation channel (B's subscription runs through the proxy;
+ * Redis announces nothing: polled, with no deadline of its own).
+ */
 async function subscribed (port: number, n: number): Promise<void> {
   const admin = new Redis(port, '127.0.0.1')
   try {
-    while ((await admin.pubsub('NUMSUB', 'gatehouse:revocations') as [string, number])[1] < n) await new Promise((resolve) => setTimeout(resolve, 10))
+    await eventually(async () => (await admin.pubsub('NUMSUB', 'gatehouse:revocations') as [string, number])[1], (count) => count >= n, 10)
   } finally {
     admin.disconnect()
   }
@@ -85,15 +89,25 @@ if (redis !== undefined) {
     t.ok(Math.min(...logoutMs) >= 30, `the logout waited for B's acknowledgement (${percentiles(logoutMs)})`)
   })
 
-  t.test('an instance that does not acknowledge within the deadline is not waited for longer', async (t) => {
-    const proxy = await delayProxy(redis.port, 2 * ACK_DEADLINE_MS)
+  t.test('an instance that never acknowledges is waited for until the deadline, not longer', async (t) => {
+    // B subscribes, then hears nothing more: it never applies nor acknowledges A's revocation. Without the
+    // deadline the logout would never answer (the test fails on its time limit); no clock decides the outcome.
+    const proxy = await delayProxy(redis.port, 0)
     t.teardown(() => proxy.close())
     const a = await sessionApp({ stateStore: redis.url, ...NO_LOGIN_LIMIT })
     const b = await sessionApp({ stateStore: `redis://127.0.0.1:${proxy.port}`, ...NO_LOGIN_LIMIT })
     t.teardown(async () => { await a.close(); await b.close() })
     await subscribed(redis.port, 2)
-    const { logoutMs } = await race(a, b, 2)
-    for (const ms of logoutMs) t.ok(ms >= ACK_DEADLINE_MS && ms < 2 * ACK_DEADLINE_MS, `the logout answered after ${ms.toFixed(0)} ms, at the deadline`)
+    proxy.mute()
+    for (let i = 0; i < 2; i++) {
+      const c = await a.login(`frozen${i}`)
+      const started = performance.now()
+      const out = await a.get(c, '/auth/logout')
+      const ms = performance.now() - started
+      t.equal(out.status, 200, 'the logout answers')
+      // A lower bound only (load makes it later, never earlier): it did wait for B, up to the deadline.
+      t.ok(ms >= ACK_DEADLINE_MS - 1, `the logout answered after ${ms.toFixed(0)} ms, at the ${ACK_DEADLINE_MS} ms deadline`)
+    }
   })
 
   t.test('races on one Redis (GATEHOUSE_RACES, 300 by default): none served after the logout answered; what the wait costs', async (t) => {

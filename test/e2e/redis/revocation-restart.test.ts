@@ -7,19 +7,15 @@
  */
 import t from 'tap'
 import { Redis } from 'ioredis'
-import { funcLogger } from '../../../lib/logger.js'
+import { funcLogger } from '../../../lib/logging/logger.js'
 import { client } from '../../helpers/client.js'
 import { redisForTests } from '../../helpers/redis-server.js'
+import { eventually } from '../../helpers/eventually.js'
 import { sessionApp, tokenOf, type SessionApp } from '../../helpers/session-app.js'
 
 /** The status of a request with `token` on `s`, once the instance's Redis answers again (503 meanwhile). */
 async function statusOnceBack (s: SessionApp, token: string): Promise<number> {
-  let status = 503
-  for (let i = 0; i < 200 && status === 503; i++) {
-    status = (await client(s.base).fetch('/private', { headers: { 'x-jwt': token } })).status
-    if (status === 503) await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-  return status
+  return await eventually(async () => (await s.client().fetch('/private', { headers: { 'x-jwt': token } })).status, (status) => status !== 503, 25)
 }
 
 const redis = await redisForTests(t, 'revocations across a Redis restart')

@@ -25,7 +25,7 @@ if (missing !== undefined) {
   }
 
   /** A client whose requests go to `app`, carrying the cookies of `from`. */
-  const on = (app: TotpApp, from: Client): Client => client(app.base, from.jar)
+  const on = (app: TotpApp, from: Client): Client => app.client(from.jar)
 
   t.test('a code accepted on one instance is refused on the other', async (t) => {
     const [a, b, clock] = await pair(t)

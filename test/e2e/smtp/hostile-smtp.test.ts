@@ -10,7 +10,7 @@ import { createServer, type Socket } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 import { authPlugin } from '../../../auth.js'
 import { SmtpSender, verifyProvider } from '../../../providers/index.js'
-import { funcLogger } from '../../../lib/logger.js'
+import { funcLogger } from '../../../lib/logging/logger.js'
 import { client, listen } from '../../helpers/client.js'
 
 const RELAY_REPLY = '5.7.1 relaying denied for internal-relay.corp.local'
@@ -70,9 +70,8 @@ for (const [name, what, reply] of [
 ] as const) {
   t.test(`${what}: 502 naming the mail server, nothing of its reply; the reply logged once`, async (t) => {
     const mark = logs.length
-    const started = performance.now()
     const r = await client(base).fetch(`/auth/${name}/login?user=a&address=a@example.com`)
-    t.ok(performance.now() - started < 3000, 'answered at once')
+    // 502 "failed" (not the deadline's 503), logged once below: answered on the refusal, not retried until a timeout.
     t.equal(r.status, 502)
     const text = await r.text()
     t.same(JSON.parse(text), MAIL_FAILED)
@@ -86,18 +85,15 @@ for (const [name, what, reply] of [
 t.test('a mail server trickling its answer: 503 at the send deadline, and its connection closed by us', async (t) => {
   const mark = logs.length
   const started = performance.now()
-  const r = await client(base).fetch('/auth/trickle/login?user=a&address=a@example.com', { signal: AbortSignal.timeout(10_000) })
+  const r = await client(base).fetch('/auth/trickle/login?user=a&address=a@example.com')
   const took = Math.round(performance.now() - started)
   t.equal(r.status, 503)
   t.same(await r.json(), { error: 'mail server unavailable', details: 'the confirmation message could not be sent now; try again later', code: 'GATEHOUSE_UNAVAILABLE' })
-  t.ok(took >= SEND_TIMEOUT_MS - 20 && took < SEND_TIMEOUT_MS + 1500, `answered at the deadline (${took} ms for ${SEND_TIMEOUT_MS} ms)`)
+  // A lower bound only (load makes it later, never earlier); the log line names the deadline that ended it.
+  t.ok(took >= SEND_TIMEOUT_MS - 20, `answered at the deadline (${took} ms for ${SEND_TIMEOUT_MS} ms)`)
   t.match(logs.slice(mark), [/send failed \(unavailable\): .*(no answer within 500 ms|stopped at the send deadline)/])
-  // The idle timeout (10 s) never fires while bytes trickle in: only the deadline's abort closes the socket.
-  let timer: NodeJS.Timeout | undefined
-  const closed = await Promise.race([
-    Promise.all([...trickleSockets].map(async (s) => { if (!s.destroyed) await once(s, 'close') })).then(() => true),
-    new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), 3000) })
-  ])
-  clearTimeout(timer)
-  t.ok(closed, 'the connection is closed within 3 s of the deadline')
+  // The idle timeout (10 s) never fires while bytes trickle in: only the deadline's abort closes the socket (were
+  // it left open, this would wait for ever and the test fail on its time limit).
+  await Promise.all([...trickleSockets].map(async (s) => { if (!s.destroyed) await once(s, 'close') }))
+  t.equal(trickleSockets.size, 0, 'the connection is closed by us')
 })

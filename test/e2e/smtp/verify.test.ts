@@ -6,7 +6,7 @@ import { freePort } from '../../helpers/redis-server.js'
 import { authPlugin } from '../../../auth.js'
 import { SmtpSender, SendError, verifyProvider } from '../../../providers/index.js'
 import { client, listen, parseSetCookie, type Client } from '../../helpers/client.js'
-import { funcLogger } from '../../../lib/logger.js'
+import { funcLogger } from '../../../lib/logging/logger.js'
 import { MailSink, selfSignedCert } from '../../helpers/mail-sink.js'
 
 const TEMPLATE = 'Hello {{.User}} <{{.Address}}>, confirm your login to {{.Site}}: {{.Token}}'
@@ -319,11 +319,14 @@ t.test('a host sender that throws: 502 without its internals', async (t) => {
 })
 
 t.test('a sender that never answers: 503 at the send deadline, not a request held open', async (t) => {
+  // The sender never settles: only the 200 ms send deadline can answer (a request held open fails on the file's
+  // time limit).
   const started = Date.now()
-  const r = await client(base).fetch('/auth/hung/login?user=a&address=a@example.com', { signal: AbortSignal.timeout(5000) })
+  const r = await client(base).fetch('/auth/hung/login?user=a&address=a@example.com')
   t.equal(r.status, 503)
   t.same(await r.json(), { error: 'sender unavailable', details: 'the confirmation message could not be sent now; try again later', code: 'GATEHOUSE_UNAVAILABLE' })
-  t.ok(Date.now() - started < 2000, 'answered at the deadline')
+  // A lower bound only (load makes it later, never earlier).
+  t.ok(Date.now() - started >= 190, 'answered at the deadline')
 })
 
 t.test('callback and logout', async (t) => {

@@ -9,19 +9,22 @@ import t, { type Test } from 'tap'
 import { createServer } from 'node:http'
 import { once } from 'node:events'
 import FakeTimers from '@sinonjs/fake-timers'
-import { funcLogger } from '../../../lib/logger.js'
+import { funcLogger } from '../../../lib/logging/logger.js'
 import { oauth2Provider, oidcProvider } from '../../../providers/index.js'
 import { JWKS_MAX_AGE_MS, JWKS_REFETCH_COOLDOWN_MS } from '../../../providers/oauth2/jwks.js'
 import { BAD_ACCESS_TOKENS, type Faults } from '../../helpers/oauth2-standin.js'
 import { startTwoProviders } from '../../helpers/two-providers.js'
 import { APP_URL, bootError, currentUser, startApp } from '../../helpers/oauth2-app.js'
+import { eventually } from '../../helpers/eventually.js'
 
-const TIMEOUT_MS = 3000
+// No deadline decides an outcome here (the caps and checks must, on a loaded machine too): the provider calls'
+// deadline is far away. test/e2e/sockets/oauth2-deadline-gc.test.ts is about the deadline.
+const TIMEOUT_MS = 120_000
 const { gh, goo, app: testApp, lines } = await startTwoProviders(t, TIMEOUT_MS)
 
-interface Outcome { status: number; body: Record<string, unknown>; ms: number; rssGrowthMB: number; signedIn: boolean }
+interface Outcome { status: number; body: Record<string, unknown>; rssGrowthMB: number; signedIn: boolean }
 
-/** One login through `provider` with the stand-in misbehaving as `faults`; measures time and peak RSS growth. */
+/** One login through `provider` with the stand-in misbehaving as `faults`; measures peak RSS growth. */
 async function login (provider: 'github' | 'google', faults: Faults): Promise<Outcome> {
   const standin = provider === 'github' ? gh : goo
   standin.faults = { ...faults }
@@ -29,13 +32,11 @@ async function login (provider: 'github' | 'google', faults: Faults): Promise<Ou
   const baseline = process.memoryUsage.rss()
   let peak = baseline
   const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()) }, 5)
-  const started = performance.now()
   try {
     const nav = await browser.navigate(`${APP_URL}/auth/${provider}/login`)
-    const ms = Math.round(performance.now() - started)
     peak = Math.max(peak, process.memoryUsage.rss())
     const body = JSON.parse(nav.body) as Record<string, unknown>
-    return { status: nav.res.status, body, ms, rssGrowthMB: Math.round((peak - baseline) / 2 ** 20), signedIn: (await currentUser(browser)).status === 200 }
+    return { status: nav.res.status, body, rssGrowthMB: Math.round((peak - baseline) / 2 ** 20), signedIn: (await currentUser(browser)).status === 200 }
   } finally {
     clearInterval(sampler)
     standin.faults = {}
@@ -76,8 +77,11 @@ t.test('oversized answers: 400 MiB on the wire, or 400 KiB of gzip inflating to 
       const out = await login(provider, faults)
       refused(t, out, 502, tooLarge(what))
       t.ok(out.rssGrowthMB < 50, `${name}: RSS grew ${out.rssGrowthMB} MB (< 50)`)
-      t.ok(out.ms < TIMEOUT_MS, `${name}: answered in ${out.ms} ms, before the deadline`)
-      const sent = (provider === 'github' ? gh : goo).hostile.bytes - sentBefore
+      const standin = provider === 'github' ? gh : goo
+      // Hung up at the cap: the hostile connection closes (were it left open, this would wait for ever).
+      while (standin.hostile.open > 0) await once(standin.hostile, 'closed')
+      t.equal(standin.hostile.open, 0, `${name}: the provider connection is closed`)
+      const sent = standin.hostile.bytes - sentBefore
       if (faults.jwks === 'huge' || faults.token === 'huge') t.ok(sent < 64 * 2 ** 20, `${name}: the provider got to send ${Math.round(sent / 2 ** 20)} MiB of 400 before we hung up`)
     } finally {
       clock?.uninstall()
@@ -171,10 +175,13 @@ t.test('a discovery document that trickles or floods fails registration in bound
   await once(server, 'listening')
   t.teardown(() => { server.closeAllConnections(); server.close() })
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`
-  for (const [path, why] of [['slow', /did not answer in time \(no answer within 800 ms\)/], ['flood', /answer too large \(more than 1048576 bytes\)/]] as const) {
-    const started = performance.now()
-    const err = await bootError(async (app) => { await app.register(oidcProvider, { name: 'sso', cid: 'c', csecret: 's', issuer: `${base}/${path}`, timeout: 800 }) })
-    t.ok(performance.now() - started < 3000, `${path}: refused in bounded time`)
+  // /slow ends at its 800 ms deadline (it trickles for ever: the message names the deadline); /flood at the size
+  // cap, with the deadline far away so that a loaded machine cannot turn it into a timeout.
+  for (const [path, timeout, why] of [['slow', 800, /did not answer in time \(no answer within 800 ms\)/], ['flood', 120_000, /answer too large \(more than 1048576 bytes\)/]] as const) {
+    const err = await bootError(async (app) => { await app.register(oidcProvider, { name: 'sso', cid: 'c', csecret: 's', issuer: `${base}/${path}`, timeout }) })
     t.match(err, { name: 'OptionsError', code: 'GATEHOUSE_OPTION', option: 'oidc.issuer', message: why }, path)
+    // Hung up: the discovery connection does not stay open (the server announces nothing: polled, no deadline).
+    const open = await eventually(async () => await new Promise<number>((resolve) => { server.getConnections((_e, n) => { resolve(n) }) }), (n) => n === 0)
+    t.equal(open, 0, `${path}: the connection is closed`)
   }
 })

@@ -8,22 +8,25 @@ t.teardown(() => server.close())
 const { base } = server
 const port = new URL(base).port
 
-/** Small limits, so that every refusal happens within a fraction of a second. */
+/**
+ * Small limits, so that every refusal happens at once; the time limits are far away (a loaded machine must not
+ * turn a refusal or a success into a timeout: issue 38), except in `short`, for the servers that never finish.
+ */
 const limits: FetchLimits = {
-  maxBytes: 1024 * 1024, connectTimeoutMs: 1000, timeoutMs: 400, maxRedirects: 3, allowPrivate: true, allowedHosts: undefined
+  maxBytes: 1024 * 1024, connectTimeoutMs: 60_000, timeoutMs: 120_000, maxRedirects: 3, allowPrivate: true, allowedHosts: undefined
 }
-/** The same for the fetches that must succeed: a loaded machine may take longer than 400 ms to answer (issue 38). */
-const roomy: FetchLimits = { ...limits, timeoutMs: 10_000 }
+/** A 400 ms limit for the answers that never complete: the limit is what ends them. */
+const short: FetchLimits = { ...limits, timeoutMs: 400 }
 
 t.test('a picture is fetched byte for byte', async (t) => {
-  const bytes = await fetchPicture(`${base}/photo.jpg`, roomy)
+  const bytes = await fetchPicture(`${base}/photo.jpg`, limits)
   t.same(bytes, await jpeg(400, 300))
 })
 
 t.test('a host name is resolved here and the connection pinned to the checked addresses', async (t) => {
   // localhost may resolve to ::1 first; the server listens on 127.0.0.1 only, so every checked address
   // must be offered to the connection, not just the first.
-  t.ok((await fetchPicture(`http://localhost:${port}/small.png`, roomy)).length > 0)
+  t.ok((await fetchPicture(`http://localhost:${port}/small.png`, limits)).length > 0)
 })
 
 t.test('a non-200 answer is refused', async (t) => {
@@ -31,40 +34,43 @@ t.test('a non-200 answer is refused', async (t) => {
 })
 
 t.test('a body declaring 50 MiB is refused on its header', async (t) => {
-  const started = Date.now()
+  // The server sends the header and a few bytes, then nothing: only the declared length can name 52428800 bytes,
+  // and with the time limit far away nothing else ends the fetch.
   await t.rejects(fetchPicture(`${base}/huge`, limits), /52428800 bytes exceeds the 1048576-byte limit/)
-  t.ok(Date.now() - started < 400)
 })
 
 t.test('a 50 MiB body without a length is cut off at the limit', async (t) => {
-  await t.rejects(fetchPicture(`${base}/endless`, { ...limits, timeoutMs: 5000 }), /exceeds the 1048576-byte limit/)
+  await t.rejects(fetchPicture(`${base}/endless`, limits), /exceeds the 1048576-byte limit/)
   t.ok(server.streamed() < 20 * 1024 * 1024, `the server wrote ${server.streamed()} bytes of 50 MiB before the connection was dropped`)
 })
 
 t.test('a server that never answers, or stops sending, times out at the total limit', async (t) => {
   for (const path of ['/hang', '/slow-body']) {
     const started = Date.now()
-    await t.rejects(fetchPicture(`${base}${path}`, limits), /no complete answer within 400 ms/, path)
+    await t.rejects(fetchPicture(`${base}${path}`, short), /no complete answer within 400 ms/, path)
     const took = Date.now() - started
-    t.ok(took >= 350 && took < 1500, `${path} gave up after ${took} ms`)
+    // A lower bound only (a loaded machine makes it later, never earlier): the total limit, not an earlier one.
+    t.ok(took >= 350, `${path} gave up after ${took} ms, at the 400 ms limit`)
   }
 })
 
 t.test('a body trickling a byte at a time times out at the total limit', async (t) => {
+  // A byte every 100 ms resets any idle timer: only the total limit ends this fetch, and its message says so.
   const started = Date.now()
-  await t.rejects(fetchPicture(`${base}/trickle`, limits), /no complete answer within 400 ms/)
-  t.ok(Date.now() - started < 1500)
+  await t.rejects(fetchPicture(`${base}/trickle`, short), /no complete answer within 400 ms/)
+  // A lower bound only (a loaded machine makes it later, never earlier).
+  t.ok(Date.now() - started >= 350, 'at the 400 ms limit')
 })
 
 t.test('a gzip body inflating to 400 MiB is cut off at the limit, counted after inflation', async (t) => {
   const before = process.memoryUsage.rss()
-  await t.rejects(fetchPicture(`${base}/gzip-bomb`, { ...limits, timeoutMs: 5000 }), /decompressed body exceeds the 1048576-byte limit/)
+  await t.rejects(fetchPicture(`${base}/gzip-bomb`, limits), /decompressed body exceeds the 1048576-byte limit/)
   t.ok(process.memoryUsage.rss() - before < 50 * 2 ** 20, 'memory stays bounded')
 })
 
 t.test('a fetch stopped by its caller ends at once', async (t) => {
   const stop = new AbortController()
-  const fetching = fetchPicture(`${base}/hang`, { ...limits, timeoutMs: 10_000 }, stop.signal)
+  const fetching = fetchPicture(`${base}/hang`, limits, stop.signal)
   setImmediate(() => stop.abort())
   await t.rejects(fetching, /the call was stopped/)
 })
@@ -74,7 +80,7 @@ t.test('a connection reset mid-body is a clean refusal, not a crash', async (t) 
 })
 
 t.test('redirects are followed up to the limit; loops are refused', async (t) => {
-  t.ok((await fetchPicture(`${base}/redirect-ok`, roomy)).length > 0)
+  t.ok((await fetchPicture(`${base}/redirect-ok`, limits)).length > 0)
   await t.rejects(fetchPicture(`${base}/loop`, limits), /more than 3 redirects/)
   await t.rejects(fetchPicture(`${base}/redirect-ok`, { ...limits, maxRedirects: 0 }), /more than 0 redirects/)
 })

@@ -9,7 +9,7 @@ import { png } from '../../helpers/pictures.js'
 import { coreWithAvatar, picProvider, startApp } from '../../helpers/avatar-app.js'
 import { authPlugin } from '../../../auth.js'
 import { listen } from '../../helpers/client.js'
-import { coreOf } from '../../../plugins/core/internals.js'
+import { coreOf } from '../../../plugins/core/signin/internals.js'
 
 
 /** Loads the auth core plus the avatar plugin with `opts`; resolves to the registration error, if any. */

@@ -5,7 +5,7 @@
 import t from 'tap'
 import Fastify from 'fastify'
 import { authPlugin } from '../../../auth.js'
-import { funcLogger } from '../../../lib/logger.js'
+import { funcLogger } from '../../../lib/logging/logger.js'
 import { RedisServer, redisMissingReason } from '../../helpers/redis-server.js'
 
 const secret = (): string => 'avatar-plugin-secret-0123456789-0123456789'

@@ -7,7 +7,7 @@ import t from 'tap'
 import { AvatarProxy, avatarIdOf, identiconPng } from '../../../plugins/avatar/plugin.js'
 import { resolveAvatarOptions } from '../../../plugins/avatar/options.js'
 import { MemoryStore } from '../../../stores/memory.js'
-import { funcLogger } from '../../../lib/logger.js'
+import { funcLogger } from '../../../lib/logging/logger.js'
 import { jpeg, startPictureServer } from '../../helpers/pictures.js'
 
 function proxyWithout (lines: string[]): AvatarProxy {

@@ -7,7 +7,7 @@ import { FileStore, type AvatarStore } from '../../../stores/index.js'
 import { avatarIdOf } from '../../../plugins/avatar/plugin.js'
 import { png, PNG_SIGNATURE } from '../../helpers/pictures.js'
 import { PUBLIC_URL, startApp } from '../../helpers/avatar-app.js'
-import { coreOf } from '../../../plugins/core/internals.js'
+import { coreOf } from '../../../plugins/core/signin/internals.js'
 
 /** A file store that records every id it is asked for, to prove bad ids never reach it. */
 class SpyStore extends FileStore {

@@ -1,14 +1,16 @@
 /**
- * Where a native sign-in starts (RFC 8252 §8.6): opened by the app in the system browser (`Sec-Fetch-Site: none`)
- * or reached from this site's own pages, a signed-in browser is sent back with a code at once; a navigation from
- * another site (`cross-site`, `same-site`) gets a confirmation page instead, and a code only when the user presses
- * Continue on it (posted from this site's own page, with the session's XSRF value).
+ * Where a native sign-in starts (RFC 8252 §8.6): opened by the app in the system browser (`Sec-Fetch-Site: none`),
+ * or back from the sign-in page after such a start (a signed cookie of the browser, bound to the request), a
+ * signed-in browser is sent back with a code at once; a navigation from another site (`cross-site`, `same-site`)
+ * or from a page of this one gets a confirmation page instead, and a code only when the user presses Continue on it
+ * (posted from this site's own page, with the session's XSRF value). The sign-in detour keeps that (issue 43,
+ * item 3): a signed-out victim of a cross-site start is asked too once signed in.
  */
 import t from 'tap'
 import * as oidc from 'openid-client'
-import { clientsApp } from '../../helpers/clients-app.js'
+import { addSignInPage, clientsApp } from '../../helpers/clients-app.js'
 
-const s = await clientsApp({ loginPage: '/sign-in' })
+const s = await clientsApp({ login: { page: '/sign-in' } }, { setup: addSignInPage })
 t.teardown(s.close)
 const REDIRECT = 'com.example.app:/callback'
 const config = await s.discover()
@@ -37,18 +39,18 @@ async function answer (cookie: string, fields: Record<string, string>, headers: 
   return await s.app.inject({ method: 'POST', url: '/auth/authorize', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: new URLSearchParams(fields).toString() })
 }
 
-t.test('opened by the app (none) or from this site (same-origin, or no fetch metadata): a code at once', async (t) => {
+t.test('opened by the app (none, or no fetch metadata): a code at once', async (t) => {
   const cookie = await browserOf('ann')
-  for (const site of ['none', 'same-origin', undefined]) {
+  for (const site of ['none', undefined]) {
     const { r } = await start(cookie, site)
     t.equal(r.statusCode, 302, `${site ?? 'no Sec-Fetch-Site'}: redirected`)
     t.match(r.headers.location, /^com\.example\.app:\/callback\?code=[\w-]{43}&state=/)
   }
 })
 
-t.test('a navigation from another site gets no code without the user\'s confirmation', async (t) => {
+t.test('a navigation from another site, or from a page of this one, gets no code without the user\'s confirmation', async (t) => {
   const cookie = await browserOf('bob')
-  for (const site of ['cross-site', 'same-site']) {
+  for (const site of ['cross-site', 'same-site', 'same-origin']) {
     const { r } = await start(cookie, site)
     t.equal(r.statusCode, 200, `${site}: a page, not a redirect`)
     t.equal(r.headers.location, undefined, `${site}: no code sent anywhere`)
@@ -101,4 +103,77 @@ t.test('Cancel sends access_denied back; bad answers are refused and redirect no
   }
   const plain = await answer(cookie, { ...fields, code_challenge_method: 'plain', action: 'approve' })
   t.equal(new URL(plain.headers.location as string).searchParams.get('error'), 'invalid_request', 'plain PKCE refused on the confirmation too')
+})
+
+/** The browser's cookies after a reply: `cookie` updated with its Set-Cookie lines (an expired one removed). */
+function jarOf (cookie: string, r: { cookies: Array<{ name: string, value: string, maxAge?: number }> }): string {
+  const jar = new Map(cookie === '' ? [] : cookie.split('; ').map((p) => p.split('=') as [string, string]))
+  for (const c of r.cookies) {
+    if (c.maxAge === 0 || c.value === '') jar.delete(c.name)
+    else jar.set(c.name, c.value)
+  }
+  return [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
+}
+
+/**
+ * A signed-out browser meets `/authorize` (`site`), goes through the sign-in page, signs in there and is sent on
+ * to `from` by this site (`Sec-Fetch-Site: same-origin`): the answer of that last request.
+ */
+async function throughSignIn (name: string, site: string | undefined, from?: string) {
+  const verifier = oidc.randomPKCECodeVerifier()
+  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state: oidc.randomState() })
+  let cookie = ''
+  let back = from
+  if (back === undefined) {
+    const first = await s.app.inject({ url: url.pathname + url.search, headers: site === undefined ? {} : { 'sec-fetch-site': site } })
+    cookie = jarOf(cookie, first)
+    const toSignIn = new URL(first.headers.location as string, s.base)
+    if (toSignIn.pathname !== '/sign-in') throw new Error(`not sent to the sign-in page: ${first.statusCode} ${String(first.headers.location)}`)
+    back = toSignIn.searchParams.get('from')!
+  }
+  const login = await s.app.inject({ method: 'POST', url: `/auth/local/login?from=${encodeURIComponent(back)}`, headers: { cookie, 'sec-fetch-site': 'same-origin', origin: s.base }, payload: { user: name, passwd: 'x' } })
+  cookie = jarOf(cookie, login)
+  const to = new URL(login.headers.location as string, s.base)
+  const r = await s.app.inject({ url: to.pathname + to.search, headers: { cookie, 'sec-fetch-site': 'same-origin' } })
+  return { r, cookie: jarOf(cookie, r), url }
+}
+
+t.test('the sign-in detour: a signed-out victim of a cross-site start is asked once signed in; the app\'s own start is not', async (t) => {
+  for (const site of ['cross-site', 'same-site']) {
+    const { r } = await throughSignIn(`victim-${site}`, site)
+    t.equal(r.statusCode, 200, `${site} start, then signed in: the confirmation page`)
+    t.equal(r.headers.location, undefined, 'no code handed out')
+    t.match(r.body, /Demo phone app asks to be signed in as victim/)
+  }
+  const { url } = await throughSignIn('x', 'cross-site')
+  const direct = await throughSignIn('victim-direct', undefined, url.pathname + url.search)
+  t.equal(direct.r.statusCode, 200, 'a link straight to the sign-in page with a from of /authorize: the confirmation page')
+  t.equal(direct.r.headers.location, undefined)
+
+  for (const site of ['none', undefined]) {
+    const { r, cookie } = await throughSignIn('owner', site)
+    t.equal(r.statusCode, 302, `opened by the app (${site ?? 'no fetch metadata'}), back from the sign-in page: a code at once`)
+    t.match(r.headers.location, /^com\.example\.app:\/callback\?code=[\w-]{43}&state=/)
+    t.notMatch(cookie, /gatehouse-authorize/, 'the start cookie is used up')
+  }
+})
+
+t.test('the start cookie is bound to its request and to this browser', async (t) => {
+  const first = await throughSignIn('eve', 'none')
+  t.equal(first.r.statusCode, 302)
+  // A start cookie of another request (another challenge) proves nothing for this one.
+  const verifier = oidc.randomPKCECodeVerifier()
+  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state: 'other' })
+  const signedOut = await s.app.inject({ url: url.pathname + url.search, headers: { 'sec-fetch-site': 'none' } })
+  const startCookie = signedOut.cookies.find((c) => c.name === 'gatehouse-authorize')!
+  t.equal(startCookie.httpOnly, true)
+  t.equal(startCookie.path, '/auth/authorize')
+  const other = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256', state: 'other' })
+  const session = await browserOf('eve')
+  let r = await s.app.inject({ url: other.pathname + other.search, headers: { cookie: `${session}; gatehouse-authorize=${startCookie.value}`, 'sec-fetch-site': 'same-origin' } })
+  t.equal(r.statusCode, 200, 'another request\'s cookie: the confirmation page')
+  r = await s.app.inject({ url: url.pathname + url.search, headers: { cookie: `${session}; gatehouse-authorize=forged`, 'sec-fetch-site': 'same-origin' } })
+  t.equal(r.statusCode, 200, 'a forged cookie: the confirmation page')
+  r = await s.app.inject({ url: url.pathname + url.search, headers: { cookie: `${session}; gatehouse-authorize=${startCookie.value}`, 'sec-fetch-site': 'cross-site' } })
+  t.equal(r.statusCode, 302, 'its own request, back through another site (an external provider\'s sign-in): a code')
 })

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { coreOf } from '../../../plugins/core/internals.js'
+import { coreOf } from '../../../plugins/core/signin/internals.js'
 import { client } from '../../helpers/client.js'
 import { hs256, sameBytesVariants, sessionClaims } from '../../helpers/forge.js'
 import { SECRET, sessionApp, tokenOf } from '../../helpers/session-app.js'
@@ -8,7 +8,7 @@ const s = await sessionApp()
 t.teardown(s.close)
 
 async function status (token: string): Promise<{ status: number; body: { code?: string; details?: string } }> {
-  const r = await client(s.base).fetch('/private', { headers: { 'x-jwt': token } })
+  const r = await s.client().fetch('/private', { headers: { 'x-jwt': token } })
   return { status: r.status, body: await r.json() }
 }
 
@@ -55,7 +55,7 @@ t.test('per-site secrets: site A cannot mint a token for site B ([A, B] refused 
   const secrets: Record<string, string> = { siteA: 'secret-of-site-a-0123456789abcdef0123', siteB: 'secret-of-site-b-0123456789abcdef0123' }
   const sites = await sessionApp({ secret: (aud) => secrets[aud] ?? '', audiences: ['siteA', 'siteB'] })
   t.teardown(sites.close)
-  const get = async (token: string): Promise<number> => (await client(sites.base).fetch('/private', { headers: { 'x-jwt': token } })).status
+  const get = async (token: string): Promise<number> => (await sites.client().fetch('/private', { headers: { 'x-jwt': token } })).status
   t.equal(await get(hs256(sessionClaims({ aud: ['siteA'] }), secrets.siteA!)), 200, 'control: A\'s token with A\'s secret')
   t.equal(await get(hs256(sessionClaims({ aud: ['siteA', 'siteB'] }), secrets.siteA!)), 401, '[A, B] signed by A')
   t.equal(await get(hs256(sessionClaims({ aud: ['siteB', 'siteA'] }), secrets.siteA!)), 401, '[B, A] signed by A')
@@ -106,4 +106,14 @@ t.test('wrong issuer or purpose signed with the session secret is refused', asyn
   t.equal((await status(hs256(sessionClaims({ iss: 'someone-else' }), SECRET))).status, 401, 'issuer')
   t.equal((await status(hs256(sessionClaims({ purpose: 'handshake' }), SECRET))).status, 401, 'purpose')
   await t.rejects(coreOf(s.app).tokens.verifyPurpose('handshake', hs256(sessionClaims({ purpose: 'handshake' }), SECRET)), { statusCode: 401 }, 'a handshake token signed with the raw session secret is not a handshake token')
+})
+
+t.test('the service\'s own optional claims: client_id a string, started_at a date not in the future', async (t) => {
+  const now = Math.floor(Date.now() / 1000)
+  t.equal((await status(hs256(sessionClaims({ client_id: 'mobile', started_at: now }), SECRET))).status, 200, 'control')
+  for (const [claim, value] of [['client_id', 42], ['client_id', ['mobile']], ['started_at', String(now)], ['started_at', now + 3600], ['started_at', -1]] as const) {
+    const r = await status(hs256(sessionClaims({ [claim]: value }), SECRET))
+    t.equal(r.status, 401, `${claim} = ${JSON.stringify(value)}`)
+    t.equal(r.body.code, 'GATEHOUSE_TOKEN_INVALID')
+  }
 })

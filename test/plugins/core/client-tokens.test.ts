@@ -9,7 +9,7 @@ import FakeTimers from '@sinonjs/fake-timers'
 import * as oidc from 'openid-client'
 import { createHash, randomBytes } from 'node:crypto'
 import { clientsApp } from '../../helpers/clients-app.js'
-import { coreOf } from '../../../plugins/core/internals.js'
+import { coreOf } from '../../../plugins/core/signin/internals.js'
 
 const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` })
 
@@ -54,7 +54,7 @@ t.test('a pair: the access token is a Bearer session, the refresh grant rotates,
   t.equal(b.jti, a.jti, 'the access tokens of a family are one session')
   r = await s.app.inject({ url: '/private', headers: bearer(second.access_token) })
   t.same(r.json(), { name: 'ann' })
-  const raw = await fetch(`${s.base}/auth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', client_id: 'mobile', refresh_token: second.refresh_token! }) })
+  const raw = await s.fetch(`${s.base}/auth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', client_id: 'mobile', refresh_token: second.refresh_token! }) })
   t.equal(raw.status, 200)
   t.equal(raw.headers.get('cache-control'), 'no-store')
   t.match(await raw.json(), { token_type: 'Bearer', expires_in: 900 })

@@ -1,5 +1,5 @@
 /**
- * The package's own cookies (plugins/core/cookie-jar.ts): the session and XSRF cookies read straight from the
+ * The package's own cookies (plugins/core/base/cookie-jar.ts): the session and XSRF cookies read straight from the
  * header give the same session as @fastify/cookie's parsed cookies for odd headers, the package's Set-Cookie
  * lines and a host's own `setCookie` lines both reach the client, a host hook that changes `request.cookies` is
  * what the package reads, and a revoked or expired token is not served by the cached path.
@@ -10,7 +10,7 @@ import cookie from '@fastify/cookie'
 import FakeTimers from '@sinonjs/fake-timers'
 import { parseCookie } from 'cookie'
 import { authPlugin } from '../../../auth.js'
-import { readCookie } from '../../../plugins/core/cookie-jar.js'
+import { readCookie } from '../../../plugins/core/base/cookie-jar.js'
 
 const SECRET = 'cookie-jar-tests-secret-0123456789abcdef-01'
 const USER = { name: 'alice', id: 'local_0123456789abcdef0123456789abcdef01234567' }

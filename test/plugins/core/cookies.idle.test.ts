@@ -8,7 +8,7 @@ import { SECRET, sessionApp, tokenOf } from '../../helpers/session-app.js'
 t.test('https url: __Host- cookie names by default (Secure, Path=/, no Domain)', async (t) => {
   const s = await sessionApp({ url: 'https://app.example' })
   t.teardown(s.close)
-  const c = client(s.base)
+  const c = s.client()
   const r = await c.fetch('/auth/local/login', { method: 'POST', form: { user: 'alice', passwd: 'x' } })
   t.equal(r.status, 200)
   const cookies = r.headers.getSetCookie().map(parseSetCookie)
@@ -23,10 +23,10 @@ t.test('https url: __Host- cookie names by default (Secure, Path=/, no Domain)',
   t.equal((await c.fetch('/private', { headers: { 'x-xsrf-token': jti } })).status, 200, 'the session works under the new names')
 
   // What a sibling subdomain can toss: a complete pair of the attacker's own session under the plain names.
-  const attacker = client(s.base)
+  const attacker = s.client()
   await attacker.fetch('/auth/local/login', { method: 'POST', form: { user: 'mallory', passwd: 'x' } })
   const aj = attacker.jar.get('__Host-XSRF-TOKEN')!
-  const tossed = await client(s.base).fetch('/whoami', { headers: { cookie: `JWT=${tokenOf(attacker)}; XSRF-TOKEN=${aj}`, 'x-xsrf-token': aj } })
+  const tossed = await s.client().fetch('/whoami', { headers: { cookie: `JWT=${tokenOf(attacker)}; XSRF-TOKEN=${aj}`, 'x-xsrf-token': aj } })
   t.same(await tossed.json(), { user: null }, 'cookies without the prefix are not read: the victim is not signed in as the attacker')
 
   const out = await c.fetch('/auth/logout', { headers: { 'x-xsrf-token': jti } })
@@ -36,11 +36,11 @@ t.test('https url: __Host- cookie names by default (Secure, Path=/, no Domain)',
 t.test('cookie names stay configurable; http urls keep the plain names', async (t) => {
   const named = await sessionApp({ url: 'https://app.example', cookies: { sessionName: 'SID', xsrfName: 'CSRF' } })
   t.teardown(named.close)
-  let r = await client(named.base).fetch('/auth/local/login', { method: 'POST', form: { user: 'bob', passwd: 'x' } })
+  let r = await named.client().fetch('/auth/local/login', { method: 'POST', form: { user: 'bob', passwd: 'x' } })
   t.same(r.headers.getSetCookie().map((l) => parseSetCookie(l).name), ['SID', 'CSRF'])
   const plain = await sessionApp()
   t.teardown(plain.close)
-  r = await client(plain.base).fetch('/auth/local/login', { method: 'POST', form: { user: 'bob', passwd: 'x' } })
+  r = await plain.client().fetch('/auth/local/login', { method: 'POST', form: { user: 'bob', passwd: 'x' } })
   t.same(r.headers.getSetCookie().map((l) => parseSetCookie(l).name), ['JWT', 'XSRF-TOKEN'])
   for (const [opts, option] of [
     [{ cookies: { sessionName: '__Host-JWT' } }, 'cookies.sessionName'],

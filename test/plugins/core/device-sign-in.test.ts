@@ -6,7 +6,7 @@
 import t from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
 import * as oidc from 'openid-client'
-import { clientsApp } from '../../helpers/clients-app.js'
+import { clientsApp, pollOnClock } from '../../helpers/clients-app.js'
 
 const s = await clientsApp()
 t.teardown(s.close)
@@ -66,11 +66,16 @@ t.test('openid-client: device code, a user approves on the device page, polling 
 })
 
 t.test('openid-client polls until the user approves', async (t) => {
+  const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() })
+  t.teardown(() => clock.uninstall())
   const config = await s.discover('cli')
   const da = await oidc.initiateDeviceAuthorization(config, {})
   const user = await signedIn('bob')
-  setTimeout(() => { void decide(user, da.user_code, 'approve', '10.0.0.2') }, 500)
-  const tokens = await oidc.pollDeviceAuthorizationGrant(config, da)
+  // The person approves between the device's first and second poll.
+  const { polled, answers } = pollOnClock(s, config, da, clock, async (n) => { if (n === 2) t.equal((await decide(user, da.user_code, 'approve', '10.0.0.2')).statusCode, 200, 'approved') })
+  const tokens = await polled
+  if (tokens instanceof Error) throw tokens
+  t.same(answers, ['authorization_pending', 'tokens'], 'pending until the approval, then the pair, each poll at the interval')
   t.equal((await s.app.inject({ url: '/private', headers: { authorization: `Bearer ${tokens.access_token}` } })).json().name, 'bob')
 })
 

@@ -13,9 +13,9 @@
  */
 import t from 'tap'
 import { HttpError } from '../../../lib/errors.js'
-import { asymmetricKey, decodeJws, hmacKey, type JwsKey } from '../../../plugins/core/jws.js'
-import { KeyRing } from '../../../plugins/core/keys.js'
-import { checkSignature, UNKNOWN_KEY } from '../../../plugins/core/verify.js'
+import { asymmetricKey, decodeJws, hmacKey, type JwsKey } from '../../../plugins/core/base/jws.js'
+import { KeyRing } from '../../../plugins/core/keys/keys.js'
+import { checkSignature, UNKNOWN_KEY } from '../../../plugins/core/keys/verify.js'
 
 /** The signature layer's verdict on a compact token: the key that verified it, or the 401's details. */
 function verdict (token: string, ...keys: JwsKey[]): JwsKey | string {

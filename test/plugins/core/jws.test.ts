@@ -4,7 +4,7 @@
  * time, and the shared header object cannot be changed by one caller for the next.
  */
 import t from 'tap'
-import { decodeJws } from '../../../plugins/core/jws.js'
+import { decodeJws } from '../../../plugins/core/base/jws.js'
 
 const b64 = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString('base64url')
 const token = (header: Record<string, unknown>, payload: Record<string, unknown> = { sub: 'x' }): string => `${b64(header)}.${b64(payload)}.c2ln`

@@ -1,6 +1,6 @@
 /**
  * Project Wycheproof's vectors (test/fixtures/vectors/wycheproof/, unchanged copies; source and license in its
- * README) through the signature layer of the session tokens: `JwsKey.verify` of plugins/core/jws.ts, the call
+ * README) through the signature layer of the session tokens: `JwsKey.verify` of plugins/core/base/jws.ts, the call
  * `checkSignature` (verify.ts) makes once a token's key and algorithm are chosen. The layer is tested here rather
  * than whole tokens because the vectors' messages are arbitrary bytes, which no compact JWS can carry; keys and
  * algorithms are chosen exactly as for a session token: HS256 from the key's bytes (`hmacKey`), ES256 and EdDSA
@@ -17,7 +17,7 @@
 import t, { type Test } from 'tap'
 import { createHash, createPublicKey } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { asymmetricVerifier, hmacKey, type JwsKey } from '../../../plugins/core/jws.js'
+import { asymmetricVerifier, hmacKey, type JwsKey } from '../../../plugins/core/base/jws.js'
 
 interface WycheproofTest { tcId: number; comment: string; flags: string[]; msg: string; sig?: string; tag?: string; key?: string; result: 'valid' | 'invalid' | 'acceptable' }
 interface WycheproofGroup { tagSize?: number; publicKeyDer?: string; tests: WycheproofTest[] }

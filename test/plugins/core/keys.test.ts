@@ -4,8 +4,8 @@ import { createPublicKey, generateKeyPairSync, sign as cryptoSign } from 'node:c
 import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import { authPlugin } from '../../../auth.js'
-import { sessionKeysOption } from '../../../plugins/core/keys.js'
-import type { SecretValue } from '../../../plugins/core/types.js'
+import { sessionKeysOption } from '../../../plugins/core/keys/keys.js'
+import type { SecretValue } from '../../../plugins/core/base/types.js'
 import { client } from '../../helpers/client.js'
 import { hs256, sessionClaims } from '../../helpers/forge.js'
 import { SECRET, sessionApp, tokenOf, type SessionApp } from '../../helpers/session-app.js'
@@ -13,7 +13,7 @@ import { SECRET, sessionApp, tokenOf, type SessionApp } from '../../helpers/sess
 const S1 = 'rotation-secret-one-0123456789abcdef0123'
 const S2 = 'rotation-secret-two-0123456789abcdef0123'
 const headerOf = (token: string): Record<string, unknown> => JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8'))
-const byHeader = async (s: SessionApp, token: string): Promise<Response> => await client(s.base).fetch('/private', { headers: { 'x-jwt': token } })
+const byHeader = async (s: SessionApp, token: string): Promise<Response> => await s.client().fetch('/private', { headers: { 'x-jwt': token } })
 
 t.test('key rotation: old tokens keep working until their key is removed', async (t) => {
   let keys: SecretValue = [{ kid: 'k1', secret: S1 }]
@@ -74,7 +74,7 @@ t.test('key lists from the secret reader are checked', async (t) => {
     // The startup check asks once and gets a good secret; the bad list comes later (a rotated vault entry).
     let calls = 0
     const s = await sessionApp({ secret: () => (calls++ === 0 ? S1 : bad) as SecretValue })
-    const r = await client(s.base).fetch('/auth/local/login', { method: 'POST', form: { user: 'x', passwd: 'x' } })
+    const r = await s.client().fetch('/auth/local/login', { method: 'POST', form: { user: 'x', passwd: 'x' } })
     t.equal(r.status, 401, `login refused with ${JSON.stringify(bad)}`)
     await s.close()
   }
@@ -103,16 +103,17 @@ for (const [alg, pair] of [
 ] as const) {
   t.test(`${alg} sessions: signed with the key pair, verified by another process from the JWKS alone`, async (t) => {
     const pem = pair.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()
-    const s = await sessionApp({ session: { signingKeys: [{ kid: `${alg}-1`, alg, privateKey: pem }] }, audiences: ['shop'] })
+    // On a port: another process fetches the JWKS.
+    const s = await sessionApp({ session: { signingKeys: [{ kid: `${alg}-1`, alg, privateKey: pem }] }, audiences: ['shop'] }, undefined, { listen: true })
     t.teardown(s.close)
-    const c = client(s.base)
+    const c = s.client()
     const login = await c.fetch('/auth/local/login', { method: 'POST', form: { user: 'dora', passwd: 'x', aud: 'shop' } })
     t.equal(login.status, 200)
     const token = tokenOf(c)
     t.same(headerOf(token), { alg, typ: 'JWT', kid: `${alg}-1` })
     t.equal((await c.fetch('/private', { headers: { 'x-xsrf-token': c.jar.get('XSRF-TOKEN')! } })).status, 200)
 
-    const jwks = await client(s.base).fetch('/auth/.well-known/jwks.json')
+    const jwks = await s.client().fetch('/auth/.well-known/jwks.json')
     t.equal(jwks.status, 200)
     const doc = await jwks.json() as { keys: Array<Record<string, unknown>> }
     t.equal(doc.keys.length, 1)
@@ -187,13 +188,13 @@ t.test('session.signingKeys: rotation by list, and mistakes are OptionsErrors na
   const both = await sessionApp({ session: { signingKeys: [{ kid: 'new', alg: 'ES256', privateKey: ec.privateKey }, { kid: 'old', alg: 'EdDSA', privateKey: ed.privateKey }] } })
   t.teardown(both.close)
   t.equal((await byHeader(both, tokenOf(c))).status, 200, 'old key still verifies')
-  const jwks = await (await client(both.base).fetch('/auth/.well-known/jwks.json')).json() as { keys: Array<{ kid: string }> }
+  const jwks = await (await both.client().fetch('/auth/.well-known/jwks.json')).json() as { keys: Array<{ kid: string }> }
   t.same(jwks.keys.map((k) => k.kid), ['new', 'old'])
   const onlyNew = await sessionApp({ session: { signingKeys: [{ kid: 'new', alg: 'ES256', privateKey: ec.privateKey }] } })
   t.teardown(onlyNew.close)
   t.equal((await byHeader(onlyNew, tokenOf(c))).status, 401, 'removed key: its sessions end')
-  t.equal((await client(onlyNew.base).fetch('/auth/.well-known/jwks.json')).status, 200)
+  t.equal((await onlyNew.client().fetch('/auth/.well-known/jwks.json')).status, 200)
   const hmacOnly = await sessionApp()
   t.teardown(hmacOnly.close)
-  t.equal((await client(hmacOnly.base).fetch('/auth/.well-known/jwks.json')).status, 404, 'no JWKS for HMAC sessions')
+  t.equal((await hmacOnly.client().fetch('/auth/.well-known/jwks.json')).status, 404, 'no JWKS for HMAC sessions')
 })

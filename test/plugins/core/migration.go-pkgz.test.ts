@@ -179,8 +179,10 @@ t.test('bad go-pkgz tokens: each 401, nothing issued', async (t) => {
   }
   const viaCookie = await a.app.inject({ url: '/me', headers: { cookie: `JWT=${GO.testJwtBadSign!}; XSRF-TOKEN=random%20id`, 'x-xsrf-token': 'random id' } })
   refusedCleanly(t, viaCookie, a, 'bad signature from the cookie')
-  const viaQuery = await a.app.inject({ url: `/me?token=${GO.testJwtValidNoHandshake!}` })
-  refusedCleanly(t, viaQuery, a, 'a good Go token in the query string (links leak): not exchanged')
+  // An app that reads query tokens (`tokenSources.query`): its own tokens may come in a link, a Go token never.
+  const q = await start(t, { audiences: ['test_sys'], tokenSources: { query: true } })
+  const viaQuery = await q.app.inject({ url: `/me?token=${GO.testJwtValidNoHandshake!}` })
+  refusedCleanly(t, viaQuery, q, 'a good Go token in the query string (links leak): not exchanged')
   t.ok(a.events.filter((e) => e.type === 'session.refused').length >= cases.length, 'each refusal audited')
 })
 

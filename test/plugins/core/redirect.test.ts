@@ -1,7 +1,7 @@
 import t from 'tap'
 import { authPlugin } from '../../../auth.js'
 import { injectApp } from '../../helpers/app.js'
-import { coreOf } from '../../../plugins/core/internals.js'
+import { coreOf } from '../../../plugins/core/signin/internals.js'
 
 const { app, client } = await injectApp(async (app) => {
   await app.register(authPlugin, {
@@ -29,7 +29,9 @@ t.test('from redirects only to the url origin or allowed hosts', async (t) => {
   }
   const refused = ['https://evil.example', '//evil.example', '/\\evil.example', '\\\\evil.example', 'javascript:alert(1)',
     'http://app.example.test:9999/', 'https://app.example.test:8080/', 'http://user@app.example.test:8080@evil.example/',
-    'http://partner.example.test.evil.example/', 'data:text/html,x']
+    'http://partner.example.test.evil.example/', 'data:text/html,x',
+    // User credentials in a link to an allowed place: a phishing look (`https://bank@evil`), never followed.
+    'http://user:pw@app.example.test:8080/account', 'https://someone@partner.example.test/back']
   for (const from of refused) {
     const c = client()
     const r = await c.fetch(`/auth/local/login?user=u&passwd=p&from=${encodeURIComponent(from)}`)

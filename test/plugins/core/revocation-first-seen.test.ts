@@ -1,6 +1,6 @@
 /**
  * A token seen for the first time by an instance: its revocation marks are read from the in-memory store without
- * a promise (plugins/core/revocation.ts `revoked`), and with a promise from any other store, including a subclass
+ * a promise (plugins/core/sessions/revocation.ts `revoked`), and with a promise from any other store, including a subclass
  * of the memory store; a verification with an asynchronous secret reader takes the promise path. Either way a
  * revoked session, or one older than its user's "not before" mark, is refused, and a good one is answered.
  */

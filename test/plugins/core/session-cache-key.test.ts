@@ -1,13 +1,13 @@
 /**
- * The verified-session cache finds entries by the token's signature tail (plugins/core/session-cache.ts), but
+ * The verified-session cache finds entries by the token's signature tail (plugins/core/sessions/session-cache.ts), but
  * answers only for the exact token: a token that shares a cached token's signature with another payload is
  * verified (and refused), never served from the cache; two tokens with one tail take each other's place.
  */
 import t from 'tap'
 import Fastify from 'fastify'
-import { SessionCache, type CachedSession } from '../../../plugins/core/session-cache.js'
+import { SessionCache, type CachedSession } from '../../../plugins/core/sessions/session-cache.js'
 import { authPlugin } from '../../../auth.js'
-import { coreOf } from '../../../plugins/core/internals.js'
+import { coreOf } from '../../../plugins/core/signin/internals.js'
 
 const SECRET = 'session-cache-key-tests-secret-0123456789abcdef'
 

@@ -17,13 +17,13 @@ t.test('a cached session stops working the moment its token expires (fake clock)
   const c = await s.login('alice')
   const token = tokenOf(c)
   const header = { headers: { 'x-jwt': token } }
-  t.equal((await client(s.base).fetch('/private', header)).status, 200, 'served (and cached)')
+  t.equal((await s.client().fetch('/private', header)).status, 200, 'served (and cached)')
   t.ok(s.tokens.cache.get(token), 'the token is in the cache')
   const exp = (await s.app.auth.tokens.parse(token)).exp * 1000
   clock.setSystemTime(exp - 1)
-  t.equal((await client(s.base).fetch('/private', header)).status, 200, 'one millisecond before exp: served')
+  t.equal((await s.client().fetch('/private', header)).status, 200, 'one millisecond before exp: served')
   clock.setSystemTime(exp)
-  const r = await client(s.base).fetch('/private', header)
+  const r = await s.client().fetch('/private', header)
   t.equal(r.status, 401, 'at exp: refused, not served from the cache')
   t.equal((await r.json()).code, 'GATEHOUSE_TOKEN_EXPIRED')
   t.equal(s.tokens.cache.get(token), undefined, 'and dropped from it')
@@ -60,7 +60,7 @@ t.test('a token differing by one byte is not served from the cache', async (t) =
   t.teardown(s.close)
   const c = await s.login('dave')
   const token = tokenOf(c)
-  t.equal((await client(s.base).fetch('/private', { headers: { 'x-jwt': token } })).status, 200, 'cached')
+  t.equal((await s.client().fetch('/private', { headers: { 'x-jwt': token } })).status, 200, 'cached')
   const flip = (str: string, i: number): string => str.slice(0, i) + (str[i] === 'A' ? 'B' : 'A') + str.slice(i + 1)
   const dot = token.indexOf('.')
   for (const [label, variant] of [
@@ -70,7 +70,7 @@ t.test('a token differing by one byte is not served from the cache', async (t) =
     ['appended byte', token + 'A'],
     ['truncated', token.slice(0, -1)]
   ] as const) {
-    const r = await client(s.base).fetch('/private', { headers: { 'x-jwt': variant } })
+    const r = await s.client().fetch('/private', { headers: { 'x-jwt': variant } })
     t.equal(r.status, 401, label)
     t.equal(s.tokens.cache.get(variant), undefined, `${label}: not cached`)
   }

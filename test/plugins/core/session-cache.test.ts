@@ -3,7 +3,7 @@
  * passed, slots of deleted entries reused, replacing a token keeps one entry.
  */
 import t from 'tap'
-import { SessionCache, type CachedSession } from '../../../plugins/core/session-cache.js'
+import { SessionCache, type CachedSession } from '../../../plugins/core/sessions/session-cache.js'
 
 function entry (token: string, expiresAt = Date.now() + 60_000): CachedSession {
   return { token, expiresAt, hit: false, slot: -1 } as unknown as CachedSession

@@ -6,8 +6,8 @@
  */
 import t from 'tap'
 import { MemoryStateStore } from '../../../stores/state/memory.js'
-import { Revocations } from '../../../plugins/core/revocation.js'
-import { noopLogger } from '../../../lib/logger.js'
+import { Revocations } from '../../../plugins/core/sessions/revocation.js'
+import { noopLogger } from '../../../lib/logging/logger.js'
 import { accountApp, call, fakeClock, PASSWORDS, sessionIdOf, signedIn, signIn } from '../../helpers/account-app.js'
 
 t.test('a session signed in 20 minutes ago ends the others only with the password; its own end needs nothing', async (t) => {

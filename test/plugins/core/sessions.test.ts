@@ -31,7 +31,7 @@ t.test('GET /auth/sessions lists the user\'s sessions: current first, provider, 
     t.ok(Date.parse(e.createdAt) <= Date.parse(e.lastSeenAt) && Date.parse(e.lastSeenAt) < Date.parse(e.expiresAt), 'ISO times in order')
     t.equal(Date.parse(e.expiresAt) - Date.parse(e.createdAt) >= 31 * 86_400_000 - 1000, true, 'expires with the session\'s lifetime (31 days)')
   }
-  const anonymous = await client(s.base).fetch('/auth/sessions')
+  const anonymous = await s.client().fetch('/auth/sessions')
   t.equal(anonymous.status, 401)
   t.equal((await anonymous.json()).code, 'GATEHOUSE_UNAUTHORIZED')
   const noXsrf = await laptop.fetch('/auth/sessions')
@@ -68,7 +68,7 @@ t.test('DELETE /auth/sessions/:id of the current session signs this browser out'
   const r = await s.end(laptop, jti)
   t.equal(r.status, 204)
   t.equal(laptop.jar.get('JWT'), undefined, 'the session cookie is cleared')
-  const replay = await client(s.base).fetch('/private', { headers: { cookie: `JWT=${token}; XSRF-TOKEN=${jti}`, 'x-xsrf-token': jti } })
+  const replay = await s.client().fetch('/private', { headers: { cookie: `JWT=${token}; XSRF-TOKEN=${jti}`, 'x-xsrf-token': jti } })
   t.equal(replay.status, 401, 'and the token is revoked')
 })
 
@@ -204,7 +204,7 @@ t.test('a session the app created itself enters the list at its first refresh', 
     app.post('/own-login', async (_req, reply) => { await app.auth.tokens.set(reply, { user: { name: 'zed', id: 'own_zed' } }); return { ok: true } })
   })
   t.teardown(s.close)
-  const c = client(s.base)
+  const c = s.client()
   t.equal((await c.fetch('/own-login', { method: 'POST' })).status, 200)
   t.same(await s.app.auth.listSessions('own_zed'), [], 'not listed before it is refreshed')
   clock.tick(16 * 60_000)

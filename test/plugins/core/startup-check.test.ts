@@ -7,7 +7,7 @@ import Fastify from 'fastify'
 import cookie from '@fastify/cookie'
 import { authPlugin } from '../../../auth.js'
 import { corePlugin } from '../../../plugins/core/plugin.js'
-import { funcLogger } from '../../../lib/logger.js'
+import { funcLogger } from '../../../lib/logging/logger.js'
 import { client, listen } from '../../helpers/client.js'
 
 const GOOD = 'a-session-secret-of-thirty-two-by'

@@ -5,8 +5,8 @@
  */
 import t from 'tap'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { FROM_BEARER, FROM_COOKIE, FROM_EXTRACTOR, FROM_HEADER, FROM_QUERY, TokenReader } from '../../../plugins/core/token-reader.js'
-import { coreOf } from '../../../plugins/core/internals.js'
+import { FROM_BEARER, FROM_COOKIE, FROM_EXTRACTOR, FROM_HEADER, FROM_QUERY, TokenReader } from '../../../plugins/core/sessions/token-reader.js'
+import { coreOf } from '../../../plugins/core/signin/internals.js'
 import { sessionApp, tokenOf } from '../../helpers/session-app.js'
 
 const request = (query: unknown, headers: Record<string, string>, cookies: Record<string, string>): FastifyRequest =>

@@ -1,9 +1,9 @@
 import t from 'tap'
-import { coreOf } from '../../../plugins/core/internals.js'
+import { coreOf } from '../../../plugins/core/signin/internals.js'
 import FakeTimers from '@sinonjs/fake-timers'
 import { createSigner } from 'fast-jwt'
 import { authPlugin } from '../../../auth.js'
-import type { Claims } from '../../../plugins/core/types.js'
+import type { Claims } from '../../../plugins/core/base/types.js'
 import { client, listen, type Client } from '../../helpers/client.js'
 
 const SECRET = 'tokens-test-secret-000-0123456789abcdef'

@@ -9,7 +9,7 @@ import FakeTimers from '@sinonjs/fake-timers'
 import Fastify from 'fastify'
 import { authPlugin } from '../../../auth.js'
 import type { AuditEvent } from '../../../lib/audit/events.js'
-import { cookieName } from '../../../plugins/core/trusted-devices.js'
+import { cookieName } from '../../../plugins/core/signin/trusted-devices.js'
 import { oathtool, passwordLogin, secondStep, startApp, withTotp, xsrf, type TotpApp } from '../../helpers/totp-app.js'
 import type { Client } from '../../helpers/client.js'
 

@@ -1,5 +1,5 @@
 /**
- * The `url` option against where login requests arrive (plugins/core/url-check.ts): a loopback arrival at
+ * The `url` option against where login requests arrive (plugins/core/signin/url-check.ts): a loopback arrival at
  * another origin is warned about once, with the origin to use; matching and non-loopback arrivals are not.
  * Also the plain-string `secret` (plugins/core/options.ts): accepted when long enough, an OptionsError otherwise.
  */
@@ -8,7 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { format } from 'node:util'
 import { authPlugin } from '../../../auth.js'
 import { OptionsError } from '../../../lib/errors.js'
-import { loopbackMismatch } from '../../../plugins/core/url-check.js'
+import { loopbackMismatch } from '../../../plugins/core/signin/url-check.js'
 
 const SECRET = 'url-check-secret-0123456789-0123456789'
 

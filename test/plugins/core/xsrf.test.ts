@@ -9,7 +9,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { authPlugin } from '../../../auth.js'
 import { OptionsError } from '../../../lib/errors.js'
 import { signIn, type SignedIn } from '../../../testing.js'
-import { coreOf } from '../../../plugins/core/internals.js'
+import { coreOf } from '../../../plugins/core/signin/internals.js'
 
 const SECRET = 'xsrf-nav-secret-0123456789abcdef-0123456789'
 const NAVIGATE = { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', 'sec-fetch-user': '?1' }

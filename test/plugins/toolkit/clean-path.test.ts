@@ -23,7 +23,9 @@ async function rawGet (base: string, target: string): Promise<{ status: number; 
 t.test('the functions', async (t) => {
   const clean: Array<[string, string]> = [
     ['/a/b', '/a/b'], ['//a///b', '/a/b'], ['/a/./b', '/a/b'], ['/a/../b', '/b'], ['/../../etc/passwd', '/etc/passwd'],
-    ['/a//b/?x=//y/../z', '/a/b/?x=//y/../z'], ['/a/b/', '/a/b/'], ['/a%2F..%2Fb', '/a%2F..%2Fb'], ['/a/%2e%2e/b', '/a/%2e%2e/b'],
+    ['/a//b/?x=//y/../z', '/a/b/?x=//y/../z'], ['/a/b/', '/a/b/'], ['/a%2F..%2Fb', '/a%2F..%2Fb'], ['/a/%2e%2e/b', '/b'],
+    ['/%61dmin', '/admin'], ['/%41%5a%7e%2D%5F%30', '/AZ~-_0'], ['/a%20b/%2F/%25/%3F', '/a%20b/%2F/%25/%3F'], ['/%61?x=%61', '/a?x=%61'],
+    ['/x/%2E/y', '/x/y'], ['/%zz/%6', '/%zz/%6'],
     ['/..', '/'], ['/', '/'], ['*', '*'], ['/a/.hidden', '/a/.hidden']
   ]
   for (const [from, to] of clean) t.equal(cleanPath(from), to, `cleanPath ${from}`)
@@ -55,4 +57,29 @@ t.test('the rewriteUrl option with inject', async (t) => {
   app.get('/a/b', async () => 'ab')
   t.teardown(() => app.close())
   t.equal((await app.inject('//a/./b/')).body, 'ab')
+})
+
+t.test('an app-wide guard on request.url after cleanPath sees the path the router matched (issue 43, item 9)', async (t) => {
+  const guard = (app: import('fastify').FastifyInstance): void => {
+    app.addHook('onRequest', async (req, reply) => {
+      if (req.url.startsWith('/admin')) return await reply.code(403).send({ error: 'forbidden', code: 'ADMIN' })
+    })
+    app.get('/admin', async () => 'the admin page')
+    app.get('/public', async () => 'public')
+  }
+  const { app, base } = await listen(async (app) => {
+    await app.register(cleanPathPlugin)
+    guard(app)
+  })
+  t.teardown(() => app.close())
+  for (const target of ['/admin', '/%61dmin', '/%61%64%6D%69%6E', '/public/%2e%2e/admin', '/.//%61dmin?x=1']) {
+    const res = await rawGet(base, target)
+    t.equal(res.status, 403, `${target}: the guard saw /admin`)
+  }
+  t.equal((await rawGet(base, '/public')).status, 200)
+
+  const rewritten = Fastify({ rewriteUrl: (req) => cleanPath(req.url ?? '/') })
+  guard(rewritten)
+  t.teardown(() => rewritten.close())
+  t.equal((await rewritten.inject('/%61dmin')).statusCode, 403, 'the function in rewriteUrl, with inject')
 })

@@ -40,11 +40,10 @@ t.test('health: failing, throwing and hanging checks → 503 within the time lim
     }).after()
   })
   t.teardown(() => app.close())
-  const started = Date.now()
+  // Two checks never settle: only the 150 ms limit can answer (a hang fails on the file's time limit), and the
+  // answer names it for each of them below.
   const r = await fetch(`${base}/hc`)
-  const took = Date.now() - started
   t.equal(r.status, 503)
-  t.ok(took < 2000, `answered in ${took} ms despite hanging checks`)
   t.same(await r.json(), [
     { name: 'ok-one', status: 'ok' },
     { name: 'db', status: 'failed', error: 'connection refused' },

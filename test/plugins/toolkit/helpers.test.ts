@@ -3,7 +3,7 @@ import { injectApp } from '../../helpers/app.js'
 import {
   decodeJSON, encodeJSON, errorLogger, renderJSON, renderJSONFromBytes, renderJSONWithHTML, sendErrorJSON, wrap, type JSONObject
 } from '../../../plugins/toolkit/helpers.js'
-import { funcLogger } from '../../../lib/logger.js'
+import { funcLogger } from '../../../lib/logging/logger.js'
 import { recovererPlugin } from '../../../plugins/toolkit/recoverer.js'
 import { reject } from '../../../plugins/toolkit/maybe.js'
 import { ErrorCodes, HttpError } from '../../../lib/errors.js'

@@ -3,7 +3,7 @@ import Fastify from 'fastify'
 import { request as httpRequest } from 'node:http'
 import { listen } from '../../helpers/client.js'
 import { requestLoggerPlugin, sanitizeUrl, SECRET_KEY_WORDS } from '../../../plugins/toolkit/logger.js'
-import { funcLogger } from '../../../lib/logger.js'
+import { funcLogger } from '../../../lib/logging/logger.js'
 
 // Resolves once the log line of the just-finished request exists (onResponse runs after the client got it).
 function waitLines (lines: string[], n: number): Promise<void> {
@@ -111,7 +111,7 @@ t.test('sanitizeUrl and option validation', async (t) => {
 })
 
 t.test('logger shows the id the trace plugin generated', async (t) => {
-  const { tracePlugin } = await import('../../../plugins/toolkit/trace.js')
+  const { tracePlugin } = await import('../../../plugins/toolkit/request-id.js')
   const lines: string[] = []
   const { app, base } = await listen(async (app) => {
     await app.register(tracePlugin)

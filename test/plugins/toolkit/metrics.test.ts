@@ -1,4 +1,5 @@
 import t from 'tap'
+import { eventually } from '../../helpers/eventually.js'
 import Fastify from 'fastify'
 import { injectApp } from '../../helpers/app.js'
 import { metricsPlugin, publish, defaultVars, VarRegistry } from '../../../plugins/toolkit/metrics.js'
@@ -44,12 +45,8 @@ t.test('metrics: expvar-style JSON with published variables', async (t) => {
 t.test('event-loop delay is measured', async (t) => {
   const { app, base, fetch } = await injectApp(async (app) => { await app.register(metricsPlugin, { registry: new VarRegistry() }) })
   t.teardown(() => app.close())
-  // The histogram samples every 20 ms; wait for it by polling, not by a fixed sleep.
-  let loop: Record<string, number> | null = null
-  for (let i = 0; i < 100 && loop === null; i++) {
-    loop = ((await (await fetch(`${base}/metrics`)).json()) as { eventloop: Record<string, number> | null }).eventloop
-    if (loop === null) await new Promise((resolve) => setTimeout(resolve, 10))
-  }
+  // The histogram samples every 20 ms and announces nothing: polled until it has a sample.
+  const loop = await eventually(async () => ((await (await fetch(`${base}/metrics`)).json()) as { eventloop: Record<string, number> | null }).eventloop, (l) => l !== null, 10)
   t.ok(loop !== null && loop.max_ms >= loop.min_ms && loop.p99_ms >= loop.p50_ms, JSON.stringify(loop))
 })
 

@@ -2,7 +2,7 @@ import t from 'tap'
 import { rawExchange } from '../../helpers/raw-socket.js'
 import { listen } from '../../helpers/client.js'
 import { recovererErrorHandler, recovererPlugin } from '../../../plugins/toolkit/recoverer.js'
-import { funcLogger } from '../../../lib/logger.js'
+import { funcLogger } from '../../../lib/logging/logger.js'
 import Fastify from 'fastify'
 import { ErrorCodes, HttpError } from '../../../lib/errors.js'
 

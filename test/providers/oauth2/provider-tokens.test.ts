@@ -50,8 +50,13 @@ t.test('an expired token is refreshed once however many requests ask at once', a
   t.equal((await token(c)).body.accessToken, 'acme-at-1')
   t.equal(acme.refreshes, 0, 'a live token is not refreshed')
   clock.tick(61_000)
-  acme.refreshDelayMs = 50
-  const answers = await Promise.all(Array.from({ length: 5 }, async () => await token(c)))
+  // The provider holds the refresh until the test lets it go: the five requests are all sent meanwhile.
+  acme.hold()
+  const arrived = acme.refreshArrived()
+  const asking = Promise.all(Array.from({ length: 5 }, async () => await token(c)))
+  await arrived
+  acme.release()
+  const answers = await asking
   t.same(answers.map((a) => a.body.accessToken), Array(5).fill('acme-at-2'))
   t.equal(acme.refreshes, 1, 'one refresh at the provider')
   t.equal((await token(c)).body.accessToken, 'acme-at-2', 'the refreshed token is kept')

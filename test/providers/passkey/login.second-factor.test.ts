@@ -6,7 +6,7 @@
 import t, { type Test } from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
 import { MemoryPasskeyStore } from '../../../stores/index.js'
-import { client as newClient, parseSetCookie, type Client } from '../../helpers/client.js'
+import { parseSetCookie, type Client } from '../../helpers/client.js'
 import { addPasskey, authenticator, loginOptions, passwordLogin, passkeyLogin, signIn, startApp, withPasskey, xsrf } from '../../helpers/passkey-app.js'
 
 const PENDING = 'gatehouse-passkey-passkey-pending'
@@ -100,7 +100,7 @@ t.test('the pending login is completed once, and only by that user\'s passkey', 
   t.match(await ok.json(), { name: 'bob' })
 
   // Replaying the spent pending login in a fresh browser.
-  const thief = newClient(bob.base)
+  const thief = client()
   thief.jar.cookies.set(PENDING, { name: PENDING, value: pending, attrs: {} })
   const replay = await passkeyLogin(thief, authn, bobKey)
   t.equal(replay.status, 403)

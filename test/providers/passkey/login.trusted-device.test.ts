@@ -7,7 +7,7 @@
  */
 import t from 'tap'
 import type { AuditEvent } from '../../../lib/audit/events.js'
-import { cookieName } from '../../../plugins/core/trusted-devices.js'
+import { cookieName } from '../../../plugins/core/signin/trusted-devices.js'
 import type { Client } from '../../helpers/client.js'
 import { loginOptions, passwordLogin, startApp, withPasskey, xsrf, type PasskeyApp } from '../../helpers/passkey-app.js'
 import type { SoftAuthenticator, SoftCredential } from '../../helpers/authenticator.js'

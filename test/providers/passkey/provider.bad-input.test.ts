@@ -8,7 +8,7 @@
 import t, { type Test } from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
 import { MemoryPasskeyStore, type PasskeyCredential } from '../../../stores/index.js'
-import { client as newClient, type Client } from '../../helpers/client.js'
+import type { Client } from '../../helpers/client.js'
 import type { Lies, SoftAuthenticator, SoftCredential } from '../../helpers/authenticator.js'
 import {
   addPasskey, authenticator, loginOptions, registerOptions, signIn, startApp, xsrf, type LoginOptions, type PasskeyApp
@@ -73,13 +73,13 @@ t.test('a replayed assertion is refused, with or without the cookie it came with
   await c.fetch('/auth/logout')
   const before = await w.snapshot()
 
-  const again = newClient(w.app.base)
+  const again = w.app.client()
   again.jar.cookies.set('gatehouse-passkey-passkey-login', { name: 'gatehouse-passkey-passkey-login', value: cookie, attrs: {} })
   await refused(t, w, again, await answer(again, assertion), 403, 'GATEHOUSE_ALREADY_USED', before)
-  const bare = newClient(w.app.base)
+  const bare = w.app.client()
   await refused(t, w, bare, await answer(bare, assertion), 400, 'GATEHOUSE_HANDSHAKE', before)
   // With fresh options the old challenge no longer matches.
-  const fresh = newClient(w.app.base)
+  const fresh = w.app.client()
   await loginOptions(fresh)
   await refused(t, w, fresh, await answer(fresh, assertion), 401, 'GATEHOUSE_PASSKEY', before)
 })

@@ -7,7 +7,7 @@
 import t from 'tap'
 import { authPlugin } from '../../../auth.js'
 import { verifyProvider } from '../../../providers/index.js'
-import { funcLogger } from '../../../lib/logger.js'
+import { funcLogger } from '../../../lib/logging/logger.js'
 import { Redis } from 'ioredis'
 import { client, listen } from '../../helpers/client.js'
 import { redisForTests } from '../../helpers/redis-server.js'

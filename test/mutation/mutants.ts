@@ -1,0 +1,228 @@
+/**
+ * The mutants of `npm run mutation` (run.ts): deliberate bugs in the security code, one at a time. Each names its
+ * file, an original text that occurs exactly once in it (one distinctive line or less, so that the list survives
+ * edits around it), the text that replaces it, what the bug breaks, and the test files that should notice it (run
+ * in this order; the first that fails kills the mutant).
+ *
+ * A mutant no test kills is a behaviour no test holds: add the test (the preferred way), or, when the mutant cannot
+ * change what any client sees (it is equivalent) or the behaviour is deliberately left to something else, say why
+ * in `accepted`. An accepted survivor still counts as survived in the score.
+ */
+
+/** The areas of issue 43's list: every one has mutants. */
+export type Area =
+  | 'token endpoints' | 'PKCE' | 'client binding' | 'redirect matching' | 'device limits' | 'migration'
+  | 'trusted devices' | 'e-mail codes' | 'captcha' | 're-authentication' | 'step-up' | 'TOTP' | 'XSRF/cross-site'
+  | 'revocation' | 'JWS' | 'lockout' | 'authorization audit' | 'issue 43 fixes'
+
+export interface Mutant {
+  /** Short and unique (`--only` matches it). */
+  id: string
+  area: Area
+  /** The source file, from the project root. */
+  file: string
+  /** The original text: it must occur exactly once in `file`. */
+  from: string
+  /** What replaces it. */
+  to: string
+  /** What the bug breaks, in a few words. */
+  breaks: string
+  /** The test files that should kill it, run in order. */
+  tests: string[]
+  /** Why a survivor is equivalent or accepted (it still counts as survived). */
+  accepted?: string | undefined
+}
+
+const T = {
+  clientTokens: 'test/plugins/core/client-tokens.test.ts',
+  families: 'test/plugins/core/refresh-families.test.ts',
+  native: 'test/plugins/core/native-sign-in.test.ts',
+  nativeBinding: 'test/plugins/core/native-sign-in.binding.test.ts',
+  device: 'test/plugins/core/device-sign-in.test.ts',
+  deviceGrant: 'test/plugins/core/device-sign-in.grant.test.ts',
+  tokenThrottle: 'test/plugins/core/token-throttle.test.ts',
+  redirect: 'test/plugins/core/redirect.test.ts',
+  serverBad: 'test/servers/server.bad-input.test.ts',
+  pkce: 'test/lib/pkce.test.ts',
+  migration: 'test/plugins/core/migration.go-pkgz.test.ts',
+  trusted: 'test/plugins/core/trusted-devices.test.ts',
+  emailCode: 'test/providers/email/code.test.ts',
+  emailCodeRace: 'test/providers/email/code.race.test.ts',
+  captcha: 'test/plugins/core/captcha.test.ts',
+  captchaAnswers: 'test/plugins/core/captcha.answers.test.ts',
+  sessionsReauth: 'test/plugins/core/sessions.reauth.test.ts',
+  totpReauth: 'test/providers/totp/reauth.test.ts',
+  stepUp: 'test/providers/totp/step-up.test.ts',
+  recent: 'test/hooks/recent.test.ts',
+  totpCodes: 'test/providers/totp/codes.test.ts',
+  totpProvider: 'test/providers/totp/provider.test.ts',
+  recoveryCodes: 'test/providers/totp/recovery-codes.test.ts',
+  xsrf: 'test/plugins/core/xsrf.test.ts',
+  crossSite: 'test/lib/cross-site.test.ts',
+  hooks: 'test/hooks/hooks.test.ts',
+  revocation: 'test/plugins/core/revocation.test.ts',
+  sessions: 'test/plugins/core/sessions.test.ts',
+  jws: 'test/plugins/core/jws.test.ts',
+  jwsWycheproof: 'test/plugins/core/jws.wycheproof.test.ts',
+  forged: 'test/plugins/core/claims.forged.test.ts',
+  tokens: 'test/plugins/core/tokens.test.ts',
+  lockout: 'test/lib/throttle/lockout.test.ts',
+  redisLockout: 'test/e2e/redis/lockout.test.ts',
+  redisRace: 'test/e2e/redis/refresh-race.test.ts',
+  access: 'test/lib/audit/access.test.ts',
+  login: 'test/plugins/core/login.test.ts',
+  idpMfa: 'test/e2e/oidc-provider/mfa.test.ts'
+} as const
+
+export const MUTANTS: readonly Mutant[] = [
+  // Token endpoints: the endpoint's own checks and the refresh families behind the refresh grant.
+  { id: 'te-grant-kinds', area: 'token endpoints', file: 'plugins/core/clients/token-endpoint.ts', from: 'if (!grant.kinds.has(client.kind)) throw', to: 'if (false) throw', breaks: 'a client uses a grant of another kind of client', tests: [T.native, T.device] },
+  { id: 'te-client-secret', area: 'token endpoints', file: 'plugins/core/clients/token-endpoint.ts', from: "if (request.headers.authorization !== undefined || field('client_secret', true) !== undefined) {", to: 'if (false) {', breaks: 'a client secret or Basic credentials are taken silently', tests: [T.clientTokens] },
+  { id: 'te-form-only', area: 'token endpoints', file: 'plugins/core/clients/token-endpoint.ts', from: "if (typeof type !== 'string' || type.split(';')[0]!.trim().toLowerCase() !== FORM) throw", to: "if (typeof type !== 'string') throw", breaks: 'a JSON body is read as a token request', tests: [T.clientTokens] },
+  { id: 'te-repeated-field', area: 'token endpoints', file: 'plugins/core/clients/token-endpoint.ts', from: "if (typeof value !== 'string') throw invalidRequest(`${name} is repeated`)", to: "if (typeof value !== 'string' && false) throw invalidRequest(`${name} is repeated`)", breaks: 'a repeated form field is taken', tests: [T.clientTokens] },
+  { id: 'te-lockout', area: 'token endpoints', file: 'plugins/core/clients/token-endpoint.ts', from: "const REFUSALS = new Set(['invalid_request', 'invalid_client', 'invalid_grant',", to: "const REFUSALS = new Set(['invalid_request', 'invalid_client',", breaks: 'guessed refresh tokens and codes no longer count toward the address lockout', tests: [T.tokenThrottle] },
+  { id: 'rf-take-once', area: 'token endpoints', file: 'plugins/core/clients/refresh-families.ts', from: 'if (await this.d.store.take(key) === undefined) return await this.reused(', to: 'if (await this.d.store.take(key) === undefined && false) return await this.reused(', breaks: 'two refreshes racing with one token both get a pair', tests: [T.families, T.redisRace] },
+  { id: 'rf-revoked-session', area: 'token endpoints', file: 'plugins/core/clients/refresh-families.ts', from: "if (await this.d.revocations.isRevoked({ jti: record.f, userId, authTime: record.at, since: record.st ?? record.at })) throw", to: 'if (false) throw', breaks: 'a family whose session was revoked still refreshes', tests: [T.clientTokens] },
+  { id: 'rf-rotated-mark', area: 'token endpoints', file: 'plugins/core/clients/refresh-families.ts', from: 'this.d.store.set(`${ROTATED}${client.id}:${hash}`, record.f, record.end - now),', to: 'Promise.resolve(),', breaks: 'a rotated token presented again is not seen as a reuse', tests: [T.clientTokens] },
+  { id: 'rf-reuse-ends-family', area: 'token endpoints', file: 'plugins/core/clients/refresh-families.ts', from: 'return await this.reused(request, client, family, undefined)', to: "throw invalidGrant('unknown or expired refresh token')", breaks: 'reuse of a rotated token leaves the family alive', tests: [T.clientTokens] },
+  { id: 'rf-revoke-rotated', area: 'token endpoints', file: 'plugins/core/clients/refresh-families.ts', from: 'const family = raw === undefined ? await this.d.store.get(`${ROTATED}${client.id}:${hash}`) :', to: 'const family = raw === undefined ? undefined :', breaks: 'revoking a rotated refresh token leaves its family alive', tests: [T.families] },
+  { id: 'rf-idle-ttl', area: 'token endpoints', file: 'plugins/core/clients/refresh-families.ts', from: 'const ttl = Math.min(client.idleTimeoutMs, record.end - Date.now())', to: 'const ttl = record.end - Date.now()', breaks: 'an idle family lives to its absolute end', tests: [T.clientTokens] },
+
+  // PKCE: the registered clients' /authorize and code grant, the package's own authorization servers, the S256 arithmetic.
+  { id: 'pkce-verifier-checked', area: 'PKCE', file: 'plugins/core/clients/native-sign-in.ts', from: '|| !safeEqual(pkceChallenge(verifier), record.ch)) throw', to: ') throw', breaks: 'any well-formed verifier exchanges a code', tests: [T.native] },
+  { id: 'pkce-same-text', area: 'PKCE', file: 'lib/compare.ts', from: '  return timingSafeEqual(ab, bb)', to: '  return true', breaks: 'any value of the right length compares equal (a PKCE verifier among them)', tests: [T.native] },
+  { id: 'pkce-s256-only', area: 'PKCE', file: 'plugins/core/clients/native-sign-in.ts', from: "else if (param('code_challenge_method') !== 'S256') a.error =", to: 'else if (false) a.error =', breaks: 'plain (or no) challenge method accepted', tests: [T.native] },
+  { id: 'pkce-challenge-required', area: 'PKCE', file: 'plugins/core/clients/native-sign-in.ts', from: 'else if (!CHALLENGE.test(challenge)) a.error =', to: 'else if (false) a.error =', breaks: 'an authorization request without a challenge gets a code', tests: [T.native] },
+  { id: 'pkce-server-verify', area: 'PKCE', file: 'servers/protocol.ts', from: 'if (!safeEqual(computed, challenge)) throw', to: 'if (false) throw', breaks: 'the local OAuth2 server takes any verifier', tests: [T.serverBad] },
+  { id: 'pkce-server-s256', area: 'PKCE', file: 'servers/protocol.ts', from: "if (method !== 'S256') throw new OAuthError(400, 'invalid_request', 'code_challenge_method must be S256')", to: '', breaks: 'the local OAuth2 server takes plain PKCE', tests: [T.serverBad] },
+  { id: 'pkce-server-required', area: 'PKCE', file: 'servers/protocol.ts', from: "throw new OAuthError(400, 'invalid_request', method === undefined ? 'code_challenge is required (PKCE with S256)' : 'code_challenge_method given without code_challenge')", to: "if (method !== undefined) throw new OAuthError(400, 'invalid_request', 'code_challenge_method given without code_challenge')\n    return ''", breaks: 'the local OAuth2 server hands out a code without PKCE (ASVS 5.0 10.4.6)', tests: [T.serverBad] },
+  { id: 'pkce-s256-digest', area: 'PKCE', file: 'lib/pkce.ts', from: ".digest('base64url')", to: ".digest('base64')", breaks: 'the S256 challenge is not RFC 7636\'s', tests: [T.pkce] },
+
+  // Client binding: a code or device_code is the client's that started it; a code is used once.
+  { id: 'bind-code-client', area: 'client binding', file: 'plugins/core/clients/native-sign-in.ts', from: "if (record.c !== client.id) throw invalidGrant('the code was issued to another client')", to: '', breaks: 'another client exchanges a code with the verifier', tests: [T.nativeBinding] },
+  { id: 'bind-code-redirect', area: 'client binding', file: 'plugins/core/clients/native-sign-in.ts', from: 'if (record.r !== redirectUri) throw', to: 'if (false) throw', breaks: 'a code is exchanged with another redirect_uri', tests: [T.native] },
+  { id: 'bind-code-take', area: 'client binding', file: 'plugins/core/clients/native-sign-in.ts', from: 'if (await d.store.take(CODE + hash) === undefined) throw', to: 'if (await d.store.take(CODE + hash) === undefined && false) throw', breaks: 'two exchanges of one code racing both get a pair', tests: [T.nativeBinding] },
+  { id: 'bind-code-replay-ends', area: 'client binding', file: 'plugins/core/clients/native-sign-in.ts', from: 'if (family !== undefined) await d.families.endFamily(request, client, family)', to: '', breaks: 'a replayed code leaves what it bought alive', tests: [T.native] },
+  { id: 'bind-device-client', area: 'client binding', file: 'plugins/core/clients/device-sign-in.ts', from: 'if (record === undefined || record.c !== client.id) throw', to: 'if (record === undefined) throw', breaks: 'another device client polls a device_code and gets the pair', tests: [T.deviceGrant] },
+  { id: 'bind-device-take', area: 'client binding', file: 'plugins/core/clients/device-sign-in.ts', from: "if (await d.store.take(key) === undefined) throw invalidGrant('unknown device_code')", to: '', breaks: 'two polls racing after the approval both get a pair', tests: [T.deviceGrant] },
+
+  // Redirect matching: registered redirect URIs compared as sent; `from` only to the app's origin or allowed hosts.
+  { id: 'redirect-loopback-as-sent', area: 'redirect matching', file: 'plugins/core/base/clients.ts', from: '&& url.href === uri &&', to: '&&', breaks: 'non-canonical loopback spellings (.., 0x7f.0.0.1, a tab) pass', tests: [T.nativeBinding] },
+  { id: 'redirect-exact', area: 'redirect matching', file: 'plugins/core/base/clients.ts', from: 'if (client.redirectUris.has(uri)) return true', to: 'if ([...client.redirectUris].some((r) => uri.startsWith(r))) return true', breaks: 'a registered redirect URI plus a path or query passes', tests: [T.native] },
+  { id: 'redirect-server-exact', area: 'redirect matching', file: 'servers/protocol.ts', from: 'if (!registered.includes(uri)) return', to: 'if (!registered.some((r) => uri.startsWith(r))) return', breaks: 'the local OAuth2 server redirects to a registered URI plus a path', tests: [T.serverBad] },
+  { id: 'redirect-from-allowed-host', area: 'redirect matching', file: 'plugins/core/base/redirect.ts', from: 'if (allowed.has(target.host.toLowerCase()) || allowed.has(target.hostname.toLowerCase())) return', to: 'if (allowed.size > 0) return', breaks: '`from` leads to any host once one is allowed', tests: [T.redirect] },
+  { id: 'redirect-from-credentials', area: 'redirect matching', file: 'plugins/core/base/redirect.ts', from: "if (target.username !== '' || target.password !== '') return", to: 'if (false) return', breaks: '`from` with user credentials is followed', tests: [T.redirect] },
+
+  // Device limits: wrong user codes counted and capped; the grant's states.
+  { id: 'device-guess-cap', area: 'device limits', file: 'plugins/core/clients/device-sign-in.ts', from: 'const GUESSES_PER_ADDRESS = 10', to: 'const GUESSES_PER_ADDRESS = 100', breaks: 'an address guesses user codes ten times longer', tests: [T.device] },
+  { id: 'device-guess-page-counted', area: 'device limits', file: 'plugins/core/clients/device-sign-in.ts', from: 'if (record === undefined) await guessFailed(d, request, claims)', to: 'if (record === undefined) void 0', breaks: 'wrong codes on the device page are not counted (an oracle)', tests: [T.device] },
+  { id: 'device-guess-boundary', area: 'device limits', file: 'plugins/core/clients/device-sign-in.ts', from: 'if (address >= GUESSES_PER_ADDRESS ||', to: 'if (address > GUESSES_PER_ADDRESS ||', breaks: 'one more guess than the limit', tests: [T.device] },
+  { id: 'device-expired', area: 'device limits', file: 'plugins/core/clients/device-sign-in.ts', from: "if (record.exp <= now) throw new OAuthError(400, 'expired_token'", to: "if (false) throw new OAuthError(400, 'expired_token'", breaks: 'an expired device code is still polled', tests: [T.device] },
+  { id: 'device-denied', area: 'device limits', file: 'plugins/core/clients/device-sign-in.ts', from: "if (record.st === 'denied') throw", to: 'if (false) throw', breaks: 'a denied sign-in is not reported as denied', tests: [T.device] },
+  { id: 'device-slow-down', area: 'device limits', file: 'plugins/core/clients/device-sign-in.ts', from: 'iv: record.iv + 5, next: now + (record.iv + 5) * 1000', to: 'iv: record.iv, next: now + record.iv * 1000', breaks: 'slow_down does not lengthen the interval', tests: [T.deviceGrant] },
+
+  // Migration: go-pkgz tokens verified strictly and exchanged once.
+  { id: 'go-signature', area: 'migration', file: 'plugins/core/keys/go-pkgz-token.ts', from: "if (!hmacKey('go-pkgz', key).verify(d.input, d.signature)) throw", to: 'if (false) throw', breaks: 'a Go token is not verified', tests: [T.migration] },
+  { id: 'go-alg', area: 'migration', file: 'plugins/core/keys/go-pkgz-token.ts', from: "if (d.header.alg !== 'HS256' || d.header.kid !== undefined) throw", to: 'if (d.header.kid !== undefined) throw', breaks: 'a Go token naming another algorithm is taken', tests: [T.migration] },
+  { id: 'go-issuer', area: 'migration', file: 'plugins/core/keys/go-pkgz-token.ts', from: "if (p.iss !== issuer) throw unauthorized('wrong issuer')", to: '', breaks: 'a Go token of another issuer is taken', tests: [T.migration] },
+  { id: 'go-expiry', area: 'migration', file: 'plugins/core/keys/go-pkgz-token.ts', from: 'if (p.exp <= now) throw', to: 'if (false) throw', breaks: 'an expired Go token is taken', tests: [T.migration] },
+  { id: 'go-handshake', area: 'migration', file: 'plugins/core/keys/go-pkgz-token.ts', from: "if (p.handshake !== undefined) throw unauthorized('a login handshake is not a session')", to: '', breaks: 'a go-pkgz login handshake passes as a session', tests: [T.migration] },
+  { id: 'go-once', area: 'migration', file: 'plugins/core/sessions/migration.ts', from: "if (!await p.store.setIfAbsent(key, '1', ttlMs)) throw", to: "if (!await p.store.setIfAbsent(key, '1', ttlMs) && false) throw", breaks: 'a Go token opens two sessions', tests: [T.migration] },
+  { id: 'go-xsrf', area: 'migration', file: 'plugins/core/sessions/migration.ts', from: 'if (source === FROM_COOKIE) this.checkXsrf(request, go.jti)', to: '', breaks: 'a Go cookie token moves without its XSRF header', tests: [T.migration] },
+  { id: 'go-no-query', area: 'migration', file: 'plugins/core/sessions/migration.ts', from: 'if (source !== FROM_COOKIE && source !== FROM_HEADER) throw', to: 'if (false) throw', breaks: 'a Go token in a URL is exchanged', tests: [T.migration] },
+
+  // Trusted devices: a device cookie trusted only for its user, while listed, and only from a browser.
+  { id: 'trusted-listed', area: 'trusted devices', file: 'plugins/core/signin/trusted-devices.ts', from: "else if (typeof id === 'string' && (await this.entries(userId)).some((e) => e.id === id && e.exp > Date.now())) return id", to: "else if (typeof id === 'string') return id", breaks: 'a forgotten device still skips the second factor', tests: [T.trusted] },
+  { id: 'trusted-user', area: 'trusted devices', file: 'plugins/core/signin/trusted-devices.ts', from: "if (claims.sub !== userId) reason = 'other_user'", to: "if (false) reason = 'other_user'", breaks: 'a device cookie of another user is judged as this user\'s', tests: [T.trusted] },
+  { id: 'trusted-browser-only', area: 'trusted devices', file: 'plugins/core/signin/trusted-devices.ts', from: 'if (!this.isBrowser(request)) return false', to: '', breaks: 'a header client uses a device cookie', tests: [T.trusted] },
+  { id: 'trusted-revoke-user', area: 'trusted devices', file: 'plugins/core/plugin.ts', from: "await p.core().trustedDevices?.forget(undefined, userId, undefined, 'revokeUser')", to: '', breaks: 'revokeUser leaves the trusted devices', tests: [T.trusted] },
+
+  // E-mail codes: one-time, capped, compared, under the lockout.
+  { id: 'code-compared', area: 'e-mail codes', file: 'providers/email/code.ts', from: 'const right = safeEqual(macOf(judged.id, code), judged.mac)', to: 'const right = true', breaks: 'any code signs in', tests: [T.emailCode] },
+  { id: 'code-one-time', area: 'e-mail codes', file: 'providers/email/code.ts', from: 'if (taken?.id !== pending.id) throw', to: 'if (false) throw', breaks: 'two right answers racing both sign in', tests: [T.emailCodeRace] },
+  { id: 'code-lockout', area: 'e-mail codes', file: 'providers/email/code.ts', from: 'const pending = await this.kit.throttle.guard(request, `verify/${this.name}:${address}`, async () => await this.check(address, code))', to: 'const pending = await this.check(address, code)', breaks: 'new codes buy unlimited guesses (no lockout)', tests: [T.emailCode] },
+  { id: 'code-post-only', area: 'e-mail codes', file: 'providers/email/code.ts', from: "if (request.method !== 'POST') throw", to: 'if (false) throw', breaks: 'a code is taken from a link', tests: [T.emailCode] },
+  { id: 'code-per-send-tries', area: 'e-mail codes', file: 'providers/email/code.ts', from: 'if (tries.count > this.rules.attempts) {', to: 'if (tries.count > this.rules.attempts + 5) {', breaks: 'a sent code allows more wrong tries than `attempts`', tests: [T.emailCode] },
+
+  // Captcha: answers that say nothing wrong but lack what must be there.
+  { id: 'captcha-hostname-required', area: 'captcha', file: 'lib/captcha/siteverify.ts', from: 'if (answer.hostname === undefined || !allowed.includes(answer.hostname.toLowerCase())) return', to: 'if (answer.hostname !== undefined && !allowed.includes(answer.hostname.toLowerCase())) return', breaks: 'an answer without hostname lets the login in', tests: [T.captchaAnswers] },
+  { id: 'captcha-action-truthy', area: 'captcha', file: 'lib/captcha/siteverify.ts', from: "(a) => action !== undefined && a.action !== action ? refuse('action')", to: "(a) => action !== undefined && a.action && a.action !== action ? refuse('action')", breaks: 'a Turnstile answer without the configured action lets the login in', tests: [T.captchaAnswers] },
+  { id: 'captcha-score-required', area: 'captcha', file: 'lib/captcha/siteverify.ts', from: "if (typeof a.score !== 'number' || a.score < minScore) return", to: 'if ((a.score as number) < minScore) return', breaks: 'a reCAPTCHA answer without a score lets the login in', tests: [T.captchaAnswers] },
+  { id: 'captcha-verdict-ok', area: 'captcha', file: 'plugins/core/signin/captcha.ts', from: 'verdict?.ok === true', to: 'verdict?.ok !== false', breaks: 'a verifier answering {} or undefined lets the login in', tests: [T.captchaAnswers] },
+  { id: 'captcha-host-match', area: 'captcha', file: 'lib/captcha/siteverify.ts', from: 'const allowed = s.hostnames.length > 0 ? s.hostnames : [check.hostname.toLowerCase()]', to: 'const allowed = s.hostnames.length > 0 ? s.hostnames : [answer.hostname ?? \'\']', breaks: 'a token solved on any host is taken', tests: [T.captcha] },
+  { id: 'captcha-failure-counted', area: 'captcha', file: 'lib/throttle/lockout.ts', from: 'if (err instanceof HttpError && FAILURES.has(err.code)) await this.failed(attempt)', to: '', breaks: 'refused captchas and wrong passwords are not counted toward the lockout', tests: [T.captcha, T.lockout] },
+
+  // Re-authentication (ASVS 5.0 7.5.1): a change of factors from a fresh cookie session, or with the factor again.
+  { id: 'reauth-cookie-only', area: 're-authentication', file: 'plugins/core/signin/reauth.ts', from: 'if (!session.cookie) {', to: 'if (false) {', breaks: 'a header token changes factors', tests: [T.sessionsReauth, T.totpReauth] },
+  { id: 'reauth-auth-time', area: 're-authentication', file: 'plugins/core/signin/reauth.ts', from: 'const signedInAt = (session.claims.auth_time ?? session.claims.iat) * 1000', to: 'const signedInAt = session.claims.iat * 1000', breaks: 'a refreshed old session counts as a fresh sign-in', tests: [T.sessionsReauth, T.totpReauth] },
+  { id: 'reauth-holds-factor', area: 're-authentication', file: 'plugins/core/signin/reauth.ts', from: 'if (await core.reauth.reauthenticate(kind, request, subject, fields[kind])) return session', to: 'if (await core.reauth.reauthenticate(kind, request, subject, fields[kind]) || true) return session', breaks: 'a password nobody checked re-authenticates', tests: [T.sessionsReauth, T.totpReauth] },
+  { id: 'reauth-own-account', area: 're-authentication', file: 'providers/direct.ts', from: "if (account.id !== user.id) throw new HttpError(403, 'forbidden', 'incorrect password'", to: "if (false) throw new HttpError(403, 'forbidden', 'incorrect password'", breaks: 'another account\'s password re-authenticates', tests: [T.sessionsReauth, T.totpReauth] },
+
+  // Step-up: the factor named, in this session, within `within`.
+  { id: 'stepup-factor-named', area: 'step-up', file: 'hooks/step-up.ts', from: 'await lastFactorAt(store, sessionId, factor)', to: 'await lastFactorAt(store, sessionId)', breaks: 'recent({ factor }) is satisfied by any factor', tests: [T.recent] },
+  { id: 'stepup-within', area: 'step-up', file: 'hooks/step-up.ts', from: 'if (at !== undefined && Date.now() - at <= withinMs) return undefined', to: 'if (at !== undefined) return undefined', breaks: 'a confirmation never grows old', tests: [T.recent, T.stepUp] },
+  { id: 'stepup-per-session', area: 'step-up', file: 'lib/login/step-up.ts', from: '`stepup:${factor}:${sessionId}`', to: '`stepup:${factor}:${sessionId.slice(0, 0)}`', breaks: 'a confirmation in one session opens every session', tests: [T.stepUp] },
+  { id: 'stepup-sign-in-records', area: 'step-up', file: 'plugins/core/signin/login.ts', from: 'await recordFactor(core.stateStore, claims.jti, result.secondFactor, confirmedAt(result.secondFactorAt))', to: 'await Promise.resolve()', breaks: 'a sign-in with a second factor is no confirmation', tests: [T.stepUp] },
+  { id: 'stepup-totp-or-recent', area: 'step-up', file: 'providers/totp/recovery.ts', from: 'if (orRecent && at !== undefined && Date.now() - at <= ctx.o.recentWithinMs) return undefined', to: 'if (orRecent && at !== undefined) return undefined', breaks: 'an old confirmation removes the app or replaces the codes', tests: [T.stepUp, T.totpReauth] },
+
+  { id: 'idp-mfa-amr-named', area: 'step-up', file: 'providers/oauth2/idp-mfa.ts', from: "amr.some((v) => typeof v === 'string' && rule.amr.has(v))", to: 'amr.length > 0', breaks: 'any amr (a password alone) counts as the IdP\'s second factor', tests: [T.idpMfa] },
+  { id: 'idp-mfa-max-age', area: 'step-up', file: 'providers/oauth2/idp-mfa.ts', from: 'now - at > rule.maxAgeMs', to: 'now - at > rule.maxAgeMs * 100', breaks: 'an old sign-in at the IdP counts as a recent second factor', tests: [T.idpMfa] },
+  { id: 'idp-mfa-auth-time', area: 'step-up', file: 'providers/oauth2/idp-mfa.ts', from: '|| at === undefined ||', to: '||', breaks: 'an ID token without auth_time counts', tests: [T.idpMfa] },
+  { id: 'idp-mfa-future', area: 'step-up', file: 'providers/oauth2/idp-mfa.ts', from: '|| at - now > CLOCK_TOLERANCE_MS)', to: ')', breaks: 'an auth_time far ahead counts as now', tests: [T.idpMfa] },
+  { id: 'idp-mfa-at-auth-time', area: 'step-up', file: 'providers/oauth2/engine.ts', from: '{ secondFactor: IDP_FACTOR, secondFactorAt: idpFactor }', to: '{ secondFactor: IDP_FACTOR }', breaks: 'the IdP\'s factor counts from the callback, not from when it signed the user in', tests: [T.idpMfa] },
+
+  // TOTP: the window, one use per step, the cap of wrong codes, recovery codes.
+  { id: 'totp-no-future-step', area: 'TOTP', file: 'providers/totp/codes.ts', from: 'step <= current; step++', to: 'step <= current + 1; step++', breaks: 'a code of the next step is taken', tests: [T.totpCodes] },
+  { id: 'totp-window', area: 'TOTP', file: 'providers/totp/codes.ts', from: 'let step = current - o.window;', to: 'let step = current - o.window - 1;', breaks: 'a code lives a step longer', tests: [T.totpCodes] },
+  { id: 'totp-once', area: 'TOTP', file: 'providers/totp/context.ts', from: "if (!(await ctx.state.setIfAbsent(key(step), '1', keepMs))) {", to: 'if (false) {', breaks: 'a code is taken twice', tests: [T.totpCodes] },
+  { id: 'totp-no-older', area: 'TOTP', file: 'providers/totp/context.ts', from: "for (let older = step - ctx.o.window; older < step; older++) await ctx.state.setIfAbsent(key(older), '1', keepMs)", to: '', breaks: 'an older code is taken after a newer one', tests: [T.totpCodes] },
+  { id: 'totp-wrong-cap', area: 'TOTP', file: 'providers/totp/context.ts', from: 'export const MAX_WRONG_CODES = 100', to: 'export const MAX_WRONG_CODES = 1000', breaks: 'ten times more wrong codes before the account\'s codes stop', tests: [T.totpCodes] },
+  { id: 'recovery-120-bits', area: 'TOTP', file: 'providers/totp/codes.ts', from: 'const RECOVERY_LENGTH = 24', to: 'const RECOVERY_LENGTH = 12', breaks: 'recovery codes of 60 bits under a fast hash (ASVS 5.0 6.5.2)', tests: [T.recoveryCodes] },
+  { id: 'recovery-alphabet', area: 'TOTP', file: 'providers/totp/codes.ts', from: 'RECOVERY_ALPHABET[b & 31]', to: 'RECOVERY_ALPHABET[b & 15]', breaks: 'each character of a recovery code carries 4 bits, not 5', tests: [T.recoveryCodes] },
+  { id: 'recovery-legacy-kept', area: 'TOTP', file: 'providers/totp/codes.ts', from: '&& text.length !== LEGACY_RECOVERY_LENGTH)', to: ')', breaks: 'the codes users wrote down before the 120-bit codes stop working', tests: [T.recoveryCodes] },
+  { id: 'totp-recovery-wrong', area: 'TOTP', file: 'providers/totp/context.ts', from: "if (left < 0) throw new HttpError(403, 'forbidden', 'incorrect recovery code'", to: "if (false) throw new HttpError(403, 'forbidden', 'incorrect recovery code'", breaks: 'a wrong recovery code is taken', tests: [T.totpProvider, T.stepUp] },
+
+  // XSRF and cross-site: the double submit bound to the session; Fetch Metadata and Origin.
+  { id: 'xsrf-bound-to-session', area: 'XSRF/cross-site', file: 'plugins/core/sessions/xsrf.ts', from: 'if (!headerOk || !cookieOk) throw', to: 'if (!sameText(header, cookie)) throw', breaks: 'a planted cookie pair passes (header equals cookie, not the session)', tests: [T.xsrf] },
+  { id: 'xsrf-navigation-same-site', area: 'XSRF/cross-site', file: 'plugins/core/sessions/xsrf.ts', from: "return site === 'same-origin' || site === 'none'", to: "return site !== 'cross-site'", breaks: 'a sibling subdomain\'s navigation passes without the header', tests: [T.xsrf] },
+  { id: 'xsrf-hook-compare', area: 'XSRF/cross-site', file: 'hooks/xsrf.ts', from: '|| !safeEqual(header, cookie)) {', to: ') {', breaks: 'the xsrf hook takes any header', tests: [T.hooks] },
+  { id: 'cross-site-same-site', area: 'XSRF/cross-site', file: 'lib/login/cross-site.ts', from: 'return !allowSameSite', to: 'return false', breaks: 'a sibling subdomain signs users in or out', tests: [T.crossSite] },
+  { id: 'cross-site-origin-only', area: 'XSRF/cross-site', file: 'lib/login/cross-site.ts', from: 'return origin !== undefined', to: 'return false', breaks: 'without Fetch Metadata an untrusted Origin passes', tests: [T.crossSite] },
+  { id: 'cross-site-trusted-hosts', area: 'XSRF/cross-site', file: 'lib/login/cross-site.ts', from: 'return hosts.has(u.host) || hosts.has(u.hostname)', to: "return u.protocol === 'https:'", breaks: 'any https origin is trusted', tests: [T.crossSite] },
+  { id: 'own-page-form', area: 'XSRF/cross-site', file: 'plugins/core/clients/client-pages.ts', from: "if ((site !== undefined && site !== 'same-origin') || (from !== undefined && from !== origin)) {", to: "if (site === 'cross-site') {", breaks: 'a sibling subdomain approves a device or a sign-in', tests: [T.deviceGrant] },
+
+  // Revocation: ended sessions stay ended.
+  { id: 'revoked-session', area: 'revocation', file: 'plugins/core/sessions/revocation.ts', from: 'if (session !== undefined) return true', to: '', breaks: 'a revoked session is looked up as live', tests: [T.revocation] },
+  { id: 'revoked-user-mark', area: 'revocation', file: 'plugins/core/sessions/revocation.ts', from: 'return s.authTime <= mark.nbf && s.jti !== mark.keep', to: 'return s.authTime <= mark.nbf', breaks: '"end my other sessions" ends this one too', tests: [T.sessions, T.revocation] },
+  { id: 'revoked-user-before', area: 'revocation', file: 'plugins/core/sessions/revocation.ts', from: 'return s.authTime <= mark.nbf && s.jti !== mark.keep', to: 'return s.authTime < mark.nbf - 3600 && s.jti !== mark.keep', breaks: 'revokeUser spares the sessions of the last hour', tests: [T.revocation, T.sessions] },
+  { id: 'prior-session-ended', area: 'revocation', file: 'plugins/core/signin/login.ts', from: '  await endPriorSession(core, request)\n', to: '', breaks: 'the session a browser held before signing in lives on (ASVS 5.0 7.2.4)', tests: [T.login] },
+  { id: 'prior-session-expired', area: 'revocation', file: 'plugins/core/signin/login.ts', from: 'await core.tokens.parse(token, { allowExpired: true })', to: 'await core.tokens.parse(token)', breaks: 'an expired but refreshable prior session is not ended at sign-in', tests: [T.login] },
+  { id: 'revoke-access-token', area: 'revocation', file: 'plugins/core/clients/client-tokens.ts', from: 'await revocations.revokeSession(claims.jti)', to: '', breaks: 'an access token presented at /revoke ends nothing', tests: [T.clientTokens] },
+
+  // JWS: signatures, algorithms, the strict compact form, the claims that bind a token to its use.
+  { id: 'jws-hmac', area: 'JWS', file: 'plugins/core/base/jws.ts', from: 'return timingSafeEqual(createHmac(\'sha256\', key).update(input).digest(), given)', to: 'return given.length === 32', breaks: 'any 32-byte HMAC passes', tests: [T.jws, T.forged] },
+  { id: 'jws-alg-pinned', area: 'JWS', file: 'plugins/core/keys/verify.ts', from: "if (d.header.alg !== key.alg) throw unauthorized('algorithm not allowed')", to: '', breaks: 'a token naming another algorithm is verified with the key\'s', tests: [T.forged] },
+  { id: 'jws-low-s', area: 'JWS', file: 'plugins/core/base/jws.ts', from: "if (alg === 'ES256' && readS(sig) > P256_HALF_N) return false", to: '', breaks: 'a high-S ES256 signature (a second signature of the same token) passes', tests: [T.jws, T.jwsWycheproof] },
+  { id: 'jws-canonical-b64', area: 'JWS', file: 'plugins/core/base/jws.ts', from: "if (buf.length !== bytes || buf.toString('base64url') !== signature) return null", to: 'if (buf.length !== bytes) return null', breaks: 'a signature with non-canonical base64url padding bits passes', tests: [T.jws, T.forged] },
+  { id: 'jws-crit', area: 'JWS', file: 'plugins/core/base/jws.ts', from: "|| 'crit' in header) return null", to: ') return null', breaks: 'a token with critical extensions we do not understand passes', tests: [T.jws, T.forged, T.tokens] },
+  { id: 'claims-purpose', area: 'JWS', file: 'plugins/core/base/claims.ts', from: "if (payload.purpose !== purpose) throw unauthorized('wrong token purpose')", to: '', breaks: 'a token of another purpose passes the claims check', tests: [T.forged, T.tokens] },
+  { id: 'claims-issuer', area: 'JWS', file: 'plugins/core/base/claims.ts', from: "if (payload.iss !== issuer) throw unauthorized('wrong issuer')", to: '', breaks: 'a token of another issuer is a session', tests: [T.forged, T.tokens] },
+  { id: 'claims-auth-time', area: 'JWS', file: 'plugins/core/base/claims.ts', from: '|| payload.auth_time > now + LEEWAY_S) throw', to: ') throw', breaks: 'a session signed in in the future passes (step-up and reauth clocks)', tests: [T.forged, T.tokens] },
+
+  // Lockout: counted, locked, doubled.
+  { id: 'lockout-threshold', area: 'lockout', file: 'lib/throttle/lockout.ts', from: 'if (on && attempt.count > this.o.perAccount) await', to: 'if (on && attempt.count > this.o.perAccount + 1) await', breaks: 'one guess more than the threshold (parallel guesses)', tests: [T.lockout, T.redisLockout] },
+  { id: 'lockout-locked', area: 'lockout', file: 'lib/throttle/lockout.ts', from: 'if (until > now) throw new LockedOutError(until - now)', to: '', breaks: 'a locked account is still checked', tests: [T.lockout] },
+  { id: 'lockout-per-ip', area: 'lockout', file: 'lib/throttle/lockout.ts', from: 'if (n < this.o.perIp) return', to: 'if (n < this.o.perIp * 2) return', breaks: 'an address trying many accounts gets twice the tries', tests: [T.lockout] },
+  { id: 'lockout-doubling', area: 'lockout', file: 'lib/throttle/lockout.ts', from: 'this.o.lockoutMs * 2 ** Math.min(level, 40)', to: 'this.o.lockoutMs', breaks: 'repeated lockouts do not grow', tests: [T.lockout] },
+
+  // Authorization audit (ASVS 5.0 16.3.2): a 403 of admin or rbac is an event.
+  { id: 'access-denied-audited', area: 'authorization audit', file: 'hooks/privilege.ts', from: 'if (audit.on) denied(request, audit, privilege, user)', to: '', breaks: 'a 403 of admin or rbac leaves no trace', tests: [T.access] },
+  { id: 'access-denied-route-pattern', area: 'authorization audit', file: 'hooks/privilege.ts', from: "route: request.routeOptions.url ?? ''", to: 'route: request.url', breaks: 'the event carries the URL with its values', tests: [T.access] }
+
+  // Issue 43's fixes (items 1-12, in plugins/core by another helper this wave): their mutants go here once merged,
+  // 8-10 of them, one per fix where it has a check to break, e.g. the constant-time XSRF comparison of the device and
+  // authorize confirmation pages, /revoke refusing another client's access token, the per-account device-code cap,
+  // header refresh refused for family tokens, `Cache-Control: private` on authenticated answers, a 401 with its
+  // WWW-Authenticate challenge, the confirmation kept through the sign-in page, the framing headers of the device
+  // page, `logout?all=1` refused to a Bearer token, and one e-mail code refusal for every case (area 'issue 43 fixes').
+]
