@@ -9,16 +9,19 @@
  */
 import { ladderSession } from './ladder-apps.js'
 import { median, type BenchRequest } from './lib.js'
-import { headerBytes, sameBytes } from './same-bytes.js'
+import { headerBytes, padTo, sameBytes } from './same-bytes.js'
 import { alternateProcesses, lengths, loadAverage, printCpuTable } from './server-process.js'
 
 /** The most Bearer may cost, as its CPU per request over the cookie's. */
 export const BEARER_TARGET = 1.05
 
-/** The cookie request and the Bearer request of one session, padded to the same header bytes (the shorter one). */
-export async function sameBytesPair (): Promise<{ cookie: BenchRequest; bearer: BenchRequest }> {
+/**
+ * The cookie request and the Bearer request of one session, and a request without credentials, padded to the same
+ * header bytes (the longest one's).
+ */
+export async function sameBytesPair (): Promise<{ cookie: BenchRequest; bearer: BenchRequest; anonymous: BenchRequest }> {
   const [cookie, bearer] = sameBytes(await ladderSession(), await ladderSession(true))
-  return { cookie, bearer }
+  return { cookie, bearer, anonymous: padTo({ path: cookie.path, headers: {} }, headerBytes(cookie)) }
 }
 
 export async function benchBearer (): Promise<void> {

@@ -13,7 +13,10 @@
  * - `ladder-auth-onrequest`, `ladder-auth-prehandler`: `authenticate` as the route's onRequest or preHandler;
  * - `ladder-auth-callback`: `authenticate` as a callback-style onRequest hook that calls `done()` synchronously
  *   when the session is served from the verified-session cache (bench/callback-auth.ts: a wrapper of the bench,
- *   not the product's hook).
+ *   not the product's hook);
+ * - `ladder-admin`, `ladder-rbac`, `ladder-trace`: `admin`, `rbac(['bench'])` and `trace` as onRequest (the
+ *   ladder's user is an admin holding that role; `trace` is measured on a request without credentials);
+ * - `ladder-fastify-jwt-cache`: @fastify/jwt with its verify cache, `jwtVerify()` as onRequest (the peer to beat).
  * Every server verifies the same session (same secret and options as `ladderSession`, which the bench uses to
  * make the one request all of them receive).
  */
@@ -31,7 +34,10 @@ const SECRET = 'bench-ladder-secret-0123456789abcdef-0123456789abcdef'
 // Tokens of 2 hours: a run under callgrind (ladder:ir) outlasts the default 15 minutes, and an expired Bearer token
 // is refused (a cookie one is refreshed), which would end the count with 401s.
 const AUTH = { secret: () => SECRET, url: 'http://127.0.0.1', session: { tokenDuration: '2h' } }
-const USER = { name: 'bench', id: 'local_0123456789abcdef0123456789abcdef01234567' }
+// An admin holding the role the rbac rung asks for: one token serves every rung (authenticate, admin, rbac).
+const USER = { name: 'bench', id: 'local_0123456789abcdef0123456789abcdef01234567', role: 'bench', attrs: { admin: true } }
+/** The role the rbac rung requires. */
+const ROLE = 'bench'
 
 const ok = async (): Promise<{ ok: boolean }> => ({ ok: true })
 
@@ -71,6 +77,10 @@ export const LADDER_APPS: Record<string, () => Promise<Peer>> = {
   'ladder-auth-onrequest': ladderApp(withAuth((app) => ({ onRequest: app.auth.authenticate }))),
   'ladder-auth-prehandler': ladderApp(withAuth((app) => ({ preHandler: app.auth.authenticate }))),
   'ladder-auth-callback': ladderApp(withAuth((app) => ({ onRequest: callbackAuthenticate(app) }))),
+  'ladder-admin': ladderApp(withAuth((app) => ({ onRequest: app.auth.admin }))),
+  'ladder-rbac': ladderApp(withAuth((app) => ({ onRequest: app.auth.rbac([ROLE]) }))),
+  'ladder-trace': ladderApp(withAuth((app) => ({ onRequest: app.auth.trace }))),
+  'ladder-fastify-jwt-cache': ladderApp(fastifyJwtCache),
   // A registered client's tokens (bench/dpop.ts): the same route, Bearer against DPoP.
   'ladder-auth-client': ladderApp(async (app) => {
     await app.register(authPlugin, clientAuth())
@@ -112,6 +122,19 @@ export async function clientSessions (): Promise<{ bearer: BenchRequest; dpop: B
   } finally {
     await app.close()
   }
+}
+
+/**
+ * @fastify/jwt verifying the ladder's session cookie (same secret) as its documentation shows: `request.jwtVerify()`
+ * in an onRequest hook, @fastify/cookie parsing the Cookie header, `verify: { cache: true }` (fast-jwt's cache of
+ * verified tokens, 1,000 entries, LRU; the claims still checked against the clock).
+ */
+async function fastifyJwtCache (app: FastifyInstance): Promise<RouteShorthandOptions> {
+  // A computed specifier: its declarations redeclare `request.user`, which the package's own declare too.
+  const jwt = ((await import('@fastify/jwt' as string)) as { default: never }).default
+  await app.register(cookie)
+  await app.register(jwt, { secret: SECRET, cookie: { cookieName: 'JWT', signed: false }, verify: { cache: true } })
+  return { onRequest: async (request) => { await (request as unknown as { jwtVerify: () => Promise<unknown> }).jwtVerify() } }
 }
 
 /**

@@ -17,6 +17,7 @@ import { benchLadder } from './ladder.js'
 import { benchRefreshGrants } from './refresh-grants.js'
 import { benchBearer } from './bearer.js'
 import { benchDPoP } from './dpop.js'
+import { benchSoak } from './soak.js'
 import { callgrindAvailable } from './callgrind.js'
 
 const suites: Record<string, () => Promise<void>> = {
@@ -31,10 +32,11 @@ const suites: Record<string, () => Promise<void>> = {
   ladder: benchLadder,
   bearer: benchBearer,
   dpop: benchDPoP,
-  refresh: benchRefreshGrants
+  refresh: benchRefreshGrants,
+  soak: benchSoak
 }
-/** Parts of a suite, run only when named (a full run reaches them through their suite). */
-const PARTS = new Set(['toolkit-c'])
+/** Run only when named: parts of a suite (a full run reaches them through their suite), and the soak (minutes per case). */
+const PARTS = new Set(['toolkit-c', 'soak'])
 /** Suites that can count instructions instead: `<name>:ir`. */
 const COUNTABLE = new Set(['ladder', 'toolkit', 'dpop'])
 

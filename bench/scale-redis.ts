@@ -12,8 +12,8 @@ import { freePort, ownData, RedisCluster, RedisNodeProcess, RedisSentinels, star
 /** A running store: its address for the instances, and the ports of its data nodes. */
 export interface StoreSetup { label: string; address: string; nodes: () => number[]; stop: () => Promise<void> }
 
-/** Commands that are the bench's own questions or the client's housekeeping, not the store's work. */
-const NOT_COUNTED = new Set(['info', 'cluster', 'config', 'ping', 'command', 'client', 'hello', 'role', 'dbsize', 'readonly', 'select', 'memory'])
+/** Commands that are the bench's own questions, the client's or the replicas' housekeeping, not the store's work. */
+const NOT_COUNTED = new Set(['info', 'cluster', 'config', 'ping', 'command', 'client', 'hello', 'role', 'dbsize', 'readonly', 'select', 'memory', 'replconf', 'psync', 'sync'])
 
 async function oneServer (): Promise<StoreSetup> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-redis-'))

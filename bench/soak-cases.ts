@@ -2,8 +2,11 @@
 import type { AuthOptions } from '../auth.js'
 import type { MemoryStateStoreOptions } from '../stores/state/index.js'
 
-/** A soak case: the session options and the memory store's bounds it runs with. */
-export interface SoakCase { label: string; session: AuthOptions['session']; store: MemoryStateStoreOptions }
+/**
+ * A soak case: the session options and the memory store's bounds it runs with; or (`demo`) the demo application as
+ * it starts (its defaults, avatars kept in an lmdb file), loaded with the mix of bench/soak-mix.ts.
+ */
+export interface SoakCase { label: string; session: AuthOptions['session']; store: MemoryStateStoreOptions; demo?: boolean }
 
 export const SOAK_CASES: Record<string, SoakCase> = {
   'ending-sessions': {
@@ -15,6 +18,12 @@ export const SOAK_CASES: Record<string, SoakCase> = {
     label: 'default sessions (31 days: revocations outlive the soak), store bounded at 2 MiB',
     session: {},
     store: { maxBytes: 2 * 1024 * 1024 }
+  },
+  'demo-mix': {
+    label: 'the demo at its defaults (toolkit, avatars in lmdb, memory state store): password and dev OAuth2 sign-ins from distinct addresses, private calls, sign-outs',
+    session: {},
+    store: {},
+    demo: true
   }
 }
 

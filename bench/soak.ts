@@ -4,18 +4,21 @@
  * `--expose-gc`, so that a sample is the heap still held after two full collections, not garbage waiting); here
  * `SOAK_WORKERS` loops (default 16) each sign a user in (one of `SOAK_USERS`, default 500: each user's session
  * list fills up to its 50 entries and stays there), make one authenticated request and sign out, over keep-alive
- * connections, for `SOAK_SECONDS` (default 180) per case, sampling every `SOAK_SAMPLE` seconds (default 10).
+ * connections, for `SOAK_SECONDS` (default 180) per case, sampling every `SOAK_SAMPLE` seconds (default 10). The
+ * case `demo-mix` runs the demo instead, loaded with the mix of bench/soak-mix.ts (password and dev OAuth2 sign-ins
+ * from `SOAK_ADDRESSES` distinct addresses, default 50,000, private calls, sign-outs). `SOAK_CASES` picks cases.
  * Prints, per case, the samples and whether memory is flat after the warm-up (the first third, and until the
  * verified-session cache is full): the heap's slope over the rest, fitted by least squares, and its range.
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { SOAK_CASES, SOAK_PASSWORD, type SoakSample } from './soak-cases.js'
+import { addressOf, count, mixCycle, type MixCounts } from './soak-mix.js'
 
 const SERVER = fileURLToPath(new URL('./soak-server.js', import.meta.url))
 const MB = 1024 * 1024
 
-interface Counts { cycles: number; statuses: Map<string, number> }
+type Counts = MixCounts
 interface Row extends SoakSample { t: number; cycles: number }
 
 function ask<T> (child: ChildProcess, message?: object): Promise<T> {
@@ -36,11 +39,6 @@ function cookiesOf (res: Response): Map<string, string> {
     jar.set(pair.slice(0, eq), pair.slice(eq + 1))
   }
   return jar
-}
-
-function count (counts: Counts, step: string, status: number): void {
-  const key = `${step} ${status}`
-  counts.statuses.set(key, (counts.statuses.get(key) ?? 0) + 1)
 }
 
 /** One user's sign-in, an authenticated request and sign-out. */
@@ -92,8 +90,14 @@ async function soakCase (name: string, seconds: number, every: number, workers: 
     const start = Date.now()
     const until = start + seconds * 1000
     let next = 0
+    const addresses = Number(process.env.SOAK_ADDRESSES ?? 50_000)
+    const demo = SOAK_CASES[name]!.demo === true
     const loops = Array.from({ length: workers }, async () => {
-      while (Date.now() < until) await cycle(base, `user${next++ % users}`, counts)
+      while (Date.now() < until) {
+        const n = next++
+        if (demo) await mixCycle(base, addressOf(n, addresses), n, `user${n % users}`, counts)
+        else await cycle(base, `user${n % users}`, counts)
+      }
     })
     const rows: Row[] = [{ t: 0, cycles: 0, ...await ask<SoakSample>(child, { cmd: 'sample' }) }]
     for (let t = every; t <= seconds; t += every) {

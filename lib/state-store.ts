@@ -19,11 +19,19 @@ export interface IncrementOptions extends WriteOptions {
 /** A counter after `increment`: its value and the ms it has left. */
 export interface Counter { count: number; ttlMs: number }
 
+/** An entry as `exchange` writes it (or, for `from`, as the caller read it: the value and the ms it has left). */
+export interface StoredEntry { key: string; value: string; ttlMs: number }
+
 /**
  * Short-lived shared state: used confirmation tokens and OAuth2 states, pending Telegram logins, throttling
  * counters. Values are strings (callers serialize). Every method rejects with `StateStoreError` when the backend
  * cannot answer, so that providers answer 503 instead of guessing: a store that is down must never make a
  * one-time token reusable, and a write that failed must not consume one later (see the Redis store).
+ *
+ * Groups of keys: a key that starts with `{<group>}` followed by more (`{revoked:abc}:current`, no other braces)
+ * belongs to group `<group>`, as does the key `<group>` itself. A store that spreads keys over nodes keeps a group's
+ * keys on one (the Redis store on a Cluster: the group is the keys' hash tag), so that one step (`exchange`,
+ * `getMany`) can touch several of them. Any other store treats such a key as any other.
  */
 export interface StateStore {
   /** Stores `value` under `key` for `ttlMs` unless the key exists. Resolves true when this call stored it. */
@@ -37,10 +45,25 @@ export interface StateStore {
   increment?(key: string, ttlMs: number, opts?: IncrementOptions): Promise<Counter>
   /** The live value of `key`, or undefined. */
   get(key: string): Promise<string | undefined>
+  /**
+   * Optional: the live values of several keys (undefined for each one missing), in one step where they belong to
+   * one group (see "Groups of keys"). Stores without it: one `get` per key.
+   */
+  getMany?(keys: readonly string[]): Promise<Array<string | undefined>>
   /** Atomically reads and deletes `key`: of concurrent callers, at most one gets the value. */
   take(key: string): Promise<string | undefined>
   /** Deletes `key`; resolves true when it existed. */
   delete(key: string): Promise<boolean>
+  /**
+   * Optional: replaces entry `from` by `to` in one atomic step, leaving `marker` where it was (a refresh token's
+   * rotation: the token consumed, its successor stored, the consumed one remembered). Deletes `from` and, only
+   * when it was there, writes `to` and `marker`. Resolves true when this call did; false when `from` was gone
+   * (taken by another caller), and then nothing is written: of concurrent callers with one `from`, at most one gets
+   * true. `from` carries the value the caller read and the ms it had left, so that a store that may lose an
+   * answer (Redis) can put it back when the call fails: a rejection consumes nothing. The three keys must belong to
+   * one group (see "Groups of keys"). Stores without it: the caller takes `from` and writes the other two.
+   */
+  exchange?(from: StoredEntry, to: StoredEntry, marker: StoredEntry): Promise<boolean>
   /** Releases connections and timers the store owns. */
   close(): Promise<void>
   /**
@@ -93,6 +116,14 @@ export class StateStoreError extends StoreError {
     super('state', 'state store unavailable', details, ErrorCodes.STATE_STORE, options)
     this.name = 'StateStoreError'
   }
+}
+
+/** The group of a key as `{<group>}…` names it (see "Groups of keys" at `StateStore`), or undefined for any other key. */
+export function groupOf (key: string): string | undefined {
+  if (key.charCodeAt(0) !== 123) return undefined
+  const close = key.indexOf('}')
+  if (close < 2 || close === key.length - 1 || key.indexOf('{', 1) !== -1 || key.indexOf('}', close + 1) !== -1) return undefined
+  return key.slice(1, close)
 }
 
 /** Checks the arguments every store shares, so both fail the same way on programming errors. */

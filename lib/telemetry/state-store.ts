@@ -10,7 +10,7 @@ import { errorType, inSpan, SpanKinds } from './spans.js'
 import { instruments } from './metrics.js'
 
 /** The calls a wrapped store traces; `close` and `subscribe` (long-lived) are passed through. */
-const TRACED = ['setIfAbsent', 'set', 'increment', 'get', 'take', 'delete', 'publish'] as const
+const TRACED = ['setIfAbsent', 'set', 'increment', 'get', 'getMany', 'take', 'delete', 'exchange', 'publish'] as const
 
 /** Called on the store itself: a class with `#private` fields needs `this` to be the store. */
 const PASSED = ['close', 'subscribe'] as const

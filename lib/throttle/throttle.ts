@@ -33,10 +33,13 @@ export interface Throttle {
   guard<T>(request: FastifyRequest, account: string, check: () => Promise<T>): Promise<T>
   /**
    * Runs one request of the registered clients' token endpoints under the address lockout of refused requests
-   * (`rateLimit.grants`): 429 with `Retry-After` (and no run) while the client's address is locked. `refused`
-   * tells whether the run's outcome (what it answered, or the error it threw) was a refusal that counts.
+   * (`rateLimit.grants`): 429 with `Retry-After` while the client's address is locked. `refused` tells whether the
+   * run's outcome (what it answered, or the error it threw) was a refusal that counts. The lock is read while `run`
+   * starts: `run` must await `admitted()` (which rejects with the 429 when the address is locked) before it changes
+   * anything, calls the app's code or answers; it may parse and read before (the refresh grant reads its token's
+   * record meanwhile: one round trip fewer). Whatever `run` does, a locked address gets the 429.
    */
-  tokenRequest<T>(request: FastifyRequest, run: () => Promise<T>, refused: (outcome: { result: T } | { error: unknown }) => boolean): Promise<T>
+  tokenRequest<T>(request: FastifyRequest, run: (admitted: () => Promise<void>) => Promise<T>, refused: (outcome: { result: T } | { error: unknown }) => boolean): Promise<T>
   /** Counts a confirmation message to `address`; 429 past `rateLimit.sends` (per address or per client). */
   send(request: FastifyRequest, address: string): Promise<void>
   /**
@@ -94,17 +97,23 @@ export async function createThrottle (fastify: FastifyInstance, store: StateStor
       }
     },
     async tokenRequest (request, run, refused) {
-      if (settings.grants.perIp === 0) return await run()
-      const attempt = await grantLockout.begin(clientKey(request), 'grant', audit.on ? lockNotice(audit, request) : undefined).catch((err: unknown) => {
+      if (settings.grants.perIp === 0) return await run(admittedAlready)
+      const begun = grantLockout.begin(clientKey(request), 'grant', audit.on ? lockNotice(audit, request) : undefined).catch((err: unknown) => {
         throw err instanceof LockedOutError ? tooMany(audit, request, err) : err
       })
+      // Awaited below in any case; this only keeps a refusal that `run` never asked for from being unhandled meanwhile.
+      begun.catch(() => {})
+      const admitted = async (): Promise<void> => { await begun }
       let result
       try {
-        result = await run()
+        result = await run(admitted)
       } catch (error) {
+        // A locked address gets the 429, whatever else went wrong (as when the lock was read before the run).
+        const attempt = await begun
         if (refused({ error })) await grantLockout.failed(attempt)
         throw error
       }
+      const attempt = await begun
       if (refused({ result })) await grantLockout.failed(attempt)
       return result
     },
@@ -141,6 +150,9 @@ function lockNotice (audit: Audit, request: FastifyRequest): LockNotice {
   return (scope, durationMs) => { audit.emit(request, 'lockout.started', { reason: scope === 'ip' ? 'failures_from_ip' : 'failures_on_account', scope, durationMs }) }
 }
 
+/** `admitted` where no lock is read. */
+const admittedAlready = async (): Promise<void> => {}
+
 function disabledThrottle (clientKey: ClientKey): Throttle {
   const none = async (): Promise<undefined> => undefined
   return {
@@ -148,7 +160,7 @@ function disabledThrottle (clientKey: ClientKey): Throttle {
     clientKey,
     loginRequest: none,
     guard: async (_request, _account, check) => await check(),
-    tokenRequest: async (_request, run) => await run(),
+    tokenRequest: async (_request, run) => await run(admittedAlready),
     send: none,
     accountName: normaliseAccountName
   }

@@ -1,6 +1,6 @@
 import { OptionsError, RateLimitedError } from '../../lib/errors.js'
 import { ClientLedger } from './ledger.js'
-import { checkEntry, StateStoreError, type Counter, type IncrementOptions, type StateStore, type Subscription, type WriteOptions } from '../../lib/state-store.js'
+import { checkEntry, StateStoreError, type Counter, type IncrementOptions, type StateStore, type StoredEntry, type Subscription, type WriteOptions } from '../../lib/state-store.js'
 
 /** Options of the in-memory store. */
 export interface MemoryStateStoreOptions {
@@ -98,6 +98,10 @@ export class MemoryStateStore implements StateStore {
     return this.getNow(key)
   }
 
+  async getMany (keys: readonly string[]): Promise<Array<string | undefined>> {
+    return keys.map((key) => this.getNow(key))
+  }
+
   /** `get` without a promise, for a reader in the same process (a first-seen token's revocation check). */
   getNow (key: string): string | undefined {
     return this.live(key, Date.now())?.value
@@ -113,6 +117,25 @@ export class MemoryStateStore implements StateStore {
     const e = this.live(key, Date.now())
     if (e !== undefined) this.drop(key, e)
     return e !== undefined
+  }
+
+  /** In one synchronous step (nothing runs in between); a write refused for room (503) consumes nothing. */
+  async exchange (from: StoredEntry, to: StoredEntry, marker: StoredEntry): Promise<boolean> {
+    checkEntry(to.key, to.ttlMs)
+    checkEntry(marker.key, marker.ttlMs)
+    if (this.live(from.key, Date.now()) === undefined) return false
+    this.write(to.key, to.value, to.ttlMs, undefined)
+    try {
+      this.write(marker.key, marker.value, marker.ttlMs, undefined)
+    } catch (err) {
+      const written = this.entries.get(to.key)
+      if (written !== undefined) this.drop(to.key, written)
+      throw err
+    }
+    // Still there: writes of the server's own entries evict only client-made ones.
+    const e = this.entries.get(from.key)
+    if (e !== undefined) this.drop(from.key, e)
+    return true
   }
 
   async close (): Promise<void> {

@@ -99,3 +99,40 @@ local n = redis.call('INCR', KEYS[1])
 if n == 1 or ARGV[2] == '1' then redis.call('PEXPIRE', KEYS[1], ttl) end
 return {n, redis.call('PTTL', KEYS[1])}
 `
+
+/**
+ * One entry replaced by another, a marker left in its place (`StateStore.exchange`: a refresh token's rotation),
+ * in four commands with the EVAL. KEYS: from, to, marker (one hash tag). ARGV: to's value and ttl ms, the
+ * marker's value and ttl ms. Returns 1 exchanged, 0 when `from` was gone (nothing written), 2 when `to` holds
+ * something else: UNDO_EXCHANGE_SCRIPT ran first and left its tombstone there, so this late arrival does nothing.
+ * `to` is written first, NX: a new entry's key (the hash of a fresh secret) exists only when this very exchange
+ * ran already (sent again after a reconnect: it reports what it did) or was undone. The caller holds `from`'s
+ * value, so it is deleted rather than taken (no undo record: UNDO_EXCHANGE_SCRIPT gets the value from the caller).
+ */
+export const EXCHANGE_SCRIPT = `
+if not redis.call('SET', KEYS[2], ARGV[1], 'PX', tonumber(ARGV[2]), 'NX') then
+  if redis.call('GET', KEYS[2]) == ARGV[1] then return 1 end
+  return 2
+end
+if redis.call('DEL', KEYS[1]) == 0 then
+  redis.call('DEL', KEYS[2])
+  return 0
+end
+redis.call('SET', KEYS[3], ARGV[3], 'PX', tonumber(ARGV[4]))
+return 1
+`
+
+/**
+ * Undoes an exchange that was answered with an error. KEYS: from, to, marker. ARGV: from's value and the ms it
+ * had left (0: it is not put back), to's value, the tombstone's lifetime in ms. When `to` holds what the exchange
+ * wrote, the exchange ran: `from` is put back and the marker deleted. Either way `to` is left holding the
+ * tombstone (an empty value), so that the exchange, arriving later, does nothing (see EXCHANGE_SCRIPT).
+ */
+export const UNDO_EXCHANGE_SCRIPT = `
+if redis.call('GET', KEYS[2]) == ARGV[3] then
+  if tonumber(ARGV[2]) > 0 then redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2])) end
+  redis.call('DEL', KEYS[3])
+end
+redis.call('SET', KEYS[2], '', 'PX', tonumber(ARGV[4]))
+return 1
+`

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { OptionsError, RateLimitedError } from '../../lib/errors.js'
-import { checkEntry, StateStoreError, type Counter, type IncrementOptions, type PublishOptions, type StateStore, type Subscription, type WriteOptions } from '../../lib/state-store.js'
-import { INCREMENT_SCRIPT, RELEASE_SCRIPT, RESERVE_SCRIPT, TAKE_SCRIPT, UNDO_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js'
+import { checkEntry, groupOf, StateStoreError, type Counter, type IncrementOptions, type PublishOptions, type StateStore, type StoredEntry, type Subscription, type WriteOptions } from '../../lib/state-store.js'
+import { EXCHANGE_SCRIPT, INCREMENT_SCRIPT, RELEASE_SCRIPT, RESERVE_SCRIPT, TAKE_SCRIPT, UNDO_EXCHANGE_SCRIPT, UNDO_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js'
 import { createRedisClient, isCluster, type RedisConnection } from './redis-client.js'
 import { keySlot, slotMaster } from './redis-slot.js'
 import type { RedisNode } from './redis-address.js'
@@ -84,7 +84,9 @@ function tombstoneOf (undoKey: string): string {
  *
  * Redis Cluster: every key carries a hash tag of its entity (`<prefix>{<key>}`, its undo records
  * `<prefix>{<key>}:undo:<id>`, a client's counter `<prefix>{client:<client>}`), so entries spread over all slots
- * and every script touches one slot. Counting an entry for its client is a step of its own before the write.
+ * and every script touches one slot; a key of a group (`{<group>}…`) is stored as `<prefix>{<group>}…`, beside
+ * its group's other keys, so that `exchange` touches one slot too. Counting an entry for its client is a step of
+ * its own before the write.
  */
 export class RedisStateStore implements StateStore {
   readonly client: RedisConnection
@@ -147,7 +149,10 @@ export class RedisStateStore implements StateStore {
 
   async set (key: string, value: string, ttlMs: number, opts?: WriteOptions): Promise<void> {
     checkEntry(key, ttlMs)
-    await this.run(() => this.write(key, value, ttlMs, opts?.client, false, undefined))
+    const client = opts?.client
+    // The server's own entries are counted for nobody: one plain SET (the write script would add an EXISTS and its EVAL).
+    if (client === undefined) await this.run(() => this.cmd.set(this.entryKey(key), value, 'PX', Math.ceil(ttlMs)))
+    else await this.run(() => this.write(key, value, ttlMs, client, false, undefined))
   }
 
   async increment (key: string, ttlMs: number, opts?: IncrementOptions): Promise<Counter> {
@@ -170,8 +175,21 @@ export class RedisStateStore implements StateStore {
   }
 
   async get (key: string): Promise<string | undefined> {
+    // An entry an exchange that failed may have consumed is read once its undo has run (see settleUndo).
+    if (this.pendingUndo.length > 0) await this.settleUndo(key)
     const r = await this.run(() => this.cmd.get(this.entryKey(key)))
     return r ?? undefined
+  }
+
+  /** One MGET when the keys share a hash tag (one group); otherwise one GET each, all at once. */
+  async getMany (keys: readonly string[]): Promise<Array<string | undefined>> {
+    if (this.pendingUndo.length > 0) for (const key of keys) await this.settleUndo(key)
+    const names = keys.map((key) => this.entryKey(key))
+    const tags = new Set(keys.map((key) => groupOf(key) ?? key))
+    const values = tags.size <= 1
+      ? await this.run(() => this.cmd.mget(...names))
+      : await this.run(async () => await Promise.all(names.map(async (name) => await this.cmd.get(name))))
+    return values.map((v) => v ?? undefined)
   }
 
   async take (key: string): Promise<string | undefined> {
@@ -183,6 +201,32 @@ export class RedisStateStore implements StateStore {
   async delete (key: string): Promise<boolean> {
     const n = await this.run(() => this.cmd.del(this.entryKey(key)))
     return n > 0
+  }
+
+  /**
+   * One script (EXCHANGE_SCRIPT: four commands with its EVAL) over the three keys, which share a group, so a hash
+   * tag: one Cluster slot. `from` is deleted, not taken (the caller holds its value), so no undo record is written
+   * or deleted: when the call fails, the undo (UNDO_EXCHANGE_SCRIPT) is sent behind it with the value the caller
+   * read, and retried until it runs, as for the other consuming operations.
+   */
+  async exchange (from: StoredEntry, to: StoredEntry, marker: StoredEntry): Promise<boolean> {
+    checkEntry(from.key, Math.max(1, from.ttlMs))
+    checkEntry(to.key, to.ttlMs)
+    checkEntry(marker.key, marker.ttlMs)
+    const group = groupOf(from.key)
+    if (group === undefined || groupOf(to.key) !== group || groupOf(marker.key) !== group) throw new TypeError('state store exchange: the three keys must belong to one group ({group}…)')
+    const keys = [this.entryKey(from.key), this.entryKey(to.key), this.entryKey(marker.key)]
+    await this.settleUndo(from.key)
+    let r: unknown
+    try {
+      r = await this.run(() => this.cmd.eval(EXCHANGE_SCRIPT, 3, ...keys, to.value, Math.ceil(to.ttlMs), marker.value, Math.ceil(marker.ttlMs)))
+    } catch (err) {
+      const keepMs = Math.min(to.ttlMs, UNDO_RETRY_MS)
+      this.owe(from.key, keepMs, () => this.cmd.eval(UNDO_EXCHANGE_SCRIPT, 3, ...keys, from.value, Math.max(0, Math.floor(from.ttlMs)), to.value, Math.ceil(keepMs)))
+      throw err
+    }
+    if (r === 2) throw this.failure(new Error('the exchange was undone before it ran'))
+    return r === 1
   }
 
   /**
@@ -266,14 +310,17 @@ export class RedisStateStore implements StateStore {
       this.cmd.del(undoKey).catch(() => {})
       return r
     } catch (err) {
-      if (!(err instanceof RateLimitedError)) {
-        if (this.pendingUndo.length >= MAX_PENDING_UNDO) this.pendingUndo.shift()
-        const entry: PendingUndo = { key, run: () => undo(undoKey), until: Date.now() + Math.min(ttlMs, UNDO_RETRY_MS) }
-        this.pendingUndo.push(entry)
-        void this.sendUndo(entry)
-      }
+      if (!(err instanceof RateLimitedError)) this.owe(key, ttlMs, () => undo(undoKey))
       throw err
     }
+  }
+
+  /** An undo owed for an operation on `key` that failed: sent at once, and retried until it runs (for `ttlMs`, at most UNDO_RETRY_MS). */
+  private owe (key: string, ttlMs: number, run: () => Promise<unknown>): void {
+    if (this.pendingUndo.length >= MAX_PENDING_UNDO) this.pendingUndo.shift()
+    const entry: PendingUndo = { key, run, until: Date.now() + Math.min(ttlMs, UNDO_RETRY_MS) }
+    this.pendingUndo.push(entry)
+    void this.sendUndo(entry)
   }
 
   /**
@@ -313,9 +360,12 @@ export class RedisStateStore implements StateStore {
     this.cmd.eval(RELEASE_SCRIPT, 1, this.clientKey(client)).catch(() => {})
   }
 
-  /** The key of an entry: its own hash tag, so entries spread over a Cluster's slots. */
+  /**
+   * The key of an entry: its own hash tag, so entries spread over a Cluster's slots; a key of a group
+   * (`{<group>}…`, see StateStore) has its group's, so that an exchange touches one slot.
+   */
   private entryKey (key: string): string {
-    return `${this.prefix}{${key}}`
+    return groupOf(key) === undefined ? `${this.prefix}{${key}}` : this.prefix + key
   }
 
   private clientKey (client: string): string {

@@ -18,16 +18,37 @@ export function requestCookie (request: FastifyRequest, name: string): string | 
   return jar !== null && jar !== undefined ? jar[name] : readCookie(request.headers.cookie, name)
 }
 /**
+ * Where two cookies' values are in a Cookie header: [start, end) in the header's text, start -1 for one absent.
+ * Filled by `locateCookies`; the values are not copied out (`cookieValue` makes one a string).
+ */
+export interface CookieSpans { aStart: number; aEnd: number; bStart: number; bEnd: number }
+
+/** Spans for `readCookie`, which reads one at a time, synchronously. */
+const scratch: CookieSpans = { aStart: -1, aEnd: -1, bStart: -1, bEnd: -1 }
+
+/**
  * The value of cookie `name` in a Cookie header, or undefined. Walks the header as `cookie`'s `parseCookie`
  * does, comparing names in place, so that nothing is allocated for the other cookies.
  */
 export function readCookie (header: string | undefined, name: string): string | undefined {
-  if (header === undefined || header.length < 2) return undefined
+  if (header === undefined) return undefined
+  locateCookies(header, name, '', scratch)
+  return scratch.aStart < 0 ? undefined : cookieValue(header, scratch.aStart, scratch.aEnd)
+}
+
+/**
+ * Finds cookies `a` and `b` (`''`: none) of a Cookie header in one walk, as `readCookie` reads each (the first
+ * occurrence; names and values trimmed of spaces and tabs), into `at`, without copying either value. The walk
+ * stops once both are found.
+ */
+export function locateCookies (header: string, a: string, b: string, at: CookieSpans): void {
+  at.aStart = at.bStart = -1
+  if (header.length < 2) return
   const len = header.length
   let index = 0
   while (index < len) {
     const eq = header.indexOf('=', index)
-    if (eq === -1) return undefined
+    if (eq === -1) return
     const semi = header.indexOf(';', index)
     const end = semi === -1 ? len : semi
     if (eq > end) {
@@ -35,27 +56,46 @@ export function readCookie (header: string | undefined, name: string): string | 
       index = header.lastIndexOf(';', eq - 1) + 1
       continue
     }
-    if (trimmedIs(header, index, eq, name)) return decode(trimmed(header, eq + 1, end))
+    if (at.aStart < 0 && trimmedIs(header, index, eq, a)) {
+      trimSpan(header, eq + 1, end, at, true)
+      if (b === '' || at.bStart >= 0) return
+    } else if (b !== '' && at.bStart < 0 && trimmedIs(header, index, eq, b)) {
+      trimSpan(header, eq + 1, end, at, false)
+      if (at.aStart >= 0) return
+    }
     index = end + 1
   }
-  return undefined
+}
+
+/** A located cookie value as the `cookie` parser gives it: `%` sequences URL-decoded when they decode. */
+export function cookieValue (header: string, start: number, end: number): string {
+  return decode(header.slice(start, end))
 }
 
 function isBlank (code: number): boolean {
   return code === 32 || code === 9
 }
 
-/** Whether header[start, end), spaces and tabs trimmed, is `name`. */
+/** Whether header[start, end), spaces and tabs trimmed, is `name` (compared in place: names are short). */
 function trimmedIs (header: string, start: number, end: number, name: string): boolean {
   while (start < end && isBlank(header.charCodeAt(start))) start++
   while (end > start && isBlank(header.charCodeAt(end - 1))) end--
-  return end - start === name.length && header.startsWith(name, start)
+  if (end - start !== name.length) return false
+  for (let i = 0; i < name.length; i++) if (header.charCodeAt(start + i) !== name.charCodeAt(i)) return false
+  return true
 }
 
-function trimmed (header: string, start: number, end: number): string {
+/** header[start, end), spaces and tabs trimmed, as the span of cookie a (`first`) or b. */
+function trimSpan (header: string, start: number, end: number, at: CookieSpans, first: boolean): void {
   while (start < end && isBlank(header.charCodeAt(start))) start++
   while (end > start && isBlank(header.charCodeAt(end - 1))) end--
-  return header.slice(start, end)
+  if (first) {
+    at.aStart = start
+    at.aEnd = end
+  } else {
+    at.bStart = start
+    at.bEnd = end
+  }
 }
 
 function decode (value: string): string {

@@ -43,12 +43,25 @@ function headerPrefix (alg: Alg, kid: string): string {
   return Buffer.from(JSON.stringify({ alg, typ: 'JWT', kid })).toString('base64url') + '.'
 }
 
-/** Decodes a base64url signature, or null unless the text is exactly the canonical encoding of `bytes` bytes. */
+/** Each base64url character's 6 bits, by character code (-1: not of the alphabet). */
+const B64URL = new Int8Array(128).fill(-1)
+for (const [i, c] of [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'].entries()) B64URL[c.charCodeAt(0)] = i
+
+/**
+ * Decodes a base64url signature, or null unless the text is exactly the canonical encoding of `bytes` bytes: the
+ * right length, every character of the alphabet (Buffer.from would skip others), no padding, and the last
+ * character's unused low bits zero (what re-encoding the bytes would give back, checked without encoding them).
+ */
 function signatureBytes (signature: string, bytes: number): Buffer | null {
-  if (signature.length !== Math.ceil(bytes * 4 / 3)) return null
-  const buf = Buffer.from(signature, 'base64url')
-  if (buf.length !== bytes || buf.toString('base64url') !== signature) return null
-  return buf
+  const length = Math.ceil(bytes * 4 / 3)
+  if (signature.length !== length) return null
+  for (let i = 0; i < length; i++) {
+    const c = signature.charCodeAt(i)
+    if (c > 127 || B64URL[c]! < 0) return null
+  }
+  const spareBits = length * 6 - bytes * 8
+  if ((B64URL[signature.charCodeAt(length - 1)]! & ((1 << spareBits) - 1)) !== 0) return null
+  return Buffer.from(signature, 'base64url')
 }
 
 /** An HS256 key: a secret string's UTF-8 bytes (what the `secret` option gives), or the key's bytes. */

@@ -9,21 +9,32 @@
  * the family's end). Each use rotates the token (RFC 9700 §4.14.2); a rotated token presented again means that two
  * parties hold the family, so the whole family ends, access tokens included. A refused grant consumes nothing: a
  * token of another client is not even found, and the current token is taken only once every check has passed.
+ *
+ * A refresh token is `<family id>.<32 random bytes, base64url>`, and a family's entries join the group of its
+ * session's revocation mark in the store (`{revoked:<family id>}:…`, see StateStore): one Redis Cluster slot, so that
+ * one MGET reads the token's record with the mark, and a rotation is one atomic step (`StateStore.exchange`). A
+ * grant on Redis is then three round trips and eight commands: the address lockout's lock (rateLimit.grants) beside
+ * the record and the session mark (one MGET); the user's mark and the store's revocation epoch; the exchange (its
+ * EVAL, the successor's SET NX, the current token's DEL, the rotated marker's SET). Tokens of before (`<32 random
+ * bytes>`, under `rt:<client>:<hash>` and `rt-used:…`) are still read; their next grant answers one of the new shape.
  */
 import { createHash, randomBytes } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
-import type { StateStore } from '../../../lib/state-store.js'
+import type { StateStore, StoredEntry } from '../../../lib/state-store.js'
 import type { Audit } from '../../../lib/audit/audit.js'
 import { HttpError } from '../../../lib/errors.js'
-import type { Revocations } from '../sessions/revocation.js'
+import { sessionMarkKey, type Revocations } from '../sessions/revocation.js'
 import type { SessionList } from '../sessions/sessions.js'
 import type { RegisteredClient } from '../base/clients.js'
 import type { Claims, ClaimsInput, TokenPairResponse } from '../base/types.js'
 import type { SessionBase } from '../keys/issue.js'
 import { invalidGrant } from '../base/oauth-error.js'
 
+/** The keys of tokens of before the family groups (a token without `<family id>.`). */
 const CURRENT = 'rt:'
 const ROTATED = 'rt-used:'
+/** A family id as a token carries it (a session id: 22 base64url characters; a few more are let through). */
+const FAMILY_ID = /^[A-Za-z0-9_-]{1,64}$/
 
 /** What a family keeps beside its current refresh token. */
 interface FamilyRecord {
@@ -37,8 +48,39 @@ interface FamilyRecord {
   end: number
   /** The claims input of its access tokens (the last ones, as the claims updater left them). */
   in: ClaimsInput
+  /** When this token's entry expires (ms; absent on entries of before): what is put back when a rotation fails. */
+  x?: number
   /** The thumbprint of the DPoP key the family is bound to (RFC 9449 §5): its refresh needs a proof of that key. */
   k?: string | undefined
+}
+
+/** Where a presented refresh token's entries are: its current one and its rotated marker. */
+interface Place {
+  current: string
+  rotated: string
+  /** The family the token names (its entries in the group of the family's revocation mark); none for a token of before. */
+  family: string | undefined
+}
+
+/** The keys of `token` (presented or new) of `client`. */
+function placeOf (client: RegisteredClient, token: string): Place {
+  const hash = hashOf(token)
+  const dot = token.indexOf('.')
+  const family = dot > 0 ? token.slice(0, dot) : ''
+  if (!FAMILY_ID.test(family)) return { current: `${CURRENT}${client.id}:${hash}`, rotated: `${ROTATED}${client.id}:${hash}`, family: undefined }
+  const group = `{${sessionMarkKey(family)}}:`
+  return { current: `${group}${client.id}:${hash}`, rotated: `${group}used:${client.id}:${hash}`, family }
+}
+
+/** A stored record, or undefined for anything else (an undone exchange's tombstone is an empty value). */
+function recordOf (raw: string | undefined): FamilyRecord | undefined {
+  if (raw === undefined || raw === '') return undefined
+  try {
+    const r = JSON.parse(raw) as FamilyRecord | null
+    return r !== null && typeof r === 'object' && typeof r.f === 'string' ? r : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** The token response of RFC 6749 §5.1. */
@@ -85,20 +127,22 @@ export class RefreshFamilies {
   /**
    * The `refresh_token` grant: a new pair, the presented token rotated; reuse of a rotated one ends the family.
    * `jkt` is the key of the request's DPoP proof: a bound family takes only that key's (refused otherwise, and
-   * audited); an unbound one is bound from then on to the key of the first proof it comes with.
+   * audited); an unbound one is bound from then on to the key of the first proof it comes with. `admitted` (the
+   * address lockout's word, read meanwhile) is awaited once the record is read, before anything else.
    */
-  async refresh (request: FastifyRequest, client: RegisteredClient, presented: string, jkt?: string): Promise<TokenResponse> {
-    const hash = hashOf(presented)
-    const key = `${CURRENT}${client.id}:${hash}`
-    const raw = await this.d.store.get(key)
-    if (raw === undefined) return await this.unknown(request, client, hash)
-    const record = JSON.parse(raw) as FamilyRecord
+  async refresh (request: FastifyRequest, client: RegisteredClient, presented: string, jkt?: string, admitted: () => Promise<void> = async () => {}): Promise<TokenResponse> {
+    const at = placeOf(client, presented)
+    const { raw, mark } = await this.read(at)
+    await admitted()
+    const record = recordOf(raw)
+    if (record === undefined) return await this.unknown(request, client, at.rotated)
     const now = Date.now()
     if (record.end <= now) throw invalidGrant('the refresh token has expired')
     const userId = userIdOfInput(record.in)
     if (record.k !== undefined && record.k !== jkt) return this.wrongKey(request, client, 'refresh token', userId, jkt)
     const bound = record.k ?? jkt
-    if (await this.d.revocations.isRevoked({ jti: record.f, userId, authTime: record.at, since: record.st ?? record.at })) throw invalidGrant('the session has ended')
+    const subject = { jti: record.f, userId, authTime: record.at, since: record.st ?? record.at }
+    if (await this.d.revocations.isRevoked(subject, record.f === at.family ? mark : undefined)) throw invalidGrant('the session has ended')
     // The claims updater and the validator have their say before anything is consumed.
     let next
     try {
@@ -107,15 +151,16 @@ export class RefreshFamilies {
       if (err instanceof HttpError && err.statusCode === 401) throw invalidGrant('the session is refused')
       throw err
     }
-    // Of two requests presenting one token, one takes it; the other is a reuse.
-    if (await this.d.store.take(key) === undefined) return await this.reused(request, client, record.f, userId)
-    // The rotated marker and the next token are independent writes: one round trip for both.
-    const [, refresh] = await Promise.all([
-      this.d.store.set(`${ROTATED}${client.id}:${hash}`, record.f, record.end - now),
-      this.store(client, { ...record, in: inputOf(next.claims), k: bound })
-    ])
+    const successor = this.entry(client, { ...record, in: inputOf(next.claims), k: bound })
+    const marker = { key: at.rotated, value: record.f, ttlMs: record.end - now }
+    // Of two requests presenting one token, one rotates it; the other is a reuse.
+    const store = this.d.store
+    const rotated = at.family !== undefined && store.exchange !== undefined
+      ? await store.exchange({ key: at.current, value: raw!, ttlMs: (record.x ?? now + client.idleTimeoutMs) - now }, successor.entry, marker)
+      : await this.rotateApart(at.current, successor.entry, marker)
+    if (!rotated) return await this.reused(request, client, record.f, userId)
     if (this.d.audit.on) this.d.audit.emit(request, 'token.refreshed', { reason: 'refresh_token', clientId: client.id, userId })
-    return this.answer(client, next.token, refresh, bound)
+    return this.answer(client, next.token, successor.token, bound)
   }
 
   /**
@@ -128,24 +173,40 @@ export class RefreshFamilies {
     throw invalidGrant(jkt === undefined ? `the ${what} is bound to a DPoP key: send a DPoP proof of that key` : `the ${what} is bound to another DPoP key`)
   }
 
+  /** The token's record, with its family's revocation mark beside it when the token names its family (one MGET on Redis). */
+  private async read (at: Place): Promise<{ raw: string | undefined, mark?: { value: string | undefined } }> {
+    const store = this.d.store
+    if (at.family === undefined) return { raw: await store.get(at.current) }
+    const keys = [at.current, sessionMarkKey(at.family)]
+    const [raw, mark] = store.getMany !== undefined ? await store.getMany(keys) : await Promise.all(keys.map(async (k) => await store.get(k)))
+    return { raw, mark: { value: mark } }
+  }
+
+  /** A rotation for a store without `exchange` (or a token of before): the take decides, then both writes at once. */
+  private async rotateApart (from: string, to: StoredEntry, marker: StoredEntry): Promise<boolean> {
+    if (await this.d.store.take(from) === undefined) return false
+    await Promise.all([this.d.store.set(marker.key, marker.value, marker.ttlMs), this.d.store.set(to.key, to.value, to.ttlMs)])
+    return true
+  }
+
   /**
    * RFC 7009 for a refresh token of this client: the family ends (a rotated token ends it too: it was stolen or
    * replayed). Resolves false when the token is none of this client's.
    */
   async revoke (request: FastifyRequest, client: RegisteredClient, presented: string): Promise<boolean> {
-    const hash = hashOf(presented)
-    const raw = await this.d.store.take(`${CURRENT}${client.id}:${hash}`)
-    const family = raw === undefined ? await this.d.store.get(`${ROTATED}${client.id}:${hash}`) : (JSON.parse(raw) as FamilyRecord).f
+    const at = placeOf(client, presented)
+    const record = recordOf(await this.d.store.take(at.current))
+    const family = record === undefined ? await this.d.store.get(at.rotated) : record.f
     if (family === undefined) return false
-    const userId = raw === undefined ? undefined : userIdOfInput((JSON.parse(raw) as FamilyRecord).in)
+    const userId = record === undefined ? undefined : userIdOfInput(record.in)
     await this.end(family)
     if (this.d.audit.on) this.d.audit.emit(request, 'token.revoked', { reason: 'revoke', clientId: client.id, userId })
     return true
   }
 
   /** A token that is not a current one: a rotated one is a reuse (the family ends), anything else is unknown. */
-  private async unknown (request: FastifyRequest, client: RegisteredClient, hash: string): Promise<never> {
-    const family = await this.d.store.get(`${ROTATED}${client.id}:${hash}`)
+  private async unknown (request: FastifyRequest, client: RegisteredClient, rotated: string): Promise<never> {
+    const family = await this.d.store.get(rotated)
     if (family === undefined) throw invalidGrant('unknown or expired refresh token')
     return await this.reused(request, client, family, undefined)
   }
@@ -162,11 +223,18 @@ export class RefreshFamilies {
   }
 
   private async store (client: RegisteredClient, record: FamilyRecord): Promise<string> {
-    const token = randomBytes(32).toString('base64url')
-    const ttl = Math.min(client.idleTimeoutMs, record.end - Date.now())
-    if (ttl <= 0) throw invalidGrant('the refresh token has expired')
-    await this.d.store.set(`${CURRENT}${client.id}:${hashOf(token)}`, JSON.stringify(record), ttl)
+    const { token, entry } = this.entry(client, record)
+    await this.d.store.set(entry.key, entry.value, entry.ttlMs)
     return token
+  }
+
+  /** A new refresh token of the family and its entry (living the idle timeout, never past the family's end). */
+  private entry (client: RegisteredClient, record: FamilyRecord): { token: string; entry: StoredEntry } {
+    const token = `${record.f}.${randomBytes(32).toString('base64url')}`
+    const now = Date.now()
+    const ttlMs = Math.min(client.idleTimeoutMs, record.end - now)
+    if (ttlMs <= 0) throw invalidGrant('the refresh token has expired')
+    return { token, entry: { key: placeOf(client, token).current, value: JSON.stringify({ ...record, x: now + ttlMs }), ttlMs } }
   }
 
   private answer (client: RegisteredClient, access: string, refresh: string, jkt: string | undefined): TokenResponse {

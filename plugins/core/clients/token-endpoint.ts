@@ -20,7 +20,7 @@ import type { DPoP } from '../sessions/dpop.js'
 
 /** A token request is a few short fields. */
 const BODY_LIMIT = 16 * 1024
-/** The longest value of one field (a refresh token is 43 characters, a PKCE verifier at most 128). */
+/** The longest value of one field (a refresh token is 66 characters, a PKCE verifier at most 128). */
 const MAX_FIELD = 2048
 const FORM = 'application/x-www-form-urlencoded'
 export const REFRESH_GRANT = 'refresh_token'
@@ -31,7 +31,14 @@ export const REFRESH_GRANT = 'refresh_token'
  */
 export interface Grant {
   readonly kinds: ReadonlySet<RegisteredClient['kind']>
-  exchange: (request: FastifyRequest, client: RegisteredClient, field: FieldReader, jkt: string | undefined) => Promise<TokenResponse>
+  /**
+   * The grant's answer. `jkt`: the thumbprint of the request's DPoP proof's key (RFC 9449 §5), if it carried one.
+   * `admitted` resolves once the address lockout lets the request through (see `Throttle.tokenRequest`): awaited
+   * before `exchange` is called, unless `readsFirst`.
+   */
+  exchange: (request: FastifyRequest, client: RegisteredClient, field: FieldReader, jkt: string | undefined, admitted: () => Promise<void>) => Promise<TokenResponse>
+  /** The grant reads the store before it awaits `admitted` itself (and changes nothing before). */
+  readonly readsFirst?: boolean | undefined
 }
 
 /** Reads one field of the form body: a single string of bounded length (required unless `optional`). */
@@ -67,7 +74,8 @@ export function tokenEndpoint (d: TokenEndpointDeps) {
   const grants = new Map(d.grants)
   grants.set(REFRESH_GRANT, {
     kinds: new Set(['native', 'device', 'spa']),
-    exchange: async (request, client, field, jkt) => await d.families.refresh(request, client, field('refresh_token'), jkt)
+    readsFirst: true,
+    exchange: async (request, client, field, jkt, admitted) => await d.families.refresh(request, client, field('refresh_token'), jkt, admitted)
   })
   return async function tokenRoutes (scope: FastifyInstance): Promise<void> {
     scope.setErrorHandler((err: FastifyError, request, reply) => {
@@ -86,7 +94,7 @@ export function tokenEndpoint (d: TokenEndpointDeps) {
     }
 
     scope.post('/token', { bodyLimit: BODY_LIMIT, schema: doc('Token endpoint of the registered clients (RFC 6749)') }, traced('gatehouse.token', async (request, reply) => {
-      const answer = await d.throttle.tokenRequest(request, async () => {
+      const answer = await d.throttle.tokenRequest(request, async (admitted) => {
         const field = formOf(request)
         const client = clientOf(d.clients, request, field)
         const grantType = field('grant_type')
@@ -94,13 +102,16 @@ export function tokenEndpoint (d: TokenEndpointDeps) {
         noteGrant(request, { grantType: grant === undefined ? '_OTHER' : grantType })
         if (grant === undefined) throw new OAuthError(400, 'unsupported_grant_type', `grant_type ${grantType.slice(0, 80)} is not supported`)
         if (!grant.kinds.has(client.kind)) throw unauthorizedClient(`a ${client.kind} client may not use grant_type ${grantType}`)
-        return await grant.exchange(request, client, field, await d.dpop.tokenRequest(request, client, reply))
+        // A proof's jti is written to the store: with a DPoP header the lockout decides first, for every grant.
+        if (grant.readsFirst !== true || request.headers.dpop !== undefined) await admitted()
+        return await grant.exchange(request, client, field, await d.dpop.tokenRequest(request, client, reply), admitted)
       }, (outcome) => 'error' in outcome && isRefusal(outcome.error))
       return await reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer)
     }))
 
     scope.post('/revoke', { bodyLimit: BODY_LIMIT, schema: doc('Revokes a refresh or access token of a registered client (RFC 7009)') }, traced('gatehouse.revoke', async (request, reply) => {
-      const found = await d.throttle.tokenRequest(request, async () => {
+      const found = await d.throttle.tokenRequest(request, async (admitted) => {
+        await admitted()
         const field = formOf(request)
         const client = clientOf(d.clients, request, field)
         return await revokeToken(d, request, client, field('token'), field('token_type_hint', true))

@@ -41,6 +41,14 @@ export interface Jwks { keys: JsonWebKey[] }
 export interface KeyRings {
   /** The ring of an audience for a purpose; sync when the secret reader is. Throws HttpError 401 for no secret. */
   ring (aud: string, purpose: TokenPurpose): MaybePromise<KeyRing>
+  /** What the secret reader answered when `key` was made (undefined for `session.signingKeys`' keys). */
+  originOf (key: JwsKey): unknown
+  /**
+   * Whether `key` is still in `aud`'s session ring. The reader is asked every time; when it answers `origin` (the
+   * `originOf(key)` the caller kept) again, nothing else is looked up: the same secret (or the same key list) makes
+   * the same keys. Sync when the reader is. Throws HttpError 401 for no secret.
+   */
+  holds (aud: string, key: JwsKey, origin: unknown): MaybePromise<boolean>
   /** The JWKS of the session keys, or null when sessions are HMAC-signed. */
   readonly jwks: Jwks | null
 }
@@ -64,6 +72,7 @@ export function createKeyRings (
 ): KeyRings {
   const memo = new Map<string, Memo>()
   const sessionRing = sessionKeys === undefined ? undefined : new KeyRing(sessionKeys)
+  const origins = new WeakMap<JwsKey, SecretValue>()
 
   function fromValue (aud: string, value: SecretValue, purpose: TokenPurpose): KeyRing {
     let m = memo.get(aud)
@@ -78,6 +87,7 @@ export function createKeyRings (
       const entries: readonly SecretKeyEntry[] = typeof value === 'string' ? [{ kid: DEFAULT_KID, secret: value }] : value
       // Other purposes get derived keys, so that no bug in a purpose check can let one kind of token pass as another.
       ring = new KeyRing(entries.map((e) => hmacKey(e.kid, purpose === 'session' ? e.secret : `${purpose}:${e.secret}`)))
+      for (const k of ring.keys) origins.set(k, value)
       m.rings.set(purpose, ring)
     }
     return ring
@@ -91,6 +101,16 @@ export function createKeyRings (
         return (value as Promise<SecretValue>).then((v) => fromValue(aud, v, purpose))
       }
       return fromValue(aud, value as SecretValue, purpose)
+    },
+    originOf: (key) => origins.get(key),
+    holds (aud, key, origin) {
+      if (sessionRing !== undefined) return sessionRing.pick(key.kid) === key
+      const value = reader(aud)
+      if (value === origin && origin !== undefined) return true
+      if (value !== null && typeof value === 'object' && typeof (value as Promise<SecretValue>).then === 'function') {
+        return (value as Promise<SecretValue>).then((v) => (v === origin && origin !== undefined) || fromValue(aud, v, 'session').pick(key.kid) === key)
+      }
+      return fromValue(aud, value as SecretValue, 'session').pick(key.kid) === key
     },
     jwks: sessionKeys === undefined ? null : { keys: sessionKeys.map((k) => k.publicJwk!) }
   }

@@ -6,7 +6,7 @@
 import type { FastifyRequest } from 'fastify'
 import { ErrorCodes, type HttpError } from '../../../lib/errors.js'
 import { unauthorized } from '../base/claims.js'
-import { makeXsrfCheck } from './xsrf.js'
+import { makeXsrfCheck, type XsrfCheck } from './xsrf.js'
 import { FROM_COOKIE, type TokenSource } from './token-reader.js'
 import type { AudienceRule } from '../base/audience.js'
 import type { ResolvedOptions, Session } from '../base/types.js'
@@ -22,7 +22,7 @@ const rejectedByValidator = (): HttpError => unauthorized(VALIDATOR_REFUSAL, Err
 export const PAGE_FORM = -1
 
 export class PostCheck {
-  private readonly checkXsrf: (request: FastifyRequest, jti: string) => void
+  private readonly checkXsrf: XsrfCheck
   private readonly validator: ResolvedOptions['validator']
 
   constructor (o: Pick<ResolvedOptions, 'validator' | 'cookies' | 'xsrf'>, private readonly audiences: AudienceRule) {
@@ -30,9 +30,13 @@ export class PostCheck {
     this.validator = o.validator
   }
 
-  /** XSRF (cookie sessions only) and the audience allow-list. Throws HttpError 401. */
-  admit (request: FastifyRequest, source: TokenSource | typeof PAGE_FORM, jti: string, aud: string): void {
-    if (source === FROM_COOKIE) this.checkXsrf(request, jti)
+  /**
+   * XSRF (cookie sessions only) and the audience allow-list. Throws HttpError 401. `cookieIn`, `start`, `end`: the
+   * XSRF cookie as the token reader's walk of this request's Cookie header found it; `jtiCodes`: the `jti`'s
+   * character codes, as a cached entry keeps them (see `XsrfCheck`; the hot path).
+   */
+  admit (request: FastifyRequest, source: TokenSource | typeof PAGE_FORM, jti: string, aud: string, cookieIn?: string, start?: number, end?: number, jtiCodes?: Uint16Array): void {
+    if (source === FROM_COOKIE) this.checkXsrf(request, jti, cookieIn, start, end, jtiCodes)
     this.audiences.checkSession(aud)
   }
 

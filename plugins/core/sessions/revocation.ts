@@ -81,6 +81,11 @@ export function subjectOf (claims: Claims): RevocationSubject {
 
 export const revokedError = (): HttpError => unauthorized('session revoked', ErrorCodes.SESSION_REVOKED)
 
+/** The state-store key of a session's revocation mark (the head of a group its owner's entries may join). */
+export function sessionMarkKey (jti: string): string {
+  return SESSION_KEY + jti
+}
+
 export class Revocations {
   /** jti → when to forget it (ms). */
   private readonly sessions = new Map<string, number>()
@@ -136,9 +141,13 @@ export class Revocations {
     return this.live && now - checkedAt < this.cfg.recheckMs ? 'ok' : 'lookup'
   }
 
-  /** True when the session is revoked: the store's marks and epoch, then what this instance heard meanwhile. */
-  async isRevoked (s: RevocationSubject): Promise<boolean> {
-    return await this.revoked(s)
+  /**
+   * True when the session is revoked: the store's marks and epoch, then what this instance heard meanwhile. A
+   * caller that read the session's mark already (under `sessionMarkKey`, beside its own entries: the refresh
+   * grant) passes what it found, and the store is not asked for it again.
+   */
+  async isRevoked (s: RevocationSubject, sessionMark?: { value: string | undefined }): Promise<boolean> {
+    return sessionMark === undefined ? await this.revoked(s) : await this.revokedInStore(s, sessionMark.value)
   }
 
   /**
@@ -153,10 +162,10 @@ export class Revocations {
     return (user !== undefined && markEnds(parseMark(user), s)) || this.heard(s)
   }
 
-  private async revokedInStore (s: RevocationSubject): Promise<boolean> {
+  private async revokedInStore (s: RevocationSubject, ...sessionMark: [string | undefined] | []): Promise<boolean> {
     const { store } = this.cfg
     const [session, user, epoch] = await Promise.all([
-      store.get(SESSION_KEY + s.jti),
+      sessionMark.length > 0 ? sessionMark[0] : store.get(SESSION_KEY + s.jti),
       s.userId === undefined ? undefined : store.get(USER_KEY + s.userId),
       this.epochs ? store.get(EPOCH_KEY) : undefined
     ])

@@ -1,12 +1,12 @@
 /**
- * Where a request's token comes from: a list of sources tried in order, the first one present wins. The list is
- * built once from `tokenSources`: the app's own extractor (`tokenSources.extract`), the query parameter (off by
- * default), the header (`X-JWT`), `Authorization: Bearer` (RFC 6750), then the session cookie. One reader for every
- * path: the hooks, `get`, logout.
+ * Where a request's token comes from: the sources `tokenSources` turns on, tried in order, the first one present
+ * wins: the app's own extractor (`tokenSources.extract`), the query parameter (off by default), the header
+ * (`X-JWT`), `Authorization: Bearer` (RFC 6750) or `DPoP` (RFC 9449), then the session cookie. One reader for
+ * every path: the hooks, `get`, logout.
  */
 import type { FastifyRequest } from 'fastify'
 import type { ResolvedOptions } from '../base/types.js'
-import { requestCookie } from '../base/cookie-jar.js'
+import { cookieValue, locateCookies, type CookieSpans } from '../base/cookie-jar.js'
 
 /** Where a token came from (numbers, so that comparing them costs nothing). */
 export type TokenSource = typeof FROM_QUERY | typeof FROM_HEADER | typeof FROM_COOKIE | typeof FROM_BEARER | typeof FROM_EXTRACTOR | typeof FROM_DPOP
@@ -27,9 +27,6 @@ export interface PresentedToken {
   readonly source: TokenSource
 }
 
-/** One place a token may be: reads it from a request, or answers undefined (an empty value is none). */
-interface Source { readonly from: TokenSource; read: (request: FastifyRequest) => string | undefined }
-
 /** The longest `Authorization` value read as a bearer token: a session JWT is far shorter. */
 const MAX_BEARER = 16_384
 /** RFC 6750 §2.1: the scheme is case-insensitive, then one space, then the b64token. */
@@ -37,7 +34,10 @@ const BEARER = /^bearer ([A-Za-z0-9\-._~+/]+=*)$/i
 
 /** The token of `Authorization: Bearer <token>`, or undefined for another scheme or a malformed value. */
 export function bearerToken (request: FastifyRequest): string | undefined {
-  const value = request.headers.authorization
+  return checkedBearer(request.headers.authorization)
+}
+
+function checkedBearer (value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length > MAX_BEARER) return undefined
   return BEARER.exec(value)?.[1]
 }
@@ -45,45 +45,135 @@ export function bearerToken (request: FastifyRequest): string | undefined {
 /** RFC 9449 §7.1: the DPoP scheme's token, a token68 as Bearer's. */
 const DPOP = /^dpop ([A-Za-z0-9\-._~+/]+=*)$/i
 
-/** The token of `Authorization: DPoP <token>`, or undefined. */
-function dpopToken (request: FastifyRequest): string | undefined {
-  const value = request.headers.authorization
+/** The token of an `Authorization: DPoP <token>` value, or undefined. */
+function dpopToken (value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length > MAX_BEARER) return undefined
   return DPOP.exec(value)?.[1]
 }
 
+/**
+ * What follows `bearer ` (any case) in an `Authorization` value, not yet checked against RFC 6750's syntax. Equal
+ * to a token of the verified-session cache, it is one (those are compact JWS: letters, digits, `-`, `_`, `.`).
+ */
+function uncheckedBearer (value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length <= 7 || value.length > MAX_BEARER) return undefined
+  // "bearer " without a lower-cased copy: `| 32` folds the letters' case (the space stays a space).
+  if ((value.charCodeAt(0) | 32) !== 98 || (value.charCodeAt(1) | 32) !== 101 || (value.charCodeAt(2) | 32) !== 97 ||
+    (value.charCodeAt(3) | 32) !== 114 || (value.charCodeAt(4) | 32) !== 101 || (value.charCodeAt(5) | 32) !== 114 ||
+    value.charCodeAt(6) !== 32) return undefined
+  return value.slice(7)
+}
+
+/**
+ * Reads the token of a request from the sources `tokenSources` turns on, in their order: the app's extractor
+ * (`tokenSources.extract`), the query parameter (off by default), the header (`X-JWT`), `Authorization: Bearer`
+ * (RFC 6750), then the session cookie; the first one present wins, an empty value is none.
+ */
 export class TokenReader {
-  private readonly sources: readonly Source[]
+  private readonly extract: ((request: FastifyRequest) => unknown) | null
+  private readonly query: string | null
+  private readonly header: string | null
+  private readonly bearer: boolean
+  private readonly cookie: string
+  private readonly xsrfCookie: string
+  private readonly spans: CookieSpans = { aStart: -1, aEnd: -1, bStart: -1, bEnd: -1 }
+  /**
+   * Where the token the last `token()` call answered came from. Read right after that call, in the same
+   * synchronous step (nothing else reads a token in between), so the hot path allocates nothing for it.
+   */
+  source: TokenSource = FROM_COOKIE
+  /**
+   * With a token from the Cookie header (no `request.cookies`), the XSRF cookie found in the same walk: the header
+   * (`xsrfIn`, undefined otherwise) and the cookie value's [xsrfStart, xsrfEnd) in it (xsrfStart -1: no such
+   * cookie), not decoded. Valid right after `token()`, as `source`.
+   */
+  xsrfIn: string | undefined
+  xsrfStart = -1
+  xsrfEnd = -1
+  /**
+   * The string the last `token()` answer was cut from (the header it came in), and where it ends there: the
+   * verified-session cache keys entries by a token's last characters, cheaper to read in this flat string than
+   * in the slice. Valid right after `token()`, as `source`.
+   */
+  tokenIn = ''
+  tokenEnd = 0
 
   constructor (o: Pick<ResolvedOptions, 'tokenSources' | 'cookies'>) {
     const { extract, query, header, bearer } = o.tokenSources
-    const cookie = o.cookies.sessionName
-    const sources: Source[] = []
-    if (extract !== null) sources.push({ from: FROM_EXTRACTOR, read: (request) => nonEmpty(extract(request)) })
-    if (query !== null) {
-      sources.push({
-        from: FROM_QUERY,
-        read (request) {
-          const q = request.query as Record<string, unknown> | null | undefined
-          return q !== null && typeof q === 'object' ? nonEmpty(q[query]) : undefined
-        }
-      })
-    }
-    if (header !== null) sources.push({ from: FROM_HEADER, read: (request) => nonEmpty(request.headers[header]) })
-    if (bearer) sources.push({ from: FROM_BEARER, read: bearerToken })
-    // The DPoP scheme beside Bearer (`tokenSources.bearer` turns both off); a DPoP token takes dpop.ts's branch.
-    if (bearer) sources.push({ from: FROM_DPOP, read: dpopToken })
-    sources.push({ from: FROM_COOKIE, read: (request) => nonEmpty(requestCookie(request, cookie)) })
-    this.sources = sources
+    this.extract = extract
+    this.query = query
+    this.header = header
+    this.bearer = bearer
+    this.cookie = o.cookies.sessionName
+    this.xsrfCookie = o.cookies.xsrfName
   }
 
-  /** The presented token with its source, or undefined when the request carries none. */
+  /**
+   * The presented token or undefined, with its source in `source`, as the request carries it: a Bearer value as it
+   * follows the scheme (not checked against RFC 6750's syntax), a cookie value not URL-decoded. A caller that finds
+   * it in the verified-session cache needs no more (a cached token is a compact JWS: neither check can change it);
+   * any other caller calls `read`, which checks and decodes (and reads on past a malformed Bearer value).
+   */
+  token (request: FastifyRequest): string | undefined {
+    return this.first(request, false)
+  }
+
+  /** The presented token with its source (a malformed Bearer value is no token), or undefined when it carries none. */
   read (request: FastifyRequest): PresentedToken | undefined {
-    for (const source of this.sources) {
-      const token = source.read(request)
-      if (token !== undefined) return { token, source: source.from }
+    const token = this.first(request, true)
+    return token === undefined ? undefined : { token, source: this.source }
+  }
+
+  private first (request: FastifyRequest, checked: boolean): string | undefined {
+    this.xsrfIn = undefined
+    if (this.extract !== null) {
+      const t = nonEmpty(this.extract(request))
+      if (t !== undefined) return this.found(t, FROM_EXTRACTOR)
     }
-    return undefined
+    if (this.query !== null) {
+      const q = request.query as Record<string, unknown> | null | undefined
+      const t = q !== null && typeof q === 'object' ? nonEmpty(q[this.query]) : undefined
+      if (t !== undefined) return this.found(t, FROM_QUERY)
+    }
+    const headers = request.headers
+    if (this.header !== null) {
+      const t = nonEmpty(headers[this.header])
+      if (t !== undefined) return this.found(t, FROM_HEADER)
+    }
+    if (this.bearer) {
+      const value = headers.authorization
+      const t = checked ? checkedBearer(value) : uncheckedBearer(value)
+      if (t !== undefined) return this.found(t, FROM_BEARER, value as string, (value as string).length)
+      // The DPoP scheme beside Bearer (`tokenSources.bearer` turns both off); a DPoP token takes dpop.ts's branch.
+      const d = dpopToken(value)
+      if (d !== undefined) return this.found(d, FROM_DPOP, value as string, (value as string).length)
+    }
+    const jar = request.cookies as Record<string, string | undefined> | null | undefined
+    if (jar !== null && jar !== undefined) {
+      const t = nonEmpty(jar[this.cookie])
+      return t === undefined ? undefined : this.found(t, FROM_COOKIE)
+    }
+    // One walk of the Cookie header for the session cookie and the XSRF cookie its check reads next.
+    const header = headers.cookie
+    if (header === undefined) return undefined
+    const at = this.spans
+    locateCookies(header, this.cookie, this.xsrfCookie, at)
+    if (at.aStart < 0 || at.aEnd === at.aStart) return undefined
+    // Not decoded for `token()`: a value equal to a cached token holds no `%` (decoding it changes nothing), and
+    // anything else is read again by `read()`, decoded.
+    const t = checked ? nonEmpty(cookieValue(header, at.aStart, at.aEnd)) : header.slice(at.aStart, at.aEnd)
+    if (t === undefined) return undefined
+    this.xsrfIn = header
+    this.xsrfStart = at.bStart
+    this.xsrfEnd = at.bEnd
+    return checked ? this.found(t, FROM_COOKIE) : this.found(t, FROM_COOKIE, header, at.aEnd)
+  }
+
+  private found (token: string, source: TokenSource, tokenIn = token, tokenEnd = token.length): string {
+    this.source = source
+    this.tokenIn = tokenIn
+    this.tokenEnd = tokenEnd
+    return token
   }
 }
 

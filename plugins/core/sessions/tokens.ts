@@ -192,24 +192,30 @@ class SessionReader {
    * asynchronous), a Map lookup being most of what it costs. Anything else goes to `verified`.
    */
   session (request: FastifyRequest, reply: FastifyReply): Session | null | Promise<Session | null> {
-    const presented = this.p.reader.read(request)
-    if (presented === undefined) return this.p.migration === null ? null : this.goCookie(request, reply)
+    const reader = this.p.reader
+    const token = reader.token(request)
+    if (token === undefined) return this.p.migration === null ? null : this.goCookie(request, reply)
+    // What the reader found, taken at once: anything called below (the secret reader, the validator) could read again.
+    const source = reader.source
+    const xsrfIn = reader.xsrfIn
+    const xsrfStart = reader.xsrfStart
+    const xsrfEnd = reader.xsrfEnd
+    const entry = this.p.verified.cache.find(token, reader.tokenIn, reader.tokenEnd)
+    // Not cached (or a Bearer value that must first pass RFC 6750's syntax): the careful read, then the slow path.
+    if (entry === undefined) return this.uncached(request, reply)
     const now = Date.now()
-    const entry = this.p.verified.cache.get(presented.token)
-    if (entry === undefined) {
-      const again = this.refreshedFor.get(request)
-      return again?.from === presented.token ? again.entry : this.verified(presented, undefined, now, request, reply)
-    }
-    if (!this.p.verified.servable(entry, now)) return this.verified(presented, entry, now, request, reply)
+    if (!this.p.verified.servable(entry, now)) return this.verified({ token, source }, entry, now, request, reply)
     // DPoP (RFC 9449) is a branch of its own, taken only by the DPoP scheme or a key-bound session.
-    if (presented.source === FROM_DPOP || entry.claims.cnf !== undefined) return this.proven(presented, entry, request, reply, now)
+    if (source === FROM_DPOP || entry.claims.cnf !== undefined) return this.proven({ token, source }, entry, request, reply, now)
     // A try block costs nothing until something throws; the audit is only asked on a refusal.
     try {
-      this.admit(entry, presented.source, request, now)
+      entry.hit = true
+      this.p.check.admit(request, source, entry.claims.jti, entry.aud, xsrfIn, xsrfStart, xsrfEnd, entry.jtiCodes)
+      this.sighted(entry, request, now)
       const checked = this.p.check.validated(entry)
-      return checked === entry ? entry : this.audited(checked as Promise<Session>, request, presented.source, entry.claims)
+      return checked === entry ? entry : this.audited(checked as Promise<Session>, request, source, entry.claims)
     } catch (err) {
-      throw refused(this.audit, err, request, presented.source, entry.claims)
+      throw refused(this.audit, err, request, source, entry.claims)
     }
   }
 
@@ -229,6 +235,14 @@ class SessionReader {
     if (!needsProof(source, claims)) return
     if (this.p.dpop === null) throw unauthorized('a DPoP-bound token needs the state store', ErrorCodes.DPOP)
     await this.p.dpop.resource(request, reply, token, source, claims)
+  }
+
+  /** A token the cache does not hold: read again with every check (a malformed Bearer value is no token). */
+  private uncached (request: FastifyRequest, reply: FastifyReply): Session | null | Promise<Session | null> {
+    const presented = this.p.reader.read(request)
+    if (presented === undefined) return this.p.migration === null ? null : this.goCookie(request, reply)
+    const again = this.refreshedFor.get(request)
+    return again?.from === presented.token ? again.entry : this.verified(presented, undefined, Date.now(), request, reply)
   }
 
   /** The go-pkgz service's own cookie (`migration.goPkgz.cookieName`), when the request carries no token of ours. */
@@ -270,7 +284,11 @@ class SessionReader {
   private admit (entry: CachedSession, source: TokenSource | typeof PAGE_FORM, request: FastifyRequest, now: number): void {
     entry.hit = true
     this.p.check.admit(request, source, entry.claims.jti, entry.aud)
-    // One comparison per request (seenAt is Infinity when the list is off).
+    this.sighted(entry, request, now)
+  }
+
+  /** The session list hears of a cached entry once a minute: one comparison per request (seenAt is Infinity when the list is off). */
+  private sighted (entry: CachedSession, request: FastifyRequest, now: number): void {
     if (now - entry.seenAt >= SEEN_INTERVAL_MS && this.p.list !== null) this.p.list.sighted(entry, request, now)
   }
 

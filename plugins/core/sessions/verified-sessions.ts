@@ -5,7 +5,7 @@
  */
 import { User } from '../../../lib/user.js'
 import type { JwsKey } from '../base/jws.js'
-import { KeyRing, type KeyRings } from '../keys/keys.js'
+import type { KeyRings } from '../keys/keys.js'
 import { audOf, deepFreeze } from '../base/claims.js'
 import { SessionCache, type CachedSession } from './session-cache.js'
 import { revokedError, subjectOf, type Revocations } from './revocation.js'
@@ -40,11 +40,13 @@ export class VerifiedSessions {
       claims: own,
       user: u !== null && typeof u === 'object' ? deepFreeze(new User(u)) : null,
       key,
+      keyOrigin: this.keys.originOf(key),
       aud: audOf(own),
       // Never past `exp`, and never longer than a token lives (revocations are remembered that long).
       expiresAt: Math.min(own.exp * 1000, now + this.tokenDurationMs),
       checkedAt: now,
       subject: subjectOf(own),
+      jtiCodes: codesOf(own.jti),
       hit: false,
       seenAt: this.listed ? now : Infinity,
       slot: -1
@@ -77,11 +79,18 @@ export class VerifiedSessions {
     return entry
   }
 
-  /** True when the key that verified a cached token is still in its audience's ring (sync for a sync reader). */
+  /**
+   * True when the key that verified a cached token is still in its audience's ring (sync for a sync reader): the
+   * secret reader is asked on every request, and answering what it answered when the entry was made settles it.
+   */
   private keyCurrent (entry: CachedSession): boolean | Promise<boolean> {
     if (this.staticKeys) return true
-    const r = this.keys.ring(entry.aud, 'session')
-    if (r instanceof KeyRing) return r.pick(entry.key.kid) === entry.key
-    return r.then((ring) => ring.pick(entry.key.kid) === entry.key)
+    return this.keys.holds(entry.aud, entry.key, entry.keyOrigin)
   }
+}
+
+function codesOf (text: string): Uint16Array {
+  const codes = new Uint16Array(text.length)
+  for (let i = 0; i < text.length; i++) codes[i] = text.charCodeAt(i)
+  return codes
 }

@@ -6,28 +6,58 @@
 import type { FastifyRequest } from 'fastify'
 import { ErrorCodes, HttpError } from '../../../lib/errors.js'
 import type { ResolvedOptions } from '../base/types.js'
-import { requestCookie } from '../base/cookie-jar.js'
+import { cookieValue, requestCookie } from '../base/cookie-jar.js'
 
-/** Builds the check; it throws HttpError 401 `GATEHOUSE_XSRF`. */
-export function makeXsrfCheck (o: Pick<ResolvedOptions, 'xsrf' | 'cookies'>): (request: FastifyRequest, jti: string) => void {
+/**
+ * The check: `(request, jti)`, or with the XSRF cookie located already (`cookieIn`, the Cookie header, and the
+ * value's [start, end) in it, start -1 for none: what the token reader found in its walk), so that the header is
+ * not walked again and the value is compared where it is. Throws HttpError 401 `GATEHOUSE_XSRF`.
+ */
+export type XsrfCheck = (request: FastifyRequest, jti: string, cookieIn?: string, start?: number, end?: number, jtiCodes?: Uint16Array) => void
+
+/** Builds the check. */
+export function makeXsrfCheck (o: Pick<ResolvedOptions, 'xsrf' | 'cookies'>): XsrfCheck {
   const { disable, ignoreMethods, headerName, navigation } = o.xsrf
   const cookieName = o.cookies.xsrfName
-  return (request, jti) => {
-    if (disable || ignoreMethods.has(request.method)) return
-    const cookie = requestCookie(request, cookieName)
+  // No method ignored (the default): the method is not even read.
+  const ignoring = ignoreMethods.size > 0
+  return (request, jti, cookieIn, start = -1, end = -1, jtiCodes) => {
+    if (disable || (ignoring && ignoreMethods.has(request.method))) return
+    // The cookie's value: where the token reader found it in the Cookie header (`raw`: not URL-decoded), or read now.
+    let text: string | undefined
+    let from = 0
+    let to = 0
+    const raw = cookieIn !== undefined
+    if (!raw) {
+      text = requestCookie(request, cookieName)
+      to = text?.length ?? 0
+    } else if (start >= 0) {
+      text = cookieIn
+      from = start
+      to = end
+    }
     let header = request.headers[headerName]
     if (typeof header !== 'string' || header === '') {
       // A page navigation sends the cookies but cannot send a header: the cookie then stands for both, and only
       // when the browser itself says the navigation is same-origin (see pageNavigation).
       if (!navigation || !pageNavigation(request)) throw missingHeader(request, navigation)
-      header = cookie
+      header = text === undefined ? undefined : raw ? cookieValue(text, from, to) : text
     }
-    if (typeof header !== 'string' || typeof cookie !== 'string') throw new HttpError(401, 'unauthorized', 'missing XSRF header or cookie', ErrorCodes.XSRF)
-    // Both comparisons always run.
-    const headerOk = sameText(header, jti)
-    const cookieOk = sameText(cookie, jti)
-    if (!headerOk || !cookieOk) throw new HttpError(401, 'unauthorized', 'XSRF token mismatch', ErrorCodes.XSRF)
+    if (typeof header !== 'string' || text === undefined) throw new HttpError(401, 'unauthorized', 'missing XSRF header or cookie', ErrorCodes.XSRF)
+    // Both comparisons always run (in one loop). A raw value holding `%` that does not match is compared again as
+    // the cookie parser gives it, decoded: a second loop that only a `%` the sender wrote can cause.
+    if (bothSame(header, text, from, to, jti, jtiCodes)) return
+    if (raw && hasPercent(text, from, to)) {
+      const decoded = cookieValue(text, from, to)
+      if (bothSame(header, decoded, 0, decoded.length, jti, jtiCodes)) return
+    }
+    throw new HttpError(401, 'unauthorized', 'XSRF token mismatch', ErrorCodes.XSRF)
   }
+}
+
+function hasPercent (text: string, start: number, end: number): boolean {
+  const at = text.indexOf('%', start)
+  return at >= 0 && at < end
 }
 
 /**
@@ -50,12 +80,27 @@ function missingHeader (request: FastifyRequest, navigation: boolean): HttpError
 }
 
 /**
- * Constant-time comparison of a presented value with the session's `jti`, without the buffers `safeEqual` makes:
- * it runs on every cookie-authenticated request. Time depends on the length of `expected` only (a `jti` is always
- * 22 characters, so its length tells nothing); no branch depends on the characters.
+ * Constant-time comparison of the two presented values (the header's, and the cookie's at [start, end) of `cookieIn`,
+ * compared where it is: a copy would be a sliced string, each of whose characters costs a look-up through its
+ * parent) with the session's `jti`, in one loop, without the buffers `safeEqual` makes: it runs on every
+ * cookie-authenticated request. Time depends on the length of `expected` only (a `jti` is always 22 characters,
+ * so its length tells nothing); no branch depends on the characters. `codes`: `expected`'s character codes, kept
+ * ready by the verified-session cache's entry (one string read fewer per character). Reading past a shorter
+ * value changes nothing but the verdict, already false by the lengths.
  */
-function sameText (given: string, expected: string): boolean {
-  let diff = given.length ^ expected.length
-  for (let i = 0; i < expected.length; i++) diff |= (given.charCodeAt(i) | 0) ^ expected.charCodeAt(i)
+function bothSame (header: string, cookieIn: string, start: number, end: number, expected: string, codes?: Uint16Array): boolean {
+  const n = expected.length
+  let diff = (header.length ^ n) | ((end - start) ^ n)
+  if (codes !== undefined && codes.length === n) {
+    for (let i = 0; i < n; i++) {
+      const e = codes[i]!
+      diff |= ((header.charCodeAt(i) | 0) ^ e) | ((cookieIn.charCodeAt(start + i) | 0) ^ e)
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      const e = expected.charCodeAt(i)
+      diff |= ((header.charCodeAt(i) | 0) ^ e) | ((cookieIn.charCodeAt(start + i) | 0) ^ e)
+    }
+  }
   return diff === 0
 }

@@ -153,3 +153,23 @@ t.test('bad tokenSources options are refused at registration, naming the option'
     await t.rejects(app.register(authPlugin, { secret: () => SECRET, url: 'http://127.0.0.1', tokenSources } as never).ready(), { code: 'GATEHOUSE_OPTION', option }, option)
   }
 })
+
+t.test('a malformed Authorization: Bearer value is no token, cached session or not: the cookie session is read, with its XSRF rule', async (t) => {
+  const s = await sessionApp()
+  t.teardown(s.close)
+  const c = await s.login('ann')
+  const token = tokenOf(c)
+  const xsrf = c.jar.get('XSRF-TOKEN')!
+  // The cookie's token is in the verified-session cache (the login put it there); each value below is not a
+  // b64token (RFC 6750 §2.1), whether what follows "Bearer " is that cached token spoiled or not a token at all.
+  for (const value of [`Bearer ${token} x`, `Bearer ${token}"`, `Bearer  ${token}`, 'Bearer a b', `Bearer ${token.slice(0, 20)} ${token.slice(20)}`]) {
+    const cookie = `JWT=${token}; XSRF-TOKEN=${xsrf}`
+    let r = await s.app.inject({ url: '/private', headers: { authorization: value, cookie, 'x-xsrf-token': xsrf } })
+    t.equal(r.statusCode, 200, `signed in by the cookie: ${value.slice(0, 24)}…`)
+    r = await s.app.inject({ url: '/private', headers: { authorization: value, cookie } })
+    t.equal(r.statusCode, 401, 'and the cookie needs its XSRF header')
+    t.equal(r.json().code, 'GATEHOUSE_XSRF')
+  }
+  const r = await s.app.inject({ url: '/private', headers: { authorization: `BEARER ${token}` } })
+  t.equal(r.statusCode, 200, 'the cached token itself, the scheme in capitals: a Bearer session, no XSRF header')
+})

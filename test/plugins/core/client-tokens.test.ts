@@ -7,7 +7,9 @@
 import t from 'tap'
 import FakeTimers from '@sinonjs/fake-timers'
 import * as oidc from 'openid-client'
+import { createHash, randomBytes } from 'node:crypto'
 import { clientsApp } from '../../helpers/clients-app.js'
+import { coreOf } from '../../../plugins/core/signin/internals.js'
 
 const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` })
 
@@ -38,7 +40,10 @@ t.test('a pair: the access token is a Bearer session, the refresh grant rotates,
   const config = await s.discover()
   const first = await s.pair('ann')
   t.equal(first.expires_in, 900)
-  t.match(first.refresh_token, /^[\w-]{43}$/)
+  // `<family id>.<32 random bytes>`: the family id is the session's, which the access token carries anyway.
+  const family = (await s.app.auth.tokens.parse(first.access_token)).jti
+  t.equal(first.refresh_token.split('.')[0], family, 'the refresh token names its family (the access token\'s session id)')
+  t.match(first.refresh_token.split('.')[1], /^[\w-]{43}$/, 'and carries 32 random bytes')
   let r = await s.app.inject({ url: '/private', headers: bearer(first.access_token) })
   t.same(r.json(), { name: 'ann' })
 
@@ -82,6 +87,38 @@ t.test('the thief refreshing first ends the family for the thief too', async (t)
   await grantError(t, oidc.refreshTokenGrant(config, first.refresh_token), 'invalid_grant')
   await grantError(t, oidc.refreshTokenGrant(config, thief.refresh_token!), 'invalid_grant')
   t.equal((await s.app.inject({ url: '/private', headers: bearer(thief.access_token) })).statusCode, 401)
+})
+
+t.test('a refresh token of before the family groups (no family id) still refreshes, into the new shape; reused, it ends the family', async (t) => {
+  const config = await s.discover()
+  const pair = await s.pair('gil')
+  const store = coreOf(s.app).stateStore
+  const hash = (v: string): string => createHash('sha256').update(v).digest('base64url')
+  const family = pair.refresh_token.split('.')[0]!
+  // The family's record moved to where a token of before kept it, under a token of before's shape.
+  const record = await store.take(`{revoked:${family}}:mobile:${hash(pair.refresh_token)}`)
+  t.type(record, 'string', 'the record is under the family\'s group')
+  const old = randomBytes(32).toString('base64url')
+  await store.set(`rt:mobile:${hash(old)}`, record!, 60_000)
+  const next = await oidc.refreshTokenGrant(config, old)
+  t.equal(next.refresh_token!.split('.')[0], family, 'the next token has the new shape, in the same family')
+  t.equal((await s.app.inject({ url: '/private', headers: bearer(next.access_token) })).statusCode, 200)
+  await grantError(t, oidc.refreshTokenGrant(config, old), 'invalid_grant')
+  t.ok(s.events.some((e) => e.type === 'token.reuse_detected' && e.userId === undefined && e.familyEnded === true), 'the old token presented again is a reuse')
+  t.equal((await s.app.inject({ url: '/private', headers: bearer(next.access_token) })).statusCode, 401, 'the family ended')
+  await grantError(t, oidc.refreshTokenGrant(config, next.refresh_token!), 'invalid_grant')
+})
+
+t.test('two grants racing with one refresh token: one pair, the other a reuse that ends the family', async (t) => {
+  const config = await s.discover()
+  const pair = await s.pair('hal')
+  const outcomes = await Promise.allSettled([oidc.refreshTokenGrant(config, pair.refresh_token), oidc.refreshTokenGrant(config, pair.refresh_token)])
+  t.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 1, 'one pair')
+  const lost = outcomes.find((o) => o.status === 'rejected')!
+  t.equal(((lost as PromiseRejectedResult).reason as oidc.ResponseBodyError).error, 'invalid_grant')
+  const won = (outcomes.find((o) => o.status === 'fulfilled') as PromiseFulfilledResult<oidc.TokenEndpointResponse>).value
+  t.equal((await s.app.inject({ url: '/private', headers: bearer(won.access_token) })).statusCode, 401, 'the family ended')
+  await grantError(t, oidc.refreshTokenGrant(config, won.refresh_token!), 'invalid_grant')
 })
 
 t.test('revocation (RFC 7009): the refresh token ends its family; unknown tokens answer 200 too', async (t) => {

@@ -9,6 +9,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { authPlugin } from '../../../auth.js'
 import { OptionsError } from '../../../lib/errors.js'
 import { signIn, type SignedIn } from '../../../testing.js'
+import { coreOf } from '../../../plugins/core/signin/internals.js'
 
 const SECRET = 'xsrf-nav-secret-0123456789abcdef-0123456789'
 const NAVIGATE = { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', 'sec-fetch-user': '?1' }
@@ -76,4 +77,32 @@ t.test('xsrf.navigation must be a boolean', async (t) => {
   const err = await app.register(authPlugin, { secret: () => SECRET, url: 'http://127.0.0.1', xsrf: { navigation: 'yes' as unknown as boolean } }).then(() => null, (e: unknown) => e)
   t.type(err, OptionsError)
   t.equal((err as OptionsError).option, 'xsrf.navigation')
+})
+
+t.test('the XSRF cookie as the Cookie header carries it: any order, names and values trimmed, the first one wins, %-encoded read decoded; cached session or not', async (t) => {
+  const p = await pageApp(undefined)
+  t.teardown(() => p.app.close())
+  const jwt = p.user.cookies.JWT!
+  const x = p.user.cookies['XSRF-TOKEN']!
+  const encoded = `%${x.charCodeAt(0).toString(16).toUpperCase()}${x.slice(1)}`
+  const cases: Array<[string, number]> = [
+    [`XSRF-TOKEN=${x}; JWT=${jwt}`, 200],
+    [`JWT=${jwt};  XSRF-TOKEN =  ${x}\t`, 200],
+    [`JWT=${jwt}; XSRF-TOKEN=${encoded}`, 200],
+    [`JWT=${jwt}; XSRF-TOKEN=${x}; XSRF-TOKEN=wrong`, 200],
+    [`JWT=${jwt}; XSRF-TOKEN=wrong; XSRF-TOKEN=${x}`, 401],
+    [`JWT=${jwt}; XSRF-TOKEN=${x.slice(0, -1)}`, 401],
+    [`JWT=${jwt}; XSRF-TOKEN=${x}x`, 401],
+    [`JWT=${jwt}; XSRF-TOKEN=`, 401],
+    [`JWT=${jwt}; other=${x}`, 401],
+    [`JWT=${jwt}`, 401]
+  ]
+  for (const cached of [true, false]) {
+    for (const [cookie, status] of cases) {
+      if (!cached) coreOf(p.app).tokens.cache.clear()
+      const r = await p.app.inject({ url: '/account', headers: { cookie, 'x-xsrf-token': x } })
+      t.equal(r.statusCode, status, `${cached ? 'cached' : 'first seen'}: ${cookie.replace(jwt, '<jwt>')}`)
+      if (status === 401) t.equal(r.json().code, 'GATEHOUSE_XSRF')
+    }
+  }
 })

@@ -52,6 +52,39 @@ function contract (t: Test, make: () => StateStore): void {
     t.equal(await s.delete('f'), false)
     t.equal(await s.get('f'), undefined)
   })
+  t.test('exchange replaces an entry and leaves the marker; a gone entry writes nothing', async (t) => {
+    const s = make()
+    await s.set('{g1}:from', 'held', 60_000)
+    const to = { key: '{g1}:to', value: 'next', ttlMs: 60_000 }
+    const marker = { key: '{g1}:used', value: 'family', ttlMs: 60_000 }
+    t.equal(await s.exchange!({ key: '{g1}:from', value: 'held', ttlMs: 60_000 }, to, marker), true)
+    t.equal(await s.get('{g1}:from'), undefined, 'the entry is consumed')
+    t.equal(await s.get('{g1}:to'), 'next')
+    t.equal(await s.get('{g1}:used'), 'family')
+    const again = { key: '{g1}:to2', value: 'other', ttlMs: 60_000 }
+    t.equal(await s.exchange!({ key: '{g1}:from', value: 'held', ttlMs: 60_000 }, again, { ...marker, value: 'other' }), false, 'presented again: gone')
+    t.equal(await s.get('{g1}:to2'), undefined, 'and nothing written')
+    t.equal(await s.get('{g1}:used'), 'family')
+  })
+  t.test('of concurrent exchanges of one entry exactly one wins, and only its successor is stored', async (t) => {
+    const s = make()
+    await s.set('{g2}:from', 'held', 60_000)
+    const got = await Promise.all(Array.from({ length: 25 }, async (_, i) => await s.exchange!({ key: '{g2}:from', value: 'held', ttlMs: 60_000 },
+      { key: `{g2}:to${i}`, value: `next${i}`, ttlMs: 60_000 }, { key: '{g2}:used', value: `m${i}`, ttlMs: 60_000 })))
+    t.equal(got.filter(Boolean).length, 1)
+    const winner = got.indexOf(true)
+    const stored = await Promise.all(got.map(async (_, i) => await s.get(`{g2}:to${i}`)))
+    t.same(stored.filter((v) => v !== undefined), [`next${winner}`])
+    t.equal(await s.get('{g2}:used'), `m${winner}`)
+  })
+  t.test('getMany answers each key\'s value in order, undefined where missing, in a group or not', async (t) => {
+    const s = make()
+    await s.set('head', 'h', 60_000)
+    await s.set('{head}:one', '1', 60_000)
+    await s.set('elsewhere', 'e', 60_000)
+    t.same(await s.getMany!(['{head}:one', 'head', '{head}:none']), ['1', 'h', undefined])
+    t.same(await s.getMany!(['elsewhere', '{head}:one', 'missing']), ['e', '1', undefined])
+  })
   t.test('programming errors are TypeErrors', async (t) => {
     const s = make()
     await t.rejects(s.set('', 'v', 1000), TypeError)
@@ -223,6 +256,57 @@ t.test('redis store', { skip: missing ?? false }, async (t) => {
     t.ok(pttl > 30_000 && pttl <= 60_000, `pttl ${pttl}`)
     const pttl2 = await s.client.pttl('t' + String(stores.length - 1) + ':{n}')
     t.ok(pttl2 > 22_500 && pttl2 <= 45_000, `pttl ${pttl2}`)
+  })
+
+  t.test('a key of a group is stored under its group\'s hash tag; an exchange across groups is a TypeError', async (t) => {
+    const s = make()
+    const prefix = 't' + String(stores.length - 1) + ':'
+    await s.set('{rt:fam}:mobile:h', 'v', 60_000)
+    await s.set('{not a group', 'w', 60_000)
+    t.equal(await s.client.get(`${prefix}{rt:fam}:mobile:h`), 'v', 'the group is the hash tag')
+    t.equal(await s.client.get(`${prefix}{{not a group}`), 'w', 'a key that only starts with a brace is a key of its own')
+    const entry = (key: string): { key: string; value: string; ttlMs: number } => ({ key, value: 'x', ttlMs: 60_000 })
+    await t.rejects(s.exchange(entry('{a}:1'), entry('{b}:2'), entry('{a}:3')), TypeError)
+    await t.rejects(s.exchange(entry('plain'), entry('{a}:2'), entry('{a}:3')), TypeError)
+    t.equal(await s.client.exists(`${prefix}{a}:2`), 0, 'nothing written')
+  })
+
+  t.test('a plain set of the server\'s own entry is one SET; an exchange four commands', async (t) => {
+    const s = make()
+    const monitor = await s.client.monitor()
+    t.teardown(() => { monitor.disconnect() })
+    const seen: string[] = []
+    monitor.on('monitor', (_time: string, args: string[]) => { seen.push(args[0]!.toLowerCase()) })
+    await s.set('{rt:f}:cur', 'record', 60_000)
+    await s.exchange({ key: '{rt:f}:cur', value: 'record', ttlMs: 60_000 }, { key: '{rt:f}:next', value: 'record2', ttlMs: 60_000 }, { key: '{rt:f}:used', value: 'f', ttlMs: 60_000 })
+    await s.get('{rt:f}:next')
+    // MONITOR shows a script's own calls too; the GET at the end shows that everything before it was seen.
+    for (let i = 0; i < 50 && seen.at(-1) !== 'get'; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    t.same(seen, ['set', 'eval', 'set', 'del', 'set', 'get'])
+  })
+
+  t.test('an exchange answered with an error is undone: the entry is back, the marker and successor gone', async (t) => {
+    const s = make()
+    const prefix = 't' + String(stores.length - 1) + ':'
+    await s.set('{rt:u}:cur', 'record', 60_000)
+    // The script runs, but its answer is lost as a command timeout loses it: the store sends the undo behind it.
+    const evalOf = s.client.eval.bind(s.client)
+    let calls = 0
+    s.client.eval = (async (...args: Parameters<typeof evalOf>) => {
+      const r = await evalOf(...args)
+      if (calls++ === 0) throw new Error('Command timed out')
+      return r
+    }) as typeof s.client.eval
+    t.teardown(() => { s.client.eval = evalOf })
+    await t.rejects(s.exchange({ key: '{rt:u}:cur', value: 'record', ttlMs: 60_000 }, { key: '{rt:u}:next', value: 'record2', ttlMs: 60_000 }, { key: '{rt:u}:used', value: 'u', ttlMs: 60_000 }), StateStoreError)
+    for (let i = 0; i < 50 && s.owedUndo > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    t.equal(s.owedUndo, 0, 'the undo ran')
+    t.equal(await s.get('{rt:u}:cur'), 'record', 'the entry is back')
+    const pttl = await s.client.pttl(`${prefix}{rt:u}:cur`)
+    t.ok(pttl > 59_000 && pttl <= 60_000, `with the lifetime it had (${pttl} ms)`)
+    t.equal(await s.get('{rt:u}:used'), undefined, 'no marker')
+    t.equal(await s.get('{rt:u}:next'), '', 'the successor\'s key holds the tombstone')
+    t.equal(await s.exchange({ key: '{rt:u}:cur', value: 'record', ttlMs: 60_000 }, { key: '{rt:u}:next2', value: 'record3', ttlMs: 60_000 }, { key: '{rt:u}:used', value: 'u', ttlMs: 60_000 }), true, 'the entry rotates again')
   })
 
   t.test('two clients see one another: a key taken by one is gone for the other', async (t) => {
