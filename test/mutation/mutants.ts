@@ -78,7 +78,18 @@ const T = {
   dpop: 'test/plugins/core/dpop.test.ts',
   dpopBad: 'test/plugins/core/dpop-bad-input.test.ts',
   dpopProof: 'test/plugins/core/dpop-proof.test.ts',
-  dpopRedis: 'test/plugins/core/dpop.redis.test.ts'
+  dpopRedis: 'test/plugins/core/dpop.redis.test.ts',
+  cacheAuth: 'test/plugins/toolkit/cache-control.auth.test.ts',
+  headerRefresh: 'test/plugins/core/header-refresh.test.ts',
+  authorizeStart: 'test/plugins/core/authorize-start.test.ts',
+  unframeable: 'test/plugins/core/unframeable-pages.test.ts',
+  logoutAll: 'test/plugins/core/logout-all.test.ts',
+  revokeClient: 'test/plugins/core/revoke-client.test.ts',
+  deviceGuessing: 'test/plugins/core/device-guessing.test.ts',
+  cleanPath: 'test/plugins/toolkit/clean-path.test.ts',
+  redisMigration: 'test/e2e/redis/migration.test.ts',
+  pageAnswer: 'test/plugins/core/page-answer.test.ts',
+  challenge: 'test/hooks/challenge.test.ts'
 } as const
 
 export const MUTANTS: readonly Mutant[] = [
@@ -265,12 +276,21 @@ export const MUTANTS: readonly Mutant[] = [
   { id: 'dpop-crit', area: 'DPoP', file: 'plugins/core/base/dpop-proof.ts', from: "if ('crit' in header) throw", to: 'if (false) throw', breaks: 'a proof with extensions the server does not understand (b64 false) is taken', tests: [T.dpopProof] },
   { id: 'dpop-rsa-size', area: 'DPoP', file: 'plugins/core/base/dpop-proof.ts', from: '?? 0) < MIN_RSA_BITS) throw', to: '?? 0) < 1024) throw', breaks: 'a 1024-bit RSA key signs proofs', tests: [T.dpopProof] },
   { id: 'dpop-pss-salt', area: 'DPoP', file: 'plugins/core/base/dpop-proof.ts', from: 'saltLength: constants.RSA_PSS_SALTLEN_DIGEST', to: 'saltLength: constants.RSA_PSS_SALTLEN_AUTO', breaks: 'a PSS signature with a salt of another length than the hash passes', tests: [T.dpopProof] },
-  { id: 'dpop-ecdsa-form', area: 'DPoP', file: 'plugins/core/base/dpop-proof.ts', from: "{ key, dsaEncoding: 'ieee-p1363' as const }", to: '{ key }', breaks: 'ES proofs are read as DER: every JOSE signature fails, a DER one passes', tests: [T.dpopProof] }
+  { id: 'dpop-ecdsa-form', area: 'DPoP', file: 'plugins/core/base/dpop-proof.ts', from: "{ key, dsaEncoding: 'ieee-p1363' as const }", to: '{ key }', breaks: 'ES proofs are read as DER: every JOSE signature fails, a DER one passes', tests: [T.dpopProof] },
 
-  // Issue 43's fixes (items 1-12, in plugins/core by another helper this wave): their mutants go here once merged,
-  // 8-10 of them, one per fix where it has a check to break, e.g. the constant-time XSRF comparison of the device and
-  // authorize confirmation pages, /revoke refusing another client's access token, the per-account device-code cap,
-  // header refresh refused for family tokens, `Cache-Control: private` on authenticated answers, a 401 with its
-  // WWW-Authenticate challenge, the confirmation kept through the sign-in page, the framing headers of the device
-  // page, `logout?all=1` refused to a Bearer token, and one e-mail code refusal for every case (area 'issue 43 fixes').
+  // Issue 43's fixes (items 1-12; item 13, the soak, has no check to break): each fix undone once.
+  { id: 'i43-cache-private', area: 'issue 43 fixes', file: 'plugins/toolkit/cache-control.ts', from: "identity === '' ? shared : personal", to: 'shared', breaks: 'an answer to a signed-in user or to credentials may be kept by a shared cache (no `private`)', tests: [T.cacheAuth] },
+  { id: 'i43-cache-etag-user', area: 'issue 43 fixes', file: 'plugins/toolkit/cache-control.ts', from: "if (identity !== '') hash.update(", to: 'if (false) hash.update(', breaks: 'the ETag is the same for every user: Bob (or nobody) revalidates Alice\'s answer into a 304', tests: [T.cacheAuth] },
+  { id: 'i43-header-refresh-client', area: 'issue 43 fixes', file: 'plugins/core/sessions/lifetime.ts', from: 'if (claims.client_id !== undefined) throw unauthorized(', to: 'if (false) throw unauthorized(', breaks: 'a registered client\'s expired access token is renewed by header refresh, past its family\'s rules', tests: [T.headerRefresh] },
+  { id: 'i43-header-refresh-spent', area: 'issue 43 fixes', file: 'plugins/core/keys/issue.ts', from: 'if (!await spend()) throw', to: 'if (!await spend() && false) throw', breaks: 'an expired header token is refreshed again and again (no rotation)', tests: [T.headerRefresh] },
+  { id: 'i43-authorize-start-kept', area: 'issue 43 fixes', file: 'plugins/core/clients/native-sign-in.ts', from: 'if (openedHere(d, request)) await rememberStart(d, reply, a)', to: 'await rememberStart(d, reply, a)', breaks: 'a cross-site /authorize start gets its code without confirmation once the victim has signed in', tests: [T.authorizeStart] },
+  { id: 'i43-page-frame-deny', area: 'issue 43 fixes', file: 'lib/html.ts', from: "  'x-frame-options': 'DENY',\n", to: '', breaks: 'a page of the package outside the auth routes (the profiler\'s) can be framed by old browsers', tests: [T.unframeable] },
+  { id: 'i43-logout-all-rule', area: 'issue 43 fixes', file: 'plugins/core/plugin.ts', from: 'if (everywhere) await sessionEndingOthers(core, request, reply)', to: '', breaks: 'a client\'s bearer token (or a stale session) ends every session with logout?all=1', tests: [T.logoutAll] },
+  { id: 'i43-revoke-other-client', area: 'issue 43 fixes', file: 'plugins/core/clients/client-tokens.ts', from: 'if (claims.client_id !== client.id) return false', to: '', breaks: '/revoke ends another client\'s (or a cookie session\'s) access token', tests: [T.revokeClient] },
+  { id: 'i43-device-guess-account', area: 'issue 43 fixes', file: 'plugins/core/clients/device-sign-in.ts', from: 'account >= GUESSES_PER_ACCOUNT || ', to: '', breaks: 'one account on many addresses guesses user codes without a cap of its own', tests: [T.deviceGuessing] },
+  { id: 'i43-email-one-refusal', area: 'issue 43 fixes', file: 'providers/email/code.ts', from: 'if (pending === undefined) throw refused()', to: "if (pending === undefined) throw new HttpError(403, 'forbidden', 'no code is pending for this address', ErrorCodes.CREDENTIALS)", breaks: 'the refusal tells whether a sign-in is pending for an address', tests: [T.emailCode] },
+  { id: 'i43-clean-path-unreserved', area: 'issue 43 fixes', file: 'plugins/toolkit/clean-path.ts', from: "sent.includes('%') ? sent.replace(ESCAPE, decodeUnreserved) : sent", to: 'sent', breaks: 'a request.url guard after cleanPath is bypassed by /%61dmin', tests: [T.cleanPath] },
+  { id: 'i43-go-started-at', area: 'issue 43 fixes', file: 'plugins/core/keys/issue.ts', from: 'base?.jti === undefined && base?.auth_time !== undefined ? { started_at: nowMs / 1000 }', to: 'false ? { started_at: nowMs / 1000 }', breaks: 'a moved go-pkgz session (its sign-in older than the store\'s epoch) is refused on a shared Redis', tests: [T.redisMigration] },
+  { id: 'i43-page-answer-constant-time', area: 'issue 43 fixes', file: 'plugins/core/clients/client-pages.ts', from: "if (!safeEqual(field('xsrf'), claims.jti)) throw", to: "if (field('xsrf') !== claims.jti) throw", breaks: 'the confirmation forms compare their XSRF value in variable time', tests: [T.pageAnswer] },
+  { id: 'i43-challenge-401', area: 'issue 43 fixes', file: 'hooks/authenticate.ts', from: "if (scheme === undefined) return reply.header('www-authenticate', `${basic ? 'Basic' : 'Bearer'} ${realm}`)", to: 'if (scheme === undefined) return reply', breaks: 'a 401 without a bearer token carries no WWW-Authenticate challenge', tests: [T.challenge] }
 ]
