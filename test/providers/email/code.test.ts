@@ -142,6 +142,20 @@ t.test('concurrent tries cannot pass the cap', async (t) => {
   t.equal((await enter(app, right)).statusCode, 403, 'and the code is void')
 })
 
+t.test('the right code among concurrent tries past the cap is refused like them', async (t) => {
+  // The pending code is read by every try before the last wrong one (the cap's own) voids it: only the count can
+  // refuse the right code that was counted past `attempts` while it was still pending.
+  const { store, counts } = countingStore(latencyStore())
+  const { app, lastCode } = await codeApp({ attempts: 2 }, { stateStore: store, rateLimit: { login: { max: 0 }, failures: { perAccount: 100, perIp: 100 } } })
+  t.teardown(() => app.close())
+  await send(app)
+  const right = lastCode()
+  const wrong = ['000000', '000001', '000002', '000003'].filter((g) => g !== right).slice(0, 3)
+  const answers = await Promise.all([...wrong, right].map(async (g) => (await enter(app, g)).statusCode))
+  t.same(counts.slice(-4), [1, 2, 3, 4], 'counted in the order sent: the right code was the fourth try of two allowed')
+  t.same(answers, [403, 403, 403, 403], 'the right code counted past the cap signs nobody in')
+})
+
 t.test('one refusal: no code pending, a wrong code and one past its tries answer alike, after the same steps', async (t) => {
   const { store, ops } = countingStore()
   const { app, lastCode } = await codeApp({ attempts: 1 }, { stateStore: store, rateLimit: { failures: { perAccount: 100, perIp: 100 } } })
