@@ -107,8 +107,22 @@ async function soakCase (name: string, seconds: number, every: number, workers: 
     await Promise.all(loops)
     report(name, rows, counts, seconds)
   } finally {
-    child.kill()
+    await stopServer(child)
   }
+}
+
+/**
+ * Asks the soak server to stop, so that it closes what it started (the demo's SimpleSAMLphp: lighttpd and php-cgi
+ * would outlive a killed server), and kills it only if it has not exited within 10 s.
+ */
+async function stopServer (child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise<void>((resolve) => { child.once('exit', () => { resolve() }) })
+  if (child.connected) child.send({ cmd: 'stop' })
+  else child.kill()
+  const timer = setTimeout(() => { child.kill() }, 10_000)
+  await exited
+  clearTimeout(timer)
 }
 
 function report (name: string, rows: Row[], counts: Counts, seconds: number): void {
